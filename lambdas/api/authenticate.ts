@@ -1,0 +1,89 @@
+import type { ApiKeyRecord } from '../data/api-keys';
+import { getApiKey } from '../data/api-keys';
+import { apiKeyState, digestApiKey, digestsMatch, parseApiKey } from '../domain/api-key';
+import type { ProblemName } from '../shared/problems';
+
+export type Authentication =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'refused'; readonly problem: ProblemName; readonly detail: string; readonly keyPrefix?: string }
+  | { readonly kind: 'authenticated'; readonly key: ApiKeyRecord };
+
+type Headers = Record<string, string | undefined> | null | undefined;
+
+function header(headers: Headers, name: string): string | undefined {
+  if (!headers) return undefined;
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** The presented key: `Authorization: Bearer <key>` (preferred) or `X-Enterprise-Key: <key>`. */
+export function presentedKey(headers: Headers): string | undefined {
+  const authorization = header(headers, 'authorization')?.trim();
+  if (authorization) {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(authorization);
+    // A non-Bearer Authorization header is a credential we cannot use: say so rather than ignore it.
+    return bearer?.[1] ?? authorization;
+  }
+  const enterpriseKey = header(headers, 'x-enterprise-key')?.trim();
+  return enterpriseKey || undefined;
+}
+
+/**
+ * Key records by prefix. Entries live 25 s, inside the 30 s within which a revocation must
+ * take effect; unknown prefixes are cached too, so made-up keys cost one read per 25 s.
+ */
+const KEY_CACHE_TTL_MS = 25_000;
+const KEY_CACHE_LIMIT = 5_000;
+const keyCache = new Map<string, { record: ApiKeyRecord | undefined; fetchedAtMs: number }>();
+
+async function keyRecord(prefix: string, nowMs: number): Promise<ApiKeyRecord | undefined> {
+  const cached = keyCache.get(prefix);
+  if (cached && nowMs - cached.fetchedAtMs < KEY_CACHE_TTL_MS) return cached.record;
+  const record = await getApiKey(prefix);
+  keyCache.delete(prefix);
+  keyCache.set(prefix, { record, fetchedAtMs: nowMs });
+  if (keyCache.size > KEY_CACHE_LIMIT) {
+    const oldest = keyCache.keys().next().value;
+    if (oldest !== undefined) keyCache.delete(oldest);
+  }
+  return record;
+}
+
+/** Forgets cached keys (tests). */
+export function forgetCachedKeys(): void {
+  keyCache.clear();
+}
+
+/**
+ * Checks a request's key: format and checksum first (no read for garbage), then the record
+ * by prefix, a constant-time digest comparison, revocation and expiry.
+ */
+export async function authenticate(headers: Headers, nowMs: number): Promise<Authentication> {
+  const candidate = presentedKey(headers);
+  if (candidate === undefined) return { kind: 'missing' };
+  const parsed = parseApiKey(candidate);
+  if (!parsed.ok) {
+    return {
+      kind: 'refused',
+      problem: 'malformed-api-key',
+      detail:
+        parsed.reason === 'checksum'
+          ? 'The API key checksum does not match: check that the key was copied whole.'
+          : 'This is not a partner API key: keys start with svc_ and are 50 characters long.',
+    };
+  }
+  const record = await keyRecord(parsed.prefix, nowMs);
+  if (!record || !digestsMatch(digestApiKey(parsed.key), record.digest)) {
+    return { kind: 'refused', problem: 'unknown-api-key', detail: 'This API key is not recognised.', keyPrefix: parsed.prefix };
+  }
+  switch (apiKeyState(record, nowMs)) {
+    case 'revoked':
+      return { kind: 'refused', problem: 'revoked-api-key', detail: 'This API key was revoked. Use your current key or ask us for a new one.', keyPrefix: record.prefix };
+    case 'expired':
+      return { kind: 'refused', problem: 'expired-api-key', detail: 'This API key expired after a rotation. Use the key that replaced it.', keyPrefix: record.prefix };
+    default:
+      return { kind: 'authenticated', key: record };
+  }
+}

@@ -1,0 +1,38 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { logger } from '../shared/logger';
+import { problemCatalog, problemTypeUri } from '../shared/problems';
+import { authenticate } from './authenticate';
+
+/**
+ * The REQUEST authorizer. No key: "Unauthorized" (API Gateway's 401). A bad key: Deny, with the
+ * problem in the context for the ACCESS_DENIED gateway response (a 401 naming why). A good key:
+ * Allow, with the partner identity for the handlers and the usage-plan key for API Gateway.
+ * Scope is checked by each route's handler from the route table (403).
+ */
+export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const outcome = await authenticate(event.headers, Date.now());
+  if (outcome.kind === 'missing') throw new Error('Unauthorized');
+  if (outcome.kind === 'refused') {
+    logger.info('API key refused', { problem: outcome.problem, keyPrefix: outcome.keyPrefix });
+    return {
+      principalId: outcome.keyPrefix ?? 'anonymous',
+      policyDocument: policy('Deny', event.methodArn),
+      context: {
+        problemType: problemTypeUri(outcome.problem),
+        problemTitle: problemCatalog[outcome.problem].title,
+        problemDetail: outcome.detail,
+      },
+    };
+  }
+  const { key } = outcome;
+  return {
+    principalId: `partner:${key.partnerId}`,
+    policyDocument: policy('Allow', event.methodArn),
+    context: { partnerId: key.partnerId, keyPrefix: key.prefix, scopes: key.scopes.join(' ') },
+    ...(key.usageIdentifierKey ? { usageIdentifierKey: key.usageIdentifierKey } : {}),
+  };
+}
+
+function policy(effect: 'Allow' | 'Deny', methodArn: string): APIGatewayAuthorizerResult['policyDocument'] {
+  return { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: methodArn }] };
+}

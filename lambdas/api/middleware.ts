@@ -1,0 +1,175 @@
+import type middy from '@middy/core';
+import httpErrorHandler from '@middy/http-error-handler';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { consumeRequest } from '../data/rate-windows';
+import type { RateDecision } from '../domain/rate-limit';
+import { rateLimitHeaders } from '../domain/rate-limit';
+import type { Scope } from '../domain/scopes';
+import { parseScopeList } from '../domain/scopes';
+import { logger } from '../shared/logger';
+import type { ProblemBody } from '../shared/problems';
+import { PROBLEM_CONTENT_TYPE, ProblemError } from '../shared/problems';
+
+/** The authenticated partner, from the authorizer's context: identity comes only from the key. */
+export interface AuthenticatedPartner {
+  readonly partnerId: number;
+  readonly keyPrefix: string;
+  readonly scopes: readonly Scope[];
+}
+
+export interface PartnerApiContext extends Context {
+  partner: AuthenticatedPartner;
+  rateDecision?: RateDecision;
+  /** One clock reading per request, shared by the rate limit and the handler. */
+  nowMs: number;
+}
+
+type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>;
+type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>;
+
+/** AWS SDK failures that mean "busy or unreachable right now", not "bad request". */
+const TRANSIENT_ERROR_NAMES = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TransactionConflictException',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
+
+const TRANSIENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+
+export function isTransientAwsError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, $retryable } = error as Error & { code?: string; $retryable?: unknown };
+  return TRANSIENT_ERROR_NAMES.has(error.name) || (code !== undefined && TRANSIENT_ERROR_CODES.has(code)) || $retryable !== undefined;
+}
+
+/** Maps any thrown value to the problem the client sees; unexpected ones are logged, never shown. */
+export function toProblemError(error: unknown): ProblemError {
+  if (error instanceof ProblemError) return error;
+  if (isTransientAwsError(error)) {
+    logger.warn('Transient dependency failure', { error: error as Error });
+    return new ProblemError('service-unavailable', 'The service is busy right now. Retry after the delay in Retry-After.', {
+      'Retry-After': '2',
+    });
+  }
+  logger.error('Unexpected failure', { error: error as Error });
+  return new ProblemError('internal-error', 'Something went wrong on our side. Retry shortly; quote the request_id if it persists.');
+}
+
+const renderHttpError = httpErrorHandler({ logger: false }).onError;
+
+/**
+ * The one place errors become responses: RFC 9457 problem details with the request id.
+ * `@middy/http-error-handler` renders the status, headers and body; we then set the problem
+ * media type it does not know about.
+ */
+export function problemDetails(): Middleware {
+  return {
+    onError: async (request: Request) => {
+      if (request.response !== undefined) return;
+      const problem = toProblemError(request.error);
+      const body: ProblemBody = { ...problem.problem, request_id: request.event.requestContext?.requestId };
+      request.error = Object.assign(new Error(JSON.stringify(body)), {
+        statusCode: problem.statusCode,
+        expose: true,
+        headers: problem.headers,
+      });
+      await renderHttpError?.(request as never);
+      // http-error-handler set the response (TypeScript cannot see the mutation).
+      const response = request.response as APIGatewayProxyResult | undefined;
+      if (response) response.headers = { ...response.headers, 'Content-Type': PROBLEM_CONTENT_TYPE };
+    },
+  };
+}
+
+/** Headers on every response, success or problem: request id, caching, rate limit. */
+export function responseHeaders(): Middleware {
+  const apply = async (request: Request) => {
+    if (!request.response) return;
+    const { rateDecision, nowMs } = request.context;
+    request.response.headers = {
+      ...request.response.headers,
+      'Cache-Control': 'no-store',
+      'X-Request-Id': request.event.requestContext?.requestId ?? '',
+      ...(rateDecision ? rateLimitHeaders(rateDecision, nowMs) : {}),
+    };
+  };
+  return { after: apply, onError: apply };
+}
+
+/** Reads the partner identity the authorizer put in the request context. */
+export function authenticatedPartner(): Middleware {
+  return {
+    before: async (request: Request) => {
+      request.context.nowMs = Date.now();
+      const authorizer = request.event.requestContext?.authorizer;
+      const partnerId = Number(authorizer?.partnerId);
+      const keyPrefix = authorizer?.keyPrefix;
+      // Only reachable if the route were deployed without the authorizer: fail closed.
+      if (!Number.isSafeInteger(partnerId) || typeof keyPrefix !== 'string') {
+        throw new Error('Request reached a partner route without an authorizer context');
+      }
+      request.context.partner = { partnerId, keyPrefix, scopes: parseScopeList(authorizer?.scopes) };
+      logger.appendKeys({ keyPrefix, partnerId });
+    },
+  };
+}
+
+/** Exactly 120 requests per rolling 60 s per key, counted in DynamoDB. */
+export function rateLimit(): Middleware {
+  return {
+    before: async (request: Request) => {
+      const decision = await consumeRequest(request.context.partner.keyPrefix, request.context.nowMs);
+      request.context.rateDecision = decision;
+      if (!decision.admitted) {
+        throw new ProblemError(
+          'rate-limited',
+          `This key made ${decision.limit} requests in the last 60 seconds. Retry after ${decision.resetSeconds} s.`,
+        );
+      }
+    },
+  };
+}
+
+/** The route's scope from the route table; 403 without it. */
+export function requireScope(scope: Scope): Middleware {
+  return {
+    before: async (request: Request) => {
+      if (!request.context.partner.scopes.includes(scope)) {
+        throw new ProblemError(
+          'insufficient-scope',
+          `This endpoint needs the ${scope} scope, which your key does not carry. It comes with the revenue-management data agreement.`,
+        );
+      }
+    },
+  };
+}
+
+/** Responses are JSON; a client that accepts none of it gets 406 rather than a surprise. */
+export function acceptJson(): Middleware {
+  return {
+    before: async (request: Request) => {
+      const accept = Object.entries(request.event.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
+      if (accept && !acceptsJson(accept)) {
+        throw new ProblemError('not-acceptable', 'This API only returns application/json. Send Accept: application/json.');
+      }
+    },
+  };
+}
+
+export function acceptsJson(accept: string): boolean {
+  return accept
+    .split(',')
+    .map((part) => part.split(';'))
+    .some(([range = '', ...parameters]) => {
+      const type = range.trim().toLowerCase();
+      const refused = parameters.some((parameter) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(parameter));
+      return !refused && ['*/*', 'application/*', 'application/json', 'application/problem+json'].includes(type);
+    });
+}
+

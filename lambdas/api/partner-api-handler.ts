@@ -1,0 +1,39 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { PartnerApiRouteId } from '../routes';
+import { partnerApiRoute } from '../routes';
+import { logger } from '../shared/logger';
+import type { PartnerApiContext } from './middleware';
+import { acceptJson, authenticatedPartner, problemDetails, rateLimit, requireScope, responseHeaders } from './middleware';
+import { parseQueryParameters } from './request-parameters';
+
+export interface PartnerApiRequest {
+  readonly event: APIGatewayProxyEvent;
+  readonly partnerId: number;
+  readonly query: Record<string, number>;
+  readonly nowMs: number;
+}
+
+/**
+ * Wraps a route's logic with the shared chain, in order: identity from the authorizer, the
+ * exact rate limit (every authenticated request counts), the route's scope, content
+ * negotiation and query parsing. Errors become problem details; every response gets the
+ * request id and rate-limit headers.
+ */
+export function partnerApiHandler(routeId: PartnerApiRouteId, respond: (request: PartnerApiRequest) => Promise<unknown>) {
+  const route = partnerApiRoute(routeId);
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(responseHeaders())
+    .use(problemDetails())
+    .use(authenticatedPartner())
+    .use(rateLimit())
+    .use(requireScope(route.scope))
+    .use(acceptJson())
+    .handler(async (event, context) => {
+      const query = parseQueryParameters(route, event.multiValueQueryStringParameters);
+      const body = await respond({ event, partnerId: context.partner.partnerId, query, nowMs: context.nowMs });
+      return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+    });
+}

@@ -1,0 +1,50 @@
+import type { PartnerApiRoute } from '../routes';
+import { ProblemError } from '../shared/problems';
+
+type QueryValues = Record<string, string[] | undefined> | null | undefined;
+
+const INTEGER = /^[0-9]{1,16}$/;
+
+/**
+ * Query parameters of a route, as integers within the route table's bounds. Unknown names
+ * (a typo such as `lookback_day`) are refused rather than silently ignored, and `partner_id`
+ * gets its own message: the partner comes from the key alone.
+ */
+export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues): Record<string, number> {
+  const values: Record<string, number> = {};
+  const known = new Set(route.queryParameters.map((parameter) => parameter.name));
+  for (const name of Object.keys(query ?? {})) {
+    if (name === 'partner_id') {
+      throw new ProblemError('invalid-request', 'partner_id is not accepted: your partner account is identified by your API key alone.');
+    }
+    if (!known.has(name)) {
+      const allowed = known.size > 0 ? `Allowed: ${[...known].join(', ')}.` : 'This endpoint takes no query parameters.';
+      throw new ProblemError('invalid-request', `Unknown query parameter "${name.slice(0, 64)}". ${allowed}`);
+    }
+  }
+  for (const parameter of route.queryParameters) {
+    const given = query?.[parameter.name];
+    if (given === undefined) {
+      values[parameter.name] = parameter.default;
+      continue;
+    }
+    const range = `an integer from ${parameter.minimum} to ${parameter.maximum}`;
+    if (given.length !== 1) throw new ProblemError('invalid-request', `Give ${parameter.name} once, as ${range}.`);
+    const [raw = ''] = given;
+    const value = INTEGER.test(raw) ? Number(raw) : Number.NaN;
+    if (!(value >= parameter.minimum && value <= parameter.maximum)) {
+      throw new ProblemError('invalid-request', `${parameter.name} must be ${range}; got "${raw.slice(0, 32)}".`);
+    }
+    values[parameter.name] = value;
+  }
+  return values;
+}
+
+/** A positive integer id from the path; anything else is a 400 naming the parameter. */
+export function parsePathId(name: string, raw: string | undefined): number {
+  const value = raw !== undefined && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value)) {
+    throw new ProblemError('invalid-request', `${name} must be a positive integer (an id from GET /properties); got "${(raw ?? '').slice(0, 32)}".`);
+  }
+  return value;
+}

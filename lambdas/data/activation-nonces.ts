@@ -1,0 +1,46 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { ProductId } from '../domain/catalog';
+import { isProductId } from '../domain/catalog';
+import { documentClient, TABLE_NAME, ttlEpochSeconds } from './db';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** What an activation link provisioned; stored under its nonce when the link is used. */
+export interface ConsumedNonce {
+  readonly partnerId: number;
+  readonly nonce: string;
+  readonly hostUserId: number;
+  readonly propertyId: number;
+  readonly activatedProductIds: readonly ProductId[];
+  readonly consumedAt: string;
+}
+
+const nonceKey = (partnerId: number, nonce: string) => ({ PK: `NONCE#${partnerId}#${nonce}`, SK: 'NONCE' });
+
+/** Marks a link used; it fails the transaction if the link was used before. */
+export function nonceConsumptionItem(consumed: ConsumedNonce, tokenExpiresAtMs: number): TransactItem {
+  return {
+    Put: {
+      TableName: TABLE_NAME,
+      // Kept a day past the token's expiry: after that the expiry check refuses the token anyway.
+      Item: { ...nonceKey(consumed.partnerId, consumed.nonce), ...consumed, ttl: ttlEpochSeconds(tokenExpiresAtMs + 86_400_000) },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+export async function getConsumedNonce(partnerId: number, nonce: string): Promise<ConsumedNonce | undefined> {
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: nonceKey(partnerId, nonce), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  return {
+    partnerId: Number(Item.partnerId),
+    nonce: String(Item.nonce),
+    hostUserId: Number(Item.hostUserId),
+    propertyId: Number(Item.propertyId),
+    activatedProductIds: Array.isArray(Item.activatedProductIds) ? Item.activatedProductIds.filter(isProductId) : [],
+    consumedAt: String(Item.consumedAt),
+  };
+}

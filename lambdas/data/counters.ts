@@ -1,0 +1,20 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, TABLE_NAME } from './db';
+
+export type CounterName = 'partner' | 'host' | 'property';
+
+const counterKey = (name: CounterName) => ({ PK: `COUNTER#${name}`, SK: 'COUNTER' });
+
+/** Next integer id of an entity, from an atomic counter (ids may skip after a failed write). */
+export async function allocateId(name: CounterName): Promise<number> {
+  const { Attributes } = await documentClient.send(
+    new UpdateCommand({
+      TableName: TABLE_NAME,
+      Key: counterKey(name),
+      UpdateExpression: 'ADD lastId :one',
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(Attributes?.lastId);
+}

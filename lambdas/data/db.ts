@@ -1,0 +1,45 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../shared/config';
+
+/** The process-wide DynamoDB client: created once so warm invocations reuse its connections. */
+export const documentClient = DynamoDBDocumentClient.from(
+  new DynamoDBClient({
+    ...(config.dynamoDbEndpoint
+      ? {
+          endpoint: config.dynamoDbEndpoint,
+          region: 'local',
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }
+      : {}),
+    maxAttempts: 3,
+    // A stuck call must end as a 503 well before the Lambda timeout, not as a timeout.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_500 },
+  }),
+  { marshallOptions: { removeUndefinedValues: true } },
+);
+
+export const TABLE_NAME = config.tableName;
+export const GSI1 = 'GSI1';
+
+/** True when a single conditional write failed its condition. */
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** Per-item cancellation codes of a failed transaction, or undefined for other errors. */
+export function transactionCancellationCodes(error: unknown): (string | undefined)[] | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return (reasons ?? []).map((reason) => reason.Code);
+}
+
+/** Zero-padded decimal so integer ids sort numerically inside a sort key. */
+export function sortableId(id: number): string {
+  return String(id).padStart(12, '0');
+}
+
+/** Epoch seconds for the table's TTL attribute. */
+export function ttlEpochSeconds(expiresAtMs: number): number {
+  return Math.ceil(expiresAtMs / 1000);
+}

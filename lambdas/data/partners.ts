@@ -1,0 +1,108 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { ProductId } from '../domain/catalog';
+import { isProductId } from '../domain/catalog';
+import { documentClient, GSI1, TABLE_NAME } from './db';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export interface Partner {
+  readonly id: number;
+  readonly slug: string;
+  readonly name: string;
+  readonly contactEmail: string;
+  /** Products the agreement lets the partner offer. */
+  readonly products: readonly ProductId[];
+  /** Whether the agreement includes revenue-management data (`revenue:read`). */
+  readonly revenueAccess: boolean;
+  readonly createdAt: string;
+}
+
+export const partnerKey = (partnerId: number) => ({ PK: `PARTNER#${partnerId}`, SK: 'PARTNER' });
+const slugKey = (slug: string) => ({ PK: `PARTNERSLUG#${slug}`, SK: 'PARTNERSLUG' });
+const signingSecretKey = (partnerId: number) => ({ PK: `PARTNER#${partnerId}`, SK: 'SIGNING_SECRET' });
+
+/**
+ * Transaction items that create a partner: its profile, the claim on its slug (so two
+ * partners can never share one) and its sealed activation-link signing secret.
+ */
+export function partnerCreationItems(partner: Partner, sealedSigningSecret: string): TransactItem[] {
+  return [
+    {
+      Put: {
+        TableName: TABLE_NAME,
+        Item: { ...partnerKey(partner.id), GSI1PK: 'PARTNERS', GSI1SK: partner.slug, ...partner },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: TABLE_NAME,
+        Item: { ...slugKey(partner.slug), partnerId: partner.id },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: TABLE_NAME,
+        Item: { ...signingSecretKey(partner.id), sealed: sealedSigningSecret },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ];
+}
+
+function toPartner(item: Record<string, unknown> | undefined): Partner | undefined {
+  if (!item) return undefined;
+  const products = Array.isArray(item.products) ? item.products.filter(isProductId) : [];
+  return {
+    id: Number(item.id),
+    slug: String(item.slug),
+    name: String(item.name),
+    contactEmail: String(item.contactEmail),
+    products,
+    revenueAccess: item.revenueAccess === true,
+    createdAt: String(item.createdAt),
+  };
+}
+
+export async function getPartner(partnerId: number): Promise<Partner | undefined> {
+  const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: partnerKey(partnerId) }));
+  return toPartner(Item);
+}
+
+export async function getPartnerBySlug(slug: string): Promise<Partner | undefined> {
+  const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: slugKey(slug) }));
+  return Item ? getPartner(Number(Item.partnerId)) : undefined;
+}
+
+/** All partners, ordered by slug. */
+export async function listPartners(): Promise<Partner[]> {
+  const partners: Partner[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        IndexName: GSI1,
+        KeyConditionExpression: 'GSI1PK = :partners',
+        ExpressionAttributeValues: { ':partners': 'PARTNERS' },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const partner = toPartner(item);
+      if (partner) partners.push(partner);
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return partners;
+}
+
+/** The partner's signing secret, still sealed (see `lambdas/shared/secret-box.ts`). */
+export async function getSealedSigningSecret(partnerId: number): Promise<string | undefined> {
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: signingSecretKey(partnerId) }),
+  );
+  return typeof Item?.sealed === 'string' ? Item.sealed : undefined;
+}

@@ -1,0 +1,139 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { documentClient, GSI1, isConditionFailure, sortableId, TABLE_NAME } from './db';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** A sponsored property: one per partner and partner-side `pms_hotel_id`. */
+export interface Property {
+  readonly id: number;
+  readonly partnerId: number;
+  readonly hostUserId: number;
+  readonly name: string;
+  /** Rentable units; occupancy is occupied units / units, capped at 1. */
+  readonly units: number;
+  readonly pmsHotelId: string;
+  readonly createdAt: string;
+}
+
+export const propertyKey = (partnerId: number, propertyId: number) => ({
+  PK: `PARTNER#${partnerId}`,
+  SK: `PROPERTY#${sortableId(propertyId)}`,
+});
+const pmsHotelKey = (partnerId: number, pmsHotelId: string) => ({
+  PK: `PARTNER#${partnerId}`,
+  SK: `PMS#${pmsHotelId}`,
+});
+
+/** The property and the claim on its `pms_hotel_id` within the partner. */
+export function propertyCreationItems(property: Property): TransactItem[] {
+  return [
+    {
+      Put: {
+        TableName: TABLE_NAME,
+        Item: { ...pmsHotelKey(property.partnerId, property.pmsHotelId), propertyId: property.id },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: TABLE_NAME,
+        Item: {
+          ...propertyKey(property.partnerId, property.id),
+          GSI1PK: `PROPERTY#${property.id}`,
+          GSI1SK: 'PROPERTY',
+          ...property,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ];
+}
+
+function toProperty(item: Record<string, unknown> | undefined): Property | undefined {
+  if (!item) return undefined;
+  return {
+    id: Number(item.id),
+    partnerId: Number(item.partnerId),
+    hostUserId: Number(item.hostUserId),
+    name: String(item.name),
+    units: Number(item.units ?? 1),
+    pmsHotelId: String(item.pmsHotelId),
+    createdAt: String(item.createdAt),
+  };
+}
+
+/** The property only if this partner sponsors it: one read that is also the ownership check. */
+export async function getPropertyOfPartner(partnerId: number, propertyId: number): Promise<Property | undefined> {
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: propertyKey(partnerId, propertyId) }),
+  );
+  return toProperty(Item);
+}
+
+export async function getPropertyIdForPmsHotel(partnerId: number, pmsHotelId: string): Promise<number | undefined> {
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: pmsHotelKey(partnerId, pmsHotelId), ConsistentRead: true }),
+  );
+  return Item ? Number(Item.propertyId) : undefined;
+}
+
+/** The partner's properties (id and name only), ordered by id. */
+export async function listPropertiesOfPartner(partnerId: number): Promise<{ id: number; name: string }[]> {
+  const properties: { id: number; name: string }[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        KeyConditionExpression: 'PK = :partner AND begins_with(SK, :property)',
+        ExpressionAttributeValues: { ':partner': `PARTNER#${partnerId}`, ':property': 'PROPERTY#' },
+        ProjectionExpression: 'id, #name',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) properties.push({ id: Number(item.id), name: String(item.name) });
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return properties;
+}
+
+/** A property by id alone, whoever sponsors it (operators only). */
+export async function findPropertyById(propertyId: number): Promise<Property | undefined> {
+  const { Items = [] } = await documentClient.send(
+    new QueryCommand({
+      TableName: TABLE_NAME,
+      IndexName: GSI1,
+      KeyConditionExpression: 'GSI1PK = :property AND GSI1SK = :kind',
+      ExpressionAttributeValues: { ':property': `PROPERTY#${propertyId}`, ':kind': 'PROPERTY' },
+    }),
+  );
+  return toProperty(Items[0]);
+}
+
+/** Updates a property's name or unit count; false when it does not exist. */
+export async function updateProperty(
+  partnerId: number,
+  propertyId: number,
+  changes: { name?: string; units?: number },
+): Promise<boolean> {
+  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+  if (entries.length === 0) return true;
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: propertyKey(partnerId, propertyId),
+        UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([field]) => [`#${field}`, field])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,121 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { ProductId } from '../domain/catalog';
+import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
+import { allocateId } from './counters';
+import { documentClient, transactionCancellationCodes } from './db';
+import { getHostIdByEmail, hostCreationItems, hostEmailCheckItem } from './hosts';
+import { getPropertyIdForPmsHotel, getPropertyOfPartner, propertyCreationItems } from './properties';
+import { listActiveProductsOfProperty, seatCreationItem } from './seats';
+import { sponsorshipSeatsItem } from './sponsorships';
+
+export interface ProvisioningRequest {
+  readonly partnerId: number;
+  readonly contactEmail: string;
+  readonly contactName: string;
+  readonly pmsHotelId: string;
+  readonly propertyName: string;
+  readonly productIds: readonly ProductId[];
+  /** The activation link's nonce: consumed in the same transaction, so a link provisions once. */
+  readonly nonce?: { readonly value: string; readonly tokenExpiresAtMs: number };
+  readonly nowMs: number;
+}
+
+export interface ProvisioningResult {
+  readonly hostUserId: number;
+  readonly propertyId: number;
+  readonly activatedProductIds: readonly ProductId[];
+  /** True when this link had already provisioned: the earlier result is returned unchanged. */
+  readonly alreadyProvisioned: boolean;
+}
+
+/** The property for this `pms_hotel_id` belongs to another host account of the partner. */
+export class PropertyHeldByAnotherHostError extends Error {
+  constructor() {
+    super('The property is already sponsored for another host account.');
+    this.name = 'PropertyHeldByAnotherHostError';
+  }
+}
+
+/** Concurrent provisioning kept winning the race; the caller should ask to try again. */
+export class ProvisioningContentionError extends Error {
+  constructor() {
+    super('Provisioning kept conflicting with concurrent requests.');
+    this.name = 'ProvisioningContentionError';
+  }
+}
+
+const MAX_ATTEMPTS = 4;
+
+/**
+ * Creates (or links) the host account, the sponsorship, the property, one seat per newly
+ * activated product and the used nonce in one DynamoDB transaction (DESIGN.md "Provisioning").
+ * Every create is guarded by a condition, so a lost race cancels the whole transaction; the
+ * next attempt re-reads and links what the winner created.
+ */
+export async function provisionSponsoredHost(request: ProvisioningRequest): Promise<ProvisioningResult> {
+  const { partnerId, nonce } = request;
+  const nowIso = new Date(request.nowMs).toISOString();
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if (nonce) {
+      const consumed = await getConsumedNonce(partnerId, nonce.value);
+      if (consumed) return { ...consumed, alreadyProvisioned: true };
+    }
+    const [existingHostId, existingPropertyId] = await Promise.all([
+      getHostIdByEmail(request.contactEmail),
+      getPropertyIdForPmsHotel(partnerId, request.pmsHotelId),
+    ]);
+    const hostUserId = existingHostId ?? (await allocateId('host'));
+    const propertyId = existingPropertyId ?? (await allocateId('property'));
+    let alreadyActive: ProductId[] = [];
+    if (existingPropertyId !== undefined) {
+      const property = await getPropertyOfPartner(partnerId, existingPropertyId);
+      if (property && property.hostUserId !== hostUserId) throw new PropertyHeldByAnotherHostError();
+      alreadyActive = await listActiveProductsOfProperty(partnerId, existingPropertyId);
+    }
+    const newProducts = [...new Set(request.productIds)].filter((product) => !alreadyActive.includes(product));
+    const activatedProductIds = [...alreadyActive, ...newProducts];
+
+    const transactItems = [
+      ...(existingHostId === undefined
+        ? hostCreationItems({ id: hostUserId, email: request.contactEmail.trim(), name: request.contactName, createdAt: nowIso })
+        : [hostEmailCheckItem(request.contactEmail, hostUserId)]),
+      sponsorshipSeatsItem(partnerId, hostUserId, newProducts.length, nowIso),
+      ...(existingPropertyId === undefined
+        ? propertyCreationItems({
+            id: propertyId,
+            partnerId,
+            hostUserId,
+            name: request.propertyName,
+            units: 1,
+            pmsHotelId: request.pmsHotelId,
+            createdAt: nowIso,
+          })
+        : []),
+      ...newProducts.map((productId) =>
+        seatCreationItem({ partnerId, propertyId, hostUserId, productId, activatedAt: nowIso }),
+      ),
+    ];
+    const nonceIndex = transactItems.length;
+    if (nonce) {
+      transactItems.push(
+        nonceConsumptionItem(
+          { partnerId, nonce: nonce.value, hostUserId, propertyId, activatedProductIds, consumedAt: nowIso },
+          nonce.tokenExpiresAtMs,
+        ),
+      );
+    }
+    try {
+      await documentClient.send(new TransactWriteCommand({ TransactItems: transactItems }));
+      return { hostUserId, propertyId, activatedProductIds, alreadyProvisioned: false };
+    } catch (error) {
+      const codes = transactionCancellationCodes(error);
+      if (!codes?.includes('ConditionalCheckFailed')) throw error;
+      if (nonce && codes[nonceIndex] === 'ConditionalCheckFailed') {
+        const consumed = await getConsumedNonce(partnerId, nonce.value);
+        if (consumed) return { ...consumed, alreadyProvisioned: true };
+      }
+      // Lost a race on the e-mail, the property or a seat: the next attempt links to the winner's items.
+    }
+  }
+  throw new ProvisioningContentionError();
+}

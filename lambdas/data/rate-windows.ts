@@ -1,0 +1,98 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RateDecision, RateWindowState } from '../domain/rate-limit';
+import { decideRateLimit, decodeAdmissions, EMPTY_RATE_WINDOW, encodeAdmissions } from '../domain/rate-limit';
+import { ProblemError } from '../shared/problems';
+import { documentClient, isConditionFailure, TABLE_NAME } from './db';
+
+const rateWindowKey = (prefix: string) => ({ PK: `APIKEY#${prefix}`, SK: 'RATE' });
+
+/**
+ * This process's last view of each key's window. A stale view is safe: entries only leave the
+ * log by ageing out, so a denial computed from an older view is also a denial now, and an
+ * admission is only final once the versioned write succeeds.
+ */
+const lastSeen = new Map<string, RateWindowState>();
+const LAST_SEEN_LIMIT = 10_000;
+const MAX_ATTEMPTS = 5;
+
+function remember(prefix: string, state: RateWindowState): void {
+  lastSeen.delete(prefix);
+  lastSeen.set(prefix, state);
+  if (lastSeen.size > LAST_SEEN_LIMIT) {
+    const oldest = lastSeen.keys().next().value;
+    if (oldest !== undefined) lastSeen.delete(oldest);
+  }
+}
+
+function toState(item: Record<string, unknown> | undefined): RateWindowState {
+  if (!item || typeof item.v !== 'number' || !(item.r instanceof Uint8Array)) return EMPTY_RATE_WINDOW;
+  return { version: item.v, admittedAt: decodeAdmissions(Number(item.b), item.r) };
+}
+
+/**
+ * Counts one request against a key's exact 120-per-60-s window. Admission costs one
+ * conditional write and no read; a denial costs nothing when this process's view already
+ * shows the window full.
+ */
+export async function consumeRequest(prefix: string, nowMs: number): Promise<RateDecision> {
+  let state = lastSeen.get(prefix) ?? EMPTY_RATE_WINDOW;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const decision = decideRateLimit(state, nowMs);
+    if (!decision.admitted) return decision;
+    const { base, packed } = encodeAdmissions(decision.next.admittedAt);
+    try {
+      await documentClient.send(
+        new UpdateCommand({
+          TableName: TABLE_NAME,
+          Key: rateWindowKey(prefix),
+          UpdateExpression: 'SET v = :next, b = :base, r = :packed, lastUsedAt = :now',
+          ConditionExpression: state.version === 0 ? 'attribute_not_exists(v)' : 'v = :current',
+          ExpressionAttributeValues: {
+            ':next': decision.next.version,
+            ':base': base,
+            ':packed': packed,
+            ':now': new Date(nowMs).toISOString(),
+            ...(state.version === 0 ? {} : { ':current': state.version }),
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      remember(prefix, decision.next);
+      return decision;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // Another process admitted a request first: continue from the stored window it returned.
+      const stored = (error as Error & { Item?: Parameters<typeof unmarshall>[0] }).Item;
+      state = toState(stored ? unmarshall(stored) : undefined);
+      remember(prefix, state);
+    }
+  }
+  throw new ProblemError('service-unavailable', 'Too many simultaneous requests for this key; retry shortly.', {
+    'Retry-After': '1',
+  });
+}
+
+/** Last time each key was admitted, for operators (`keys list`). */
+export async function lastUsedOfKeys(prefixes: readonly string[]): Promise<Map<string, string>> {
+  const lastUsed = new Map<string, string>();
+  for (let start = 0; start < prefixes.length; start += 100) {
+    const chunk = prefixes.slice(start, start + 100);
+    const { Responses } = await documentClient.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [TABLE_NAME]: { Keys: chunk.map(rateWindowKey), ProjectionExpression: 'PK, lastUsedAt' },
+        },
+      }),
+    );
+    for (const item of Responses?.[TABLE_NAME] ?? []) {
+      if (typeof item.lastUsedAt === 'string') lastUsed.set(String(item.PK).slice('APIKEY#'.length), item.lastUsedAt);
+    }
+  }
+  return lastUsed;
+}
+
+/** Forgets this process's views (tests). */
+export function forgetRateWindows(): void {
+  lastSeen.clear();
+}

@@ -1,0 +1,61 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { documentClient, sortableId, TABLE_NAME } from './db';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** A partner's sponsorship of a host, with the host's active seat count under that partner. */
+export const sponsorshipKey = (partnerId: number, hostId: number) => ({
+  PK: `PARTNER#${partnerId}`,
+  SK: `HOST#${sortableId(hostId)}`,
+});
+
+/**
+ * Creates the sponsorship if needed and adds newly activated seats to its counter; inside the
+ * provisioning transaction, so the counter always equals the seat items.
+ */
+export function sponsorshipSeatsItem(partnerId: number, hostId: number, addedSeats: number, nowIso: string): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: sponsorshipKey(partnerId, hostId),
+      UpdateExpression:
+        'SET hostUserId = :hostId, partnerId = :partnerId, sponsoredSince = if_not_exists(sponsoredSince, :now), GSI1PK = :hostIndex, GSI1SK = :partnerIndex ADD activeSeats :added',
+      ExpressionAttributeValues: {
+        ':hostId': hostId,
+        ':partnerId': partnerId,
+        ':now': nowIso,
+        ':hostIndex': `HOST#${hostId}#SPONSORS`,
+        ':partnerIndex': `PARTNER#${partnerId}`,
+        ':added': addedSeats,
+      },
+    },
+  };
+}
+
+export interface SponsoredHostSeats {
+  readonly hostUserId: number;
+  readonly activeSeats: number;
+}
+
+/** Every host the partner sponsors with its active seats (one Query, paged). */
+export async function listSponsoredHostSeats(partnerId: number): Promise<SponsoredHostSeats[]> {
+  const hosts: SponsoredHostSeats[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        KeyConditionExpression: 'PK = :partner AND begins_with(SK, :host)',
+        ExpressionAttributeValues: { ':partner': `PARTNER#${partnerId}`, ':host': 'HOST#' },
+        ProjectionExpression: 'hostUserId, activeSeats',
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      hosts.push({ hostUserId: Number(item.hostUserId), activeSeats: Number(item.activeSeats ?? 0) });
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return hosts;
+}

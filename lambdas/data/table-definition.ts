@@ -1,0 +1,39 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+/**
+ * The one table, as data: the CDK stack and the local server both build it from here.
+ * Generic key names (PK/SK, GSI1PK/GSI1SK) let every entity share it; see README "Data model".
+ */
+export const tableDefinition = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  globalIndex: { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+  /** Epoch seconds after which DynamoDB may delete the item (reveals, used nonces, sessions). */
+  timeToLiveAttribute: 'ttl',
+} as const;
+
+/** The `CreateTable` input the local server uses (the stack maps the same fields to TableV2). */
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const { partitionKey, sortKey, globalIndex } = tableDefinition;
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [partitionKey, sortKey, globalIndex.partitionKey, globalIndex.sortKey].map(
+      (AttributeName) => ({ AttributeName, AttributeType: 'S' as const }),
+    ),
+    KeySchema: [
+      { AttributeName: partitionKey, KeyType: 'HASH' },
+      { AttributeName: sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: globalIndex.name,
+        KeySchema: [
+          { AttributeName: globalIndex.partitionKey, KeyType: 'HASH' },
+          { AttributeName: globalIndex.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ],
+  };
+}

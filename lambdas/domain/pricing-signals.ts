@@ -1,0 +1,112 @@
+import { DAY_MS, dayOfTimestamp, isoDate } from './calendar';
+
+/** Confirmed reservation figures that feed the lookback-window signals. */
+export interface BookingTotals {
+  count: number;
+  leadDaysSum: number;
+  stayNightsSum: number;
+  byChannel: Map<string, number>;
+}
+
+export function emptyBookingTotals(): BookingTotals {
+  return { count: 0, leadDaysSum: 0, stayNightsSum: 0, byChannel: new Map() };
+}
+
+/** Adds one day's (or one reservation's) figures into running totals. */
+export function addBookingTotals(into: BookingTotals, from: BookingTotals): void {
+  into.count += from.count;
+  into.leadDaysSum += from.leadDaysSum;
+  into.stayNightsSum += from.stayNightsSum;
+  for (const [channel, count] of from.byChannel) {
+    into.byChannel.set(channel, (into.byChannel.get(channel) ?? 0) + count);
+  }
+}
+
+/**
+ * The lookback window `(now - N days, now]` split so that reads stay bounded: whole booking
+ * days come from per-day aggregates, the two partial days at the edges from the reservations
+ * booked on them.
+ */
+export interface BookingWindow {
+  /** Exclusive lower bound, ms. */
+  readonly fromMs: number;
+  /** Inclusive upper bound, ms (now). */
+  readonly toMs: number;
+  /** First and last whole booking days inside the window (empty when first > last). */
+  readonly firstWholeDay: number;
+  readonly lastWholeDay: number;
+  /** Partial edge ranges, inclusive, in ms. */
+  readonly edges: readonly { readonly fromMs: number; readonly toMs: number }[];
+}
+
+export function bookingWindow(nowMs: number, lookbackDays: number): BookingWindow {
+  const fromMs = nowMs - lookbackDays * DAY_MS;
+  const startDay = dayOfTimestamp(fromMs);
+  const today = dayOfTimestamp(nowMs);
+  return {
+    fromMs,
+    toMs: nowMs,
+    firstWholeDay: startDay + 1,
+    lastWholeDay: today - 1,
+    edges: [
+      { fromMs: fromMs + 1, toMs: (startDay + 1) * DAY_MS - 1 },
+      { fromMs: today * DAY_MS, toMs: nowMs },
+    ],
+  };
+}
+
+export const OCCUPANCY_NIGHTS = 30;
+
+export interface PricingSignalsResponse {
+  property_id: number;
+  signals: {
+    occupancy_today: number;
+    avg_lead_time_days: number;
+    avg_stay_nights: number;
+    source_mix: Record<string, number>;
+    total_reservations: number;
+  };
+  occupancy_30d: Record<string, number>;
+}
+
+/** Rounds a reported ratio or average to 4 decimals (well inside the 0.01 contract). */
+export function roundSignal(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
+
+function occupancyRatio(occupiedUnits: number, units: number): number {
+  return roundSignal(Math.min(1, Math.max(0, occupiedUnits) / units));
+}
+
+/** The DESIGN.md formulas, from totals already restricted to the window. */
+export function pricingSignals(input: {
+  propertyId: number;
+  units: number;
+  nowMs: number;
+  bookings: BookingTotals;
+  /** Occupied units on a night (day number). */
+  occupiedUnits: (night: number) => number;
+}): PricingSignalsResponse {
+  const { bookings, units } = input;
+  const today = dayOfTimestamp(input.nowMs);
+  const mean = (sum: number) => (bookings.count === 0 ? 0 : roundSignal(sum / bookings.count));
+  const sourceMix: Record<string, number> = {};
+  for (const [channel, count] of [...bookings.byChannel].sort(([a], [b]) => a.localeCompare(b))) {
+    if (count > 0) sourceMix[channel] = roundSignal(count / bookings.count);
+  }
+  const occupancy30d: Record<string, number> = {};
+  for (let night = today; night < today + OCCUPANCY_NIGHTS; night++) {
+    occupancy30d[isoDate(night)] = occupancyRatio(input.occupiedUnits(night), units);
+  }
+  return {
+    property_id: input.propertyId,
+    signals: {
+      occupancy_today: occupancyRatio(input.occupiedUnits(today), units),
+      avg_lead_time_days: mean(bookings.leadDaysSum),
+      avg_stay_nights: mean(bookings.stayNightsSum),
+      source_mix: sourceMix,
+      total_reservations: bookings.count,
+    },
+    occupancy_30d: occupancy30d,
+  };
+}

@@ -1,0 +1,23 @@
+/** The usage report of spec 2.1: host e-mail addresses are never part of it. */
+export interface UsageReport {
+  partner_id: number;
+  generated_at: string;
+  active_seats: number;
+  hosts: { host_user_id: number; active_seats: number }[];
+}
+
+export function usageReport(
+  partnerId: number,
+  hosts: readonly { hostUserId: number; activeSeats: number }[],
+  nowMs: number,
+): UsageReport {
+  const entries = hosts
+    .map((host) => ({ host_user_id: host.hostUserId, active_seats: host.activeSeats }))
+    .sort((a, b) => a.host_user_id - b.host_user_id);
+  return {
+    partner_id: partnerId,
+    generated_at: new Date(nowMs).toISOString(),
+    active_seats: entries.reduce((sum, host) => sum + host.active_seats, 0),
+    hosts: entries,
+  };
+}

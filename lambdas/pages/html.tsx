@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type { ComponentChildren, VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+
+/**
+ * Server-rendered pages. Preact escapes every interpolated string, so text from a token claim
+ * or a form can never become markup. Each response gets a fresh CSP nonce for its one style
+ * sheet and (where needed) its one script.
+ */
+export interface PageResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  multiValueHeaders?: Record<string, string[]>;
+  body: string;
+}
+
+const STYLES = `
+:root { color-scheme: light dark; --accent: #1f6feb; --muted: #57606a; --danger: #b42318; --ok: #1a7f37; }
+* { box-sizing: border-box; }
+body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; padding: 1rem; }
+main { max-width: 40rem; margin: 0 auto; }
+h1 { font-size: 1.5rem; line-height: 1.25; }
+p.lead { font-size: 1.1rem; }
+.muted { color: var(--muted); }
+.notice { border-left: 4px solid var(--accent); padding: .5rem 1rem; background: color-mix(in srgb, var(--accent) 8%, transparent); }
+.notice.error { border-color: var(--danger); background: color-mix(in srgb, var(--danger) 8%, transparent); }
+.notice.success { border-color: var(--ok); background: color-mix(in srgb, var(--ok) 8%, transparent); }
+fieldset { border: 1px solid #d0d7de; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; }
+legend { font-weight: 600; padding: 0 .25rem; }
+label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
+input[type=text], input[type=email], input[type=number], textarea { width: 100%; font: inherit; padding: .5rem; border: 1px solid #8c959f; border-radius: .375rem; }
+textarea { min-height: 6rem; }
+.choice { display: flex; gap: .75rem; align-items: flex-start; padding: .75rem; border: 1px solid #d0d7de; border-radius: .5rem; margin: .5rem 0; }
+.choice input { margin-top: .3rem; width: 1.25rem; height: 1.25rem; }
+.choice label { margin: 0; }
+.choice span { display: block; font-weight: 400; color: var(--muted); }
+button { font: inherit; font-weight: 600; padding: .65rem 1.25rem; border-radius: .375rem; border: 0; background: var(--accent); color: #fff; cursor: pointer; min-height: 44px; }
+button.secondary { background: transparent; color: var(--accent); border: 1px solid var(--accent); }
+button:disabled { opacity: .6; cursor: progress; }
+output, code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all; }
+output { display: block; padding: .75rem; border: 1px dashed #8c959f; border-radius: .375rem; margin: .5rem 0; }
+ol.steps { display: flex; gap: .5rem; padding: 0; list-style: none; flex-wrap: wrap; font-size: .9rem; }
+ol.steps li { padding: .25rem .5rem; border-radius: 1rem; border: 1px solid #d0d7de; }
+ol.steps li[aria-current=step] { background: var(--accent); color: #fff; border-color: var(--accent); }
+.error-text { color: var(--danger); font-weight: 600; }
+`;
+
+export function Layout(props: { title: string; nonce: string; children: ComponentChildren; script?: string }): VNode {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>{props.title}</title>
+        <style nonce={props.nonce}>{STYLES}</style>
+      </head>
+      <body>
+        <main>{props.children}</main>
+        {props.script ? <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: props.script }} /> : null}
+      </body>
+    </html>
+  );
+}
+
+export function newNonce(): string {
+  return randomBytes(16).toString('base64');
+}
+
+/** Headers every page carries: strict CSP, no referrer, no caching, no framing. */
+export function pageHeaders(nonce: string): Record<string, string> {
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      `style-src 'nonce-${nonce}'`,
+      `script-src 'nonce-${nonce}'`,
+      "connect-src 'self'",
+      "img-src 'self' data:",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join('; '),
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+  };
+}
+
+/** Renders a page (the `render` callback receives the response's CSP nonce). */
+export function htmlPage(statusCode: number, render: (nonce: string) => VNode, extraHeaders: Record<string, string> = {}): PageResponse {
+  const nonce = newNonce();
+  return {
+    statusCode,
+    headers: { ...pageHeaders(nonce), ...extraHeaders },
+    body: `<!doctype html>${renderToString(render(nonce))}`,
+  };
+}
+
+/** A page that says what went wrong and what to do next. */
+export function messagePage(statusCode: number, title: string, message: ComponentChildren, extraHeaders: Record<string, string> = {}): PageResponse {
+  return htmlPage(
+    statusCode,
+    (nonce) => (
+      <Layout title={title} nonce={nonce}>
+        <h1>{title}</h1>
+        <div class={statusCode >= 400 ? 'notice error' : 'notice'} role={statusCode >= 400 ? 'alert' : undefined}>
+          {message}
+        </div>
+      </Layout>
+    ),
+    extraHeaders,
+  );
+}
+
+/** Busy or unreachable dependencies: a page that asks to try again, never a raw 5xx. */
+export function tryAgainPage(): PageResponse {
+  return messagePage(
+    503,
+    'Please try again in a moment',
+    <p>We could not finish this step just now. Nothing was lost: go back and submit again, or reload this page in a few seconds.</p>,
+    { 'Retry-After': '5' },
+  );
+}

@@ -1,0 +1,34 @@
+/**
+ * Runtime configuration, read once at cold start. A missing value stops the function with a
+ * message naming it, instead of failing later on an undefined table name.
+ */
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value.trim() === '') {
+    throw new Error(`Environment variable ${name} is not set; the stack (or npm start) must provide it.`);
+  }
+  return value;
+}
+
+function optionalEnv(name: string): string | undefined {
+  const value = process.env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+export const STAGES = ['local', 'sandbox', 'production'] as const;
+export type Stage = (typeof STAGES)[number];
+
+function stageEnv(): Stage {
+  const stage = requiredEnv('STAGE');
+  if (!(STAGES as readonly string[]).includes(stage)) {
+    throw new Error(`STAGE must be one of ${STAGES.join(', ')}; got "${stage}".`);
+  }
+  return stage as Stage;
+}
+
+export const config = {
+  stage: stageEnv(),
+  tableName: requiredEnv('TABLE_NAME'),
+  /** DynamoDB Local's address in local mode; unset in AWS. */
+  dynamoDbEndpoint: optionalEnv('DYNAMODB_ENDPOINT'),
+} as const;

@@ -1,0 +1,64 @@
+/**
+ * RFC 9457 problem details. Every JSON error the API returns has one of these types; the
+ * catalog feeds the handlers, the gateway responses of the stack and local server, and the docs.
+ */
+export const PROBLEM_TYPE_BASE = 'https://developers.example.com/partner-api/problems/';
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export const problemCatalog = {
+  'missing-api-key': { status: 401, title: 'API key missing' },
+  'malformed-api-key': { status: 401, title: 'API key malformed' },
+  'unknown-api-key': { status: 401, title: 'API key not recognised' },
+  'expired-api-key': { status: 401, title: 'API key expired' },
+  'revoked-api-key': { status: 401, title: 'API key revoked' },
+  'insufficient-scope': { status: 403, title: 'Scope missing' },
+  'not-found': { status: 404, title: 'Not found' },
+  'property-not-found': { status: 404, title: 'Property not found' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'not-acceptable': { status: 406, title: 'Not acceptable' },
+  'invalid-request': { status: 400, title: 'Invalid request' },
+  'rate-limited': { status: 429, title: 'Rate limit exceeded' },
+  'internal-error': { status: 500, title: 'Internal error' },
+  'service-unavailable': { status: 503, title: 'Service temporarily unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemName = keyof typeof problemCatalog;
+
+export interface ProblemBody {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly request_id?: string;
+  readonly [extension: string]: unknown;
+}
+
+export function problemTypeUri(name: ProblemName): string {
+  return PROBLEM_TYPE_BASE + name;
+}
+
+/** Builds the body of a problem of a catalogued type. */
+export function problemBody(name: ProblemName, detail: string, extensions: Record<string, unknown> = {}): ProblemBody {
+  const { status, title } = problemCatalog[name];
+  return { type: problemTypeUri(name), title, status, detail, ...extensions };
+}
+
+/**
+ * A failure the client may see, thrown by handlers and turned into a response by the
+ * `problemDetails` middleware. `message` is the human-readable detail, for logs.
+ */
+export class ProblemError extends Error {
+  readonly statusCode: number;
+  readonly expose = true;
+  readonly headers: Record<string, string>;
+  readonly problem: ProblemBody;
+
+  constructor(name: ProblemName, detail: string, headers: Record<string, string> = {}) {
+    const problem = problemBody(name, detail);
+    super(detail);
+    this.name = 'ProblemError';
+    this.problem = problem;
+    this.statusCode = problem.status;
+    this.headers = headers;
+  }
+}

@@ -1,0 +1,94 @@
+import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { API_BASE_PATH } from '../../lambdas/routes';
+import type { DynamoDbLocal } from './dynamodb-local';
+import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
+import { ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
+import type { DemoKey } from './seed';
+
+export const LOCAL_TABLE_NAME = 'partner-api-local';
+
+export interface LocalServiceOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Folder for secrets, runtime file, outbox and (with `persist`) data. */
+  readonly directory: string;
+  readonly persist: boolean;
+  /** Receives one access-log line per request. */
+  readonly log: (line: string) => void;
+}
+
+export interface LocalService {
+  readonly apiBaseUrl: string;
+  readonly activationBaseUrl: string;
+  readonly dynamoDbEndpoint: string;
+  readonly tableName: string;
+  readonly secretsFile: string;
+  readonly outboxDirectory: string;
+  readonly demoKeys: readonly DemoKey[];
+  stop(): Promise<void>;
+}
+
+/** The environment the handlers read at cold start, as the stack sets it in AWS. */
+export function localEnvironment(input: { dynamoDbEndpoint: string; secretsFile: string }): Record<string, string> {
+  return {
+    STAGE: 'local',
+    TABLE_NAME: LOCAL_TABLE_NAME,
+    DYNAMODB_ENDPOINT: input.dynamoDbEndpoint,
+    SERVICE_SECRETS_FILE: input.secretsFile,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+}
+
+/**
+ * Starts the whole service on one machine: DynamoDB Local, the table from the stack's own
+ * definition, seed data, and the real handlers behind an API Gateway emulation over HTTP.
+ */
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  await mkdir(options.directory, { recursive: true });
+  const secretsFile = await ensureSecretsFile(options.directory);
+  const outboxDirectory = join(options.directory, 'outbox');
+  let dynamoDb: DynamoDbLocal | undefined;
+  let server: Server | undefined;
+  try {
+    dynamoDb = await startDynamoDbLocal(options.persist ? { dataDirectory: join(options.directory, 'dynamodb') } : {});
+    if (options.persist) await mkdir(join(options.directory, 'dynamodb'), { recursive: true });
+    Object.assign(process.env, localEnvironment({ dynamoDbEndpoint: dynamoDb.endpoint, secretsFile }));
+    process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+    await ensureTable(dynamoDb.endpoint, LOCAL_TABLE_NAME);
+    // Imported only now: the data modules read the environment set above when they load.
+    const { seedLocalData } = await import('./seed');
+    const demoKeys = await seedLocalData(Date.now());
+    const { startHttpServer } = await import('./http-server');
+    server = await startHttpServer({ host: options.host, port: options.port, log: options.log });
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+    const service = {
+      apiBaseUrl: origin + API_BASE_PATH,
+      activationBaseUrl: origin,
+      dynamoDbEndpoint: dynamoDb.endpoint,
+      tableName: LOCAL_TABLE_NAME,
+      secretsFile,
+      outboxDirectory,
+      demoKeys,
+    };
+    await writeRuntime(options.directory, { pid: process.pid, ...service, startedAt: new Date().toISOString() });
+    const runningServer = server;
+    const runningDb = dynamoDb;
+    return {
+      ...service,
+      async stop() {
+        runningServer.closeAllConnections();
+        await new Promise<void>((resolve) => runningServer.close(() => resolve()));
+        await runningDb.stop();
+        await removeRuntime(options.directory, process.pid);
+      },
+    };
+  } catch (error) {
+    server?.close();
+    await dynamoDb?.stop();
+    throw error;
+  }
+}

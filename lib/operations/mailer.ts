@@ -1,0 +1,62 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface OutgoingMail {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+}
+
+export type MailReceipt = { readonly delivery: 'outbox'; readonly path: string } | { readonly delivery: 'ses'; readonly messageId: string };
+
+/** Sends operator mail: SES in a deployed stage, `.eml` files in a local outbox folder. */
+export interface Mailer {
+  send(mail: OutgoingMail): Promise<MailReceipt>;
+}
+
+const FROM_LOCAL = 'Partner Team <partners@localhost>';
+
+/** Writes each message as an RFC 5322 `.eml` file that any mail client opens. */
+export function outboxMailer(directory: string): Mailer {
+  return {
+    async send(mail) {
+      await mkdir(directory, { recursive: true });
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const path = join(directory, `${stamp}-${mail.to.replace(/[^A-Za-z0-9@._-]/g, '_')}.eml`);
+      const message = [
+        `From: ${FROM_LOCAL}`,
+        `To: ${mail.to}`,
+        `Subject: ${mail.subject}`,
+        `Date: ${new Date().toUTCString()}`,
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=utf-8',
+        'Content-Transfer-Encoding: 8bit',
+        '',
+        mail.text,
+        '',
+      ].join('\r\n');
+      await writeFile(path, message, { mode: 0o600 });
+      return { delivery: 'outbox', path };
+    },
+  };
+}
+
+/** The reveal-link message of an approval or a rotation. */
+export function revealLinkMail(input: { to: string; partnerName: string; revealUrl: string; keyPrefix: string; rotation: boolean }): OutgoingMail {
+  const intro = input.rotation
+    ? `A new partner API key was issued for ${input.partnerName}. Your previous key keeps working until the expiry we told you about.`
+    : `Welcome aboard: ${input.partnerName} is approved as a partner, and your API key is ready.`;
+  return {
+    to: input.to,
+    subject: input.rotation ? 'Your new partner API key' : 'Your partner API key',
+    text: [
+      intro,
+      '',
+      `Open this link to reveal the key (it starts with ${input.keyPrefix}):`,
+      input.revealUrl,
+      '',
+      'The key is shown once, in your browser, and cannot be shown again. Keep it in your secret store.',
+      'Send it as "Authorization: Bearer <key>" to the partner API.',
+    ].join('\n'),
+  };
+}

@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { allocateId } from '../../lambdas/data/counters';
+import { documentClient, transactionCancellationCodes } from '../../lambdas/data/db';
+import type { Partner } from '../../lambdas/data/partners';
+import { listPartners, partnerCreationItems } from '../../lambdas/data/partners';
+import { listPropertiesOfPartner } from '../../lambdas/data/properties';
+import { listSponsoredHostSeats } from '../../lambdas/data/sponsorships';
+import type { ProductId } from '../../lambdas/domain/catalog';
+import { scopesForAgreement } from '../../lambdas/domain/scopes';
+import { seal } from '../../lambdas/shared/secret-box';
+import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
+import { issueKey, issuedKeyItems, requirePartner, sendRevealLink } from './keys';
+import { OperatorError } from './operator-error';
+import type { OperatorTarget } from './target';
+
+export interface PartnerApproval {
+  readonly name: string;
+  readonly slug: string;
+  readonly email: string;
+  readonly products: readonly ProductId[];
+  readonly revenueAccess: boolean;
+}
+
+/**
+ * Creates the partner, its activation signing secret, its first key and the key's reveal in
+ * one transaction (a taken slug leaves nothing behind), then mails the reveal link.
+ */
+export async function approvePartner(target: OperatorTarget, approval: PartnerApproval, nowMs: number) {
+  const { sealingKey } = await loadServiceSecrets();
+  const partner: Partner = {
+    id: await allocateId('partner'),
+    slug: approval.slug,
+    name: approval.name,
+    contactEmail: approval.email,
+    products: approval.products,
+    revenueAccess: approval.revenueAccess,
+    createdAt: new Date(nowMs).toISOString(),
+  };
+  const signingSecret = seal(randomBytes(32), sealingKey);
+  const issued = await issueKey(target, partner, scopesForAgreement(partner.revenueAccess), nowMs);
+  const partnerItems = partnerCreationItems(partner, signingSecret);
+  try {
+    await documentClient.send(new TransactWriteCommand({ TransactItems: [...partnerItems, ...issuedKeyItems(issued)] }));
+  } catch (error) {
+    const codes = transactionCancellationCodes(error);
+    if (codes?.[1] === 'ConditionalCheckFailed') {
+      await target.usagePlanKeys?.disable(issued.record.prefix);
+      throw new OperatorError(`The slug "${partner.slug}" is taken by another partner. Choose another --slug.`);
+    }
+    throw error;
+  }
+  const mail = await sendRevealLink(target, partner, issued, false);
+  return {
+    result: { partner_id: partner.id, slug: partner.slug, key_prefix: issued.record.prefix, reveal_url: issued.revealUrl },
+    mail,
+  };
+}
+
+function describePartner(partner: Partner) {
+  return {
+    partner_id: partner.id,
+    slug: partner.slug,
+    name: partner.name,
+    contact_email: partner.contactEmail,
+    products: partner.products,
+    scopes: scopesForAgreement(partner.revenueAccess),
+    created_at: partner.createdAt,
+  };
+}
+
+export async function listAllPartners() {
+  return { partners: (await listPartners()).map(describePartner) };
+}
+
+/** A partner with its sponsored hosts, seats and properties. */
+export async function showPartner(slug: string) {
+  const partner = await requirePartner(slug);
+  const [hosts, properties] = await Promise.all([listSponsoredHostSeats(partner.id), listPropertiesOfPartner(partner.id)]);
+  return {
+    ...describePartner(partner),
+    sponsored_hosts: hosts.length,
+    active_seats: hosts.reduce((sum, host) => sum + host.activeSeats, 0),
+    properties,
+  };
+}
+

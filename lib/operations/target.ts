@@ -1,0 +1,19 @@
+import type { Stage } from '../../lambdas/shared/config';
+import type { Mailer } from './mailer';
+
+/** API Gateway API keys that tie partner keys to the usage plan (deployed stages only). */
+export interface UsagePlanKeys {
+  /** Creates an API Gateway key for a partner key, attaches it to the plan, returns its value. */
+  issue(keyPrefix: string, partnerSlug: string): Promise<string>;
+  /** Disables the API Gateway key of a revoked partner key. */
+  disable(keyPrefix: string): Promise<void>;
+}
+
+/** What operator commands run against: the local server or a deployed stage. */
+export interface OperatorTarget {
+  readonly stage: Stage;
+  /** Base URL of the reveal and activation pages. */
+  readonly activationBaseUrl: string;
+  readonly mailer: Mailer;
+  readonly usagePlanKeys?: UsagePlanKeys;
+}
