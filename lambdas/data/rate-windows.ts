@@ -5,7 +5,8 @@ import { decideRateLimit, decodeAdmissions, EMPTY_RATE_WINDOW, encodeAdmissions 
 import { ProblemError } from '../shared/problems';
 import { documentClient, isConditionFailure, TABLE_NAME } from './db';
 
-const rateWindowKey = (prefix: string) => ({ PK: `APIKEY#${prefix}`, SK: 'RATE' });
+/** Its own partition prefix, so API handlers can be granted writes to these items and no others. */
+const rateWindowKey = (prefix: string) => ({ PK: `RATELIMIT#${prefix}`, SK: 'RATELIMIT' });
 
 /**
  * This process's last view of each key's window. A stale view is safe: entries only leave the
@@ -86,7 +87,7 @@ export async function lastUsedOfKeys(prefixes: readonly string[]): Promise<Map<s
       }),
     );
     for (const item of Responses?.[TABLE_NAME] ?? []) {
-      if (typeof item.lastUsedAt === 'string') lastUsed.set(String(item.PK).slice('APIKEY#'.length), item.lastUsedAt);
+      if (typeof item.lastUsedAt === 'string') lastUsed.set(String(item.PK).slice('RATELIMIT#'.length), item.lastUsedAt);
     }
   }
   return lastUsed;

@@ -1,0 +1,6 @@
+import { runCli } from '../lib/admin/cli';
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+});

@@ -1,0 +1,18 @@
+import type { OperatorTarget } from '../operations/target';
+import { outboxMailer } from '../operations/mailer';
+import { OperatorError } from '../operations/operator-error';
+import { isProcessAlive, localDirectory, readRuntime } from '../local/runtime';
+import { localEnvironment } from '../local/service';
+
+/** Points the data modules at the running local server's DynamoDB Local. */
+export async function localTarget(): Promise<OperatorTarget> {
+  const directory = localDirectory();
+  const runtime = await readRuntime(directory);
+  if (!runtime || !isProcessAlive(runtime.pid)) {
+    throw new OperatorError(
+      `The local server is not running (no live ${directory}/runtime.json). Start it with "npm start" in another terminal, or pass --stage sandbox|production.`,
+    );
+  }
+  Object.assign(process.env, localEnvironment({ dynamoDbEndpoint: runtime.dynamoDbEndpoint, secretsFile: runtime.secretsFile }));
+  return { stage: 'local', activationBaseUrl: runtime.activationBaseUrl, mailer: outboxMailer(runtime.outboxDirectory) };
+}
