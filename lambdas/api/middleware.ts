@@ -91,12 +91,12 @@ export function problemDetails(): Middleware {
 export function responseHeaders(): Middleware {
   const apply = async (request: Request) => {
     if (!request.response) return;
-    const { rateDecision, nowMs } = request.context;
+    const { rateDecision } = request.context;
     request.response.headers = {
       ...request.response.headers,
       'Cache-Control': 'no-store',
       'X-Request-Id': request.event.requestContext?.requestId ?? '',
-      ...(rateDecision ? rateLimitHeaders(rateDecision, nowMs) : {}),
+      ...(rateDecision ? rateLimitHeaders(rateDecision) : {}),
     };
   };
   return { after: apply, onError: apply };
@@ -124,7 +124,7 @@ export function authenticatedPartner(): Middleware {
 export function rateLimit(): Middleware {
   return {
     before: async (request: Request) => {
-      const decision = await consumeRequest(request.context.partner.keyPrefix, request.context.nowMs);
+      const decision = await consumeRequest(request.context.partner.keyPrefix);
       request.context.rateDecision = decision;
       if (!decision.admitted) {
         throw new ProblemError(

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { PartnerApiRouteId } from '../routes';
 import { partnerApiRoute } from '../routes';
 import { logger } from '../shared/logger';
@@ -21,9 +21,12 @@ export interface PartnerApiRequest {
  * negotiation and query parsing. Errors become problem details; every response gets the
  * request id and rate-limit headers.
  */
-export function partnerApiHandler(routeId: PartnerApiRouteId, respond: (request: PartnerApiRequest) => Promise<unknown>) {
+export function partnerApiHandler(
+  routeId: PartnerApiRouteId,
+  respond: (request: PartnerApiRequest) => Promise<unknown>,
+): (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult> {
   const route = partnerApiRoute(routeId);
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>()
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(responseHeaders())
     .use(problemDetails())
@@ -36,4 +39,6 @@ export function partnerApiHandler(routeId: PartnerApiRouteId, respond: (request:
       const body = await respond({ event, partnerId: context.partner.partnerId, query, nowMs: context.nowMs });
       return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
     });
+  // Lambda passes a plain Context; `authenticatedPartner` adds the partner fields before the handler runs.
+  return handler as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 }

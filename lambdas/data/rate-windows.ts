@@ -15,7 +15,10 @@ const rateWindowKey = (prefix: string) => ({ PK: `RATELIMIT#${prefix}`, SK: 'RAT
  */
 const lastSeen = new Map<string, RateWindowState>();
 const LAST_SEEN_LIMIT = 10_000;
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 8;
+
+/** Requests of one key wait for each other inside a process instead of racing in DynamoDB. */
+const turns = new Map<string, Promise<unknown>>();
 
 function remember(prefix: string, state: RateWindowState): void {
   lastSeen.delete(prefix);
@@ -32,14 +35,26 @@ function toState(item: Record<string, unknown> | undefined): RateWindowState {
 }
 
 /**
- * Counts one request against a key's exact 120-per-60-s window. Admission costs one
- * conditional write and no read; a denial costs nothing when this process's view already
- * shows the window full.
+ * Counts one request against a key's exact 120-per-60-s window, decided when its turn comes.
+ * Admission costs one conditional write and no read; a denial costs nothing when this
+ * process's view already shows the window full. Writers in other processes (other Lambda
+ * instances) are reconciled by the version condition, whose failure returns the stored window.
  */
-export async function consumeRequest(prefix: string, nowMs: number): Promise<RateDecision> {
+export function consumeRequest(prefix: string, clock: () => number = Date.now): Promise<RateDecision> {
+  const previous = turns.get(prefix) ?? Promise.resolve();
+  const turn = previous.then(() => decideAndStore(prefix, clock));
+  const settled = turn.catch(() => undefined);
+  turns.set(prefix, settled);
+  void settled.then(() => {
+    if (turns.get(prefix) === settled) turns.delete(prefix);
+  });
+  return turn;
+}
+
+async function decideAndStore(prefix: string, clock: () => number): Promise<RateDecision> {
   let state = lastSeen.get(prefix) ?? EMPTY_RATE_WINDOW;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const decision = decideRateLimit(state, nowMs);
+    const decision = decideRateLimit(state, clock());
     if (!decision.admitted) return decision;
     const { base, packed } = encodeAdmissions(decision.next.admittedAt);
     try {
@@ -53,7 +68,7 @@ export async function consumeRequest(prefix: string, nowMs: number): Promise<Rat
             ':next': decision.next.version,
             ':base': base,
             ':packed': packed,
-            ':now': new Date(nowMs).toISOString(),
+            ':now': new Date(decision.atMs).toISOString(),
             ...(state.version === 0 ? {} : { ':current': state.version }),
           },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -63,10 +78,12 @@ export async function consumeRequest(prefix: string, nowMs: number): Promise<Rat
       return decision;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      // Another process admitted a request first: continue from the stored window it returned.
+      // Another instance admitted a request first: continue from the stored window it returned,
+      // after a short random pause so that racing instances fall out of step.
       const stored = (error as Error & { Item?: Parameters<typeof unmarshall>[0] }).Item;
       state = toState(stored ? unmarshall(stored) : undefined);
       remember(prefix, state);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
     }
   }
   throw new ProblemError('service-unavailable', 'Too many simultaneous requests for this key; retry shortly.', {

@@ -16,6 +16,8 @@ export const EMPTY_RATE_WINDOW: RateWindowState = { version: 0, admittedAt: [] }
 
 export interface RateDecision {
   readonly admitted: boolean;
+  /** When the decision was taken (ms since epoch); the headers count from here. */
+  readonly atMs: number;
   /** The state to store when admitted. */
   readonly next: RateWindowState;
   readonly limit: number;
@@ -32,11 +34,13 @@ export function decideRateLimit(
 ): RateDecision {
   const inWindow = state.admittedAt.filter((at) => at > nowMs - windowMs);
   const admitted = inWindow.length < limit;
-  const counted = admitted ? [...inWindow, nowMs] : inWindow;
+  // Sorted, so the oldest entry is first even if clocks of two writers disagree slightly.
+  const counted = admitted ? [...inWindow, nowMs].sort((a, b) => a - b) : inWindow;
   const oldest = counted[0];
   const resetSeconds = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + windowMs - nowMs) / 1000));
   return {
     admitted,
+    atMs: nowMs,
     next: { version: state.version + 1, admittedAt: counted },
     limit,
     remaining: limit - counted.length,
@@ -70,14 +74,14 @@ export function decodeAdmissions(base: number, packed: Uint8Array): number[] {
 }
 
 /** Response headers: IETF RateLimit / RateLimit-Policy, and the X-RateLimit-* trio. */
-export function rateLimitHeaders(decision: RateDecision, nowMs: number): Record<string, string> {
+export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   const windowSeconds = RATE_LIMIT.windowMs / 1000;
   const headers: Record<string, string> = {
     'RateLimit-Policy': `"per-key";q=${decision.limit};w=${windowSeconds}`,
     RateLimit: `"per-key";r=${decision.remaining};t=${decision.resetSeconds}`,
     'X-RateLimit-Limit': String(decision.limit),
     'X-RateLimit-Remaining': String(decision.remaining),
-    'X-RateLimit-Reset': String(Math.ceil(nowMs / 1000) + decision.resetSeconds),
+    'X-RateLimit-Reset': String(Math.ceil(decision.atMs / 1000) + decision.resetSeconds),
   };
   if (!decision.admitted) headers['Retry-After'] = String(Math.max(1, decision.resetSeconds));
   return headers;

@@ -46,6 +46,8 @@ export function localEnvironment(input: { dynamoDbEndpoint: string; secretsFile:
  * definition, seed data, and the real handlers behind an API Gateway emulation over HTTP.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  // Node 20 is supported here; the SDK's notice about its future Node 22 floor is noise in every run.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   await mkdir(options.directory, { recursive: true });
   const secretsFile = await ensureSecretsFile(options.directory);
   const outboxDirectory = join(options.directory, 'outbox');

@@ -1,0 +1,140 @@
+import { Duration } from 'aws-cdk-lib';
+import type { ThrottleSettings, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import { ApiKeySourceType, CfnAuthorizer, LambdaIntegration, RequestAuthorizer } from 'aws-cdk-lib/aws-apigateway';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import type { PartnerApiRoute } from '../../lambdas/routes';
+import { API_BASE_PATH, partnerApiRoutes } from '../../lambdas/routes';
+import { addMethodNotAllowed, routesByPath } from './rest-api-responses';
+import type { ServiceFunctionProps } from './service-function';
+import { ServiceFunction } from './service-function';
+import { ServiceRestApi } from './service-rest-api';
+import type { ServiceRestApiProps } from './service-rest-api';
+
+/** Partition-key prefixes of `lambdas/data/api-keys.ts` and `lambdas/data/rate-windows.ts`. */
+export const API_KEY_PARTITION_PREFIX = 'APIKEY#';
+export const RATE_LIMIT_PARTITION_PREFIX = 'RATELIMIT#';
+
+/** Module of the REQUEST authorizer under `lambdas/`. */
+export const AUTHORIZER_ENTRY = 'api/authorizer.ts';
+
+/** Settings every function of the service shares (see {@link ServiceFunctionProps}). */
+export type FunctionSettings = Omit<ServiceFunctionProps, 'entry' | 'description'>;
+
+export interface PartnerApiProps {
+  readonly table: ITableV2;
+  /** Name of the global secondary index the handlers query. */
+  readonly indexName: string;
+  readonly functionSettings: FunctionSettings;
+  readonly api: Omit<ServiceRestApiProps, 'apiKeySourceType' | 'restApiName' | 'description'>;
+  /** Per-key throttle of the usage plan (the backstop of the exact limit in code). */
+  readonly usagePlanThrottle: ThrottleSettings;
+  /** @default partnerApiRoutes (lambdas/routes.ts) */
+  readonly routes?: readonly PartnerApiRoute[];
+}
+
+/** `pricingSignals` → `PricingSignals`, for construct ids. */
+export function pascalCase(id: string): string {
+  return id.charAt(0).toUpperCase() + id.slice(1);
+}
+
+/** Names of the `{name}` parameters of a path template. */
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].flatMap((match) => (match[1] ? [match[1]] : []));
+}
+
+/**
+ * The partner API (`/partner-api/v1`), entirely from the route table: one resource and one
+ * Lambda-proxied method per route behind the REQUEST authorizer, which also hands API Gateway
+ * the usage-plan key of the partner key (`apiKeySource: AUTHORIZER`); a 405 for every other
+ * method on those resources; and a usage plan throttling each key.
+ */
+export class PartnerApi extends Construct {
+  public readonly restApi: ServiceRestApi;
+  public readonly authorizerFunction: ServiceFunction;
+  public readonly authorizer: RequestAuthorizer;
+  /** One function per route, by route id. */
+  public readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
+  public readonly usagePlan: UsagePlan;
+  /** The partner API base URL, ending in `/partner-api/v1`. */
+  public readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, props: PartnerApiProps) {
+    super(scope, id);
+    const routes = props.routes ?? partnerApiRoutes;
+    this.restApi = new ServiceRestApi(this, 'RestApi', {
+      ...props.api,
+      restApiName: `partner-api-${props.api.stageName}`,
+      description: 'Partner data API (read-only, API key per partner)',
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+    });
+    const { api } = this.restApi;
+
+    this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
+      ...props.functionSettings,
+      entry: AUTHORIZER_ENTRY,
+      description: 'Partner API key authorizer',
+    });
+    this.authorizerFunction.bindTable({
+      table: props.table,
+      accessMode: 'R',
+      actions: ['dynamodb:GetItem'],
+      partitionKeyPrefixes: [API_KEY_PARTITION_PREFIX],
+    });
+    this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
+      authorizerName: `partner-api-key-${props.api.stageName}`,
+      handler: this.authorizerFunction.function,
+      // No result caching, and so no identity source: with caching on, API Gateway refuses (401)
+      // any request lacking one of the identity sources before the authorizer runs, but a key may
+      // come in Authorization OR X-Enterprise-Key. The authorizer caches key records itself
+      // (25 s, inside the 30 s revocation bound).
+      identitySources: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    const cfnAuthorizer = this.authorizer.node.defaultChild;
+    // CDK writes an empty IdentitySource; the property is optional when caching is off.
+    if (cfnAuthorizer instanceof CfnAuthorizer) cfnAuthorizer.addPropertyDeletionOverride('IdentitySource');
+
+    const routeFunctions = new Map<string, ServiceFunction>();
+    for (const [path, routesOfPath] of routesByPath(routes)) {
+      const resource = api.root.resourceForPath(API_BASE_PATH + path);
+      for (const route of routesOfPath) {
+        const routeFunction = new ServiceFunction(this, `${pascalCase(route.id)}Function`, {
+          ...props.functionSettings,
+          entry: route.entry,
+          description: `${route.method} ${API_BASE_PATH}${route.path}: ${route.summary}`,
+        });
+        // Reads only; the one write is the exact rate-limit counter of the calling key.
+        routeFunction.bindTable({
+          table: props.table,
+          accessMode: 'R',
+          indexNames: [props.indexName],
+          updatablePartitionKeyPrefixes: [RATE_LIMIT_PARTITION_PREFIX],
+        });
+        resource.addMethod(route.method, new LambdaIntegration(routeFunction.function, { allowTestInvoke: false }), {
+          authorizer: this.authorizer,
+          apiKeyRequired: true,
+          operationName: route.id,
+          requestValidator: this.restApi.parameterValidator,
+          requestParameters: {
+            ...Object.fromEntries(pathParameterNames(route.path).map((name) => [`method.request.path.${name}`, true])),
+            // Declared, not required: API Gateway can only check presence; the handler checks the range.
+            ...Object.fromEntries(route.queryParameters.map((parameter) => [`method.request.querystring.${parameter.name}`, false])),
+          },
+        });
+        routeFunctions.set(route.id, routeFunction);
+      }
+      const allow = [...new Set(routesOfPath.map((route) => route.method))];
+      addMethodNotAllowed(resource, allow, API_BASE_PATH + path);
+    }
+    this.routeFunctions = routeFunctions;
+
+    this.usagePlan = api.addUsagePlan('UsagePlan', {
+      name: `partner-api-${props.api.stageName}`,
+      description: 'Per-key throttle of partner keys; each partner key has an API Gateway key in this plan',
+      throttle: props.usagePlanThrottle,
+      apiStages: [{ api, stage: api.deploymentStage }],
+    });
+    this.baseUrl = this.restApi.stageUrl + API_BASE_PATH;
+  }
+}

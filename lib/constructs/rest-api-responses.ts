@@ -1,0 +1,93 @@
+import type { IResource, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { AuthorizationType, MockIntegration, PassthroughBehavior, ResponseType } from 'aws-cdk-lib/aws-apigateway';
+import { gatewayResponses } from '../../lambdas/api/gateway-responses';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../../lambdas/shared/problems';
+
+/** A static header value as API Gateway wants it in a mapping: single-quoted. */
+export function staticHeaderValue(value: string): string {
+  if (value.includes("'")) throw new Error(`A static header value cannot contain a single quote: ${value}`);
+  return `'${value}'`;
+}
+
+/**
+ * Installs every gateway response of `lambdas/api/gateway-responses.ts` (the local server renders
+ * the same definitions), each with the request id in `X-Request-Id`.
+ */
+export function addProblemGatewayResponses(api: RestApi): void {
+  for (const response of gatewayResponses) {
+    const headers = Object.fromEntries(
+      Object.entries(response.headers).map(([name, value]) => [name, staticHeaderValue(value)]),
+    );
+    api.addGatewayResponse(`GatewayResponse${response.type}`, {
+      type: ResponseType.of(response.type),
+      ...(response.statusCode === undefined ? {} : { statusCode: String(response.statusCode) }),
+      templates: { 'application/json': response.template },
+      responseHeaders: { ...headers, 'X-Request-Id': 'context.requestId' },
+    });
+  }
+}
+
+/** Marks where the method goes in the detail, filled in by API Gateway at request time. */
+const METHOD_PLACEHOLDER = '__HTTP_METHOD__';
+
+/**
+ * The 405 problem of the local server (`lib/local/api-gateway.ts`), as a mapping template. The
+ * path is the route's template from the route table; the method comes from `$context`.
+ */
+export function methodNotAllowedTemplate(allow: readonly string[], path: string): string {
+  const body = problemBody(
+    'method-not-allowed',
+    `${METHOD_PLACEHOLDER} ${path} is not available: this route answers ${allow.join(', ')} only. No write endpoints are live.`,
+    { request_id: '$context.requestId' },
+  );
+  return [
+    '#set($context.responseOverride.header.X-Request-Id = $context.requestId)',
+    JSON.stringify(body).replace(METHOD_PLACEHOLDER, '$context.httpMethod'),
+  ].join('\n');
+}
+
+/**
+ * Answers every method a resource does not serve with a 405 problem and an `Allow` header,
+ * straight from API Gateway (MOCK integration, no authorizer: there is nothing to protect and a
+ * client without a key deserves the same answer).
+ */
+export function addMethodNotAllowed(resource: IResource, allow: readonly string[], path: string): void {
+  resource.addMethod(
+    'ANY',
+    new MockIntegration({
+      // No request template: any body and content type reaches the default integration response.
+      passthroughBehavior: PassthroughBehavior.WHEN_NO_TEMPLATES,
+      integrationResponses: [
+        {
+          statusCode: '405',
+          responseTemplates: { 'application/json': methodNotAllowedTemplate(allow, path) },
+          responseParameters: {
+            'method.response.header.Allow': staticHeaderValue(allow.join(', ')),
+            'method.response.header.Content-Type': staticHeaderValue(PROBLEM_CONTENT_TYPE),
+          },
+        },
+      ],
+    }),
+    {
+      authorizationType: AuthorizationType.NONE,
+      apiKeyRequired: false,
+      operationName: 'methodNotAllowed',
+      methodResponses: [
+        {
+          statusCode: '405',
+          responseParameters: {
+            'method.response.header.Allow': true,
+            'method.response.header.Content-Type': true,
+          },
+        },
+      ],
+    },
+  );
+}
+
+/** Groups routes by path, keeping the order of the table: one resource per path. */
+export function routesByPath<R extends { readonly path: string }>(routes: readonly R[]): Map<string, R[]> {
+  const byPath = new Map<string, R[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  return byPath;
+}

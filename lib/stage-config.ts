@@ -1,0 +1,116 @@
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/**
+ * The deployed stages and everything that differs between them. The stack takes a
+ * {@link StageConfig} as props; only `bin/` chooses which one. This module has no runtime
+ * dependency on aws-cdk-lib, so the operator CLI can import the stack name and output keys.
+ */
+export const DEPLOYED_STAGES = ['sandbox', 'production'] as const;
+export type DeployedStage = (typeof DEPLOYED_STAGES)[number];
+
+/** A token bucket: steady requests per second and the bucket size. */
+export interface ThrottleConfig {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+export interface AlarmThresholds {
+  /** Percentage of 5xx responses over 5 minutes, per API, that raises the alarm. */
+  readonly serverErrorRatePercent: number;
+  /** Below this many requests in 5 minutes the 5xx rate is not judged (one error in two requests is noise). */
+  readonly serverErrorMinRequests: number;
+  /** 429 responses per API in 5 minutes (usage plan, stage throttle and the exact per-key limit together). */
+  readonly throttledRequests: number;
+  /** Requests refused because the authorizer failed (error, timeout, throttled) in 5 minutes. */
+  readonly authorizerFailures: number;
+  /** Errors (uncaught exceptions, timeouts) per function in 5 minutes. */
+  readonly lambdaErrors: number;
+}
+
+export interface StageConfig {
+  readonly stage: DeployedStage;
+  /**
+   * Keep the table, the service secret and the log groups when the stack is deleted, and turn on
+   * DynamoDB deletion protection. The secret must outlive the stack: partners' signing secrets
+   * are sealed with a key derived from it.
+   */
+  readonly retainData: boolean;
+  /** Retention of function logs and API access logs. */
+  readonly logRetentionDays: RetentionDays;
+  /** POWERTOOLS_LOG_LEVEL of every function. */
+  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Per-key throttle of the usage plan: the backstop of the exact 120-per-minute limit in code. */
+  readonly usagePlanThrottle: ThrottleConfig;
+  /** Stage-wide throttle of the partner API (all keys together, and unauthenticated traffic). */
+  readonly apiThrottle: ThrottleConfig;
+  /** Stage-wide throttle of the reveal and activation pages (no API key there). */
+  readonly pagesThrottle: ThrottleConfig;
+  readonly alarms: AlarmThresholds;
+  /**
+   * SNS topic that receives alarm state changes. Created outside this stack (one per account,
+   * usually with its own subscriptions).
+   * @default - alarms change state without notifying anyone
+   */
+  readonly alarmTopicArn?: string;
+  /** Sender of operator mail (reveal links); a verified SES identity in the stage's account and region. */
+  readonly mailFrom: string;
+}
+
+/** Per DESIGN.md: 120 requests per minute per key, as a bucket of 120 refilled at 2 per second. */
+const USAGE_PLAN_THROTTLE: ThrottleConfig = { rateLimit: 2, burstLimit: 120 };
+
+export const stageConfigs: Readonly<Record<DeployedStage, StageConfig>> = {
+  sandbox: {
+    stage: 'sandbox',
+    retainData: false,
+    logRetentionDays: 30,
+    logLevel: 'DEBUG',
+    usagePlanThrottle: USAGE_PLAN_THROTTLE,
+    apiThrottle: { rateLimit: 50, burstLimit: 100 },
+    pagesThrottle: { rateLimit: 10, burstLimit: 20 },
+    alarms: {
+      serverErrorRatePercent: 5,
+      serverErrorMinRequests: 20,
+      throttledRequests: 100,
+      authorizerFailures: 5,
+      lambdaErrors: 5,
+    },
+    mailFrom: 'Partner Team <partners-sandbox@example.com>',
+  },
+  production: {
+    stage: 'production',
+    retainData: true,
+    logRetentionDays: 365,
+    logLevel: 'INFO',
+    usagePlanThrottle: USAGE_PLAN_THROTTLE,
+    apiThrottle: { rateLimit: 500, burstLimit: 1000 },
+    pagesThrottle: { rateLimit: 20, burstLimit: 40 },
+    alarms: {
+      serverErrorRatePercent: 1,
+      serverErrorMinRequests: 20,
+      throttledRequests: 50,
+      authorizerFailures: 1,
+      lambdaErrors: 1,
+    },
+    mailFrom: 'Partner Team <partners@example.com>',
+  },
+};
+
+export function isDeployedStage(value: string): value is DeployedStage {
+  return (DEPLOYED_STAGES as readonly string[]).includes(value);
+}
+
+/** The CloudFormation stack of a stage; the operator CLI finds the stage by this name. */
+export function stackName(stage: DeployedStage): string {
+  return `PartnerApi-${stage}`;
+}
+
+/** Output keys of the stack, read by the operator CLI (`lib/admin/deployed-target.ts`). */
+export const STACK_OUTPUTS = {
+  apiBaseUrl: 'ApiBaseUrl',
+  activationBaseUrl: 'ActivationBaseUrl',
+  tableName: 'TableName',
+  serviceSecretArn: 'ServiceSecretArn',
+  usagePlanId: 'UsagePlanId',
+  mailFrom: 'MailFrom',
+} as const;

@@ -1,0 +1,185 @@
+import { inject } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestPartner } from '../support/partners';
+import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
+
+const PROBLEM = 'application/problem+json';
+
+let revenuePartner: TestPartner;
+let metricsPartner: TestPartner;
+let otherPartner: TestPartner;
+let ownPropertyId: number;
+let foreignPropertyId: number;
+
+beforeAll(async () => {
+  [revenuePartner, metricsPartner, otherPartner] = await Promise.all([
+    approvedPartner({ revenue: true }),
+    approvedPartner({ revenue: false, products: ['assistant'] }),
+    approvedPartner({ revenue: true }),
+  ]);
+  const own = await sponsoredProperty(revenuePartner.id, { email: 'Owner@Example.com', name: 'Dune House', products: ['assistant', 'upsells'] });
+  await sponsoredProperty(revenuePartner.id, { email: 'owner@example.COM', name: 'Dune House Annex', products: ['guidebook'] });
+  const foreign = await sponsoredProperty(otherPartner.id, { name: 'Somebody Else’s Villa' });
+  ownPropertyId = own.propertyId;
+  foreignPropertyId = foreign.propertyId;
+});
+
+describe('200: the three endpoints with a valid key', () => {
+  it('GET /usage reports seats per host with exactly the spec fields and no e-mail', async () => {
+    const { status, json, text, headers } = await apiGet('/usage', revenuePartner.key);
+
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toBe('application/json');
+    expect(Object.keys(json).sort()).toEqual(['active_seats', 'generated_at', 'hosts', 'partner_id']);
+    expect(json).toMatchObject({ partner_id: revenuePartner.id, active_seats: 3 });
+    expect(json.hosts).toEqual([{ host_user_id: expect.any(Number), active_seats: 3 }]);
+    expect(new Date(String(json.generated_at)).toISOString()).toBe(json.generated_at);
+    expect(text).not.toMatch(/@|owner/i);
+  });
+
+  it('GET /properties lists id and name of the partner’s own properties only', async () => {
+    const { status, json } = await apiGet('/properties', revenuePartner.key);
+
+    expect(status).toBe(200);
+    expect(Object.keys(json).sort()).toEqual(['generated_at', 'partner_id', 'properties']);
+    expect(json.properties).toEqual([
+      { id: ownPropertyId, name: 'Dune House' },
+      { id: expect.any(Number), name: 'Dune House Annex' },
+    ]);
+  });
+
+  it('GET pricing-signals answers zeros for a property without reservations', async () => {
+    const { status, json } = await apiGet(`/properties/${ownPropertyId}/pricing-signals`, revenuePartner.key);
+
+    expect(status).toBe(200);
+    expect(Object.keys(json).sort()).toEqual(['occupancy_30d', 'property_id', 'signals']);
+    expect(json.signals).toEqual({ occupancy_today: 0, avg_lead_time_days: 0, avg_stay_nights: 0, source_mix: {}, total_reservations: 0 });
+    expect(Object.keys(json.occupancy_30d as object)).toHaveLength(30);
+  });
+
+  it('accepts the key in X-Enterprise-Key as well', async () => {
+    const { status } = await apiGet('/usage', undefined, { 'X-Enterprise-Key': metricsPartner.key });
+
+    expect(status).toBe(200);
+  });
+
+  it('works with the demo key that npm start prints', async () => {
+    const { status, json } = await apiGet('/properties', inject('demoKey'));
+
+    expect(status).toBe(200);
+    expect((json.properties as unknown[]).length).toBeGreaterThan(0);
+  });
+});
+
+describe('401: missing or bad keys, each with its own problem type', () => {
+  it.each([
+    ['missing', {}, 'missing-api-key'],
+    ['malformed', { Authorization: 'Bearer not-a-key' }, 'malformed-api-key'],
+    ['non-Bearer', { Authorization: 'Basic dXNlcjpwYXNz' }, 'malformed-api-key'],
+    ['unknown', { Authorization: 'Bearer svc_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, 'malformed-api-key'],
+  ])('%s key', async (_, headers, problem) => {
+    const { status, json, headers: responseHeaders } = await apiGet('/usage', undefined, headers);
+
+    expect(status).toBe(401);
+    expect(responseHeaders.get('content-type')).toBe(PROBLEM);
+    expect(json).toMatchObject({ type: `https://developers.example.com/partner-api/problems/${problem}`, status: 401 });
+    expect(json.request_id).toBe(responseHeaders.get('x-request-id'));
+  });
+
+  it('a well-formed key that was never issued is unknown', async () => {
+    const { generateApiKey } = await import('../../lambdas/domain/api-key');
+
+    const { status, json } = await apiGet('/usage', generateApiKey().key);
+
+    expect(status).toBe(401);
+    expect(json.type).toContain('unknown-api-key');
+  });
+});
+
+describe('403: a valid key without the scope', () => {
+  it.each(['/properties', '/properties/1/pricing-signals'])('GET %s with a metrics-only key', async (path) => {
+    const { status, json, headers } = await apiGet(path, metricsPartner.key);
+
+    expect(status).toBe(403);
+    expect(headers.get('content-type')).toBe(PROBLEM);
+    expect(json.type).toContain('insufficient-scope');
+    expect(headers.get('ratelimit')).toMatch(/^"per-key";r=\d+;t=\d+$/);
+  });
+});
+
+describe('404: missing and foreign properties look the same', () => {
+  it('another partner’s property and a missing one give identical answers', async () => {
+    const foreign = await apiGet(`/properties/${foreignPropertyId}/pricing-signals`, revenuePartner.key);
+    const missing = await apiGet('/properties/987654321/pricing-signals', revenuePartner.key);
+
+    expect(foreign.status).toBe(404);
+    expect(missing.status).toBe(404);
+    const strip = (body: Record<string, unknown>) => ({ ...body, request_id: undefined, detail: String(body.detail).replace(/\d+/, 'N') });
+    expect(strip(foreign.json)).toEqual(strip(missing.json));
+    expect(foreign.text).not.toContain('Villa');
+  });
+
+  it.each([
+    ['GET', '/nothing-here'],
+    ['GET', '/properties/1/operational-state'],
+    ['GET', '/webhooks'],
+    ['GET', '/partner'],
+    ['GET', '/tokens'],
+    ['GET', ''],
+  ])('%s %s is a 404 problem, not a gateway default', async (method, path) => {
+    const response = await fetch(`${inject('apiBaseUrl')}${path}`, { method, headers: { Authorization: `Bearer ${revenuePartner.key}` } });
+
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toBe(PROBLEM);
+    expect(await response.json()).toMatchObject({ type: expect.stringContaining('not-found'), status: 404 });
+  });
+});
+
+describe('405: write methods are not live', () => {
+  it.each([
+    ['POST', '/properties'],
+    ['PUT', '/properties/1/pricing-signals'],
+    ['DELETE', '/usage'],
+    ['PATCH', '/properties'],
+  ])('%s %s', async (method, path) => {
+    const response = await fetch(`${inject('apiBaseUrl')}${path}`, { method, headers: { Authorization: `Bearer ${revenuePartner.key}` }, body: method === 'DELETE' ? undefined : '{}' });
+
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('content-type')).toBe(PROBLEM);
+  });
+});
+
+describe('400: bad parameters', () => {
+  it.each(['0', '366', 'ninety', '7.5', ''])('lookback_days=%j', async (value) => {
+    const { status, json } = await apiGet(`/properties/${ownPropertyId}/pricing-signals?lookback_days=${value}`, revenuePartner.key);
+
+    expect(status).toBe(400);
+    expect(json.detail).toContain('lookback_days must be an integer from 1 to 365');
+  });
+
+  it('accepts the bounds 1 and 365', async () => {
+    for (const days of [1, 365]) {
+      expect((await apiGet(`/properties/${ownPropertyId}/pricing-signals?lookback_days=${days}`, revenuePartner.key)).status).toBe(200);
+    }
+  });
+
+  it('refuses a partner_id query parameter: identity comes from the key alone', async () => {
+    const { status, json } = await apiGet(`/usage?partner_id=${otherPartner.id}`, revenuePartner.key);
+
+    expect(status).toBe(400);
+    expect(json.detail).toContain('identified by your API key');
+  });
+});
+
+describe('isolation', () => {
+  it('two partners never see each other’s hosts or properties', async () => {
+    const mine = await apiGet('/properties', revenuePartner.key);
+    const theirs = await apiGet('/properties', otherPartner.key);
+    const myIds = (mine.json.properties as { id: number }[]).map((p) => p.id);
+    const theirIds = (theirs.json.properties as { id: number }[]).map((p) => p.id);
+
+    expect(myIds.filter((id) => theirIds.includes(id))).toEqual([]);
+    expect(theirIds).toEqual([foreignPropertyId]);
+  });
+});

@@ -1,0 +1,83 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
+import type { ProductId } from '../../lambdas/domain/catalog';
+import { openReveal } from '../../lambdas/domain/reveal-crypto';
+import type { OutgoingMail } from '../../lib/operations/mailer';
+import type { OperatorTarget } from '../../lib/operations/target';
+
+/** Operator target for tests: the suite's local server, with mail kept in memory. */
+export function testTarget(sentMail: OutgoingMail[] = []): OperatorTarget {
+  return {
+    stage: 'local',
+    activationBaseUrl: inject('activationBaseUrl'),
+    mailer: {
+      async send(mail) {
+        sentMail.push(mail);
+        return { delivery: 'outbox', path: '/dev/null' };
+      },
+    },
+  };
+}
+
+export function uniqueSlug(label: string): string {
+  return `${label}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Reveals a key the way the reveal page does: digest of the fragment secret, then decrypt. */
+export async function revealKey(revealUrl: string): Promise<string> {
+  const [pageUrl = '', fragmentSecret = ''] = revealUrl.split('#');
+  const secretDigest = createHash('sha256').update(Buffer.from(fragmentSecret, 'base64url')).digest('base64url');
+  const response = await fetch(pageUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ secret_digest: secretDigest }) });
+  if (response.status !== 200) throw new Error(`Reveal failed: ${response.status} ${await response.text()}`);
+  const { iv, ciphertext } = (await response.json()) as { iv: string; ciphertext: string };
+  return openReveal({ fragmentSecret, iv, ciphertext });
+}
+
+export interface TestPartner {
+  readonly id: number;
+  readonly slug: string;
+  readonly key: string;
+  readonly keyPrefix: string;
+}
+
+/** Approves a partner through the operator operation and reveals its first key over HTTP. */
+export async function approvedPartner(options: { revenue?: boolean; products?: ProductId[] } = {}): Promise<TestPartner> {
+  const { approvePartner } = await import('../../lib/operations/partners');
+  const slug = uniqueSlug('test');
+  const { result } = await approvePartner(
+    testTarget(),
+    { name: `Test ${slug}`, slug, email: `api@${slug}.example`, products: options.products ?? ['assistant', 'upsells', 'guidebook', 'checkin'], revenueAccess: options.revenue ?? true },
+    Date.now(),
+  );
+  return { id: result.partner_id, slug, key: await revealKey(result.reveal_url), keyPrefix: result.key_prefix };
+}
+
+/** Sponsors a property (and its host) for a partner, as an activation would. */
+export async function sponsoredProperty(partnerId: number, options: { email?: string; name?: string; products?: ProductId[] } = {}) {
+  const suffix = randomBytes(4).toString('hex');
+  return provisionSponsoredHost({
+    partnerId,
+    contactEmail: options.email ?? `host-${suffix}@example.com`,
+    contactName: `Host ${suffix}`,
+    pmsHotelId: `PMS-${suffix}`,
+    propertyName: options.name ?? `Property ${suffix}`,
+    productIds: options.products ?? ['assistant'],
+    nowMs: Date.now(),
+  });
+}
+
+/** GET on the partner API with a key. */
+export async function apiGet(path: string, key?: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${inject('apiBaseUrl')}${path}`, {
+    headers: { Accept: 'application/json', ...(key ? { Authorization: `Bearer ${key}` } : {}), ...headers },
+  });
+  const text = await response.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // Left empty: tests that care assert on `text`.
+  }
+  return { status: response.status, headers: response.headers, json, text };
+}

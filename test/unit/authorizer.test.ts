@@ -1,0 +1,89 @@
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { forgetCachedKeys, presentedKey } from '../../lambdas/api/authenticate';
+import { handler } from '../../lambdas/api/authorizer';
+import { generateApiKey } from '../../lambdas/domain/api-key';
+import { awsError, authorizerEvent } from '../support/events';
+
+const dynamo = mockClient(DynamoDBDocumentClient);
+const issued = generateApiKey();
+const record = { prefix: issued.prefix, partnerId: 7, digest: new Uint8Array(issued.digest), scopes: ['metrics:read'], createdAt: '2026-01-01T00:00:00Z' };
+
+beforeEach(() => {
+  dynamo.reset();
+  forgetCachedKeys();
+});
+afterEach(() => vi.useRealTimers());
+
+describe('REQUEST authorizer', () => {
+  it('allows a valid key with the partner identity and usage-plan key, from one read', async () => {
+    dynamo.on(GetCommand).resolves({ Item: { ...record, usageIdentifierKey: 'apigw-key-value' } });
+
+    const result = await handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }));
+
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    expect(result.context).toEqual({ partnerId: 7, keyPrefix: issued.prefix, scopes: 'metrics:read' });
+    expect(result.usageIdentifierKey).toBe('apigw-key-value');
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(1);
+    expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual({ PK: `APIKEY#${issued.prefix}`, SK: 'APIKEY' });
+  });
+
+  it('accepts X-Enterprise-Key, and prefers Authorization when both are sent', () => {
+    expect(presentedKey({ 'x-enterprise-key': 'svc_a' })).toBe('svc_a');
+    expect(presentedKey({ 'X-Enterprise-Key': 'svc_b', AUTHORIZATION: 'bearer svc_c' })).toBe('svc_c');
+    expect(presentedKey({ Authorization: 'Basic dXNlcjpwYXNz' })).toBe('Basic dXNlcjpwYXNz');
+    expect(presentedKey({ Authorization: '   ' })).toBeUndefined();
+    expect(presentedKey(null)).toBeUndefined();
+  });
+
+  it('throws Unauthorized (API Gateway 401) when no key is sent', async () => {
+    await expect(handler(authorizerEvent({}))).rejects.toThrow('Unauthorized');
+  });
+
+  it('refuses a malformed or mistyped key without reading the table', async () => {
+    const mistyped = `${issued.key.slice(0, -1)}${issued.key.endsWith('A') ? 'B' : 'A'}`;
+
+    for (const key of ['hello', mistyped, `${issued.key}x`]) {
+      const result = await handler(authorizerEvent({ Authorization: `Bearer ${key}` }));
+      expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
+      expect(result.context?.problemType).toContain('malformed-api-key');
+    }
+    expect(dynamo.calls()).toHaveLength(0);
+  });
+
+  it.each([
+    ['unknown', undefined, 'unknown-api-key'],
+    ['a different digest', { ...record, digest: new Uint8Array(32) }, 'unknown-api-key'],
+    ['revoked', { ...record, revokedAt: '2026-02-01T00:00:00Z' }, 'revoked-api-key'],
+    ['expired', { ...record, expiresAt: '2026-02-01T00:00:00Z' }, 'expired-api-key'],
+  ])('denies a %s key with its own problem type', async (_, item, problem) => {
+    dynamo.on(GetCommand).resolves({ Item: item });
+
+    const result = await handler(authorizerEvent({ 'X-Enterprise-Key': issued.key }));
+
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
+    expect(result.context?.problemType).toBe(`https://developers.example.com/partner-api/problems/${problem}`);
+    expect(String(result.context?.problemDetail)).not.toContain(issued.key);
+  });
+
+  it('caches a key for 25 s at most, so a revocation is seen within 30 s', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-22T10:00:00Z') });
+    dynamo.on(GetCommand).resolvesOnce({ Item: record }).resolves({ Item: { ...record, revokedAt: '2026-11-22T10:00:01Z' } });
+    const ask = () => handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }));
+
+    expect((await ask()).policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    vi.advanceTimersByTime(24_000);
+    expect((await ask()).policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(1);
+    vi.advanceTimersByTime(1_000);
+    expect((await ask()).context?.problemType).toContain('revoked-api-key');
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(2);
+  });
+
+  it('lets a DynamoDB failure escape, which API Gateway answers with its 503 authorizer-failure problem', async () => {
+    dynamo.on(GetCommand).rejects(awsError('ProvisionedThroughputExceededException'));
+
+    await expect(handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }))).rejects.toThrow();
+  });
+});

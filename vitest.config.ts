@@ -1,0 +1,51 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Four suites, one command (`npm test`):
+ * - unit: pure logic and handlers with aws-sdk-client-mock (no I/O);
+ * - integration: the local server over real HTTP against DynamoDB Local;
+ * - browser: Debian's Chromium (playwright-core) against the local server;
+ * - infra: the synthesized CDK templates and cdk-nag.
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.{ts,tsx}'],
+          setupFiles: ['test/support/unit-environment.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/local-service-setup.ts'],
+          setupFiles: ['test/support/integration-environment.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/support/local-service-setup.ts'],
+          setupFiles: ['test/support/integration-environment.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+        },
+      },
+    ],
+  },
+});
