@@ -1,0 +1,194 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PricingSignalsResponse } from '../../lambdas/domain/pricing-signals';
+import type { Reservation } from '../../lambdas/domain/reservations';
+import { runCli } from '../../lib/admin/cli';
+import { expectSignalsClose, pricingOracle } from '../support/pricing-oracle';
+import type { TestPartner } from '../support/partners';
+import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
+
+const DAY = 86_400_000;
+let partner: TestPartner;
+let folder: string;
+
+beforeAll(async () => {
+  partner = await approvedPartner();
+  folder = await mkdtemp(join(tmpdir(), 'reservations-'));
+});
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+async function importFile(propertyId: number, rows: unknown, ...extra: string[]) {
+  const file = join(folder, `${propertyId}-${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(file, JSON.stringify(rows));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(['reservations', 'import', '--property', String(propertyId), '--file', file, '--json', ...extra], {
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+  });
+  return { code, result: code === 0 ? (JSON.parse(out.join('')) as { imported: number; unchanged: number }) : undefined, stderr: err.join('\n') };
+}
+
+/** Fetches signals and checks them against the DESIGN.md formulas at the request's own clock. */
+async function expectSignalsMatchOracle(propertyId: number, reservations: Reservation[], lookbackDays: number, units: number) {
+  const before = Date.now();
+  const { status, json } = await apiGet(`/properties/${propertyId}/pricing-signals?lookback_days=${lookbackDays}`, partner.key);
+  const after = Date.now();
+  expect(status).toBe(200);
+  const actual = json as unknown as PricingSignalsResponse;
+  const today = Object.keys(actual.occupancy_30d)[0];
+  const nowMs = isoDay(after) === today ? after : before;
+  expectSignalsClose(actual, pricingOracle(reservations, nowMs, lookbackDays, units), expect);
+  return actual;
+}
+
+function reservation(propertyId: number, id: string, fields: Partial<Reservation> & { bookedAgoMs: number; checkInInDays: number; nights: number }): Reservation {
+  const now = Date.now();
+  const today = Math.floor(now / DAY);
+  return {
+    id,
+    property_id: propertyId,
+    channel: fields.channel ?? 'Airbnb',
+    booked_at: new Date(now - fields.bookedAgoMs).toISOString(),
+    check_in: isoDay((today + fields.checkInInDays) * DAY),
+    check_out: isoDay((today + fields.checkInInDays + fields.nights) * DAY),
+    status: fields.status ?? 'confirmed',
+  };
+}
+
+describe('reservations import and pricing signals', () => {
+  it('computes every signal from imported reservations, and a re-import changes nothing', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const rows = [
+      reservation(propertyId, 'a', { bookedAgoMs: 2 * DAY, checkInInDays: 10, nights: 3, channel: 'Airbnb' }),
+      reservation(propertyId, 'b', { bookedAgoMs: 40 * DAY, checkInInDays: -2, nights: 5, channel: 'Booking.com' }),
+      reservation(propertyId, 'c', { bookedAgoMs: 1 * 3_600_000, checkInInDays: 0, nights: 1, channel: 'Direct' }),
+      reservation(propertyId, 'd', { bookedAgoMs: 100 * DAY, checkInInDays: -95, nights: 2, channel: 'Airbnb' }),
+      reservation(propertyId, 'e', { bookedAgoMs: 5 * DAY, checkInInDays: 3, nights: 4, channel: 'Vrbo', status: 'cancelled' }),
+    ];
+
+    expect((await importFile(propertyId, rows)).result).toEqual({ imported: 5, unchanged: 0 });
+    const first = await expectSignalsMatchOracle(propertyId, rows, 90, 1);
+    expect(first.signals.total_reservations).toBe(3);
+    expect(first.signals.occupancy_today).toBe(1);
+
+    expect((await importFile(propertyId, rows)).result).toEqual({ imported: 0, unchanged: 5 });
+    const again = await expectSignalsMatchOracle(propertyId, rows, 90, 1);
+    expect(again.signals).toEqual(first.signals);
+    await expectSignalsMatchOracle(propertyId, rows, 365, 1);
+    await expectSignalsMatchOracle(propertyId, rows, 1, 1);
+  });
+
+  it('a re-import that cancels a reservation removes it from every signal', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const stay = reservation(propertyId, 'stay', { bookedAgoMs: 3 * DAY, checkInInDays: -1, nights: 4, channel: 'Direct' });
+    await importFile(propertyId, [stay]);
+    expect((await expectSignalsMatchOracle(propertyId, [stay], 30, 1)).signals.occupancy_today).toBe(1);
+
+    const cancelled = { ...stay, status: 'cancelled' as const };
+    expect((await importFile(propertyId, [cancelled])).result).toEqual({ imported: 1, unchanged: 0 });
+
+    const after = await expectSignalsMatchOracle(propertyId, [cancelled], 30, 1);
+    expect(after.signals).toEqual({ occupancy_today: 0, avg_lead_time_days: 0, avg_stay_nights: 0, source_mix: {}, total_reservations: 0 });
+  });
+
+  it('counts a booking one hour inside the window edge and not one an hour outside it', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const rows = [
+      reservation(propertyId, 'inside', { bookedAgoMs: 30 * DAY - 3_600_000, checkInInDays: 5, nights: 2, channel: 'Inside' }),
+      reservation(propertyId, 'outside', { bookedAgoMs: 30 * DAY + 3_600_000, checkInInDays: 5, nights: 2, channel: 'Outside' }),
+      reservation(propertyId, 'today', { bookedAgoMs: 60_000, checkInInDays: 9, nights: 1, channel: 'Today' }),
+    ];
+    await importFile(propertyId, rows);
+
+    const signals = await expectSignalsMatchOracle(propertyId, rows, 30, 1);
+
+    expect(Object.keys(signals.signals.source_mix).sort()).toEqual(['Inside', 'Today']);
+  });
+
+  it('counts a long stay on every night it covers, whenever it was booked (window-independent occupancy)', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const rows = [reservation(propertyId, 'long', { bookedAgoMs: 300 * DAY, checkInInDays: -20, nights: 35, channel: 'Direct' })];
+    await importFile(propertyId, rows);
+
+    const signals = await expectSignalsMatchOracle(propertyId, rows, 90, 1);
+
+    expect(signals.signals.total_reservations).toBe(0);
+    expect(Object.values(signals.occupancy_30d).filter((ratio) => ratio === 1)).toHaveLength(15);
+  });
+
+  it('divides by units (set with --units) and caps overbooking at 1', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const rows = [0, 1, 2, 3].map((i) => reservation(propertyId, `u${i}`, { bookedAgoMs: DAY, checkInInDays: 0, nights: i + 1 }));
+    await importFile(propertyId, rows, '--units', '3');
+
+    const signals = await expectSignalsMatchOracle(propertyId, rows, 90, 3);
+
+    expect(signals.signals.occupancy_today).toBe(1);
+    expect(Object.values(signals.occupancy_30d).slice(0, 4)).toEqual([1, 1, 0.6667, 0.3333]);
+  });
+
+  it('reports invalid rows by index and imports nothing', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const good = reservation(propertyId, 'good', { bookedAgoMs: DAY, checkInInDays: 0, nights: 1 });
+
+    const { code, stderr } = await importFile(propertyId, [good, { ...good, id: 'bad', check_in: 'soon' }, { ...good, id: 'worse', status: 'maybe' }]);
+    const signals = await apiGet(`/properties/${propertyId}/pricing-signals`, partner.key);
+
+    expect(code).toBe(1);
+    expect(stderr).toContain('Nothing was imported: 2 invalid row(s)');
+    expect(stderr).toContain('row 1: check_in');
+    expect(stderr).toContain('row 2: status');
+    expect((signals.json.signals as { total_reservations: number }).total_reservations).toBe(0);
+  });
+
+  it('refuses an unknown property and a file that is not JSON', async () => {
+    const missing = await importFile(99_999_999, []);
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const file = join(folder, 'broken.json');
+    await writeFile(file, '[{"id": ');
+    const err: string[] = [];
+    const code = await runCli(['reservations', 'import', '--property', String(propertyId), '--file', file], { out: () => undefined, err: (t) => err.push(t) });
+
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('No property 99999999');
+    expect(code).toBe(1);
+    expect(err.join('')).toContain('is not valid JSON');
+  });
+
+  it('matches the formulas for any set of reservations and any lookback (property-based)', async () => {
+    const row = fc.record({
+      bookedAgoMs: fc.integer({ min: 0, max: 400 * DAY }),
+      checkInOffset: fc.integer({ min: -3, max: 60 }),
+      nights: fc.integer({ min: 1, max: 21 }),
+      channel: fc.constantFrom('Airbnb', 'Booking.com', 'Direct', 'Vrbo'),
+      cancelled: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { maxLength: 40 }), fc.integer({ min: 1, max: 365 }), fc.integer({ min: 1, max: 4 }), async (rows, lookbackDays, units) => {
+        const { propertyId } = await sponsoredProperty(partner.id);
+        const now = Date.now();
+        const reservations = rows.map((r, i): Reservation => {
+          const bookedAt = now - r.bookedAgoMs;
+          const checkIn = Math.floor(bookedAt / DAY) + Math.max(0, r.checkInOffset);
+          return {
+            id: `p${i}`,
+            property_id: propertyId,
+            channel: r.channel,
+            booked_at: new Date(bookedAt).toISOString(),
+            check_in: isoDay(checkIn * DAY),
+            check_out: isoDay((checkIn + r.nights) * DAY),
+            status: r.cancelled ? 'cancelled' : 'confirmed',
+          };
+        });
+        expect((await importFile(propertyId, reservations, '--units', String(units))).code).toBe(0);
+        await expectSignalsMatchOracle(propertyId, reservations, lookbackDays, units);
+      }),
+      { numRuns: 12 },
+    );
+  });
+});
