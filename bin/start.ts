@@ -10,14 +10,19 @@ const USAGE = `Usage: npm start [-- --persist] [-- --quiet]
 function readOptions() {
   try {
     const { values } = parseArgs({
-      options: { persist: { type: 'boolean', default: false }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+      options: {
+        persist: { type: 'boolean', default: false },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
     });
     if (values.help) {
       console.log(USAGE);
       process.exit(0);
     }
     const port = Number(process.env.PORT ?? 3000);
-    if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`PORT must be a port number; got "${process.env.PORT}".`);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535)
+      throw new Error(`PORT must be a port number; got "${process.env.PORT}".`);
     return { persist: values.persist, quiet: values.quiet, port, host: process.env.HOST ?? '127.0.0.1' };
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
@@ -56,7 +61,11 @@ try {
     );
   }
   if (metricsOnly) {
-    lines.push('', `Metrics-only partner "${metricsOnly.partnerSlug}" (${metricsOnly.scopes.join(', ')}; 403 on /properties):`, `  ${metricsOnly.key}`);
+    lines.push(
+      '',
+      `Metrics-only partner "${metricsOnly.partnerSlug}" (${metricsOnly.scopes.join(', ')}; 403 on /properties):`,
+      `  ${metricsOnly.key}`,
+    );
   }
   lines.push('', 'Operator CLI: npm run admin -- --help', 'Ctrl-C stops the server and DynamoDB Local.', '');
   console.log(lines.join('\n'));
@@ -74,7 +83,9 @@ try {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 } catch (error) {
   const message = (error as Error).message;
-  const hint = /EADDRINUSE/.test(message) ? `\nPort ${options.port} is in use: stop the other server or run PORT=3001 npm start.` : '';
+  const hint = /EADDRINUSE/.test(message)
+    ? `\nPort ${options.port} is in use: stop the other server or run PORT=3001 npm start.`
+    : '';
   console.error(`Could not start the local service: ${message}${hint}`);
   process.exit(1);
 }

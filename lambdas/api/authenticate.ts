@@ -5,7 +5,12 @@ import type { ProblemName } from '../shared/problems';
 
 export type Authentication =
   | { readonly kind: 'missing' }
-  | { readonly kind: 'refused'; readonly problem: ProblemName; readonly detail: string; readonly keyPrefix?: string }
+  | {
+      readonly kind: 'refused';
+      readonly problem: ProblemName;
+      readonly detail: string;
+      readonly keyPrefix?: string;
+    }
   | { readonly kind: 'authenticated'; readonly key: ApiKeyRecord };
 
 type Headers = Record<string, string | undefined> | null | undefined;
@@ -76,13 +81,28 @@ export async function authenticate(headers: Headers, nowMs: number): Promise<Aut
   }
   const record = await keyRecord(parsed.prefix, nowMs);
   if (!record || !digestsMatch(digestApiKey(parsed.key), record.digest)) {
-    return { kind: 'refused', problem: 'unknown-api-key', detail: 'This API key is not recognised.', keyPrefix: parsed.prefix };
+    return {
+      kind: 'refused',
+      problem: 'unknown-api-key',
+      detail: 'This API key is not recognised.',
+      keyPrefix: parsed.prefix,
+    };
   }
   switch (apiKeyState(record, nowMs)) {
     case 'revoked':
-      return { kind: 'refused', problem: 'revoked-api-key', detail: 'This API key was revoked. Use your current key or ask us for a new one.', keyPrefix: record.prefix };
+      return {
+        kind: 'refused',
+        problem: 'revoked-api-key',
+        detail: 'This API key was revoked. Use your current key or ask us for a new one.',
+        keyPrefix: record.prefix,
+      };
     case 'expired':
-      return { kind: 'refused', problem: 'expired-api-key', detail: 'This API key expired after a rotation. Use the key that replaced it.', keyPrefix: record.prefix };
+      return {
+        kind: 'refused',
+        problem: 'expired-api-key',
+        detail: 'This API key expired after a rotation. Use the key that replaced it.',
+        keyPrefix: record.prefix,
+      };
     default:
       return { kind: 'authenticated', key: record };
   }

@@ -34,5 +34,8 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
 }
 
 function policy(effect: 'Allow' | 'Deny', methodArn: string): APIGatewayAuthorizerResult['policyDocument'] {
-  return { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: methodArn }] };
+  return {
+    Version: '2012-10-17',
+    Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: methodArn }],
+  };
 }

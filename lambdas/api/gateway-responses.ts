@@ -32,18 +32,33 @@ function template(fields: { type: string; title: string; status: string; detail:
   return `{"type":"${fields.type}","title":"${fields.title}","status":${fields.status},"detail":"${fields.detail}","request_id":"$context.requestId"}`;
 }
 
-function catalogued(type: GatewayResponseType, name: ProblemName, detail: string, headers: Record<string, string> = {}): GatewayResponseDefinition {
+function catalogued(
+  type: GatewayResponseType,
+  name: ProblemName,
+  detail: string,
+  headers: Record<string, string> = {},
+): GatewayResponseDefinition {
   const { status, title } = problemCatalog[name];
-  return { type, statusCode: status, template: template({ type: problemTypeUri(name), title, status: String(status), detail }), headers };
+  return {
+    type,
+    statusCode: status,
+    template: template({ type: problemTypeUri(name), title, status: String(status), detail }),
+    headers,
+  };
 }
 
 const NOT_FOUND_DETAIL =
   'There is no such resource. Live routes: GET /usage, GET /properties, GET /properties/{propertyId}/pricing-signals.';
 
 const definitions: GatewayResponseDefinition[] = [
-  catalogued('UNAUTHORIZED', 'missing-api-key', 'Send your API key in the Authorization header as Bearer <key>, or in X-Enterprise-Key.', {
-    'WWW-Authenticate': 'Bearer realm="partner-api"',
-  }),
+  catalogued(
+    'UNAUTHORIZED',
+    'missing-api-key',
+    'Send your API key in the Authorization header as Bearer <key>, or in X-Enterprise-Key.',
+    {
+      'WWW-Authenticate': 'Bearer realm="partner-api"',
+    },
+  ),
   {
     // The authorizer denies bad keys with a Deny policy whose context names the problem; the
     // status is fixed per response type, so this one is 401 and missing scope is a handler 403.
@@ -57,13 +72,34 @@ const definitions: GatewayResponseDefinition[] = [
     }),
     headers: { 'WWW-Authenticate': 'Bearer realm="partner-api", error="invalid_token"' },
   },
-  catalogued('INVALID_API_KEY', 'unknown-api-key', 'This API key is not active for the API. Ask us for a new key.'),
+  catalogued(
+    'INVALID_API_KEY',
+    'unknown-api-key',
+    'This API key is not active for the API. Ask us for a new key.',
+  ),
   catalogued('MISSING_AUTHENTICATION_TOKEN', 'not-found', NOT_FOUND_DETAIL),
   catalogued('RESOURCE_NOT_FOUND', 'not-found', NOT_FOUND_DETAIL),
-  catalogued('THROTTLED', 'rate-limited', 'Too many requests for this key: at most 120 per rolling minute.', { 'Retry-After': '1' }),
-  catalogued('QUOTA_EXCEEDED', 'rate-limited', 'Too many requests for this key: at most 120 per rolling minute.', { 'Retry-After': '60' }),
-  catalogued('AUTHORIZER_FAILURE', 'service-unavailable', 'The service could not check your key just now; retry shortly.', { 'Retry-After': '1' }),
-  catalogued('AUTHORIZER_CONFIGURATION_ERROR', 'service-unavailable', 'The service could not check your key just now; retry shortly.', { 'Retry-After': '1' }),
+  catalogued('THROTTLED', 'rate-limited', 'Too many requests for this key: at most 120 per rolling minute.', {
+    'Retry-After': '1',
+  }),
+  catalogued(
+    'QUOTA_EXCEEDED',
+    'rate-limited',
+    'Too many requests for this key: at most 120 per rolling minute.',
+    { 'Retry-After': '60' },
+  ),
+  catalogued(
+    'AUTHORIZER_FAILURE',
+    'service-unavailable',
+    'The service could not check your key just now; retry shortly.',
+    { 'Retry-After': '1' },
+  ),
+  catalogued(
+    'AUTHORIZER_CONFIGURATION_ERROR',
+    'service-unavailable',
+    'The service could not check your key just now; retry shortly.',
+    { 'Retry-After': '1' },
+  ),
   {
     // Any other refusal by API Gateway (e.g. a body too large). Gateway responses have no
     // status-code variable, and `status` is advisory in RFC 9457, so it is left out here.
@@ -99,7 +135,8 @@ export function renderGatewayResponse(
   const response = gatewayResponse(type);
   const body = response.template.replace(/\$context\.([A-Za-z.]+)/g, (_, path: string) => {
     if (path === 'requestId') return variables.requestId;
-    if (path.startsWith('authorizer.')) return String(variables.authorizer?.[path.slice('authorizer.'.length)] ?? '');
+    if (path.startsWith('authorizer.'))
+      return String(variables.authorizer?.[path.slice('authorizer.'.length)] ?? '');
     return '';
   });
   return { statusCode: response.statusCode ?? 500, headers: response.headers, body };

@@ -45,7 +45,11 @@ const TRANSIENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'
 export function isTransientAwsError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const { code, $retryable } = error as Error & { code?: string; $retryable?: unknown };
-  return TRANSIENT_ERROR_NAMES.has(error.name) || (code !== undefined && TRANSIENT_ERROR_CODES.has(code)) || $retryable !== undefined;
+  return (
+    TRANSIENT_ERROR_NAMES.has(error.name) ||
+    (code !== undefined && TRANSIENT_ERROR_CODES.has(code)) ||
+    $retryable !== undefined
+  );
 }
 
 /** Maps any thrown value to the problem the client sees; unexpected ones are logged, never shown. */
@@ -53,12 +57,19 @@ export function toProblemError(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
   if (isTransientAwsError(error)) {
     logger.warn('Transient dependency failure', { error: error as Error });
-    return new ProblemError('service-unavailable', 'The service is busy right now. Retry after the delay in Retry-After.', {
-      'Retry-After': '2',
-    });
+    return new ProblemError(
+      'service-unavailable',
+      'The service is busy right now. Retry after the delay in Retry-After.',
+      {
+        'Retry-After': '2',
+      },
+    );
   }
   logger.error('Unexpected failure', { error: error as Error });
-  return new ProblemError('internal-error', 'Something went wrong on our side. Retry shortly; quote the request_id if it persists.');
+  return new ProblemError(
+    'internal-error',
+    'Something went wrong on our side. Retry shortly; quote the request_id if it persists.',
+  );
 }
 
 const renderHttpError = httpErrorHandler({ logger: false }).onError;
@@ -154,9 +165,14 @@ export function requireScope(scope: Scope): Middleware {
 export function acceptJson(): Middleware {
   return {
     before: async (request: Request) => {
-      const accept = Object.entries(request.event.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
+      const accept = Object.entries(request.event.headers ?? {}).find(
+        ([name]) => name.toLowerCase() === 'accept',
+      )?.[1];
       if (accept && !acceptsJson(accept)) {
-        throw new ProblemError('not-acceptable', 'This API only returns application/json. Send Accept: application/json.');
+        throw new ProblemError(
+          'not-acceptable',
+          'This API only returns application/json. Send Accept: application/json.',
+        );
       }
     },
   };
@@ -169,7 +185,8 @@ export function acceptsJson(accept: string): boolean {
     .some(([range = '', ...parameters]) => {
       const type = range.trim().toLowerCase();
       const refused = parameters.some((parameter) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(parameter));
-      return !refused && ['*/*', 'application/*', 'application/json', 'application/problem+json'].includes(type);
+      return (
+        !refused && ['*/*', 'application/*', 'application/json', 'application/problem+json'].includes(type)
+      );
     });
 }
-

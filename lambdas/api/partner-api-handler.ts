@@ -1,11 +1,18 @@
-import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { PartnerApiRouteId } from '../routes';
 import { partnerApiRoute } from '../routes';
 import { logger } from '../shared/logger';
 import type { PartnerApiContext } from './middleware';
-import { acceptJson, authenticatedPartner, problemDetails, rateLimit, requireScope, responseHeaders } from './middleware';
+import {
+  acceptJson,
+  authenticatedPartner,
+  problemDetails,
+  rateLimit,
+  requireScope,
+  responseHeaders,
+} from './middleware';
 import { parseQueryParameters } from './request-parameters';
 
 export interface PartnerApiRequest {
@@ -36,9 +43,17 @@ export function partnerApiHandler(
     .use(acceptJson())
     .handler(async (event, context) => {
       const query = parseQueryParameters(route, event.multiValueQueryStringParameters);
-      const body = await respond({ event, partnerId: context.partner.partnerId, query, nowMs: context.nowMs });
+      const body = await respond({
+        event,
+        partnerId: context.partner.partnerId,
+        query,
+        nowMs: context.nowMs,
+      });
       return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
     });
   // Lambda passes a plain Context; `authenticatedPartner` adds the partner fields before the handler runs.
-  return handler as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+  return handler as unknown as (
+    event: APIGatewayProxyEvent,
+    context: Context,
+  ) => Promise<APIGatewayProxyResult>;
 }

@@ -17,7 +17,11 @@ export const handler = partnerApiHandler('pricingSignals', async ({ event, partn
     throw new ProblemError('property-not-found', `No property ${propertyId} is sponsored by your account.`);
   }
   const today = dayOfTimestamp(nowMs);
-  const { bookings, occupiedUnits } = await readPricingInputs(propertyId, bookingWindow(nowMs, lookbackDays), today);
+  const { bookings, occupiedUnits } = await readPricingInputs(
+    propertyId,
+    bookingWindow(nowMs, lookbackDays),
+    today,
+  );
   return pricingSignals({
     propertyId,
     units: property.units,

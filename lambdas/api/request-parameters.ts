@@ -15,10 +15,14 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
   const known = new Set(route.queryParameters.map((parameter) => parameter.name));
   for (const name of Object.keys(query ?? {})) {
     if (name === 'partner_id') {
-      throw new ProblemError('invalid-request', 'partner_id is not accepted: your partner account is identified by your API key alone.');
+      throw new ProblemError(
+        'invalid-request',
+        'partner_id is not accepted: your partner account is identified by your API key alone.',
+      );
     }
     if (!known.has(name)) {
-      const allowed = known.size > 0 ? `Allowed: ${[...known].join(', ')}.` : 'This endpoint takes no query parameters.';
+      const allowed =
+        known.size > 0 ? `Allowed: ${[...known].join(', ')}.` : 'This endpoint takes no query parameters.';
       throw new ProblemError('invalid-request', `Unknown query parameter "${name.slice(0, 64)}". ${allowed}`);
     }
   }
@@ -29,11 +33,15 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
       continue;
     }
     const range = `an integer from ${parameter.minimum} to ${parameter.maximum}`;
-    if (given.length !== 1) throw new ProblemError('invalid-request', `Give ${parameter.name} once, as ${range}.`);
+    if (given.length !== 1)
+      throw new ProblemError('invalid-request', `Give ${parameter.name} once, as ${range}.`);
     const [raw = ''] = given;
     const value = INTEGER.test(raw) ? Number(raw) : Number.NaN;
     if (!(value >= parameter.minimum && value <= parameter.maximum)) {
-      throw new ProblemError('invalid-request', `${parameter.name} must be ${range}; got "${raw.slice(0, 32)}".`);
+      throw new ProblemError(
+        'invalid-request',
+        `${parameter.name} must be ${range}; got "${raw.slice(0, 32)}".`,
+      );
     }
     values[parameter.name] = value;
   }
@@ -44,7 +52,10 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
 export function parsePathId(name: string, raw: string | undefined): number {
   const value = raw !== undefined && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value)) {
-    throw new ProblemError('invalid-request', `${name} must be a positive integer (an id from GET /properties); got "${(raw ?? '').slice(0, 32)}".`);
+    throw new ProblemError(
+      'invalid-request',
+      `${name} must be a positive integer (an id from GET /properties); got "${(raw ?? '').slice(0, 32)}".`,
+    );
   }
   return value;
 }

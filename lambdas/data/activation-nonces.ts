@@ -1,5 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import { documentClient, TABLE_NAME, ttlEpochSeconds } from './db';
@@ -24,7 +24,11 @@ export function nonceConsumptionItem(consumed: ConsumedNonce, tokenExpiresAtMs: 
     Put: {
       TableName: TABLE_NAME,
       // Kept a day past the token's expiry: after that the expiry check refuses the token anyway.
-      Item: { ...nonceKey(consumed.partnerId, consumed.nonce), ...consumed, ttl: ttlEpochSeconds(tokenExpiresAtMs + 86_400_000) },
+      Item: {
+        ...nonceKey(consumed.partnerId, consumed.nonce),
+        ...consumed,
+        ttl: ttlEpochSeconds(tokenExpiresAtMs + 86_400_000),
+      },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
@@ -40,7 +44,9 @@ export async function getConsumedNonce(partnerId: number, nonce: string): Promis
     nonce: String(Item.nonce),
     hostUserId: Number(Item.hostUserId),
     propertyId: Number(Item.propertyId),
-    activatedProductIds: Array.isArray(Item.activatedProductIds) ? Item.activatedProductIds.filter(isProductId) : [],
+    activatedProductIds: Array.isArray(Item.activatedProductIds)
+      ? Item.activatedProductIds.filter(isProductId)
+      : [],
     consumedAt: String(Item.consumedAt),
   };
 }

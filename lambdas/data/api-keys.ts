@@ -1,5 +1,5 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../domain/scopes';
 import { isScope } from '../domain/scopes';
 import { documentClient, GSI1, isConditionFailure, TABLE_NAME } from './db';
@@ -54,7 +54,9 @@ function toApiKeyRecord(item: Record<string, unknown> | undefined): ApiKeyRecord
 
 /** The authorizer's one read: the key record by its plaintext prefix. */
 export async function getApiKey(prefix: string): Promise<ApiKeyRecord | undefined> {
-  const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: apiKeyKey(prefix) }));
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: apiKeyKey(prefix) }),
+  );
   return toApiKeyRecord(Item);
 }
 

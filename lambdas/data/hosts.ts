@@ -1,5 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { normalizeEmail } from '../domain/email';
 import { documentClient, TABLE_NAME } from './db';
 
@@ -27,7 +27,12 @@ export async function getHostIdByEmail(email: string): Promise<number | undefine
 export async function getHost(hostId: number): Promise<HostAccount | undefined> {
   const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: hostKey(hostId) }));
   return Item
-    ? { id: Number(Item.id), email: String(Item.email), name: String(Item.name), createdAt: String(Item.createdAt) }
+    ? {
+        id: Number(Item.id),
+        email: String(Item.email),
+        name: String(Item.name),
+        createdAt: String(Item.createdAt),
+      }
     : undefined;
 }
 
@@ -42,7 +47,11 @@ export function hostCreationItems(host: HostAccount): TransactItem[] {
       },
     },
     {
-      Put: { TableName: TABLE_NAME, Item: { ...hostKey(host.id), ...host }, ConditionExpression: 'attribute_not_exists(PK)' },
+      Put: {
+        TableName: TABLE_NAME,
+        Item: { ...hostKey(host.id), ...host },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
     },
   ];
 }

@@ -1,5 +1,5 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import { documentClient, GSI1, TABLE_NAME } from './db';
@@ -67,7 +67,9 @@ function toPartner(item: Record<string, unknown> | undefined): Partner | undefin
 }
 
 export async function getPartner(partnerId: number): Promise<Partner | undefined> {
-  const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: partnerKey(partnerId) }));
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: partnerKey(partnerId) }),
+  );
   return toPartner(Item);
 }
 

@@ -1,5 +1,5 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, GSI1, isConditionFailure, sortableId, TABLE_NAME } from './db';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -64,14 +64,20 @@ function toProperty(item: Record<string, unknown> | undefined): Property | undef
 }
 
 /** The property only if this partner sponsors it: one read that is also the ownership check. */
-export async function getPropertyOfPartner(partnerId: number, propertyId: number): Promise<Property | undefined> {
+export async function getPropertyOfPartner(
+  partnerId: number,
+  propertyId: number,
+): Promise<Property | undefined> {
   const { Item } = await documentClient.send(
     new GetCommand({ TableName: TABLE_NAME, Key: propertyKey(partnerId, propertyId) }),
   );
   return toProperty(Item);
 }
 
-export async function getPropertyIdForPmsHotel(partnerId: number, pmsHotelId: string): Promise<number | undefined> {
+export async function getPropertyIdForPmsHotel(
+  partnerId: number,
+  pmsHotelId: string,
+): Promise<number | undefined> {
   const { Item } = await documentClient.send(
     new GetCommand({ TableName: TABLE_NAME, Key: pmsHotelKey(partnerId, pmsHotelId), ConsistentRead: true }),
   );

@@ -72,12 +72,19 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
       if (property && property.hostUserId !== hostUserId) throw new PropertyHeldByAnotherHostError();
       alreadyActive = await listActiveProductsOfProperty(partnerId, existingPropertyId);
     }
-    const newProducts = [...new Set(request.productIds)].filter((product) => !alreadyActive.includes(product));
+    const newProducts = [...new Set(request.productIds)].filter(
+      (product) => !alreadyActive.includes(product),
+    );
     const activatedProductIds = [...alreadyActive, ...newProducts];
 
     const transactItems = [
       ...(existingHostId === undefined
-        ? hostCreationItems({ id: hostUserId, email: request.contactEmail.trim(), name: request.contactName, createdAt: nowIso })
+        ? hostCreationItems({
+            id: hostUserId,
+            email: request.contactEmail.trim(),
+            name: request.contactName,
+            createdAt: nowIso,
+          })
         : [hostEmailCheckItem(request.contactEmail, hostUserId)]),
       sponsorshipSeatsItem(partnerId, hostUserId, newProducts.length, nowIso),
       ...(existingPropertyId === undefined

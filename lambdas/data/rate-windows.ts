@@ -1,5 +1,5 @@
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { RateDecision, RateWindowState } from '../domain/rate-limit';
 import { decideRateLimit, decodeAdmissions, EMPTY_RATE_WINDOW, encodeAdmissions } from '../domain/rate-limit';
 import { ProblemError } from '../shared/problems';
@@ -86,9 +86,13 @@ async function decideAndStore(prefix: string, clock: () => number): Promise<Rate
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
     }
   }
-  throw new ProblemError('service-unavailable', 'Too many simultaneous requests for this key; retry shortly.', {
-    'Retry-After': '1',
-  });
+  throw new ProblemError(
+    'service-unavailable',
+    'Too many simultaneous requests for this key; retry shortly.',
+    {
+      'Retry-After': '1',
+    },
+  );
 }
 
 /** Last time each key was admitted, for operators (`keys list`). */
@@ -104,7 +108,8 @@ export async function lastUsedOfKeys(prefixes: readonly string[]): Promise<Map<s
       }),
     );
     for (const item of Responses?.[TABLE_NAME] ?? []) {
-      if (typeof item.lastUsedAt === 'string') lastUsed.set(String(item.PK).slice('RATELIMIT#'.length), item.lastUsedAt);
+      if (typeof item.lastUsedAt === 'string')
+        lastUsed.set(String(item.PK).slice('RATELIMIT#'.length), item.lastUsedAt);
     }
   }
   return lastUsed;

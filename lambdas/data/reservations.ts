@@ -1,11 +1,11 @@
-import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { BatchGetCommandOutput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { safeParse } from 'zod/mini';
 import { dayOfMonth, monthOf, parseIsoDate } from '../domain/calendar';
 import type { BookingTotals, BookingWindow } from '../domain/pricing-signals';
 import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../domain/pricing-signals';
 import type { Reservation, ReservationContribution } from '../domain/reservations';
 import { contributionOf, reservationSchema, sameReservation } from '../domain/reservations';
-import { safeParse } from 'zod/mini';
 import { documentClient, GSI1, TABLE_NAME, transactionCancellationCodes } from './db';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -61,7 +61,11 @@ function addContribution(deltas: AggregateDeltas, contribution: ReservationContr
 }
 
 /** What replacing `previous` by `next` does to the aggregates (either may be absent). */
-export function aggregateDeltas(previous: Reservation | undefined, next: Reservation | undefined, into: AggregateDeltas = new Map()): AggregateDeltas {
+export function aggregateDeltas(
+  previous: Reservation | undefined,
+  next: Reservation | undefined,
+  into: AggregateDeltas = new Map(),
+): AggregateDeltas {
   const before = previous && contributionOf(previous);
   const after = next && contributionOf(next);
   if (before) addContribution(into, before, -1);
@@ -84,7 +88,9 @@ const MAX_TRANSACTION_ITEMS = 100;
 const MAX_ATTRIBUTES_PER_ITEM = 150;
 
 /** Groups changes into transactions that fit DynamoDB's limits (pure; exported for tests). */
-export function planImportBatches<T extends { previous?: { reservation: Reservation }; next: Reservation }>(changes: readonly T[]): T[][] {
+export function planImportBatches<T extends { previous?: { reservation: Reservation }; next: Reservation }>(
+  changes: readonly T[],
+): T[][] {
   const batches: T[][] = [];
   let batch: T[] = [];
   let deltas: AggregateDeltas = new Map();
@@ -110,17 +116,23 @@ function cloneDeltas(deltas: AggregateDeltas): AggregateDeltas {
   return new Map([...deltas].map(([sk, attributes]) => [sk, new Map(attributes)]));
 }
 
-async function getStoredReservations(propertyId: number, ids: readonly string[]): Promise<Map<string, StoredReservation>> {
+async function getStoredReservations(
+  propertyId: number,
+  ids: readonly string[],
+): Promise<Map<string, StoredReservation>> {
   const stored = new Map<string, StoredReservation>();
   for (let start = 0; start < ids.length; start += 100) {
-    let keys: Record<string, unknown>[] | undefined = ids.slice(start, start + 100).map((id) => reservationKey(propertyId, id));
+    let keys: Record<string, unknown>[] | undefined = ids
+      .slice(start, start + 100)
+      .map((id) => reservationKey(propertyId, id));
     while (keys && keys.length > 0) {
       const page: BatchGetCommandOutput = await documentClient.send(
         new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: keys, ConsistentRead: true } } }),
       );
       for (const item of page.Responses?.[TABLE_NAME] ?? []) {
         const parsed = safeParse(reservationSchema, item.reservation);
-        if (parsed.success) stored.set(parsed.data.id, { reservation: parsed.data, revision: Number(item.revision) });
+        if (parsed.success)
+          stored.set(parsed.data.id, { reservation: parsed.data, revision: Number(item.revision) });
       }
       keys = page.UnprocessedKeys?.[TABLE_NAME]?.Keys;
     }
@@ -141,7 +153,9 @@ function reservationPutItem(propertyId: number, change: ReservationChange, nowIs
         revision,
         importedAt: nowIso,
         // Only confirmed reservations are in the booked_at index that the edge days read.
-        ...(confirmed ? { GSI1PK: bookingsIndexKey(propertyId), GSI1SK: `${next.booked_at}#${next.id}` } : {}),
+        ...(confirmed
+          ? { GSI1PK: bookingsIndexKey(propertyId), GSI1SK: `${next.booked_at}#${next.id}` }
+          : {}),
       },
       ConditionExpression: previous ? 'revision = :revision' : 'attribute_not_exists(PK)',
       ...(previous ? { ExpressionAttributeValues: { ':revision': previous.revision } } : {}),
@@ -176,7 +190,10 @@ export async function importReservations(
   nowMs: number,
 ): Promise<{ imported: number; unchanged: number }> {
   const nowIso = new Date(nowMs).toISOString();
-  const stored = await getStoredReservations(propertyId, reservations.map((reservation) => reservation.id));
+  const stored = await getStoredReservations(
+    propertyId,
+    reservations.map((reservation) => reservation.id),
+  );
   const changes: ReservationChange[] = [];
   for (const next of reservations) {
     const previous = stored.get(next.id);
@@ -200,7 +217,10 @@ export async function importReservations(
         const codes = transactionCancellationCodes(error);
         if (!codes?.includes('ConditionalCheckFailed') || attempt === MAX_BATCH_ATTEMPTS) throw error;
         // Another import changed some of these rows meanwhile: rebase the batch on what is stored now.
-        const current = await getStoredReservations(propertyId, batch.map((change) => change.next.id));
+        const current = await getStoredReservations(
+          propertyId,
+          batch.map((change) => change.next.id),
+        );
         const rebased: ReservationChange[] = [];
         for (const change of batch) {
           const previous = current.get(change.next.id);
@@ -215,7 +235,13 @@ export async function importReservations(
   return { imported, unchanged };
 }
 
-function sumBookedMonth(item: Record<string, unknown>, month: string, firstDay: number, lastDay: number, into: BookingTotals): void {
+function sumBookedMonth(
+  item: Record<string, unknown>,
+  month: string,
+  firstDay: number,
+  lastDay: number,
+  into: BookingTotals,
+): void {
   for (const [attribute, value] of Object.entries(item)) {
     const match = /^([nlsc])(\d{2})(?::(.*))?$/.exec(attribute);
     if (!match || typeof value !== 'number') continue;
@@ -224,11 +250,14 @@ function sumBookedMonth(item: Record<string, unknown>, month: string, firstDay: 
     if (match[1] === 'n') into.count += value;
     else if (match[1] === 'l') into.leadDaysSum += value;
     else if (match[1] === 's') into.stayNightsSum += value;
-    else if (match[3] !== undefined) into.byChannel.set(match[3], (into.byChannel.get(match[3]) ?? 0) + value);
+    else if (match[3] !== undefined)
+      into.byChannel.set(match[3], (into.byChannel.get(match[3]) ?? 0) + value);
   }
 }
 
-async function queryAll(input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Record<string, unknown>[]> {
+async function queryAll(
+  input: ConstructorParameters<typeof QueryCommand>[0],
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -289,7 +318,13 @@ export async function readPricingInputs(
 
   const bookings = emptyBookingTotals();
   for (const item of bookedMonths) {
-    sumBookedMonth(item, String(item.SK).slice('BOOKED#'.length), window.firstWholeDay, window.lastWholeDay, bookings);
+    sumBookedMonth(
+      item,
+      String(item.SK).slice('BOOKED#'.length),
+      window.firstWholeDay,
+      window.lastWholeDay,
+      bookings,
+    );
   }
   for (const item of edges.flat()) {
     const parsed = safeParse(reservationSchema, item.reservation);

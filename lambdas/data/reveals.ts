@@ -1,6 +1,6 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient, isConditionFailure, TABLE_NAME, ttlEpochSeconds } from './db';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -31,7 +31,11 @@ export function revealCreationItem(reveal: RevealRecord): TransactItem {
     Put: {
       TableName: TABLE_NAME,
       // The tombstone outlives the link by a week so a late second visit still gets a clear answer.
-      Item: { ...revealKey(reveal.revealId), ...reveal, ttl: ttlEpochSeconds(Date.parse(reveal.expiresAt) + REVEAL_LIFETIME_MS) },
+      Item: {
+        ...revealKey(reveal.revealId),
+        ...reveal,
+        ttl: ttlEpochSeconds(Date.parse(reveal.expiresAt) + REVEAL_LIFETIME_MS),
+      },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
@@ -50,12 +54,19 @@ export async function getRevealState(
   revealId: string,
   nowMs: number,
 ): Promise<{ state: RevealState; keyPrefix?: string; partnerName?: string }> {
-  const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: revealKey(revealId) }));
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: revealKey(revealId) }),
+  );
   return { state: stateOf(Item, nowMs), keyPrefix: Item?.keyPrefix, partnerName: Item?.partnerName };
 }
 
 export type RevealOutcome =
-  | { readonly kind: 'ciphertext'; readonly iv: string; readonly ciphertext: string; readonly keyPrefix: string }
+  | {
+      readonly kind: 'ciphertext';
+      readonly iv: string;
+      readonly ciphertext: string;
+      readonly keyPrefix: string;
+    }
   | { readonly kind: 'wrong-secret' }
   | { readonly kind: RevealState };
 
@@ -63,7 +74,11 @@ export type RevealOutcome =
  * The one reveal: removes the ciphertext and returns it, atomically, so two clicks or two tabs
  * can never both receive it. Nothing is spent when the link's secret does not match.
  */
-export async function takeReveal(revealId: string, secretDigest: string, nowMs: number): Promise<RevealOutcome> {
+export async function takeReveal(
+  revealId: string,
+  secretDigest: string,
+  nowMs: number,
+): Promise<RevealOutcome> {
   try {
     const { Attributes } = await documentClient.send(
       new UpdateCommand({

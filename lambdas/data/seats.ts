@@ -1,5 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import { documentClient, sortableId, TABLE_NAME } from './db';
@@ -32,12 +32,18 @@ export function seatCreationItem(seat: Seat): TransactItem {
 }
 
 /** Products already active on a property. */
-export async function listActiveProductsOfProperty(partnerId: number, propertyId: number): Promise<ProductId[]> {
+export async function listActiveProductsOfProperty(
+  partnerId: number,
+  propertyId: number,
+): Promise<ProductId[]> {
   const { Items = [] } = await documentClient.send(
     new QueryCommand({
       TableName: TABLE_NAME,
       KeyConditionExpression: 'PK = :partner AND begins_with(SK, :seats)',
-      ExpressionAttributeValues: { ':partner': `PARTNER#${partnerId}`, ':seats': `SEAT#${sortableId(propertyId)}#` },
+      ExpressionAttributeValues: {
+        ':partner': `PARTNER#${partnerId}`,
+        ':seats': `SEAT#${sortableId(propertyId)}#`,
+      },
       ConsistentRead: true,
     }),
   );

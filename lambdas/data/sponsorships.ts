@@ -1,5 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, sortableId, TABLE_NAME } from './db';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -14,7 +14,12 @@ export const sponsorshipKey = (partnerId: number, hostId: number) => ({
  * Creates the sponsorship if needed and adds newly activated seats to its counter; inside the
  * provisioning transaction, so the counter always equals the seat items.
  */
-export function sponsorshipSeatsItem(partnerId: number, hostId: number, addedSeats: number, nowIso: string): TransactItem {
+export function sponsorshipSeatsItem(
+  partnerId: number,
+  hostId: number,
+  addedSeats: number,
+  nowIso: string,
+): TransactItem {
   return {
     Update: {
       TableName: TABLE_NAME,

@@ -42,7 +42,8 @@ export function parseApiKey(candidate: string): ApiKeyParseResult {
   if (candidate.length !== API_KEY_LENGTH || !candidate.startsWith(API_KEY_LITERAL)) {
     return { ok: false, reason: 'malformed' };
   }
-  if (!BASE62_PATTERN.test(candidate.slice(API_KEY_LITERAL.length))) return { ok: false, reason: 'malformed' };
+  if (!BASE62_PATTERN.test(candidate.slice(API_KEY_LITERAL.length)))
+    return { ok: false, reason: 'malformed' };
   const body = candidate.slice(0, -CHECKSUM_LENGTH);
   if (checksumOf(body) !== candidate.slice(-CHECKSUM_LENGTH)) return { ok: false, reason: 'checksum' };
   return { ok: true, key: candidate, prefix: candidate.slice(0, KEY_PREFIX_LENGTH) };

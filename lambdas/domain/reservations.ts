@@ -4,9 +4,9 @@ import { dayOfTimestamp, parseIsoDate } from './calendar';
 /** Longest stay accepted on import (two years): bounds the aggregate items one row touches. */
 export const MAX_STAY_NIGHTS = 730;
 
-const isoDate = z.string('must be a date string').check(
-  z.refine((value) => parseIsoDate(value) !== undefined, 'must be a calendar date as YYYY-MM-DD'),
-);
+const isoDate = z
+  .string('must be a date string')
+  .check(z.refine((value) => parseIsoDate(value) !== undefined, 'must be a calendar date as YYYY-MM-DD'));
 
 /**
  * A reservation as imported (DESIGN.md "Reservations"); unknown fields are dropped, not stored.
@@ -14,11 +14,24 @@ const isoDate = z.string('must be a date string').check(
  */
 export const reservationSchema = z
   .object({
-    id: z.string('must be a string').check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(128, 'must be at most 128 characters')),
-    property_id: z.number('must be a number').check(z.int('must be an integer'), z.positive('must be positive')),
-    channel: z.string('must be a string').check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(64, 'must be at most 64 characters')),
+    id: z
+      .string('must be a string')
+      .check(
+        z.trim(),
+        z.minLength(1, 'must not be empty'),
+        z.maxLength(128, 'must be at most 128 characters'),
+      ),
+    property_id: z
+      .number('must be a number')
+      .check(z.int('must be an integer'), z.positive('must be positive')),
+    channel: z
+      .string('must be a string')
+      .check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(64, 'must be at most 64 characters')),
     booked_at: z.pipe(
-      z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-05-01T10:00:00Z' }),
+      z.iso.datetime({
+        offset: true,
+        error: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-05-01T10:00:00Z',
+      }),
       z.transform((value: string) => new Date(value).toISOString()),
     ),
     check_in: isoDate,
@@ -31,7 +44,12 @@ export const reservationSchema = z
       const checkOut = parseIsoDate(reservation.check_out);
       if (checkIn === undefined || checkOut === undefined) return;
       if (checkOut <= checkIn) {
-        context.issues.push({ code: 'custom', path: ['check_out'], message: 'must be after check_in', input: reservation.check_out });
+        context.issues.push({
+          code: 'custom',
+          path: ['check_out'],
+          message: 'must be after check_in',
+          input: reservation.check_out,
+        });
       } else if (checkOut - checkIn > MAX_STAY_NIGHTS) {
         context.issues.push({
           code: 'custom',
@@ -92,7 +110,8 @@ export function parseReservationFile(
   rows: unknown,
   propertyId: number,
 ): { ok: true; reservations: Reservation[] } | { ok: false; errors: RowError[] } {
-  if (!Array.isArray(rows)) return { ok: false, errors: [{ index: -1, message: 'the file must hold a JSON array' }] };
+  if (!Array.isArray(rows))
+    return { ok: false, errors: [{ index: -1, message: 'the file must hold a JSON array' }] };
   const errors: RowError[] = [];
   const reservations: Reservation[] = [];
   const seen = new Map<string, number>();
@@ -105,10 +124,14 @@ export function parseReservationFile(
     }
     const reservation = parsed.data;
     if (reservation.property_id !== propertyId) {
-      errors.push({ index, message: `property_id is ${reservation.property_id}, but the import is for property ${propertyId}` });
+      errors.push({
+        index,
+        message: `property_id is ${reservation.property_id}, but the import is for property ${propertyId}`,
+      });
     }
     const earlier = seen.get(reservation.id);
-    if (earlier !== undefined) errors.push({ index, message: `id "${reservation.id}" repeats row ${earlier}` });
+    if (earlier !== undefined)
+      errors.push({ index, message: `id "${reservation.id}" repeats row ${earlier}` });
     seen.set(reservation.id, index);
     reservations.push(reservation);
   });

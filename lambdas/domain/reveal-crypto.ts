@@ -37,5 +37,7 @@ export function openReveal(sealed: { fragmentSecret: string; iv: string; ciphert
     Buffer.from(sealed.iv, 'base64url'),
   );
   decipher.setAuthTag(data.subarray(data.length - 16));
-  return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8');
+  return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString(
+    'utf8',
+  );
 }

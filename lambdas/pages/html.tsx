@@ -45,7 +45,12 @@ ol.steps li[aria-current=step] { background: var(--accent); color: #fff; border-
 .error-text { color: var(--danger); font-weight: 600; }
 `;
 
-export function Layout(props: { title: string; nonce: string; children: ComponentChildren; script?: string }): VNode {
+export function Layout(props: {
+  title: string;
+  nonce: string;
+  children: ComponentChildren;
+  script?: string;
+}): VNode {
   return (
     <html lang="en">
       <head>
@@ -57,7 +62,9 @@ export function Layout(props: { title: string; nonce: string; children: Componen
       </head>
       <body>
         <main>{props.children}</main>
-        {props.script ? <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: props.script }} /> : null}
+        {props.script ? (
+          <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: props.script }} />
+        ) : null}
       </body>
     </html>
   );
@@ -89,7 +96,11 @@ export function pageHeaders(nonce: string): Record<string, string> {
 }
 
 /** Renders a page (the `render` callback receives the response's CSP nonce). */
-export function htmlPage(statusCode: number, render: (nonce: string) => VNode, extraHeaders: Record<string, string> = {}): PageResponse {
+export function htmlPage(
+  statusCode: number,
+  render: (nonce: string) => VNode,
+  extraHeaders: Record<string, string> = {},
+): PageResponse {
   const nonce = newNonce();
   return {
     statusCode,
@@ -99,13 +110,21 @@ export function htmlPage(statusCode: number, render: (nonce: string) => VNode, e
 }
 
 /** A page that says what went wrong and what to do next. */
-export function messagePage(statusCode: number, title: string, message: ComponentChildren, extraHeaders: Record<string, string> = {}): PageResponse {
+export function messagePage(
+  statusCode: number,
+  title: string,
+  message: ComponentChildren,
+  extraHeaders: Record<string, string> = {},
+): PageResponse {
   return htmlPage(
     statusCode,
     (nonce) => (
       <Layout title={title} nonce={nonce}>
         <h1>{title}</h1>
-        <div class={statusCode >= 400 ? 'notice error' : 'notice'} role={statusCode >= 400 ? 'alert' : undefined}>
+        <div
+          class={statusCode >= 400 ? 'notice error' : 'notice'}
+          role={statusCode >= 400 ? 'alert' : undefined}
+        >
           {message}
         </div>
       </Layout>
@@ -119,7 +138,10 @@ export function tryAgainPage(): PageResponse {
   return messagePage(
     503,
     'Please try again in a moment',
-    <p>We could not finish this step just now. Nothing was lost: go back and submit again, or reload this page in a few seconds.</p>,
+    <p>
+      We could not finish this step just now. Nothing was lost: go back and submit again, or reload this page
+      in a few seconds.
+    </p>,
     { 'Retry-After': '5' },
   );
 }

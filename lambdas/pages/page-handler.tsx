@@ -1,5 +1,5 @@
-import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { isTransientAwsError } from '../api/middleware';
 import { logger } from '../shared/logger';
@@ -24,8 +24,8 @@ export function pageHandler(render: (event: APIGatewayProxyEvent) => Promise<API
           500,
           'Something went wrong',
           <p>
-            This is a fault on our side and nothing was changed. Try again in a few minutes; if it persists, contact us
-            quoting reference <code>{request.event.requestContext?.requestId ?? 'unknown'}</code>.
+            This is a fault on our side and nothing was changed. Try again in a few minutes; if it persists,
+            contact us quoting reference <code>{request.event.requestContext?.requestId ?? 'unknown'}</code>.
           </p>,
         );
       },
@@ -37,7 +37,11 @@ export function pageHandler(render: (event: APIGatewayProxyEvent) => Promise<API
 export function pageJson(statusCode: number, body: unknown): APIGatewayProxyResult {
   return {
     statusCode,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+    headers: {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    },
     body: JSON.stringify(body),
   };
 }

@@ -64,35 +64,35 @@ async function showRevealPage(revealId: string): Promise<APIGatewayProxyResult> 
   if (state === 'revealed') return messagePage(410, 'Key already shown', <p>{ALREADY_SHOWN}</p>);
   if (state === 'expired') return messagePage(410, 'Reveal link expired', <p>{EXPIRED}</p>);
   if (state === 'unknown') return messagePage(404, 'Reveal link not found', <p>{UNKNOWN}</p>);
-  return htmlPage(
-    200,
-    (nonce) => (
-      <Layout title="Your partner API key" nonce={nonce} script={REVEAL_SCRIPT}>
-        <h1>Your partner API key</h1>
-        <p class="lead">
-          {partnerName ? `For ${partnerName}. ` : ''}Key <code>{keyPrefix}…</code>
+  return htmlPage(200, (nonce) => (
+    <Layout title="Your partner API key" nonce={nonce} script={REVEAL_SCRIPT}>
+      <h1>Your partner API key</h1>
+      <p class="lead">
+        {partnerName ? `For ${partnerName}. ` : ''}Key <code>{keyPrefix}…</code>
+      </p>
+      <p>
+        The key is shown <strong>once</strong>. It is decrypted in this browser; we cannot see it and cannot
+        show it again. Have your secret store ready, then reveal it.
+      </p>
+      <noscript>
+        <p class="notice error">
+          Revealing the key needs JavaScript, because it is decrypted in your browser.
         </p>
-        <p>
-          The key is shown <strong>once</strong>. It is decrypted in this browser; we cannot see it and cannot show it
-          again. Have your secret store ready, then reveal it.
+      </noscript>
+      <p id="status" class="notice" role="status" aria-live="polite" hidden />
+      <div id="revealed" hidden>
+        <label for="key">API key</label>
+        <output id="key" aria-live="polite" />
+        <p class="muted">
+          Send it as <code>Authorization: Bearer &lt;key&gt;</code>. Never put it in a browser or a mobile
+          app.
         </p>
-        <noscript>
-          <p class="notice error">Revealing the key needs JavaScript, because it is decrypted in your browser.</p>
-        </noscript>
-        <p id="status" class="notice" role="status" aria-live="polite" hidden />
-        <div id="revealed" hidden>
-          <label for="key">API key</label>
-          <output id="key" aria-live="polite" />
-          <p class="muted">
-            Send it as <code>Authorization: Bearer &lt;key&gt;</code>. Never put it in a browser or a mobile app.
-          </p>
-        </div>
-        <button id="reveal" type="button">
-          Reveal key
-        </button>
-      </Layout>
-    ),
-  );
+      </div>
+      <button id="reveal" type="button">
+        Reveal key
+      </button>
+    </Layout>
+  ));
 }
 
 async function revealOnce(revealId: string, body: string | null): Promise<APIGatewayProxyResult> {
@@ -103,14 +103,19 @@ async function revealOnce(revealId: string, body: string | null): Promise<APIGat
     digest = undefined;
   }
   if (typeof digest !== 'string' || !DIGEST.test(digest)) {
-    return pageJson(400, { message: 'This link is incomplete: open the whole link from the e-mail. Nothing was used up.' });
+    return pageJson(400, {
+      message: 'This link is incomplete: open the whole link from the e-mail. Nothing was used up.',
+    });
   }
   const outcome = await takeReveal(revealId, digest, Date.now());
   switch (outcome.kind) {
     case 'ciphertext':
       return pageJson(200, { key_prefix: outcome.keyPrefix, iv: outcome.iv, ciphertext: outcome.ciphertext });
     case 'wrong-secret':
-      return pageJson(400, { message: 'This link was altered or cut short: open the whole link from the e-mail. Nothing was used up.' });
+      return pageJson(400, {
+        message:
+          'This link was altered or cut short: open the whole link from the e-mail. Nothing was used up.',
+      });
     case 'unknown':
       return pageJson(404, { message: UNKNOWN });
     case 'expired':

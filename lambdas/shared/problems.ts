@@ -38,7 +38,11 @@ export function problemTypeUri(name: ProblemName): string {
 }
 
 /** Builds the body of a problem of a catalogued type. */
-export function problemBody(name: ProblemName, detail: string, extensions: Record<string, unknown> = {}): ProblemBody {
+export function problemBody(
+  name: ProblemName,
+  detail: string,
+  extensions: Record<string, unknown> = {},
+): ProblemBody {
   const { status, title } = problemCatalog[name];
   return { type: problemTypeUri(name), title, status, detail, ...extensions };
 }

@@ -9,7 +9,12 @@ export function seal(plaintext: Uint8Array, sealingKey: Uint8Array): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', sealingKey, iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return ['v1', iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  return [
+    'v1',
+    iv.toString('base64url'),
+    ciphertext.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+  ].join('.');
 }
 
 export function unseal(sealed: string, sealingKey: Uint8Array): Buffer {

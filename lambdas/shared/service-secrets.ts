@@ -25,7 +25,8 @@ function derive(masterKey: Buffer, purpose: string): Buffer {
 export function parseServiceSecrets(json: string): ServiceSecrets {
   const { masterKey } = JSON.parse(json) as { masterKey?: unknown };
   const bytes = typeof masterKey === 'string' ? Buffer.from(masterKey, 'base64url') : Buffer.alloc(0);
-  if (bytes.length < 32) throw new Error('The service secret has no "masterKey" of at least 32 bytes (base64url).');
+  if (bytes.length < 32)
+    throw new Error('The service secret has no "masterKey" of at least 32 bytes (base64url).');
   return { sealingKey: derive(bytes, 'sealing-v1'), sessionKey: derive(bytes, 'session-v1') };
 }
 
@@ -39,7 +40,9 @@ export function loadServiceSecrets(): Promise<ServiceSecrets> {
     const arn = process.env.SERVICE_SECRETS_ARN;
     if (!arn) throw new Error('Neither SERVICE_SECRETS_ARN nor SERVICE_SECRETS_FILE is set.');
     const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-    const { SecretString } = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
+    const { SecretString } = await new SecretsManagerClient({}).send(
+      new GetSecretValueCommand({ SecretId: arn }),
+    );
     if (!SecretString) throw new Error('The service secret has no string value.');
     return parseServiceSecrets(SecretString);
   })();

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import type { MailReceipt } from '../operations/mailer';
 import { OperatorError } from '../operations/operator-error';
 import type { OperatorTarget } from '../operations/target';
@@ -18,7 +18,12 @@ interface Command {
   readonly usage: string;
   readonly options: Options;
   /** Returns the JSON result and the human-readable lines. */
-  run(values: Values, positionals: string[], target: OperatorTarget, io: CliIo): Promise<{ json: unknown; text: string[] }>;
+  run(
+    values: Values,
+    positionals: string[],
+    target: OperatorTarget,
+    io: CliIo,
+  ): Promise<{ json: unknown; text: string[] }>;
 }
 
 const GLOBAL_OPTIONS: Options = {
@@ -29,21 +34,30 @@ const GLOBAL_OPTIONS: Options = {
 
 function required(values: Values, name: string, usage: string): string {
   const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required.\n\nUsage: ${usage}`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UsageError(`--${name} is required.\n\nUsage: ${usage}`);
   return value;
 }
 
 class UsageError extends Error {}
 
 function mailNote(mail: MailReceipt, to: string): string {
-  return mail.delivery === 'outbox' ? `Reveal link e-mailed to ${to} (local outbox: ${mail.path})` : `Reveal link e-mailed to ${to} (SES message ${mail.messageId})`;
+  return mail.delivery === 'outbox'
+    ? `Reveal link e-mailed to ${to} (local outbox: ${mail.path})`
+    : `Reveal link e-mailed to ${to} (SES message ${mail.messageId})`;
 }
 
 const commands: Record<string, Command> = {
   'partners approve': {
     summary: 'Create an approved partner with its first API key; e-mails the one-time reveal link',
     usage: 'partners approve --name NAME --slug SLUG --email EMAIL --products a,b [--revenue] [--json]',
-    options: { name: { type: 'string' }, slug: { type: 'string' }, email: { type: 'string' }, products: { type: 'string' }, revenue: { type: 'boolean', default: false } },
+    options: {
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      email: { type: 'string' },
+      products: { type: 'string' },
+      revenue: { type: 'boolean', default: false },
+    },
     async run(values, _positionals, target, io) {
       const usage = commands['partners approve']?.usage ?? '';
       const inputs = await import('../operations/inputs');
@@ -80,7 +94,10 @@ const commands: Record<string, Command> = {
         text:
           result.partners.length === 0
             ? ['No partners yet. Approve one with: npm run admin -- partners approve --help']
-            : result.partners.map((p) => `${String(p.partner_id).padStart(4)}  ${p.slug.padEnd(24)} ${p.name}  [${p.scopes.join(' ')}]  products: ${p.products.join(',')}`),
+            : result.partners.map(
+                (p) =>
+                  `${String(p.partner_id).padStart(4)}  ${p.slug.padEnd(24)} ${p.name}  [${p.scopes.join(' ')}]  products: ${p.products.join(',')}`,
+              ),
       };
     },
   },
@@ -116,7 +133,12 @@ const commands: Record<string, Command> = {
       const inputs = await import('../operations/inputs');
       const { rotateKey, MAX_GRACE_HOURS } = await import('../operations/keys');
       const slug = required(values, 'partner', usage);
-      const graceHours = inputs.integerInRange('--grace-hours', String(values['grace-hours']), 0, MAX_GRACE_HOURS);
+      const graceHours = inputs.integerInRange(
+        '--grace-hours',
+        String(values['grace-hours']),
+        0,
+        MAX_GRACE_HOURS,
+      );
       const { result, mail } = await rotateKey(target, { slug, graceHours }, Date.now());
       io.err(mailNote(mail, `the contact of ${slug}`));
       return {
@@ -149,7 +171,10 @@ const commands: Record<string, Command> = {
     options: { partner: { type: 'string' } },
     async run(values) {
       const { listKeys } = await import('../operations/keys');
-      const result = await listKeys(required(values, 'partner', commands['keys list']?.usage ?? ''), Date.now());
+      const result = await listKeys(
+        required(values, 'partner', commands['keys list']?.usage ?? ''),
+        Date.now(),
+      );
       return {
         json: result,
         text: result.keys.map(
@@ -166,11 +191,25 @@ const commands: Record<string, Command> = {
     async run(values) {
       const usage = commands['reservations import']?.usage ?? '';
       const inputs = await import('../operations/inputs');
-      const propertyId = inputs.integerInRange('--property', required(values, 'property', usage), 1, Number.MAX_SAFE_INTEGER);
-      const units = typeof values.units === 'string' ? inputs.integerInRange('--units', values.units, 1, 10_000) : undefined;
+      const propertyId = inputs.integerInRange(
+        '--property',
+        required(values, 'property', usage),
+        1,
+        Number.MAX_SAFE_INTEGER,
+      );
+      const units =
+        typeof values.units === 'string'
+          ? inputs.integerInRange('--units', values.units, 1, 10_000)
+          : undefined;
       const { importReservationFile } = await import('../operations/reservations');
-      const result = await importReservationFile({ propertyId, file: required(values, 'file', usage), units }, Date.now());
-      return { json: result, text: [`Imported ${result.imported} reservation(s); ${result.unchanged} unchanged.`] };
+      const result = await importReservationFile(
+        { propertyId, file: required(values, 'file', usage), units },
+        Date.now(),
+      );
+      return {
+        json: result,
+        text: [`Imported ${result.imported} reservation(s); ${result.unchanged} unchanged.`],
+      };
     },
   },
 };
@@ -192,15 +231,21 @@ function overview(): string {
 
 async function resolveTarget(stage: string): Promise<OperatorTarget> {
   if (stage === 'local') return (await import('./local-target')).localTarget();
-  if (stage === 'sandbox' || stage === 'production') return (await import('./deployed-target')).deployedTarget(stage);
+  if (stage === 'sandbox' || stage === 'production')
+    return (await import('./deployed-target')).deployedTarget(stage);
   throw new UsageError(`--stage must be local, sandbox or production; got "${stage}".`);
 }
 
 /** Runs one CLI invocation and returns its exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const words = argv.filter((arg) => !arg.startsWith('-')).slice(0, 2).join(' ');
-  const name = Object.keys(commands).find((candidate) => words === candidate || words.startsWith(`${candidate} `));
+  const words = argv
+    .filter((arg) => !arg.startsWith('-'))
+    .slice(0, 2)
+    .join(' ');
+  const name = Object.keys(commands).find(
+    (candidate) => words === candidate || words.startsWith(`${candidate} `),
+  );
   const command = name ? commands[name] : undefined;
   if (!command || !name) {
     const wantsHelp = argv.length === 0 || argv.includes('--help') || argv.includes('-h');
@@ -213,7 +258,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: [...argv], options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: true }) as {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { ...GLOBAL_OPTIONS, ...command.options },
+      allowPositionals: true,
+      strict: true,
+    }) as {
       values: Values;
       positionals: string[];
     };
@@ -240,7 +290,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.err(`Error: ${error.message}`);
       return 1;
     }
-    const reason = (error as Error).name === 'CredentialsProviderError' ? ' (no AWS credentials: configure them, e.g. AWS_PROFILE)' : '';
+    const reason =
+      (error as Error).name === 'CredentialsProviderError'
+        ? ' (no AWS credentials: configure them, e.g. AWS_PROFILE)'
+        : '';
     io.err(`Error: ${(error as Error).message}${reason}`);
     if (process.env.DEBUG) io.err(String((error as Error).stack));
     return 1;

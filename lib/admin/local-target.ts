@@ -1,8 +1,8 @@
-import type { OperatorTarget } from '../operations/target';
-import { outboxMailer } from '../operations/mailer';
-import { OperatorError } from '../operations/operator-error';
 import { isProcessAlive, localDirectory, readRuntime } from '../local/runtime';
 import { localEnvironment } from '../local/service';
+import { outboxMailer } from '../operations/mailer';
+import { OperatorError } from '../operations/operator-error';
+import type { OperatorTarget } from '../operations/target';
 
 /** Points the data modules at the running local server's DynamoDB Local. */
 export async function localTarget(): Promise<OperatorTarget> {
@@ -13,6 +13,13 @@ export async function localTarget(): Promise<OperatorTarget> {
       `The local server is not running (no live ${directory}/runtime.json). Start it with "npm start" in another terminal, or pass --stage sandbox|production.`,
     );
   }
-  Object.assign(process.env, localEnvironment({ dynamoDbEndpoint: runtime.dynamoDbEndpoint, secretsFile: runtime.secretsFile }));
-  return { stage: 'local', activationBaseUrl: runtime.activationBaseUrl, mailer: outboxMailer(runtime.outboxDirectory) };
+  Object.assign(
+    process.env,
+    localEnvironment({ dynamoDbEndpoint: runtime.dynamoDbEndpoint, secretsFile: runtime.secretsFile }),
+  );
+  return {
+    stage: 'local',
+    activationBaseUrl: runtime.activationBaseUrl,
+    mailer: outboxMailer(runtime.outboxDirectory),
+  };
 }

@@ -36,7 +36,10 @@ export interface GatewayResult {
 }
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
+type AuthorizerHandler = (
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
 
 const loaded = new Map<string, Promise<unknown>>();
 
@@ -102,7 +105,12 @@ function parseRequest(request: GatewayRequest): ParsedRequest {
   };
 }
 
-function requestContext(request: GatewayRequest, parsed: ParsedRequest, resource: string, requestId: string): APIGatewayProxyEvent['requestContext'] {
+function requestContext(
+  request: GatewayRequest,
+  parsed: ParsedRequest,
+  resource: string,
+  requestId: string,
+): APIGatewayProxyEvent['requestContext'] {
   return {
     accountId: '000000000000',
     apiId: 'local',
@@ -161,7 +169,8 @@ function proxyEvent(
 function fromProxyResult(result: APIGatewayProxyResult, requestId: string): GatewayResult {
   const headers: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
+    headers[name] = values.map(String);
   const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
   return { statusCode: result.statusCode, headers, body };
 }
@@ -180,10 +189,19 @@ function gatewayResult(
   };
 }
 
-function methodNotAllowed(allow: readonly string[], method: string, path: string, requestId: string): GatewayResult {
-  const body = problemBody('method-not-allowed', `${method} ${path} is not available: this route answers ${allow.join(', ')} only. No write endpoints are live.`, {
-    request_id: requestId,
-  });
+function methodNotAllowed(
+  allow: readonly string[],
+  method: string,
+  path: string,
+  requestId: string,
+): GatewayResult {
+  const body = problemBody(
+    'method-not-allowed',
+    `${method} ${path} is not available: this route answers ${allow.join(', ')} only. No write endpoints are live.`,
+    {
+      request_id: requestId,
+    },
+  );
   return {
     statusCode: 405,
     headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, Allow: allow.join(', '), 'X-Request-Id': requestId },
@@ -223,14 +241,20 @@ async function invokePartnerApi(
       lambdaContext('authorizer', randomUUID()),
     );
   } catch (error) {
-    return gatewayResult((error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE', requestId);
+    return gatewayResult(
+      (error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE',
+      requestId,
+    );
   }
   const context: Record<string, string | number | boolean> = {};
   for (const [name, value] of Object.entries(decision.context ?? {})) {
     if (value !== null && value !== undefined) context[name] = value;
   }
   const allowed = decision.policyDocument.Statement.some(
-    (statement) => statement.Effect === 'Allow' && 'Resource' in statement && [statement.Resource].flat().includes(methodArn),
+    (statement) =>
+      statement.Effect === 'Allow' &&
+      'Resource' in statement &&
+      [statement.Resource].flat().includes(methodArn),
   );
   if (!allowed) return gatewayResult('ACCESS_DENIED', requestId, context);
   // API Gateway hands authorizer context values to the integration as strings.
@@ -248,10 +272,19 @@ async function invokePartnerApi(
   }
 }
 
-async function invokePage(request: GatewayRequest, parsed: ParsedRequest, route: PageRoute, pathParameters: Record<string, string>, requestId: string): Promise<GatewayResult> {
+async function invokePage(
+  request: GatewayRequest,
+  parsed: ParsedRequest,
+  route: PageRoute,
+  pathParameters: Record<string, string>,
+  requestId: string,
+): Promise<GatewayResult> {
   const handler = await loadHandler<ProxyHandler>(route.entry);
   try {
-    const result = await handler(proxyEvent(request, parsed, route.path, pathParameters, requestId), lambdaContext(route.id, randomUUID()));
+    const result = await handler(
+      proxyEvent(request, parsed, route.path, pathParameters, requestId),
+      lambdaContext(route.id, randomUUID()),
+    );
     return fromProxyResult(result, requestId);
   } catch {
     return gatewayResult('DEFAULT_5XX', requestId, undefined, 502);
@@ -267,13 +300,20 @@ export async function handleGatewayRequest(request: GatewayRequest): Promise<Gat
   const requestId = randomUUID();
   const parsed = parseRequest(request);
   if (parsed.path === API_BASE_PATH || parsed.path.startsWith(`${API_BASE_PATH}/`)) {
-    const match = matchRoute(partnerApiRoutes, (route) => [route.method], request.method, parsed.path.slice(API_BASE_PATH.length));
+    const match = matchRoute(
+      partnerApiRoutes,
+      (route) => [route.method],
+      request.method,
+      parsed.path.slice(API_BASE_PATH.length),
+    );
     if (match.kind === 'no-route') return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId);
-    if (match.kind === 'method-not-allowed') return methodNotAllowed(match.allow, request.method, parsed.path, requestId);
+    if (match.kind === 'method-not-allowed')
+      return methodNotAllowed(match.allow, request.method, parsed.path, requestId);
     return invokePartnerApi(request, parsed, match.route, match.pathParameters, requestId);
   }
   const page = matchRoute(pageRoutes, (route) => route.methods, request.method, parsed.path);
   if (page.kind === 'match') return invokePage(request, parsed, page.route, page.pathParameters, requestId);
-  if (page.kind === 'method-not-allowed') return methodNotAllowed(page.allow, request.method, parsed.path, requestId);
+  if (page.kind === 'method-not-allowed')
+    return methodNotAllowed(page.allow, request.method, parsed.path, requestId);
   return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId);
 }

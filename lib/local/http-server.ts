@@ -16,13 +16,22 @@ async function readBody(request: IncomingMessage): Promise<string | null | 'too-
   return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : null;
 }
 
-function send(response: ServerResponse, statusCode: number, headers: Record<string, string | string[]>, body: string): void {
+function send(
+  response: ServerResponse,
+  statusCode: number,
+  headers: Record<string, string | string[]>,
+  body: string,
+): void {
   response.writeHead(statusCode, { ...headers, 'Content-Length': Buffer.byteLength(body) });
   response.end(body);
 }
 
 /** Serves the API and the pages over real HTTP, one gateway invocation per request. */
-export async function startHttpServer(options: { host: string; port: number; log: (line: string) => void }): Promise<Server> {
+export async function startHttpServer(options: {
+  host: string;
+  port: number;
+  log: (line: string) => void;
+}): Promise<Server> {
   const server = createServer(async (request, response) => {
     const started = performance.now();
     try {
@@ -40,7 +49,9 @@ export async function startHttpServer(options: { host: string; port: number; log
       });
       send(response, result.statusCode, result.headers, result.body);
       const key = result.keyPrefix ? ` ${result.keyPrefix}` : '';
-      options.log(`${request.method} ${request.url?.split('?')[0]} ${result.statusCode} ${(performance.now() - started).toFixed(1)}ms${key}`);
+      options.log(
+        `${request.method} ${request.url?.split('?')[0]} ${result.statusCode} ${(performance.now() - started).toFixed(1)}ms${key}`,
+      );
     } catch (error) {
       // The gateway already turns handler failures into responses; this is the server's own last resort.
       options.log(`${request.method} ${request.url} failed: ${(error as Error).message}`);

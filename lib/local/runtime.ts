@@ -55,7 +55,8 @@ export function isProcessAlive(pid: number): boolean {
 export async function ensureSecretsFile(directory: string): Promise<string> {
   await mkdir(directory, { recursive: true });
   const file = join(directory, 'secrets.json');
-  if (!existsSync(file)) await writeFile(file, `${JSON.stringify(generateServiceSecrets(), null, 2)}\n`, { mode: 0o600 });
+  if (!existsSync(file))
+    await writeFile(file, `${JSON.stringify(generateServiceSecrets(), null, 2)}\n`, { mode: 0o600 });
   await chmod(file, 0o600);
   return file;
 }

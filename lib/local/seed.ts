@@ -51,7 +51,12 @@ function pick(next: () => number): string {
  * A year of history and four months ahead for one property: per unit, a run of stays that
  * never overlap, booked 0-120 days ahead on weighted channels, about 8% later cancelled.
  */
-export function demoReservations(propertyId: number, units: number, nowMs: number, seed: number): Reservation[] {
+export function demoReservations(
+  propertyId: number,
+  units: number,
+  nowMs: number,
+  seed: number,
+): Reservation[] {
   const next = random(seed);
   const today = dayOfTimestamp(nowMs);
   const reservations: Reservation[] = [];
@@ -86,7 +91,12 @@ interface DemoPartner {
   readonly hosts: readonly {
     email: string;
     name: string;
-    properties: readonly { pmsHotelId: string; name: string; units: number; products: readonly ProductId[] }[];
+    properties: readonly {
+      pmsHotelId: string;
+      name: string;
+      units: number;
+      products: readonly ProductId[];
+    }[];
   }[];
 }
 
@@ -101,21 +111,43 @@ const DEMO_PARTNERS: readonly DemoPartner[] = [
         email: 'marta@seaside-stays.example',
         name: 'Seaside Stays',
         properties: [
-          { pmsHotelId: 'PMS-1001', name: 'Seaside Loft', units: 1, products: ['assistant', 'upsells', 'checkin'] },
-          { pmsHotelId: 'PMS-1002', name: 'Harbour View Apartments', units: 4, products: ['assistant', 'guidebook'] },
+          {
+            pmsHotelId: 'PMS-1001',
+            name: 'Seaside Loft',
+            units: 1,
+            products: ['assistant', 'upsells', 'checkin'],
+          },
+          {
+            pmsHotelId: 'PMS-1002',
+            name: 'Harbour View Apartments',
+            units: 4,
+            products: ['assistant', 'guidebook'],
+          },
         ],
       },
       {
         email: 'jonas@alpine-huts.example',
         name: 'Alpine Huts',
-        properties: [{ pmsHotelId: 'PMS-2001', name: 'Alpine Hut No. 7', units: 2, products: ['assistant', 'upsells', 'guidebook', 'checkin'] }],
+        properties: [
+          {
+            pmsHotelId: 'PMS-2001',
+            name: 'Alpine Hut No. 7',
+            units: 2,
+            products: ['assistant', 'upsells', 'guidebook', 'checkin'],
+          },
+        ],
       },
       {
         email: 'amara@city-rooms.example',
         name: 'City Rooms',
         properties: [
           { pmsHotelId: 'PMS-3001', name: 'City Rooms Central', units: 3, products: ['assistant'] },
-          { pmsHotelId: 'PMS-3002', name: 'City Rooms Riverside', units: 2, products: ['assistant', 'checkin'] },
+          {
+            pmsHotelId: 'PMS-3002',
+            name: 'City Rooms Riverside',
+            units: 2,
+            products: ['assistant', 'checkin'],
+          },
         ],
       },
     ],
@@ -142,7 +174,10 @@ export interface DemoKey {
   readonly key: string;
 }
 
-async function ensurePartner(demo: DemoPartner, nowMs: number): Promise<{ partner: Partner; created: boolean }> {
+async function ensurePartner(
+  demo: DemoPartner,
+  nowMs: number,
+): Promise<{ partner: Partner; created: boolean }> {
   const existing = await getPartnerBySlug(demo.slug);
   if (existing) return { partner: existing, created: false };
   const { sealingKey } = await loadServiceSecrets();
@@ -155,7 +190,11 @@ async function ensurePartner(demo: DemoPartner, nowMs: number): Promise<{ partne
     revenueAccess: demo.revenueAccess,
     createdAt: new Date(nowMs).toISOString(),
   };
-  await documentClient.send(new TransactWriteCommand({ TransactItems: partnerCreationItems(partner, seal(randomBytes(32), sealingKey)) }));
+  await documentClient.send(
+    new TransactWriteCommand({
+      TransactItems: partnerCreationItems(partner, seal(randomBytes(32), sealingKey)),
+    }),
+  );
   return { partner, created: true };
 }
 
@@ -205,7 +244,11 @@ export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
           });
           await updateProperty(partner.id, propertyId, { units: property.units });
           const seed = partnerIndex * 1_000 + propertyIndex * 97 + property.pmsHotelId.length;
-          await importReservations(propertyId, demoReservations(propertyId, property.units, nowMs, seed), nowMs);
+          await importReservations(
+            propertyId,
+            demoReservations(propertyId, property.units, nowMs, seed),
+            nowMs,
+          );
         }
       }
     }

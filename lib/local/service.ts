@@ -31,7 +31,10 @@ export interface LocalService {
 }
 
 /** The environment the handlers read at cold start, as the stack sets it in AWS. */
-export function localEnvironment(input: { dynamoDbEndpoint: string; secretsFile: string }): Record<string, string> {
+export function localEnvironment(input: {
+  dynamoDbEndpoint: string;
+  secretsFile: string;
+}): Record<string, string> {
   return {
     STAGE: 'local',
     TABLE_NAME: LOCAL_TABLE_NAME,
@@ -54,7 +57,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   let dynamoDb: DynamoDbLocal | undefined;
   let server: Server | undefined;
   try {
-    dynamoDb = await startDynamoDbLocal(options.persist ? { dataDirectory: join(options.directory, 'dynamodb') } : {});
+    dynamoDb = await startDynamoDbLocal(
+      options.persist ? { dataDirectory: join(options.directory, 'dynamodb') } : {},
+    );
     if (options.persist) await mkdir(join(options.directory, 'dynamodb'), { recursive: true });
     Object.assign(process.env, localEnvironment({ dynamoDbEndpoint: dynamoDb.endpoint, secretsFile }));
     process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
@@ -76,7 +81,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       outboxDirectory,
       demoKeys,
     };
-    await writeRuntime(options.directory, { pid: process.pid, ...service, startedAt: new Date().toISOString() });
+    await writeRuntime(options.directory, {
+      pid: process.pid,
+      ...service,
+      startedAt: new Date().toISOString(),
+    });
     const runningServer = server;
     const runningDb = dynamoDb;
     return {

@@ -7,7 +7,9 @@ import { OperatorError } from './operator-error';
 export function partnerSlug(value: string): string {
   const slug = value.trim();
   if (!/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/.test(slug)) {
-    throw new OperatorError(`--slug "${value}" is not valid: use 1-40 lower-case letters, digits and hyphens, not starting or ending with a hyphen.`);
+    throw new OperatorError(
+      `--slug "${value}" is not valid: use 1-40 lower-case letters, digits and hyphens, not starting or ending with a hyphen.`,
+    );
   }
   return slug;
 }
@@ -29,7 +31,10 @@ export function displayName(flag: string, value: string, maxLength = 120): strin
 }
 
 export function productList(value: string): ProductId[] {
-  const requested = value.split(',').map((product) => product.trim()).filter(Boolean);
+  const requested = value
+    .split(',')
+    .map((product) => product.trim())
+    .filter(Boolean);
   const unknown = requested.filter((product) => !isProductId(product));
   if (requested.length === 0 || unknown.length > 0) {
     throw new OperatorError(
@@ -42,7 +47,9 @@ export function productList(value: string): ProductId[] {
 export function keyPrefix(value: string): string {
   const prefix = value.trim();
   if (!isKeyPrefix(prefix)) {
-    throw new OperatorError(`--prefix "${value}" is not a key prefix: it is the first 12 characters of a key, like svc_AbC123xy.`);
+    throw new OperatorError(
+      `--prefix "${value}" is not a key prefix: it is the first 12 characters of a key, like svc_AbC123xy.`,
+    );
   }
   return prefix;
 }

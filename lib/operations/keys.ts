@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../../lambdas/data/api-keys';
-import { apiKeyCreationItem, apiKeyExpiryItem, apiKeyKey, listApiKeysOfPartner, revokeApiKey } from '../../lambdas/data/api-keys';
+import {
+  apiKeyCreationItem,
+  apiKeyExpiryItem,
+  apiKeyKey,
+  listApiKeysOfPartner,
+  revokeApiKey,
+} from '../../lambdas/data/api-keys';
 import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
 import { getPartnerBySlug } from '../../lambdas/data/partners';
@@ -42,7 +48,14 @@ export async function issueKey(
   const createdAt = new Date(nowMs).toISOString();
   const usageIdentifierKey = await target.usagePlanKeys?.issue(material.prefix, partner.slug);
   return {
-    record: { prefix: material.prefix, partnerId: partner.id, digest: material.digest, scopes, createdAt, usageIdentifierKey },
+    record: {
+      prefix: material.prefix,
+      partnerId: partner.id,
+      digest: material.digest,
+      scopes,
+      createdAt,
+      usageIdentifierKey,
+    },
     reveal: {
       revealId,
       partnerId: partner.id,
@@ -63,15 +76,27 @@ export function issuedKeyItems(issued: IssuedKey): TransactItem[] {
   return [apiKeyCreationItem(issued.record), revealCreationItem(issued.reveal)];
 }
 
-export async function sendRevealLink(target: OperatorTarget, partner: Partner, issued: IssuedKey, rotation: boolean): Promise<MailReceipt> {
+export async function sendRevealLink(
+  target: OperatorTarget,
+  partner: Partner,
+  issued: IssuedKey,
+  rotation: boolean,
+): Promise<MailReceipt> {
   return target.mailer.send(
-    revealLinkMail({ to: partner.contactEmail, partnerName: partner.name, revealUrl: issued.revealUrl, keyPrefix: issued.record.prefix, rotation }),
+    revealLinkMail({
+      to: partner.contactEmail,
+      partnerName: partner.name,
+      revealUrl: issued.revealUrl,
+      keyPrefix: issued.record.prefix,
+      rotation,
+    }),
   );
 }
 
 export async function requirePartner(slug: string): Promise<Partner> {
   const partner = await getPartnerBySlug(slug);
-  if (!partner) throw new OperatorError(`No partner with slug "${slug}". List them with: npm run admin -- partners list`);
+  if (!partner)
+    throw new OperatorError(`No partner with slug "${slug}". List them with: npm run admin -- partners list`);
   return partner;
 }
 
@@ -82,14 +107,21 @@ export const MAX_GRACE_HOURS = 24 * 30;
  * both work until the partner has switched. The new key never has wider scopes than the one
  * it replaces (nor than the agreement), and no expiry is ever pushed later.
  */
-export async function rotateKey(target: OperatorTarget, input: { slug: string; graceHours: number }, nowMs: number) {
+export async function rotateKey(
+  target: OperatorTarget,
+  input: { slug: string; graceHours: number },
+  nowMs: number,
+) {
   const partner = await requirePartner(input.slug);
   const keys = await listApiKeysOfPartner(partner.id);
   const current = keys.filter((key) => apiKeyState(key, nowMs) === 'active').at(-1);
   const agreementScopes = scopesForAgreement(partner.revenueAccess);
-  const scopes = current ? current.scopes.filter((scope) => agreementScopes.includes(scope)) : agreementScopes;
+  const scopes = current
+    ? current.scopes.filter((scope) => agreementScopes.includes(scope))
+    : agreementScopes;
   const graceEnd = new Date(nowMs + input.graceHours * 3_600_000).toISOString();
-  const previousExpiresAt = current?.expiresAt !== undefined && current.expiresAt < graceEnd ? current.expiresAt : graceEnd;
+  const previousExpiresAt =
+    current?.expiresAt !== undefined && current.expiresAt < graceEnd ? current.expiresAt : graceEnd;
 
   const issued = await issueKey(target, partner, scopes, nowMs);
   const items: TransactItem[] = [...issuedKeyItems(issued)];
@@ -110,7 +142,9 @@ export async function rotateKey(target: OperatorTarget, input: { slug: string; g
     await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
     if ((error as Error).name === 'TransactionCanceledException') {
-      throw new OperatorError(`Key ${current?.prefix ?? ''} changed while rotating (revoked meanwhile?). Run the rotation again.`);
+      throw new OperatorError(
+        `Key ${current?.prefix ?? ''} changed while rotating (revoked meanwhile?). Run the rotation again.`,
+      );
     }
     throw error;
   }
@@ -129,7 +163,10 @@ export async function rotateKey(target: OperatorTarget, input: { slug: string; g
 /** Revokes a key at once (in effect on the API within 30 s). */
 export async function revokeKey(target: OperatorTarget, prefix: string, nowMs: number) {
   const revoked = await revokeApiKey(prefix, new Date(nowMs).toISOString());
-  if (!revoked?.revokedAt) throw new OperatorError(`No key with prefix ${prefix}. List a partner's keys with: npm run admin -- keys list --partner <slug>`);
+  if (!revoked?.revokedAt)
+    throw new OperatorError(
+      `No key with prefix ${prefix}. List a partner's keys with: npm run admin -- keys list --partner <slug>`,
+    );
   await target.usagePlanKeys?.disable(prefix);
   return { key_prefix: prefix, revoked_at: revoked.revokedAt };
 }

@@ -7,7 +7,9 @@ export interface OutgoingMail {
   readonly text: string;
 }
 
-export type MailReceipt = { readonly delivery: 'outbox'; readonly path: string } | { readonly delivery: 'ses'; readonly messageId: string };
+export type MailReceipt =
+  | { readonly delivery: 'outbox'; readonly path: string }
+  | { readonly delivery: 'ses'; readonly messageId: string };
 
 /** Sends operator mail: SES in a deployed stage, `.eml` files in a local outbox folder. */
 export interface Mailer {
@@ -42,7 +44,13 @@ export function outboxMailer(directory: string): Mailer {
 }
 
 /** The reveal-link message of an approval or a rotation. */
-export function revealLinkMail(input: { to: string; partnerName: string; revealUrl: string; keyPrefix: string; rotation: boolean }): OutgoingMail {
+export function revealLinkMail(input: {
+  to: string;
+  partnerName: string;
+  revealUrl: string;
+  keyPrefix: string;
+  rotation: boolean;
+}): OutgoingMail {
   const intro = input.rotation
     ? `A new partner API key was issued for ${input.partnerName}. Your previous key keeps working until the expiry we told you about.`
     : `Welcome aboard: ${input.partnerName} is approved as a partner, and your API key is ready.`;

@@ -10,7 +10,7 @@ import type { ProductId } from '../../lambdas/domain/catalog';
 import { scopesForAgreement } from '../../lambdas/domain/scopes';
 import { seal } from '../../lambdas/shared/secret-box';
 import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
-import { issueKey, issuedKeyItems, requirePartner, sendRevealLink } from './keys';
+import { issuedKeyItems, issueKey, requirePartner, sendRevealLink } from './keys';
 import { OperatorError } from './operator-error';
 import type { OperatorTarget } from './target';
 
@@ -41,18 +41,27 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
   const issued = await issueKey(target, partner, scopesForAgreement(partner.revenueAccess), nowMs);
   const partnerItems = partnerCreationItems(partner, signingSecret);
   try {
-    await documentClient.send(new TransactWriteCommand({ TransactItems: [...partnerItems, ...issuedKeyItems(issued)] }));
+    await documentClient.send(
+      new TransactWriteCommand({ TransactItems: [...partnerItems, ...issuedKeyItems(issued)] }),
+    );
   } catch (error) {
     const codes = transactionCancellationCodes(error);
     if (codes?.[1] === 'ConditionalCheckFailed') {
       await target.usagePlanKeys?.disable(issued.record.prefix);
-      throw new OperatorError(`The slug "${partner.slug}" is taken by another partner. Choose another --slug.`);
+      throw new OperatorError(
+        `The slug "${partner.slug}" is taken by another partner. Choose another --slug.`,
+      );
     }
     throw error;
   }
   const mail = await sendRevealLink(target, partner, issued, false);
   return {
-    result: { partner_id: partner.id, slug: partner.slug, key_prefix: issued.record.prefix, reveal_url: issued.revealUrl },
+    result: {
+      partner_id: partner.id,
+      slug: partner.slug,
+      key_prefix: issued.record.prefix,
+      reveal_url: issued.revealUrl,
+    },
     mail,
   };
 }
@@ -76,7 +85,10 @@ export async function listAllPartners() {
 /** A partner with its sponsored hosts, seats and properties. */
 export async function showPartner(slug: string) {
   const partner = await requirePartner(slug);
-  const [hosts, properties] = await Promise.all([listSponsoredHostSeats(partner.id), listPropertiesOfPartner(partner.id)]);
+  const [hosts, properties] = await Promise.all([
+    listSponsoredHostSeats(partner.id),
+    listPropertiesOfPartner(partner.id),
+  ]);
   return {
     ...describePartner(partner),
     sponsored_hosts: hosts.length,
@@ -84,4 +96,3 @@ export async function showPartner(slug: string) {
     properties,
   };
 }
-

@@ -2,8 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { inject } from 'vitest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../lib/admin/cli';
 import { apiGet, approvedPartner, revealKey } from '../support/partners';
 
@@ -32,7 +31,21 @@ describe('operator CLI as a real process', () => {
 
     const { stdout, stderr } = await run(
       'npx',
-      ['tsx', 'bin/admin.ts', 'partners', 'approve', '--name', 'CLI PMS', '--slug', slug, '--email', 'ops@cli.example', '--products', 'assistant,checkin', '--json'],
+      [
+        'tsx',
+        'bin/admin.ts',
+        'partners',
+        'approve',
+        '--name',
+        'CLI PMS',
+        '--slug',
+        slug,
+        '--email',
+        'ops@cli.example',
+        '--products',
+        'assistant,checkin',
+        '--json',
+      ],
       { env: { ...process.env, PARTNER_API_LOCAL_DIR: inject('localDirectory') } },
     );
     const result = JSON.parse(stdout) as Record<string, string>;
@@ -44,15 +57,39 @@ describe('operator CLI as a real process', () => {
     expect((await apiGet('/usage', key)).status).toBe(200);
     expect((await apiGet('/properties', key)).status).toBe(403);
     const outbox = join(inject('localDirectory'), 'outbox');
-    const mails = await Promise.all((await readdir(outbox)).map((file) => readFile(join(outbox, file), 'utf8')));
+    const mails = await Promise.all(
+      (await readdir(outbox)).map((file) => readFile(join(outbox, file), 'utf8')),
+    );
     const mail = mails.find((text) => text.includes(result.reveal_url ?? '-'));
     expect(mail).toContain('To: ops@cli.example');
     expect(stderr).toContain('local outbox:');
   });
 
   it('exits non-zero with a message that says what to fix', async () => {
-    const taken = await admin('partners', 'approve', '--name', 'Dup', '--slug', 'demo-pms', '--email', 'a@b.example', '--products', 'assistant');
-    const badProducts = await admin('partners', 'approve', '--name', 'X', '--slug', 'x-pms', '--email', 'a@b.example', '--products', 'assistant,wifi');
+    const taken = await admin(
+      'partners',
+      'approve',
+      '--name',
+      'Dup',
+      '--slug',
+      'demo-pms',
+      '--email',
+      'a@b.example',
+      '--products',
+      'assistant',
+    );
+    const badProducts = await admin(
+      'partners',
+      'approve',
+      '--name',
+      'X',
+      '--slug',
+      'x-pms',
+      '--email',
+      'a@b.example',
+      '--products',
+      'assistant,wifi',
+    );
     const missing = await admin('keys', 'rotate');
     const unknownOption = await admin('keys', 'list', '--partner', 'demo-pms', '--colour');
 
@@ -67,8 +104,12 @@ describe('operator CLI as a real process', () => {
   });
 
   it('lists partners and keys as one JSON object each', async () => {
-    const partners = JSON.parse((await admin('partners', 'list', '--json')).stdout) as { partners: { slug: string }[] };
-    const keys = JSON.parse((await admin('keys', 'list', '--partner', 'demo-pms', '--json')).stdout) as { keys: { state: string }[] };
+    const partners = JSON.parse((await admin('partners', 'list', '--json')).stdout) as {
+      partners: { slug: string }[];
+    };
+    const keys = JSON.parse((await admin('keys', 'list', '--partner', 'demo-pms', '--json')).stdout) as {
+      keys: { state: string }[];
+    };
 
     expect(partners.partners.map((p) => p.slug)).toContain('demo-pms');
     expect(keys.keys.some((key) => key.state === 'active')).toBe(true);
@@ -94,7 +135,9 @@ describe('rotation and revocation', () => {
     const partner = await approvedPartner();
     await apiGet('/usage', partner.key);
 
-    const rotated = JSON.parse((await admin('keys', 'rotate', '--partner', partner.slug, '--grace-hours', '0', '--json')).stdout) as Record<string, string>;
+    const rotated = JSON.parse(
+      (await admin('keys', 'rotate', '--partner', partner.slug, '--grace-hours', '0', '--json')).stdout,
+    ) as Record<string, string>;
 
     expect(await secondsUntil(partner.key, 401, 30)).toBeLessThanOrEqual(30);
     expect((await apiGet('/usage', partner.key)).json.type).toContain('expired-api-key');
@@ -107,11 +150,20 @@ describe('rotation and revocation', () => {
 
     const revoked = await admin('keys', 'revoke', '--prefix', partner.keyPrefix, '--json');
 
-    expect(JSON.parse(revoked.stdout)).toMatchObject({ key_prefix: partner.keyPrefix, revoked_at: expect.any(String) });
+    expect(JSON.parse(revoked.stdout)).toMatchObject({
+      key_prefix: partner.keyPrefix,
+      revoked_at: expect.any(String),
+    });
     expect(await secondsUntil(partner.key, 401, 30)).toBeLessThanOrEqual(30);
     expect((await apiGet('/usage', partner.key)).json.type).toContain('revoked-api-key');
-    const listed = JSON.parse((await admin('keys', 'list', '--partner', partner.slug, '--json')).stdout) as { keys: Record<string, string>[] };
-    expect(listed.keys[0]).toMatchObject({ key_prefix: partner.keyPrefix, state: 'revoked', last_used_at: expect.any(String) });
+    const listed = JSON.parse((await admin('keys', 'list', '--partner', partner.slug, '--json')).stdout) as {
+      keys: Record<string, string>[];
+    };
+    expect(listed.keys[0]).toMatchObject({
+      key_prefix: partner.keyPrefix,
+      state: 'revoked',
+      last_used_at: expect.any(String),
+    });
   });
 });
 
@@ -120,14 +172,26 @@ describe('one-time reveal page', () => {
     const { approvePartner } = await import('../../lib/operations/partners');
     const { testTarget, uniqueSlug } = await import('../support/partners');
     const slug = uniqueSlug('reveal');
-    const { result } = await approvePartner(testTarget(), { name: 'Reveal PMS', slug, email: 'r@r.example', products: ['assistant'], revenueAccess: false }, Date.now());
+    const { result } = await approvePartner(
+      testTarget(),
+      { name: 'Reveal PMS', slug, email: 'r@r.example', products: ['assistant'], revenueAccess: false },
+      Date.now(),
+    );
     const [pageUrl = ''] = result.reveal_url.split('#');
 
     const page = await fetch(pageUrl);
     const pageAgain = await fetch(pageUrl);
-    const damaged = await fetch(pageUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ secret_digest: 'A'.repeat(43) }) });
+    const damaged = await fetch(pageUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ secret_digest: 'A'.repeat(43) }),
+    });
     const key = await revealKey(result.reveal_url);
-    const second = await fetch(pageUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ secret_digest: 'A'.repeat(43) }) });
+    const second = await fetch(pageUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ secret_digest: 'A'.repeat(43) }),
+    });
     const pageAfter = await fetch(pageUrl);
 
     expect(page.status).toBe(200);

@@ -1,5 +1,4 @@
-import { inject } from 'vitest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
 
@@ -17,8 +16,16 @@ beforeAll(async () => {
     approvedPartner({ revenue: false, products: ['assistant'] }),
     approvedPartner({ revenue: true }),
   ]);
-  const own = await sponsoredProperty(revenuePartner.id, { email: 'Owner@Example.com', name: 'Dune House', products: ['assistant', 'upsells'] });
-  await sponsoredProperty(revenuePartner.id, { email: 'owner@example.COM', name: 'Dune House Annex', products: ['guidebook'] });
+  const own = await sponsoredProperty(revenuePartner.id, {
+    email: 'Owner@Example.com',
+    name: 'Dune House',
+    products: ['assistant', 'upsells'],
+  });
+  await sponsoredProperty(revenuePartner.id, {
+    email: 'owner@example.COM',
+    name: 'Dune House Annex',
+    products: ['guidebook'],
+  });
   const foreign = await sponsoredProperty(otherPartner.id, { name: 'Somebody Else’s Villa' });
   ownPropertyId = own.propertyId;
   foreignPropertyId = foreign.propertyId;
@@ -53,7 +60,13 @@ describe('200: the three endpoints with a valid key', () => {
 
     expect(status).toBe(200);
     expect(Object.keys(json).sort()).toEqual(['occupancy_30d', 'property_id', 'signals']);
-    expect(json.signals).toEqual({ occupancy_today: 0, avg_lead_time_days: 0, avg_stay_nights: 0, source_mix: {}, total_reservations: 0 });
+    expect(json.signals).toEqual({
+      occupancy_today: 0,
+      avg_lead_time_days: 0,
+      avg_stay_nights: 0,
+      source_mix: {},
+      total_reservations: 0,
+    });
     expect(Object.keys(json.occupancy_30d as object)).toHaveLength(30);
   });
 
@@ -76,13 +89,20 @@ describe('401: missing or bad keys, each with its own problem type', () => {
     ['missing', {}, 'missing-api-key'],
     ['malformed', { Authorization: 'Bearer not-a-key' }, 'malformed-api-key'],
     ['non-Bearer', { Authorization: 'Basic dXNlcjpwYXNz' }, 'malformed-api-key'],
-    ['unknown', { Authorization: 'Bearer svc_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, 'malformed-api-key'],
+    [
+      'unknown',
+      { Authorization: 'Bearer svc_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+      'malformed-api-key',
+    ],
   ])('%s key', async (_, headers, problem) => {
     const { status, json, headers: responseHeaders } = await apiGet('/usage', undefined, headers);
 
     expect(status).toBe(401);
     expect(responseHeaders.get('content-type')).toBe(PROBLEM);
-    expect(json).toMatchObject({ type: `https://developers.example.com/partner-api/problems/${problem}`, status: 401 });
+    expect(json).toMatchObject({
+      type: `https://developers.example.com/partner-api/problems/${problem}`,
+      status: 401,
+    });
     expect(json.request_id).toBe(responseHeaders.get('x-request-id'));
   });
 
@@ -97,14 +117,17 @@ describe('401: missing or bad keys, each with its own problem type', () => {
 });
 
 describe('403: a valid key without the scope', () => {
-  it.each(['/properties', '/properties/1/pricing-signals'])('GET %s with a metrics-only key', async (path) => {
-    const { status, json, headers } = await apiGet(path, metricsPartner.key);
+  it.each(['/properties', '/properties/1/pricing-signals'])(
+    'GET %s with a metrics-only key',
+    async (path) => {
+      const { status, json, headers } = await apiGet(path, metricsPartner.key);
 
-    expect(status).toBe(403);
-    expect(headers.get('content-type')).toBe(PROBLEM);
-    expect(json.type).toContain('insufficient-scope');
-    expect(headers.get('ratelimit')).toMatch(/^"per-key";r=\d+;t=\d+$/);
-  });
+      expect(status).toBe(403);
+      expect(headers.get('content-type')).toBe(PROBLEM);
+      expect(json.type).toContain('insufficient-scope');
+      expect(headers.get('ratelimit')).toMatch(/^"per-key";r=\d+;t=\d+$/);
+    },
+  );
 });
 
 describe('404: missing and foreign properties look the same', () => {
@@ -114,7 +137,11 @@ describe('404: missing and foreign properties look the same', () => {
 
     expect(foreign.status).toBe(404);
     expect(missing.status).toBe(404);
-    const strip = (body: Record<string, unknown>) => ({ ...body, request_id: undefined, detail: String(body.detail).replace(/\d+/, 'N') });
+    const strip = (body: Record<string, unknown>) => ({
+      ...body,
+      request_id: undefined,
+      detail: String(body.detail).replace(/\d+/, 'N'),
+    });
     expect(strip(foreign.json)).toEqual(strip(missing.json));
     expect(foreign.text).not.toContain('Villa');
   });
@@ -127,7 +154,10 @@ describe('404: missing and foreign properties look the same', () => {
     ['GET', '/tokens'],
     ['GET', ''],
   ])('%s %s is a 404 problem, not a gateway default', async (method, path) => {
-    const response = await fetch(`${inject('apiBaseUrl')}${path}`, { method, headers: { Authorization: `Bearer ${revenuePartner.key}` } });
+    const response = await fetch(`${inject('apiBaseUrl')}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${revenuePartner.key}` },
+    });
 
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toBe(PROBLEM);
@@ -142,7 +172,11 @@ describe('405: write methods are not live', () => {
     ['DELETE', '/usage'],
     ['PATCH', '/properties'],
   ])('%s %s', async (method, path) => {
-    const response = await fetch(`${inject('apiBaseUrl')}${path}`, { method, headers: { Authorization: `Bearer ${revenuePartner.key}` }, body: method === 'DELETE' ? undefined : '{}' });
+    const response = await fetch(`${inject('apiBaseUrl')}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${revenuePartner.key}` },
+      body: method === 'DELETE' ? undefined : '{}',
+    });
 
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET');
@@ -152,7 +186,10 @@ describe('405: write methods are not live', () => {
 
 describe('400: bad parameters', () => {
   it.each(['0', '366', 'ninety', '7.5', ''])('lookback_days=%j', async (value) => {
-    const { status, json } = await apiGet(`/properties/${ownPropertyId}/pricing-signals?lookback_days=${value}`, revenuePartner.key);
+    const { status, json } = await apiGet(
+      `/properties/${ownPropertyId}/pricing-signals?lookback_days=${value}`,
+      revenuePartner.key,
+    );
 
     expect(status).toBe(400);
     expect(json.detail).toContain('lookback_days must be an integer from 1 to 365');
@@ -160,7 +197,14 @@ describe('400: bad parameters', () => {
 
   it('accepts the bounds 1 and 365', async () => {
     for (const days of [1, 365]) {
-      expect((await apiGet(`/properties/${ownPropertyId}/pricing-signals?lookback_days=${days}`, revenuePartner.key)).status).toBe(200);
+      expect(
+        (
+          await apiGet(
+            `/properties/${ownPropertyId}/pricing-signals?lookback_days=${days}`,
+            revenuePartner.key,
+          )
+        ).status,
+      ).toBe(200);
     }
   });
 

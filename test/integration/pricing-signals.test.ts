@@ -6,9 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { PricingSignalsResponse } from '../../lambdas/domain/pricing-signals';
 import type { Reservation } from '../../lambdas/domain/reservations';
 import { runCli } from '../../lib/admin/cli';
-import { expectSignalsClose, pricingOracle } from '../support/pricing-oracle';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
+import { expectSignalsClose, pricingOracle } from '../support/pricing-oracle';
 
 const DAY = 86_400_000;
 let partner: TestPartner;
@@ -26,17 +26,32 @@ async function importFile(propertyId: number, rows: unknown, ...extra: string[])
   await writeFile(file, JSON.stringify(rows));
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(['reservations', 'import', '--property', String(propertyId), '--file', file, '--json', ...extra], {
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-  });
-  return { code, result: code === 0 ? (JSON.parse(out.join('')) as { imported: number; unchanged: number }) : undefined, stderr: err.join('\n') };
+  const code = await runCli(
+    ['reservations', 'import', '--property', String(propertyId), '--file', file, '--json', ...extra],
+    {
+      out: (text) => out.push(text),
+      err: (text) => err.push(text),
+    },
+  );
+  return {
+    code,
+    result: code === 0 ? (JSON.parse(out.join('')) as { imported: number; unchanged: number }) : undefined,
+    stderr: err.join('\n'),
+  };
 }
 
 /** Fetches signals and checks them against the DESIGN.md formulas at the request's own clock. */
-async function expectSignalsMatchOracle(propertyId: number, reservations: Reservation[], lookbackDays: number, units: number) {
+async function expectSignalsMatchOracle(
+  propertyId: number,
+  reservations: Reservation[],
+  lookbackDays: number,
+  units: number,
+) {
   const before = Date.now();
-  const { status, json } = await apiGet(`/properties/${propertyId}/pricing-signals?lookback_days=${lookbackDays}`, partner.key);
+  const { status, json } = await apiGet(
+    `/properties/${propertyId}/pricing-signals?lookback_days=${lookbackDays}`,
+    partner.key,
+  );
   const after = Date.now();
   expect(status).toBe(200);
   const actual = json as unknown as PricingSignalsResponse;
@@ -46,7 +61,11 @@ async function expectSignalsMatchOracle(propertyId: number, reservations: Reserv
   return actual;
 }
 
-function reservation(propertyId: number, id: string, fields: Partial<Reservation> & { bookedAgoMs: number; checkInInDays: number; nights: number }): Reservation {
+function reservation(
+  propertyId: number,
+  id: string,
+  fields: Partial<Reservation> & { bookedAgoMs: number; checkInInDays: number; nights: number },
+): Reservation {
   const now = Date.now();
   const today = Math.floor(now / DAY);
   return {
@@ -65,10 +84,31 @@ describe('reservations import and pricing signals', () => {
     const { propertyId } = await sponsoredProperty(partner.id);
     const rows = [
       reservation(propertyId, 'a', { bookedAgoMs: 2 * DAY, checkInInDays: 10, nights: 3, channel: 'Airbnb' }),
-      reservation(propertyId, 'b', { bookedAgoMs: 40 * DAY, checkInInDays: -2, nights: 5, channel: 'Booking.com' }),
-      reservation(propertyId, 'c', { bookedAgoMs: 1 * 3_600_000, checkInInDays: 0, nights: 1, channel: 'Direct' }),
-      reservation(propertyId, 'd', { bookedAgoMs: 100 * DAY, checkInInDays: -95, nights: 2, channel: 'Airbnb' }),
-      reservation(propertyId, 'e', { bookedAgoMs: 5 * DAY, checkInInDays: 3, nights: 4, channel: 'Vrbo', status: 'cancelled' }),
+      reservation(propertyId, 'b', {
+        bookedAgoMs: 40 * DAY,
+        checkInInDays: -2,
+        nights: 5,
+        channel: 'Booking.com',
+      }),
+      reservation(propertyId, 'c', {
+        bookedAgoMs: 1 * 3_600_000,
+        checkInInDays: 0,
+        nights: 1,
+        channel: 'Direct',
+      }),
+      reservation(propertyId, 'd', {
+        bookedAgoMs: 100 * DAY,
+        checkInInDays: -95,
+        nights: 2,
+        channel: 'Airbnb',
+      }),
+      reservation(propertyId, 'e', {
+        bookedAgoMs: 5 * DAY,
+        checkInInDays: 3,
+        nights: 4,
+        channel: 'Vrbo',
+        status: 'cancelled',
+      }),
     ];
 
     expect((await importFile(propertyId, rows)).result).toEqual({ imported: 5, unchanged: 0 });
@@ -85,7 +125,12 @@ describe('reservations import and pricing signals', () => {
 
   it('a re-import that cancels a reservation removes it from every signal', async () => {
     const { propertyId } = await sponsoredProperty(partner.id);
-    const stay = reservation(propertyId, 'stay', { bookedAgoMs: 3 * DAY, checkInInDays: -1, nights: 4, channel: 'Direct' });
+    const stay = reservation(propertyId, 'stay', {
+      bookedAgoMs: 3 * DAY,
+      checkInInDays: -1,
+      nights: 4,
+      channel: 'Direct',
+    });
     await importFile(propertyId, [stay]);
     expect((await expectSignalsMatchOracle(propertyId, [stay], 30, 1)).signals.occupancy_today).toBe(1);
 
@@ -93,15 +138,36 @@ describe('reservations import and pricing signals', () => {
     expect((await importFile(propertyId, [cancelled])).result).toEqual({ imported: 1, unchanged: 0 });
 
     const after = await expectSignalsMatchOracle(propertyId, [cancelled], 30, 1);
-    expect(after.signals).toEqual({ occupancy_today: 0, avg_lead_time_days: 0, avg_stay_nights: 0, source_mix: {}, total_reservations: 0 });
+    expect(after.signals).toEqual({
+      occupancy_today: 0,
+      avg_lead_time_days: 0,
+      avg_stay_nights: 0,
+      source_mix: {},
+      total_reservations: 0,
+    });
   });
 
   it('counts a booking one hour inside the window edge and not one an hour outside it', async () => {
     const { propertyId } = await sponsoredProperty(partner.id);
     const rows = [
-      reservation(propertyId, 'inside', { bookedAgoMs: 30 * DAY - 3_600_000, checkInInDays: 5, nights: 2, channel: 'Inside' }),
-      reservation(propertyId, 'outside', { bookedAgoMs: 30 * DAY + 3_600_000, checkInInDays: 5, nights: 2, channel: 'Outside' }),
-      reservation(propertyId, 'today', { bookedAgoMs: 60_000, checkInInDays: 9, nights: 1, channel: 'Today' }),
+      reservation(propertyId, 'inside', {
+        bookedAgoMs: 30 * DAY - 3_600_000,
+        checkInInDays: 5,
+        nights: 2,
+        channel: 'Inside',
+      }),
+      reservation(propertyId, 'outside', {
+        bookedAgoMs: 30 * DAY + 3_600_000,
+        checkInInDays: 5,
+        nights: 2,
+        channel: 'Outside',
+      }),
+      reservation(propertyId, 'today', {
+        bookedAgoMs: 60_000,
+        checkInInDays: 9,
+        nights: 1,
+        channel: 'Today',
+      }),
     ];
     await importFile(propertyId, rows);
 
@@ -112,7 +178,14 @@ describe('reservations import and pricing signals', () => {
 
   it('counts a long stay on every night it covers, whenever it was booked (window-independent occupancy)', async () => {
     const { propertyId } = await sponsoredProperty(partner.id);
-    const rows = [reservation(propertyId, 'long', { bookedAgoMs: 300 * DAY, checkInInDays: -20, nights: 35, channel: 'Direct' })];
+    const rows = [
+      reservation(propertyId, 'long', {
+        bookedAgoMs: 300 * DAY,
+        checkInInDays: -20,
+        nights: 35,
+        channel: 'Direct',
+      }),
+    ];
     await importFile(propertyId, rows);
 
     const signals = await expectSignalsMatchOracle(propertyId, rows, 90, 1);
@@ -123,7 +196,9 @@ describe('reservations import and pricing signals', () => {
 
   it('divides by units (set with --units) and caps overbooking at 1', async () => {
     const { propertyId } = await sponsoredProperty(partner.id);
-    const rows = [0, 1, 2, 3].map((i) => reservation(propertyId, `u${i}`, { bookedAgoMs: DAY, checkInInDays: 0, nights: i + 1 }));
+    const rows = [0, 1, 2, 3].map((i) =>
+      reservation(propertyId, `u${i}`, { bookedAgoMs: DAY, checkInInDays: 0, nights: i + 1 }),
+    );
     await importFile(propertyId, rows, '--units', '3');
 
     const signals = await expectSignalsMatchOracle(propertyId, rows, 90, 3);
@@ -136,7 +211,11 @@ describe('reservations import and pricing signals', () => {
     const { propertyId } = await sponsoredProperty(partner.id);
     const good = reservation(propertyId, 'good', { bookedAgoMs: DAY, checkInInDays: 0, nights: 1 });
 
-    const { code, stderr } = await importFile(propertyId, [good, { ...good, id: 'bad', check_in: 'soon' }, { ...good, id: 'worse', status: 'maybe' }]);
+    const { code, stderr } = await importFile(propertyId, [
+      good,
+      { ...good, id: 'bad', check_in: 'soon' },
+      { ...good, id: 'worse', status: 'maybe' },
+    ]);
     const signals = await apiGet(`/properties/${propertyId}/pricing-signals`, partner.key);
 
     expect(code).toBe(1);
@@ -152,7 +231,10 @@ describe('reservations import and pricing signals', () => {
     const file = join(folder, 'broken.json');
     await writeFile(file, '[{"id": ');
     const err: string[] = [];
-    const code = await runCli(['reservations', 'import', '--property', String(propertyId), '--file', file], { out: () => undefined, err: (t) => err.push(t) });
+    const code = await runCli(['reservations', 'import', '--property', String(propertyId), '--file', file], {
+      out: () => undefined,
+      err: (t) => err.push(t),
+    });
 
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No property 99999999');
@@ -169,25 +251,30 @@ describe('reservations import and pricing signals', () => {
       cancelled: fc.boolean(),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(row, { maxLength: 40 }), fc.integer({ min: 1, max: 365 }), fc.integer({ min: 1, max: 4 }), async (rows, lookbackDays, units) => {
-        const { propertyId } = await sponsoredProperty(partner.id);
-        const now = Date.now();
-        const reservations = rows.map((r, i): Reservation => {
-          const bookedAt = now - r.bookedAgoMs;
-          const checkIn = Math.floor(bookedAt / DAY) + Math.max(0, r.checkInOffset);
-          return {
-            id: `p${i}`,
-            property_id: propertyId,
-            channel: r.channel,
-            booked_at: new Date(bookedAt).toISOString(),
-            check_in: isoDay(checkIn * DAY),
-            check_out: isoDay((checkIn + r.nights) * DAY),
-            status: r.cancelled ? 'cancelled' : 'confirmed',
-          };
-        });
-        expect((await importFile(propertyId, reservations, '--units', String(units))).code).toBe(0);
-        await expectSignalsMatchOracle(propertyId, reservations, lookbackDays, units);
-      }),
+      fc.asyncProperty(
+        fc.array(row, { maxLength: 40 }),
+        fc.integer({ min: 1, max: 365 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (rows, lookbackDays, units) => {
+          const { propertyId } = await sponsoredProperty(partner.id);
+          const now = Date.now();
+          const reservations = rows.map((r, i): Reservation => {
+            const bookedAt = now - r.bookedAgoMs;
+            const checkIn = Math.floor(bookedAt / DAY) + Math.max(0, r.checkInOffset);
+            return {
+              id: `p${i}`,
+              property_id: propertyId,
+              channel: r.channel,
+              booked_at: new Date(bookedAt).toISOString(),
+              check_in: isoDay(checkIn * DAY),
+              check_out: isoDay((checkIn + r.nights) * DAY),
+              status: r.cancelled ? 'cancelled' : 'confirmed',
+            };
+          });
+          expect((await importFile(propertyId, reservations, '--units', String(units))).code).toBe(0);
+          await expectSignalsMatchOracle(propertyId, reservations, lookbackDays, units);
+        },
+      ),
       { numRuns: 12 },
     );
   });

@@ -39,7 +39,11 @@ describe('rate limit: exactly 120 requests per rolling 60 s per key', () => {
     const third = await apiGet('/properties/1/pricing-signals?lookback_days=0', partner.key);
 
     expect([first.status, second.status, third.status]).toEqual([200, 200, 400]);
-    expect([first, second, third].map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['119', '118', '117']);
+    expect([first, second, third].map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual([
+      '119',
+      '118',
+      '117',
+    ]);
     expect(Number(first.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
   });
 });

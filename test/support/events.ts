@@ -18,7 +18,9 @@ export function proxyEvent(overrides: {
     httpMethod: overrides.httpMethod ?? 'GET',
     headers: overrides.headers ?? { Accept: 'application/json' },
     multiValueHeaders: {},
-    queryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v.at(-1) ?? ''])) : null,
+    queryStringParameters: query
+      ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v.at(-1) ?? '']))
+      : null,
     multiValueQueryStringParameters: query,
     pathParameters: overrides.pathParameters ?? null,
     stageVariables: null,
@@ -28,7 +30,12 @@ export function proxyEvent(overrides: {
       requestId: 'req-123',
       authorizer:
         overrides.authorizer === undefined
-          ? { principalId: 'partner:7', partnerId: '7', keyPrefix: 'svc_TestKey1', scopes: 'metrics:read revenue:read' }
+          ? {
+              principalId: 'partner:7',
+              partnerId: '7',
+              keyPrefix: 'svc_TestKey1',
+              scopes: 'metrics:read revenue:read',
+            }
           : overrides.authorizer,
     } as unknown as APIGatewayProxyEvent['requestContext'],
   };

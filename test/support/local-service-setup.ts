@@ -22,7 +22,13 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const directory = await mkdtemp(join(tmpdir(), 'partner-api-test-'));
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-  const service = await startLocalService({ host: '127.0.0.1', port: 0, directory, persist: false, log: () => undefined });
+  const service = await startLocalService({
+    host: '127.0.0.1',
+    port: 0,
+    directory,
+    persist: false,
+    log: () => undefined,
+  });
   project.provide('apiBaseUrl', service.apiBaseUrl);
   project.provide('activationBaseUrl', service.activationBaseUrl);
   project.provide('localDirectory', directory);

@@ -27,8 +27,14 @@ export function uniqueSlug(label: string): string {
 /** Reveals a key the way the reveal page does: digest of the fragment secret, then decrypt. */
 export async function revealKey(revealUrl: string): Promise<string> {
   const [pageUrl = '', fragmentSecret = ''] = revealUrl.split('#');
-  const secretDigest = createHash('sha256').update(Buffer.from(fragmentSecret, 'base64url')).digest('base64url');
-  const response = await fetch(pageUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ secret_digest: secretDigest }) });
+  const secretDigest = createHash('sha256')
+    .update(Buffer.from(fragmentSecret, 'base64url'))
+    .digest('base64url');
+  const response = await fetch(pageUrl, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ secret_digest: secretDigest }),
+  });
   if (response.status !== 200) throw new Error(`Reveal failed: ${response.status} ${await response.text()}`);
   const { iv, ciphertext } = (await response.json()) as { iv: string; ciphertext: string };
   return openReveal({ fragmentSecret, iv, ciphertext });
@@ -42,19 +48,35 @@ export interface TestPartner {
 }
 
 /** Approves a partner through the operator operation and reveals its first key over HTTP. */
-export async function approvedPartner(options: { revenue?: boolean; products?: ProductId[] } = {}): Promise<TestPartner> {
+export async function approvedPartner(
+  options: { revenue?: boolean; products?: ProductId[] } = {},
+): Promise<TestPartner> {
   const { approvePartner } = await import('../../lib/operations/partners');
   const slug = uniqueSlug('test');
   const { result } = await approvePartner(
     testTarget(),
-    { name: `Test ${slug}`, slug, email: `api@${slug}.example`, products: options.products ?? ['assistant', 'upsells', 'guidebook', 'checkin'], revenueAccess: options.revenue ?? true },
+    {
+      name: `Test ${slug}`,
+      slug,
+      email: `api@${slug}.example`,
+      products: options.products ?? ['assistant', 'upsells', 'guidebook', 'checkin'],
+      revenueAccess: options.revenue ?? true,
+    },
     Date.now(),
   );
-  return { id: result.partner_id, slug, key: await revealKey(result.reveal_url), keyPrefix: result.key_prefix };
+  return {
+    id: result.partner_id,
+    slug,
+    key: await revealKey(result.reveal_url),
+    keyPrefix: result.key_prefix,
+  };
 }
 
 /** Sponsors a property (and its host) for a partner, as an activation would. */
-export async function sponsoredProperty(partnerId: number, options: { email?: string; name?: string; products?: ProductId[] } = {}) {
+export async function sponsoredProperty(
+  partnerId: number,
+  options: { email?: string; name?: string; products?: ProductId[] } = {},
+) {
   const suffix = randomBytes(4).toString('hex');
   return provisionSponsoredHost({
     partnerId,

@@ -9,19 +9,29 @@ const dateDay = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY;
  * DESIGN.md "Pricing signals", written literally over raw reservations: the reference the
  * aggregate-based implementation is checked against. Unrounded.
  */
-export function pricingOracle(reservations: readonly Reservation[], nowMs: number, lookbackDays: number, units: number): PricingSignalsResponse {
+export function pricingOracle(
+  reservations: readonly Reservation[],
+  nowMs: number,
+  lookbackDays: number,
+  units: number,
+): PricingSignalsResponse {
   const confirmed = reservations.filter((reservation) => reservation.status === 'confirmed');
   const windowed = confirmed.filter((reservation) => {
     const bookedAt = Date.parse(reservation.booked_at);
     return bookedAt > nowMs - lookbackDays * DAY && bookedAt <= nowMs;
   });
   const count = windowed.length;
-  const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+  const mean = (values: number[]) =>
+    values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
   const sourceMix: Record<string, number> = {};
-  for (const reservation of windowed) sourceMix[reservation.channel] = (sourceMix[reservation.channel] ?? 0) + 1 / count;
+  for (const reservation of windowed)
+    sourceMix[reservation.channel] = (sourceMix[reservation.channel] ?? 0) + 1 / count;
   const today = Math.floor(nowMs / DAY);
   const occupancy = (night: number) =>
-    Math.min(1, confirmed.filter((r) => dateDay(r.check_in) <= night && night < dateDay(r.check_out)).length / units);
+    Math.min(
+      1,
+      confirmed.filter((r) => dateDay(r.check_in) <= night && night < dateDay(r.check_out)).length / units,
+    );
   const occupancy30d: Record<string, number> = {};
   for (let night = today; night < today + 30; night++) {
     occupancy30d[new Date(night * DAY).toISOString().slice(0, 10)] = occupancy(night);
@@ -48,9 +58,12 @@ export function expectSignalsClose(
   const a = actual.signals;
   const e = expected.signals;
   expect(a.total_reservations).toEqual(e.total_reservations);
-  for (const field of ['occupancy_today', 'avg_lead_time_days', 'avg_stay_nights'] as const) expect(a[field]).toBeCloseTo(e[field], 2);
+  for (const field of ['occupancy_today', 'avg_lead_time_days', 'avg_stay_nights'] as const)
+    expect(a[field]).toBeCloseTo(e[field], 2);
   expect(Object.keys(a.source_mix).sort()).toEqual(Object.keys(e.source_mix).sort());
-  for (const [channel, share] of Object.entries(e.source_mix)) expect(a.source_mix[channel]).toBeCloseTo(share, 2);
+  for (const [channel, share] of Object.entries(e.source_mix))
+    expect(a.source_mix[channel]).toBeCloseTo(share, 2);
   expect(Object.keys(actual.occupancy_30d)).toEqual(Object.keys(expected.occupancy_30d));
-  for (const [night, ratio] of Object.entries(expected.occupancy_30d)) expect(actual.occupancy_30d[night]).toBeCloseTo(ratio, 2);
+  for (const [night, ratio] of Object.entries(expected.occupancy_30d))
+    expect(actual.occupancy_30d[night]).toBeCloseTo(ratio, 2);
 }

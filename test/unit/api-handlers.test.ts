@@ -1,5 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as pricingSignals } from '../../lambdas/api/pricing-signals';
@@ -22,14 +21,28 @@ function body(result: { body: string }) {
 
 describe('GET /usage handler', () => {
   it('answers the usage report of the partner from the authorizer context only', async () => {
-    dynamo.on(QueryCommand).resolves({ Items: [{ hostUserId: 12, activeSeats: 3 }, { hostUserId: 4, activeSeats: 1 }] });
+    dynamo.on(QueryCommand).resolves({
+      Items: [
+        { hostUserId: 12, activeSeats: 3 },
+        { hostUserId: 4, activeSeats: 1 },
+      ],
+    });
 
     const result = await usage(proxyEvent({}), lambdaContext);
 
     expect(result.statusCode).toBe(200);
     expect(result.headers?.['Content-Type']).toBe('application/json');
-    expect(body(result)).toMatchObject({ partner_id: 7, active_seats: 4, hosts: [{ host_user_id: 4, active_seats: 1 }, { host_user_id: 12, active_seats: 3 }] });
-    expect(dynamo.commandCalls(QueryCommand)[0]?.args[0].input.ExpressionAttributeValues?.[':partner']).toBe('PARTNER#7');
+    expect(body(result)).toMatchObject({
+      partner_id: 7,
+      active_seats: 4,
+      hosts: [
+        { host_user_id: 4, active_seats: 1 },
+        { host_user_id: 12, active_seats: 3 },
+      ],
+    });
+    expect(dynamo.commandCalls(QueryCommand)[0]?.args[0].input.ExpressionAttributeValues?.[':partner']).toBe(
+      'PARTNER#7',
+    );
     expect(result.headers?.['X-Request-Id']).toBe('req-123');
     expect(result.headers?.['X-RateLimit-Remaining']).toBe('119');
   });
@@ -38,7 +51,10 @@ describe('GET /usage handler', () => {
     ['throttling', awsError('ThrottlingException')],
     ['provisioned throughput exceeded', awsError('ProvisionedThroughputExceededException')],
     ['a client-side timeout', awsError('TimeoutError', 'Connection timed out after 2500 ms')],
-    ['a refused connection', Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' })],
+    [
+      'a refused connection',
+      Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' }),
+    ],
   ])('turns %s into a 503 problem with Retry-After, not a 500', async (_, fault) => {
     dynamo.on(QueryCommand).rejects(fault);
 
@@ -47,7 +63,11 @@ describe('GET /usage handler', () => {
     expect(result.statusCode).toBe(503);
     expect(result.headers?.['Content-Type']).toBe('application/problem+json');
     expect(result.headers?.['Retry-After']).toBe('2');
-    expect(body(result)).toMatchObject({ status: 503, type: expect.stringContaining('service-unavailable'), request_id: 'req-123' });
+    expect(body(result)).toMatchObject({
+      status: 503,
+      type: expect.stringContaining('service-unavailable'),
+      request_id: 'req-123',
+    });
   });
 
   it('turns a throttled rate-limit write into a 503 too', async () => {
@@ -60,7 +80,9 @@ describe('GET /usage handler', () => {
   });
 
   it('hides unexpected failures behind a generic 500 problem with no internals', async () => {
-    dynamo.on(QueryCommand).rejects(new TypeError("Cannot read properties of undefined (reading 'secretTableInternals')"));
+    dynamo
+      .on(QueryCommand)
+      .rejects(new TypeError("Cannot read properties of undefined (reading 'secretTableInternals')"));
 
     const result = await usage(proxyEvent({}), lambdaContext);
 
@@ -111,7 +133,14 @@ describe('GET /usage handler', () => {
 describe('revenue routes', () => {
   it('answers 403 without the revenue:read scope, after counting the request', async () => {
     const result = await properties(
-      proxyEvent({ authorizer: { principalId: 'partner:7', partnerId: '7', keyPrefix: 'svc_TestKey1', scopes: 'metrics:read' } }),
+      proxyEvent({
+        authorizer: {
+          principalId: 'partner:7',
+          partnerId: '7',
+          keyPrefix: 'svc_TestKey1',
+          scopes: 'metrics:read',
+        },
+      }),
       lambdaContext,
     );
 
@@ -127,20 +156,35 @@ describe('revenue routes', () => {
     const result = await pricingSignals(proxyEvent({ pathParameters: { propertyId: '55' } }), lambdaContext);
 
     expect(result.statusCode).toBe(404);
-    expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual({ PK: 'PARTNER#7', SK: 'PROPERTY#000000000055' });
+    expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual({
+      PK: 'PARTNER#7',
+      SK: 'PROPERTY#000000000055',
+    });
   });
 
-  it.each(['0', '366', '-1', '1.5', 'abc', '', '1e2', ' 30'])('refuses lookback_days=%j with a 400', async (value) => {
-    const result = await pricingSignals(proxyEvent({ pathParameters: { propertyId: '1' }, query: { lookback_days: [value] } }), lambdaContext);
+  it.each(['0', '366', '-1', '1.5', 'abc', '', '1e2', ' 30'])(
+    'refuses lookback_days=%j with a 400',
+    async (value) => {
+      const result = await pricingSignals(
+        proxyEvent({ pathParameters: { propertyId: '1' }, query: { lookback_days: [value] } }),
+        lambdaContext,
+      );
 
-    expect(result.statusCode).toBe(400);
-    expect(body(result).detail).toContain('lookback_days must be an integer from 1 to 365');
-  });
+      expect(result.statusCode).toBe(400);
+      expect(body(result).detail).toContain('lookback_days must be an integer from 1 to 365');
+    },
+  );
 
-  it.each(['abc', '0', '-3', '1.0', '99999999999999999'])('refuses propertyId=%j with a 400', async (value) => {
-    const result = await pricingSignals(proxyEvent({ pathParameters: { propertyId: value } }), lambdaContext);
+  it.each(['abc', '0', '-3', '1.0', '99999999999999999'])(
+    'refuses propertyId=%j with a 400',
+    async (value) => {
+      const result = await pricingSignals(
+        proxyEvent({ pathParameters: { propertyId: value } }),
+        lambdaContext,
+      );
 
-    expect(result.statusCode).toBe(400);
-    expect(body(result).detail).toContain('propertyId must be a positive integer');
-  });
+      expect(result.statusCode).toBe(400);
+      expect(body(result).detail).toContain('propertyId must be a positive integer');
+    },
+  );
 });

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { API_KEY_LENGTH, apiKeyState, digestApiKey, digestsMatch, generateApiKey, isKeyPrefix, KEY_PREFIX_LENGTH, parseApiKey } from '../../lambdas/domain/api-key';
+import {
+  API_KEY_LENGTH,
+  apiKeyState,
+  digestApiKey,
+  digestsMatch,
+  generateApiKey,
+  isKeyPrefix,
+  KEY_PREFIX_LENGTH,
+  parseApiKey,
+} from '../../lambdas/domain/api-key';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -25,24 +34,31 @@ describe('API key format', () => {
   it('refuses every single-character change of a valid key before any lookup', () => {
     const { key } = generateApiKey();
     fc.assert(
-      fc.property(fc.integer({ min: 4, max: key.length - 1 }), fc.constantFrom(...BASE62), (index, replacement) => {
-        fc.pre(key[index] !== replacement);
-        const mistyped = key.slice(0, index) + replacement + key.slice(index + 1);
+      fc.property(
+        fc.integer({ min: 4, max: key.length - 1 }),
+        fc.constantFrom(...BASE62),
+        (index, replacement) => {
+          fc.pre(key[index] !== replacement);
+          const mistyped = key.slice(0, index) + replacement + key.slice(index + 1);
 
-        expect(parseApiKey(mistyped).ok).toBe(false);
-      }),
+          expect(parseApiKey(mistyped).ok).toBe(false);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('refuses anything that is not a key, and never throws', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.stringMatching(/^svc_[0-9A-Za-z]{46}$/)), (candidate) => {
-        const parsed = parseApiKey(candidate);
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.stringMatching(/^svc_[0-9A-Za-z]{46}$/)),
+        (candidate) => {
+          const parsed = parseApiKey(candidate);
 
-        if (parsed.ok) expect(parsed.prefix).toBe(candidate.slice(0, 12));
-        else expect(['malformed', 'checksum']).toContain(parsed.reason);
-      }),
+          if (parsed.ok) expect(parsed.prefix).toBe(candidate.slice(0, 12));
+          else expect(['malformed', 'checksum']).toContain(parsed.reason);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -67,6 +83,8 @@ describe('API key format', () => {
     expect(apiKeyState({}, now)).toBe('active');
     expect(apiKeyState({ expiresAt: '2026-11-22T12:00:00.001Z' }, now)).toBe('active');
     expect(apiKeyState({ expiresAt: '2026-11-22T12:00:00.000Z' }, now)).toBe('expired');
-    expect(apiKeyState({ expiresAt: '2026-11-22T11:00:00Z', revokedAt: '2026-11-22T10:00:00Z' }, now)).toBe('revoked');
+    expect(apiKeyState({ expiresAt: '2026-11-22T11:00:00Z', revokedAt: '2026-11-22T10:00:00Z' }, now)).toBe(
+      'revoked',
+    );
   });
 });

@@ -4,11 +4,17 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { forgetCachedKeys, presentedKey } from '../../lambdas/api/authenticate';
 import { handler } from '../../lambdas/api/authorizer';
 import { generateApiKey } from '../../lambdas/domain/api-key';
-import { awsError, authorizerEvent } from '../support/events';
+import { authorizerEvent, awsError } from '../support/events';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const issued = generateApiKey();
-const record = { prefix: issued.prefix, partnerId: 7, digest: new Uint8Array(issued.digest), scopes: ['metrics:read'], createdAt: '2026-01-01T00:00:00Z' };
+const record = {
+  prefix: issued.prefix,
+  partnerId: 7,
+  digest: new Uint8Array(issued.digest),
+  scopes: ['metrics:read'],
+  createdAt: '2026-01-01T00:00:00Z',
+};
 
 beforeEach(() => {
   dynamo.reset();
@@ -26,7 +32,10 @@ describe('REQUEST authorizer', () => {
     expect(result.context).toEqual({ partnerId: 7, keyPrefix: issued.prefix, scopes: 'metrics:read' });
     expect(result.usageIdentifierKey).toBe('apigw-key-value');
     expect(dynamo.commandCalls(GetCommand)).toHaveLength(1);
-    expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual({ PK: `APIKEY#${issued.prefix}`, SK: 'APIKEY' });
+    expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual({
+      PK: `APIKEY#${issued.prefix}`,
+      SK: 'APIKEY',
+    });
   });
 
   it('accepts X-Enterprise-Key, and prefers Authorization when both are sent', () => {
@@ -63,13 +72,18 @@ describe('REQUEST authorizer', () => {
     const result = await handler(authorizerEvent({ 'X-Enterprise-Key': issued.key }));
 
     expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
-    expect(result.context?.problemType).toBe(`https://developers.example.com/partner-api/problems/${problem}`);
+    expect(result.context?.problemType).toBe(
+      `https://developers.example.com/partner-api/problems/${problem}`,
+    );
     expect(String(result.context?.problemDetail)).not.toContain(issued.key);
   });
 
   it('caches a key for 25 s at most, so a revocation is seen within 30 s', async () => {
     vi.useFakeTimers({ now: Date.parse('2026-11-22T10:00:00Z') });
-    dynamo.on(GetCommand).resolvesOnce({ Item: record }).resolves({ Item: { ...record, revokedAt: '2026-11-22T10:00:01Z' } });
+    dynamo
+      .on(GetCommand)
+      .resolvesOnce({ Item: record })
+      .resolves({ Item: { ...record, revokedAt: '2026-11-22T10:00:01Z' } });
     const ask = () => handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }));
 
     expect((await ask()).policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });

@@ -27,15 +27,22 @@ describe('booking window (now - N days, now]', () => {
 
   it('covers every instant of the window exactly once', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }), fc.integer({ min: 1, max: 365 }), fc.double({ min: 0, max: 1, noNaN: true }), (now, days, position) => {
-        const window = bookingWindow(now, days);
-        const instant = Math.floor(window.fromMs + 1 + position * (window.toMs - window.fromMs - 1));
-        const day = Math.floor(instant / DAY_MS);
-        const inWhole = day >= window.firstWholeDay && day <= window.lastWholeDay ? 1 : 0;
-        const inEdges = window.edges.filter((edge) => instant >= edge.fromMs && instant <= edge.toMs).length;
+      fc.property(
+        fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }),
+        fc.integer({ min: 1, max: 365 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (now, days, position) => {
+          const window = bookingWindow(now, days);
+          const instant = Math.floor(window.fromMs + 1 + position * (window.toMs - window.fromMs - 1));
+          const day = Math.floor(instant / DAY_MS);
+          const inWhole = day >= window.firstWholeDay && day <= window.lastWholeDay ? 1 : 0;
+          const inEdges = window.edges.filter(
+            (edge) => instant >= edge.fromMs && instant <= edge.toMs,
+          ).length;
 
-        expect(inWhole + inEdges).toBe(1);
-      }),
+          expect(inWhole + inEdges).toBe(1);
+        },
+      ),
       { numRuns: 1_000 },
     );
   });
@@ -43,10 +50,22 @@ describe('booking window (now - N days, now]', () => {
 
 describe('pricing signal formulas', () => {
   it('reports zeros and an empty source mix for a property without reservations', () => {
-    const response = pricingSignals({ propertyId: 7, units: 1, nowMs: NOW, bookings: emptyBookingTotals(), occupiedUnits: () => 0 });
+    const response = pricingSignals({
+      propertyId: 7,
+      units: 1,
+      nowMs: NOW,
+      bookings: emptyBookingTotals(),
+      occupiedUnits: () => 0,
+    });
 
     expect(response.property_id).toBe(7);
-    expect(response.signals).toEqual({ occupancy_today: 0, avg_lead_time_days: 0, avg_stay_nights: 0, source_mix: {}, total_reservations: 0 });
+    expect(response.signals).toEqual({
+      occupancy_today: 0,
+      avg_lead_time_days: 0,
+      avg_stay_nights: 0,
+      source_mix: {},
+      total_reservations: 0,
+    });
     expect(Object.keys(response.occupancy_30d)).toHaveLength(30);
     expect(Object.keys(response.occupancy_30d)[0]).toBe('2026-11-22');
     expect(Object.keys(response.occupancy_30d)[29]).toBe('2026-12-21');
@@ -58,7 +77,15 @@ describe('pricing signal formulas', () => {
       propertyId: 1,
       units: 1,
       nowMs: NOW,
-      bookings: { count: 3, leadDaysSum: 31, stayNightsSum: 10, byChannel: new Map([['Airbnb', 2], ['Direct', 1]]) },
+      bookings: {
+        count: 3,
+        leadDaysSum: 31,
+        stayNightsSum: 10,
+        byChannel: new Map([
+          ['Airbnb', 2],
+          ['Direct', 1],
+        ]),
+      },
       occupiedUnits: () => 0,
     });
 
@@ -69,8 +96,18 @@ describe('pricing signal formulas', () => {
   });
 
   it('divides occupied units by units, capped at 1', () => {
-    const occupied = new Map([[TODAY, 3], [TODAY + 1, 1], [TODAY + 2, 5]]);
-    const response = pricingSignals({ propertyId: 1, units: 4, nowMs: NOW, bookings: emptyBookingTotals(), occupiedUnits: (night) => occupied.get(night) ?? 0 });
+    const occupied = new Map([
+      [TODAY, 3],
+      [TODAY + 1, 1],
+      [TODAY + 2, 5],
+    ]);
+    const response = pricingSignals({
+      propertyId: 1,
+      units: 4,
+      nowMs: NOW,
+      bookings: emptyBookingTotals(),
+      occupiedUnits: (night) => occupied.get(night) ?? 0,
+    });
 
     expect(response.signals.occupancy_today).toBe(0.75);
     expect(response.occupancy_30d['2026-11-23']).toBe(0.25);
@@ -78,7 +115,13 @@ describe('pricing signal formulas', () => {
   });
 
   it('keys occupancy by real calendar dates across month ends', () => {
-    const response = pricingSignals({ propertyId: 1, units: 1, nowMs: Date.parse('2028-02-15T00:00:00Z'), bookings: emptyBookingTotals(), occupiedUnits: () => 0 });
+    const response = pricingSignals({
+      propertyId: 1,
+      units: 1,
+      nowMs: Date.parse('2028-02-15T00:00:00Z'),
+      bookings: emptyBookingTotals(),
+      occupiedUnits: () => 0,
+    });
 
     expect(Object.keys(response.occupancy_30d)).toContain('2028-02-29');
     expect(Object.keys(response.occupancy_30d).every((date) => parseIsoDate(date) !== undefined)).toBe(true);

@@ -16,7 +16,10 @@ const base: Reservation = {
 
 describe('reservation file', () => {
   it('accepts valid rows, normalises booked_at to UTC and drops unknown fields', () => {
-    const parsed = parseReservationFile([{ ...base, booked_at: '2026-10-01T12:00:00+02:00', guest_name: 'not stored' }], 9);
+    const parsed = parseReservationFile(
+      [{ ...base, booked_at: '2026-10-01T12:00:00+02:00', guest_name: 'not stored' }],
+      9,
+    );
 
     expect(parsed).toEqual({ ok: true, reservations: [base] });
   });
@@ -48,7 +51,10 @@ describe('reservation file', () => {
   });
 
   it('refuses a file that is not an array', () => {
-    expect(parseReservationFile({ reservations: [] }, 9)).toEqual({ ok: false, errors: [{ index: -1, message: 'the file must hold a JSON array' }] });
+    expect(parseReservationFile({ reservations: [] }, 9)).toEqual({
+      ok: false,
+      errors: [{ index: -1, message: 'the file must hold a JSON array' }],
+    });
   });
 });
 
@@ -56,7 +62,12 @@ describe('aggregate deltas', () => {
   it('counts a confirmed reservation on its booking day and on each night it occupies', () => {
     const deltas = aggregateDeltas(undefined, base);
 
-    expect(Object.fromEntries(deltas.get('BOOKED#2026-10') ?? [])).toEqual({ n01: 1, l01: 19, s01: 3, 'c01:Airbnb': 1 });
+    expect(Object.fromEntries(deltas.get('BOOKED#2026-10') ?? [])).toEqual({
+      n01: 1,
+      l01: 19,
+      s01: 3,
+      'c01:Airbnb': 1,
+    });
     expect(Object.fromEntries(deltas.get('NIGHTS#2026-10') ?? [])).toEqual({ o20: 1, o21: 1, o22: 1 });
   });
 
@@ -64,7 +75,12 @@ describe('aggregate deltas', () => {
     expect(aggregateDeltas(base, base).size).toBe(0);
     const cancelled = aggregateDeltas(base, { ...base, status: 'cancelled' });
     expect(Object.fromEntries(cancelled.get('NIGHTS#2026-10') ?? [])).toEqual({ o20: -1, o21: -1, o22: -1 });
-    expect(Object.fromEntries(cancelled.get('BOOKED#2026-10') ?? [])).toEqual({ n01: -1, l01: -19, s01: -3, 'c01:Airbnb': -1 });
+    expect(Object.fromEntries(cancelled.get('BOOKED#2026-10') ?? [])).toEqual({
+      n01: -1,
+      l01: -19,
+      s01: -3,
+      'c01:Airbnb': -1,
+    });
   });
 
   it('moves only the nights that changed when dates shift', () => {
@@ -82,7 +98,13 @@ describe('aggregate deltas', () => {
       nights: fc.integer({ min: 1, max: 45 }),
       status: fc.constantFrom('confirmed' as const, 'cancelled' as const),
     });
-    const toReservation = (v: { channel: string; bookedDay: number; checkInOffset: number; nights: number; status: 'confirmed' | 'cancelled' }): Reservation => {
+    const toReservation = (v: {
+      channel: string;
+      bookedDay: number;
+      checkInOffset: number;
+      nights: number;
+      status: 'confirmed' | 'cancelled';
+    }): Reservation => {
       const day = Date.UTC(2026, 0, 1) / 86_400_000 + v.bookedDay;
       const date = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
       return {
@@ -113,7 +135,13 @@ describe('aggregate deltas', () => {
 describe('import batches', () => {
   it('keeps every transaction within 100 items', () => {
     const changes = Array.from({ length: 300 }, (_, i) => ({
-      next: { ...base, id: `r-${i}`, booked_at: `2026-${String((i % 12) + 1).padStart(2, '0')}-01T10:00:00.000Z`, check_in: '2027-01-01', check_out: '2027-03-15' },
+      next: {
+        ...base,
+        id: `r-${i}`,
+        booked_at: `2026-${String((i % 12) + 1).padStart(2, '0')}-01T10:00:00.000Z`,
+        check_in: '2027-01-01',
+        check_out: '2027-03-15',
+      },
     }));
     const batches = planImportBatches(changes);
 
