@@ -1,0 +1,88 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../lib/local/dynamodb-local';
+import type { LocalRuntime } from '../../lib/local/runtime';
+import { readRuntime } from '../../lib/local/runtime';
+
+export interface ServiceProcess {
+  readonly runtime: LocalRuntime;
+  readonly child: ChildProcess;
+  /** Resident set size of the server process, in MiB (from /proc). */
+  rssMiB(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Runs `npm start` as its own process (so load generator and server do not share a thread). */
+export async function startServiceProcess(): Promise<ServiceProcess> {
+  const directory = await mkdtemp(join(tmpdir(), 'bench-service-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', '--quiet'], {
+    env: { ...process.env, PORT: String(port), PARTNER_API_LOCAL_DIR: directory },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 60_000;
+  let runtime: LocalRuntime | undefined;
+  while (!runtime) {
+    if (child.exitCode !== null) throw new Error(`The local server exited with code ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error('The local server did not start within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    runtime = await readRuntime(directory);
+  }
+  const started = runtime;
+  return {
+    runtime: started,
+    child,
+    async rssMiB() {
+      const { readFile } = await import('node:fs/promises');
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    },
+    async stop() {
+      const exited = once(child, 'exit');
+      child.kill('SIGINT');
+      await exited;
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Points this process's data modules at the service's DynamoDB Local (before importing them). */
+export function useServiceTable(runtime: LocalRuntime): void {
+  Object.assign(process.env, {
+    STAGE: 'local',
+    TABLE_NAME: runtime.tableName,
+    DYNAMODB_ENDPOINT: runtime.dynamoDbEndpoint,
+    SERVICE_SECRETS_FILE: runtime.secretsFile,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
+}
+
+/** Mints `count` keys for a partner straight into the table; returns the plaintext keys. */
+export async function mintKeys(
+  partnerId: number,
+  count: number,
+  scopes: ('metrics:read' | 'revenue:read')[],
+): Promise<string[]> {
+  const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { documentClient } = await import('../../lambdas/data/db');
+  const { apiKeyCreationItem } = await import('../../lambdas/data/api-keys');
+  const { generateApiKey } = await import('../../lambdas/domain/api-key');
+  const keys: string[] = [];
+  const createdAt = new Date().toISOString();
+  for (let start = 0; start < count; start += 25) {
+    const batch = Array.from({ length: Math.min(25, count - start) }, () => generateApiKey());
+    await documentClient.send(
+      new TransactWriteCommand({
+        TransactItems: batch.map((key) =>
+          apiKeyCreationItem({ prefix: key.prefix, partnerId, digest: key.digest, scopes, createdAt }),
+        ),
+      }),
+    );
+    keys.push(...batch.map((key) => key.key));
+  }
+  return keys;
+}
