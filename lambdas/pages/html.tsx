@@ -28,7 +28,7 @@ p.lead { font-size: 1.1rem; }
 fieldset { border: 1px solid #d0d7de; border-radius: .5rem; padding: .75rem 1rem; margin: 0 0 1rem; }
 legend { font-weight: 600; padding: 0 .25rem; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
-input[type=text], input[type=email], input[type=number], textarea { width: 100%; font: inherit; padding: .5rem; border: 1px solid #8c959f; border-radius: .375rem; }
+input[type=text], input[type=email], input[type=number], textarea, select { width: 100%; font: inherit; padding: .5rem; border: 1px solid #8c959f; border-radius: .375rem; }
 textarea { min-height: 6rem; }
 .choice { display: flex; gap: .75rem; align-items: flex-start; padding: .75rem; border: 1px solid #d0d7de; border-radius: .5rem; margin: .5rem 0; }
 .choice input { margin-top: .3rem; width: 1.25rem; height: 1.25rem; }
@@ -58,7 +58,8 @@ export function Layout(props: {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <title>{props.title}</title>
-        <style nonce={props.nonce}>{STYLES}</style>
+        {/* A constant, written verbatim: text escaping would turn its quotes into entities CSS does not read. */}
+        <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: STYLES }} />
       </head>
       <body>
         <main>{props.children}</main>

@@ -184,6 +184,48 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  'links create': {
+    summary: 'Mint a one-hour host activation link (operators only)',
+    usage:
+      'links create --partner SLUG --email E --name N --pms-hotel-id X --products a,b [--ttl-seconds T] [--json]',
+    options: {
+      partner: { type: 'string' },
+      email: { type: 'string' },
+      name: { type: 'string' },
+      'pms-hotel-id': { type: 'string' },
+      products: { type: 'string' },
+      'ttl-seconds': { type: 'string', default: '3600' },
+    },
+    async run(values, _positionals, target) {
+      const usage = commands['links create']?.usage ?? '';
+      const inputs = await import('../operations/inputs');
+      const { createActivationLink } = await import('../operations/links');
+      const link = await createActivationLink(
+        target,
+        {
+          slug: required(values, 'partner', usage),
+          email: inputs.emailAddress('--email', required(values, 'email', usage)),
+          name: inputs.displayName('--name', required(values, 'name', usage)),
+          pmsHotelId: inputs.pmsHotelId(required(values, 'pms-hotel-id', usage)),
+          products: inputs.productList(required(values, 'products', usage)),
+          ttlSeconds: inputs.integerInRange(
+            '--ttl-seconds',
+            String(values['ttl-seconds']),
+            60,
+            7 * 24 * 3_600,
+          ),
+        },
+        Date.now(),
+      );
+      return {
+        json: link,
+        text: [
+          link.url,
+          `  expires ${link.expires_at}; works once. Open it in a browser, or embed it behind a button.`,
+        ],
+      };
+    },
+  },
   'reservations import': {
     summary: "Import a property's reservations from a JSON array (idempotent by id)",
     usage: 'reservations import --property ID --file F.json [--units N] [--json]',

@@ -61,3 +61,14 @@ export function integerInRange(flag: string, value: string, minimum: number, max
   }
   return number;
 }
+
+/** The partner's own identifier of the property: printable ASCII without spaces, 1-128 characters. */
+export function pmsHotelId(value: string): string {
+  const id = value.trim();
+  if (!/^[\x21-\x7e]{1,128}$/.test(id)) {
+    throw new OperatorError(
+      `--pms-hotel-id "${value}" is not valid: use 1-128 printable characters without spaces.`,
+    );
+  }
+  return id;
+}

@@ -49,14 +49,14 @@ export interface TestPartner {
 
 /** Approves a partner through the operator operation and reveals its first key over HTTP. */
 export async function approvedPartner(
-  options: { revenue?: boolean; products?: ProductId[] } = {},
+  options: { revenue?: boolean; products?: ProductId[]; name?: string } = {},
 ): Promise<TestPartner> {
   const { approvePartner } = await import('../../lib/operations/partners');
   const slug = uniqueSlug('test');
   const { result } = await approvePartner(
     testTarget(),
     {
-      name: `Test ${slug}`,
+      name: options.name ?? `Test ${slug}`,
       slug,
       email: `api@${slug}.example`,
       products: options.products ?? ['assistant', 'upsells', 'guidebook', 'checkin'],

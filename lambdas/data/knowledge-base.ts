@@ -1,0 +1,56 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, TABLE_NAME } from './db';
+
+/** What the guest assistant knows about a property, filled in by the onboarding wizard. */
+export interface KnowledgeBase {
+  readonly checkInInstructions: string;
+  readonly faqs: readonly { question: string; answer: string }[];
+  readonly upsells: readonly UpsellOffer[];
+  /** Set when the wizard is submitted: from then on the assistant answers guests. */
+  readonly assistantLiveAt?: string;
+  readonly updatedAt?: string;
+}
+
+export interface UpsellOffer {
+  readonly title: string;
+  readonly description: string;
+  /** Guest price in minor units (cents) of `currency`. */
+  readonly priceMinor: number;
+  readonly currency: string;
+}
+
+const knowledgeBaseKey = (propertyId: number) => ({ PK: `PROPERTY#${propertyId}`, SK: 'KNOWLEDGE_BASE' });
+
+export const EMPTY_KNOWLEDGE_BASE: KnowledgeBase = { checkInInstructions: '', faqs: [], upsells: [] };
+
+export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBase> {
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: knowledgeBaseKey(propertyId), ConsistentRead: true }),
+  );
+  if (!Item) return EMPTY_KNOWLEDGE_BASE;
+  return {
+    checkInInstructions: typeof Item.checkInInstructions === 'string' ? Item.checkInInstructions : '',
+    faqs: Array.isArray(Item.faqs) ? (Item.faqs as KnowledgeBase['faqs']) : [],
+    upsells: Array.isArray(Item.upsells) ? (Item.upsells as KnowledgeBase['upsells']) : [],
+    assistantLiveAt: typeof Item.assistantLiveAt === 'string' ? Item.assistantLiveAt : undefined,
+    updatedAt: typeof Item.updatedAt === 'string' ? Item.updatedAt : undefined,
+  };
+}
+
+/** Saves one wizard step's fields (each step owns its fields, so steps never overwrite each other). */
+export async function saveKnowledgeBase(
+  propertyId: number,
+  fields: Partial<Pick<KnowledgeBase, 'checkInInstructions' | 'faqs' | 'upsells' | 'assistantLiveAt'>>,
+  nowIso: string,
+): Promise<void> {
+  const entries = Object.entries({ ...fields, updatedAt: nowIso }).filter(([, value]) => value !== undefined);
+  await documentClient.send(
+    new UpdateCommand({
+      TableName: TABLE_NAME,
+      Key: knowledgeBaseKey(propertyId),
+      UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
+    }),
+  );
+}

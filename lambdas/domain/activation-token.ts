@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import * as z from 'zod/mini';
+import type { ProductId } from './catalog';
+import { PRODUCT_IDS } from './catalog';
+import { signJson, unverifiedPayload, verifySignedJson } from './signed-json';
+
+/** Longest token accepted: far above a real one (~500 characters), checked before any parsing. */
+export const MAX_TOKEN_LENGTH = 4_096;
+export const DEFAULT_TOKEN_TTL_SECONDS = 3_600;
+
+/** Claims of spec 2.4, exactly: an unknown claim makes the token invalid. */
+export const activationClaimsSchema = z.strictObject({
+  contact_email: z.email().check(z.maxLength(254)),
+  contact_name: z.string().check(z.minLength(1), z.maxLength(120)),
+  pms_hotel_id: z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[\x21-\x7e]+$/)),
+  requested_product_ids: z.array(z.enum(PRODUCT_IDS)).check(z.minLength(1), z.maxLength(PRODUCT_IDS.length)),
+  exp: z.int().check(z.positive()),
+  nonce: z.string().check(z.regex(/^[A-Za-z0-9_-]{22,64}$/)),
+});
+
+export interface ActivationClaims {
+  readonly contact_email: string;
+  readonly contact_name: string;
+  readonly pms_hotel_id: string;
+  readonly requested_product_ids: readonly ProductId[];
+  /** Unix seconds, set by the server. */
+  readonly exp: number;
+  /** At least 128 random bits, base64url. */
+  readonly nonce: string;
+}
+
+export type ActivationTokenCheck =
+  | { readonly ok: true; readonly claims: ActivationClaims }
+  | {
+      readonly ok: false;
+      readonly reason: 'malformed' | 'bad-signature' | 'invalid-claims' | 'expired';
+      readonly claims?: ActivationClaims;
+    };
+
+/** A fresh nonce: 128 random bits. */
+export function newNonce(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export function mintActivationToken(
+  input: Omit<ActivationClaims, 'exp' | 'nonce'>,
+  signingSecret: Uint8Array,
+  nowMs: number,
+  ttlSeconds = DEFAULT_TOKEN_TTL_SECONDS,
+): { token: string; claims: ActivationClaims } {
+  const claims: ActivationClaims = {
+    contact_email: input.contact_email,
+    contact_name: input.contact_name,
+    pms_hotel_id: input.pms_hotel_id,
+    requested_product_ids: input.requested_product_ids,
+    exp: Math.floor(nowMs / 1000) + ttlSeconds,
+    nonce: newNonce(),
+  };
+  return { token: signJson(claims, signingSecret), claims };
+}
+
+/**
+ * DESIGN.md's order: shape and size, signature (constant time), claims schema, expiry. The
+ * partner comes first from the URL's slug; the nonce is checked against the table last.
+ */
+export function verifyActivationToken(
+  token: string,
+  signingSecret: Uint8Array,
+  nowMs: number,
+): ActivationTokenCheck {
+  const signed = verifySignedJson(token, signingSecret, MAX_TOKEN_LENGTH);
+  if (!signed.ok) return signed;
+  const parsed = z.safeParse(activationClaimsSchema, signed.payload);
+  if (!parsed.success) return { ok: false, reason: 'invalid-claims' };
+  const claims: ActivationClaims = parsed.data;
+  if (claims.exp * 1000 <= nowMs) return { ok: false, reason: 'expired', claims };
+  return { ok: true, claims };
+}
+
+/** The nonce a token claims, unverified: to tell a link of another partner from a forged one. */
+export function claimedNonce(token: string): string | undefined {
+  const payload = unverifiedPayload(token, MAX_TOKEN_LENGTH);
+  const nonce =
+    typeof payload === 'object' && payload !== null ? (payload as { nonce?: unknown }).nonce : undefined;
+  return typeof nonce === 'string' && /^[A-Za-z0-9_-]{22,64}$/.test(nonce) ? nonce : undefined;
+}

@@ -1,0 +1,105 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import * as z from 'zod/mini';
+import type { ActivationClaims } from '../domain/activation-token';
+import { activationClaimsSchema } from '../domain/activation-token';
+import { signJson, verifySignedJson } from '../domain/signed-json';
+
+/**
+ * The host's session after a verified activation link: a signed cookie holding the verified
+ * claims (so opening a link writes nothing), and after provisioning, what was provisioned.
+ * No Path attribute: it then defaults to the pages' own folder (`…/partner/<slug>`), whatever
+ * prefix API Gateway's stage or a custom domain adds.
+ */
+export const SESSION_COOKIE = 'activation_session';
+const MAX_COOKIE_LENGTH = 3_000;
+/** Before provisioning: the time to pick products; never past the link's own expiry. */
+export const CHOOSING_TTL_SECONDS = 30 * 60;
+/** After provisioning: time to finish the onboarding wizard. */
+export const ONBOARDING_TTL_SECONDS = 12 * 3_600;
+
+const sessionSchema = z.object({
+  sid: z.string(),
+  partnerId: z.int(),
+  slug: z.string(),
+  claims: activationClaimsSchema,
+  exp: z.int(),
+  provisioned: z.optional(z.object({ hostUserId: z.int(), propertyId: z.int() })),
+});
+
+export interface HostSession {
+  readonly sid: string;
+  readonly partnerId: number;
+  readonly slug: string;
+  readonly claims: ActivationClaims;
+  /** Unix seconds. */
+  readonly exp: number;
+  readonly provisioned?: { readonly hostUserId: number; readonly propertyId: number };
+}
+
+export function newSession(
+  partnerId: number,
+  slug: string,
+  claims: ActivationClaims,
+  nowMs: number,
+): HostSession {
+  return {
+    sid: randomBytes(16).toString('base64url'),
+    partnerId,
+    slug,
+    claims,
+    exp: Math.min(claims.exp, Math.floor(nowMs / 1000) + CHOOSING_TTL_SECONDS),
+  };
+}
+
+export function provisionedSession(
+  session: HostSession,
+  provisioned: { hostUserId: number; propertyId: number },
+  nowMs: number,
+): HostSession {
+  return { ...session, provisioned, exp: Math.floor(nowMs / 1000) + ONBOARDING_TTL_SECONDS };
+}
+
+/** The Set-Cookie value (Secure everywhere except the local http server). */
+export function sessionCookie(session: HostSession, key: Uint8Array, secure: boolean, nowMs: number): string {
+  const maxAge = Math.max(0, session.exp - Math.floor(nowMs / 1000));
+  return `${SESSION_COOKIE}=${signJson(session, key)}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+}
+
+function cookieValue(event: APIGatewayProxyEvent, name: string): string | undefined {
+  const headers = Object.entries(event.headers ?? {}).filter(([header]) => header.toLowerCase() === 'cookie');
+  for (const [, value] of headers) {
+    for (const part of (value ?? '').split(';')) {
+      const [cookieName, ...rest] = part.trim().split('=');
+      if (cookieName === name) return rest.join('=');
+    }
+  }
+  return undefined;
+}
+
+/** The session for this partner's pages, if the cookie is present, authentic and unexpired. */
+export function readSession(
+  event: APIGatewayProxyEvent,
+  key: Uint8Array,
+  slug: string,
+  nowMs: number,
+): HostSession | undefined {
+  const cookie = cookieValue(event, SESSION_COOKIE);
+  if (!cookie) return undefined;
+  const verified = verifySignedJson(cookie, key, MAX_COOKIE_LENGTH);
+  if (!verified.ok) return undefined;
+  const parsed = z.safeParse(sessionSchema, verified.payload);
+  if (!parsed.success || parsed.data.slug !== slug || parsed.data.exp * 1000 <= nowMs) return undefined;
+  return parsed.data;
+}
+
+/** The CSRF token of every form in this session: bound to the session id and the key. */
+export function csrfToken(session: HostSession, key: Uint8Array): string {
+  return createHmac('sha256', key).update(`csrf:${session.sid}`).digest('base64url');
+}
+
+export function isValidCsrfToken(session: HostSession, key: Uint8Array, presented: string | null): boolean {
+  const expected = Buffer.from(csrfToken(session, key));
+  const given = Buffer.from(presented ?? '');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

@@ -1,0 +1,151 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { Partner } from '../data/partners';
+import {
+  PropertyHeldByAnotherHostError,
+  ProvisioningContentionError,
+  provisionSponsoredHost,
+} from '../data/provisioning';
+import type { Product } from '../domain/catalog';
+import {
+  ActivationLayout,
+  formBody,
+  formExpiredPage,
+  htmlPage,
+  linkProblemPage,
+  offeredProducts,
+  partnerForSlug,
+  productCatalog,
+  SECURE_COOKIES,
+  seeOther,
+  sessionEndedPage,
+  sessionKey,
+  unknownPartnerPage,
+} from './activation-context';
+import type { HostSession } from './host-session';
+import { csrfToken, isValidCsrfToken, provisionedSession, readSession, sessionCookie } from './host-session';
+import { messagePage, tryAgainPage } from './html';
+import { pageHandler } from './page-handler';
+
+function marketplacePage(
+  partner: Partner,
+  session: HostSession,
+  products: readonly Product[],
+  csrf: string,
+  options: { error?: string; selected?: readonly string[] } = {},
+) {
+  const selected = options.selected ?? products.map((product) => product.id);
+  return htmlPage(options.error ? 400 : 200, (nonce) => (
+    <ActivationLayout title="Choose your products" nonce={nonce} partnerName={partner.name} step={0}>
+      <h1>Welcome, {session.claims.contact_name}</h1>
+      <p class="lead">
+        {partner.name} sponsors your account: choose the products to switch on. There is nothing to pay.
+      </p>
+      {products.length === 0 ? (
+        <p class="notice error" role="alert">
+          None of the products in this link are part of {partner.name}’s offer any more. Ask {partner.name}{' '}
+          for a fresh link.
+        </p>
+      ) : (
+        <form method="post" action="marketplace" novalidate>
+          <input type="hidden" name="csrf" value={csrf} />
+          <fieldset aria-describedby={options.error ? 'products-error' : undefined}>
+            <legend>Products for {session.claims.contact_email}</legend>
+            {options.error ? (
+              <p id="products-error" class="error-text" role="alert">
+                {options.error}
+              </p>
+            ) : null}
+            {products.map((product) => (
+              <div class="choice">
+                <input
+                  type="checkbox"
+                  id={`product-${product.id}`}
+                  name="product"
+                  value={product.id}
+                  checked={selected.includes(product.id)}
+                />
+                <label for={`product-${product.id}`}>
+                  {product.name}
+                  <span>{product.description}</span>
+                </label>
+              </div>
+            ))}
+          </fieldset>
+          <button type="submit">Activate selected products</button>
+        </form>
+      )}
+    </ActivationLayout>
+  ));
+}
+
+async function provision(
+  event: APIGatewayProxyEvent,
+  partner: Partner,
+  session: HostSession,
+  key: Buffer,
+  offered: readonly Product[],
+): Promise<APIGatewayProxyResult> {
+  const form = formBody(event);
+  if (!isValidCsrfToken(session, key, form.get('csrf'))) return formExpiredPage();
+  const chosen = form.getAll('product');
+  const offeredIds = offered.map((product) => product.id);
+  const productIds = offeredIds.filter((id) => chosen.includes(id));
+  if (productIds.length === 0 || chosen.some((id) => !offeredIds.includes(id as Product['id']))) {
+    return marketplacePage(partner, session, offered, csrfToken(session, key), {
+      error: 'Choose at least one product to activate.',
+      selected: chosen,
+    });
+  }
+  const now = Date.now();
+  try {
+    const result = await provisionSponsoredHost({
+      partnerId: partner.id,
+      contactEmail: session.claims.contact_email,
+      contactName: session.claims.contact_name,
+      pmsHotelId: session.claims.pms_hotel_id,
+      propertyName: session.claims.contact_name,
+      productIds,
+      nonce: { value: session.claims.nonce, tokenExpiresAtMs: session.claims.exp * 1000 },
+      nowMs: now,
+    });
+    const next = provisionedSession(
+      session,
+      { hostUserId: result.hostUserId, propertyId: result.propertyId },
+      now,
+    );
+    return seeOther('onboarding', sessionCookie(next, key, SECURE_COOKIES, now));
+  } catch (error) {
+    if (error instanceof ProvisioningContentionError) return tryAgainPage();
+    if (error instanceof PropertyHeldByAnotherHostError) {
+      return messagePage(
+        409,
+        'This property is already set up',
+        <p>
+          {partner.name} already set this property up for another account. Ask {partner.name} to check the
+          e-mail address in your link. Nothing was changed.
+        </p>,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * `/partner/{slug}/marketplace`: GET lists the products of the link that the partner's
+ * agreement includes, with no prices; POST provisions the host in one transaction and goes on
+ * to the onboarding wizard. A second submit (two tabs, a double click, a retry) finds the
+ * link's work done and goes on too.
+ */
+export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
+  const partner = await partnerForSlug(event.pathParameters?.slug ?? '');
+  if (!partner) return unknownPartnerPage();
+  const key = await sessionKey();
+  const session = readSession(event, key, partner.slug, Date.now());
+  if (!session) return sessionEndedPage(partner.name);
+  if (session.provisioned) return seeOther('onboarding');
+  if (session.claims.exp * 1000 <= Date.now())
+    return linkProblemPage('expired', partner.name, session.claims);
+  const offered = offeredProducts(await productCatalog(), partner, session.claims);
+  if (event.httpMethod === 'POST') return provision(event, partner, session, key, offered);
+  return marketplacePage(partner, session, offered, csrfToken(session, key));
+});

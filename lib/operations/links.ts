@@ -1,0 +1,61 @@
+import { recordIssuedLink } from '../../lambdas/data/activation-links';
+import { getSealedSigningSecret } from '../../lambdas/data/partners';
+import { mintActivationToken } from '../../lambdas/domain/activation-token';
+import type { ProductId } from '../../lambdas/domain/catalog';
+import { unseal } from '../../lambdas/shared/secret-box';
+import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
+import { requirePartner } from './keys';
+import { OperatorError } from './operator-error';
+import type { OperatorTarget } from './target';
+
+export interface LinkRequest {
+  readonly slug: string;
+  readonly email: string;
+  readonly name: string;
+  readonly pmsHotelId: string;
+  readonly products: readonly ProductId[];
+  readonly ttlSeconds: number;
+}
+
+/**
+ * Mints a host activation link for a partner (operators only: partner self-service minting is
+ * not live). Products outside the partner's agreement are refused by name.
+ */
+export async function createActivationLink(target: OperatorTarget, request: LinkRequest, nowMs: number) {
+  const partner = await requirePartner(request.slug);
+  const outside = request.products.filter((product) => !partner.products.includes(product));
+  if (outside.length > 0) {
+    throw new OperatorError(
+      `Not in ${partner.slug}'s agreement: ${outside.join(', ')}. Its agreement includes: ${partner.products.join(', ') || 'no products'}.`,
+    );
+  }
+  const sealed = await getSealedSigningSecret(partner.id);
+  if (!sealed)
+    throw new OperatorError(
+      `Partner ${partner.slug} has no signing secret; it was not created by "partners approve".`,
+    );
+  const secret = unseal(sealed, (await loadServiceSecrets()).sealingKey);
+  const { token, claims } = mintActivationToken(
+    {
+      contact_email: request.email,
+      contact_name: request.name,
+      pms_hotel_id: request.pmsHotelId,
+      requested_product_ids: request.products,
+    },
+    secret,
+    nowMs,
+    request.ttlSeconds,
+  );
+  const expiresAt = new Date(claims.exp * 1000).toISOString();
+  await recordIssuedLink({
+    nonce: claims.nonce,
+    partnerId: partner.id,
+    issuedAt: new Date(nowMs).toISOString(),
+    expiresAt,
+  });
+  return {
+    url: `${target.activationBaseUrl}/partner/${partner.slug}/activate?token=${token}`,
+    expires_at: expiresAt,
+    nonce: claims.nonce,
+  };
+}

@@ -1,0 +1,301 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getSealedSigningSecret } from '../../lambdas/data/partners';
+import { mintActivationToken } from '../../lambdas/domain/activation-token';
+import type { ProductId } from '../../lambdas/domain/catalog';
+import { unseal } from '../../lambdas/shared/secret-box';
+import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
+import { createActivationLink } from '../../lib/operations/links';
+import { launchChromium, screenshot } from '../support/browser';
+import type { TestPartner } from '../support/partners';
+import { apiGet, approvedPartner, testTarget } from '../support/partners';
+
+let browser: Browser;
+let partner: TestPartner;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  [browser, partner] = await Promise.all([
+    launchChromium(),
+    approvedPartner({ name: 'Harbour PMS', products: ['assistant', 'upsells', 'guidebook'] }),
+  ]);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+let sequence = 0;
+function uniqueHost() {
+  sequence += 1;
+  return { email: `host${sequence}-${Date.now()}@example.com`, pmsHotelId: `PMS-${sequence}-${Date.now()}` };
+}
+
+async function link(options: {
+  email: string;
+  name?: string;
+  pmsHotelId: string;
+  products?: ProductId[];
+  slug?: string;
+}) {
+  const { url } = await createActivationLink(
+    testTarget(),
+    {
+      slug: options.slug ?? partner.slug,
+      email: options.email,
+      name: options.name ?? 'Casa Verde',
+      pmsHotelId: options.pmsHotelId,
+      products: options.products ?? ['assistant', 'upsells'],
+      ttlSeconds: 3_600,
+    },
+    Date.now(),
+  );
+  return url;
+}
+
+async function freshPage(): Promise<Page> {
+  context = await browser.newContext({ viewport: { width: 420, height: 900 } });
+  return context.newPage();
+}
+
+/** The partner's seats as GET /usage reports them (without the timestamp). */
+async function usageSeats(): Promise<{
+  hosts: { host_user_id: number; active_seats: number }[];
+  active_seats: number;
+}> {
+  const { hosts, active_seats } = (await apiGet('/usage', partner.key)).json as never;
+  return { hosts, active_seats };
+}
+
+describe('activation link in Chromium', () => {
+  it('happy path: marketplace → provisioning → wizard → live, with the seats in GET /usage', async () => {
+    const page = await freshPage();
+    const host = uniqueHost();
+    const before = await usageSeats();
+
+    const response = await page.goto(await link({ ...host, products: ['assistant', 'upsells'] }));
+    expect(response?.status()).toBe(200);
+    expect(page.url()).toMatch(/\/partner\/[^/]+\/marketplace$/);
+    expect(page.url()).not.toContain('token=');
+    expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
+    expect(response?.headers()['referrer-policy']).toBe('no-referrer');
+    expect(response?.headers()['cache-control']).toBe('no-store');
+    const cookie = (await context.cookies()).find((c) => c.name === 'activation_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Welcome, Casa Verde');
+    expect(await page.getByRole('checkbox').count()).toBe(2);
+    expect(await page.textContent('main')).not.toMatch(/[$€£]|price/i);
+    await screenshot(page, '01-marketplace');
+
+    await page.getByRole('button', { name: 'Activate selected products' }).click();
+    await page.waitForURL(/onboarding$/);
+    await screenshot(page, '02-wizard-details');
+    await page.getByLabel('Property name').fill('Casa Verde by the Lake');
+    await page
+      .getByLabel('Check-in instructions')
+      .fill('Check in from 3 pm. The key box is left of the door, code 4711.');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await page.waitForURL(/step=faqs/);
+    await page.locator('#question-0').fill('Is there parking?');
+    await page.locator('#answer-0').fill('Yes, two spaces behind the house.');
+    await page.locator('#question-1').fill('Can I bring my dog?');
+    await page.locator('#answer-1').fill('Dogs are welcome.');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await page.waitForURL(/step=upsells/);
+    await page.goBack();
+    await page.reload();
+    expect(await page.locator('#answer-1').inputValue()).toBe('Dogs are welcome.');
+    await page.goto(page.url().replace('step=faqs', 'step=upsells'));
+    await page.locator('#title-0').fill('Late check-out');
+    await page.locator('#description-0').fill('Stay until 2 pm.');
+    await page.locator('#price-0').fill('25');
+    await screenshot(page, '03-wizard-upsells');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await page.waitForURL(/step=review/);
+    await screenshot(page, '04-wizard-review');
+    await page.getByRole('button', { name: 'Make my assistant live' }).click();
+    await page.waitForURL(/step=done/);
+    expect(await page.textContent('main')).toContain('Your assistant now answers guests.');
+    await screenshot(page, '05-live');
+
+    const after = await usageSeats();
+    expect(after.active_seats - before.active_seats).toBe(2);
+    const properties = (await apiGet('/properties', partner.key)).json.properties as {
+      id: number;
+      name: string;
+    }[];
+    const property = properties.find((p) => p.name === 'Casa Verde by the Lake');
+    expect(property).toBeDefined();
+    const signals = await apiGet(`/properties/${property?.id}/pricing-signals`, partner.key);
+    expect(signals.json.signals).toMatchObject({ total_reservations: 0, occupancy_today: 0 });
+  });
+
+  it('a used link ends on a clear 410 page and provisions nothing more', async () => {
+    const page = await freshPage();
+    const url = await link(uniqueHost());
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Activate selected products' }).click();
+    await page.waitForURL(/onboarding$/);
+    const before = await usageSeats();
+
+    const second = await (await freshPage()).goto(url);
+
+    expect(second?.status()).toBe(410);
+    const text = await second?.text();
+    expect(text).toContain('This link was already used');
+    expect(text).toContain('Ask Harbour PMS for a fresh link');
+    await screenshot(context.pages()[0] as Page, '06-used-link');
+    expect(await usageSeats()).toEqual(before);
+  });
+
+  it('an expired link ends on a clear 410 page', async () => {
+    const page = await freshPage();
+    const sealed = await getSealedSigningSecret(partner.id);
+    const secret = unseal(sealed ?? '', (await loadServiceSecrets()).sealingKey);
+    const { token } = mintActivationToken(
+      {
+        contact_email: 'late@example.com',
+        contact_name: 'Late Host',
+        pms_hotel_id: 'LATE-1',
+        requested_product_ids: ['assistant'],
+      },
+      secret,
+      Date.now() - 2 * 3_600_000,
+      3_600,
+    );
+
+    const response = await page.goto(
+      `${new URL((await link(uniqueHost())).toString()).origin}/partner/${partner.slug}/activate?token=${token}`,
+    );
+
+    expect(response?.status()).toBe(410);
+    expect(await page.textContent('h1')).toBe('This link has expired');
+    expect(await page.textContent('main')).toContain('fresh link');
+    await screenshot(page, '07-expired-link');
+  });
+
+  it.each([
+    [
+      'tampered',
+      (token: string) => {
+        const [payload = '', signature = ''] = token.split('.');
+        const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+        claims.requested_product_ids = ['assistant', 'upsells', 'guidebook'];
+        return `${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
+      },
+      400,
+      'This link was changed',
+    ],
+    ['truncated', (token: string) => token.slice(0, token.length - 10), 400, 'This link is incomplete'],
+    ['garbage', () => '%3Cscript%3E', 400, 'This link is incomplete'],
+  ])('a %s link ends on a clear 4xx page and provisions nothing', async (name, mangle, status, title) => {
+    const page = await freshPage();
+    const url = new URL(await link(uniqueHost()));
+    const before = await usageSeats();
+
+    const response = await page.goto(
+      `${url.origin}${url.pathname}?token=${mangle(url.searchParams.get('token') ?? '')}`,
+    );
+
+    expect(response?.status()).toBe(status);
+    expect(response?.headers()['content-type']).toContain('text/html');
+    expect(await page.textContent('h1')).toBe(title);
+    expect(await page.textContent('main')).toContain('fresh link');
+    await screenshot(page, `08-${name}-link`);
+    expect(await usageSeats()).toEqual(before);
+  });
+
+  it('a link of another partner, opened under this partner’s address, says so', async () => {
+    const other = await approvedPartner({ products: ['assistant'] });
+    const page = await freshPage();
+    const url = new URL(await link({ ...uniqueHost(), slug: other.slug, products: ['assistant'] }));
+
+    const response = await page.goto(`${url.origin}/partner/${partner.slug}/activate${url.search}`);
+
+    expect(response?.status()).toBe(400);
+    expect(await page.textContent('h1')).toBe('This link is for another platform');
+  });
+
+  it('the same e-mail in another letter case links to the existing host account', async () => {
+    const email = `Mixed.Case-${Date.now()}@Example.com`;
+    for (const [index, address] of [
+      email,
+      email.toLowerCase().replace('example.com', 'EXAMPLE.COM'),
+    ].entries()) {
+      const page = await freshPage();
+      await page.goto(
+        await link({ email: address, pmsHotelId: `CASE-${index}-${Date.now()}`, products: ['assistant'] }),
+      );
+      await page.getByRole('button', { name: 'Activate selected products' }).click();
+      await page.waitForURL(/onboarding$/);
+    }
+
+    const usage = await usageSeats();
+    const properties = (await apiGet('/properties', partner.key)).json.properties as unknown[];
+    expect(usage.hosts.filter((host) => host.active_seats === 2).length).toBeGreaterThanOrEqual(1);
+    expect(properties.length).toBeGreaterThanOrEqual(2);
+    const { getHostIdByEmail } = await import('../../lambdas/data/hosts');
+    const hostId = await getHostIdByEmail(email.toUpperCase());
+    expect(usage.hosts.find((host) => host.host_user_id === hostId)?.active_seats).toBe(2);
+  });
+
+  it('two tabs racing and a double click provision once', async () => {
+    const page = await freshPage();
+    await page.goto(await link({ ...uniqueHost(), products: ['assistant', 'upsells'] }));
+    const second = await context.newPage();
+    await second.goto(page.url());
+    const before = await usageSeats();
+
+    await Promise.all([
+      page.getByRole('button', { name: 'Activate selected products' }).dblclick(),
+      second.getByRole('button', { name: 'Activate selected products' }).click(),
+    ]);
+    await Promise.all([page.waitForURL(/onboarding/), second.waitForURL(/onboarding/)]);
+
+    const after = await usageSeats();
+    expect(after.active_seats - before.active_seats).toBe(2);
+    expect(after.hosts.length - before.hosts.length).toBe(1);
+    expect(await second.textContent('h1')).toBe('Your property and check-in');
+  });
+
+  it('never runs script from a claim or a form', async () => {
+    const page = await freshPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    const attack = '<img src=x onerror="window.__xss=1;alert(1)"><script>window.__xss=2</script>';
+
+    await page.goto(await link({ ...uniqueHost(), name: attack }));
+
+    expect(await page.textContent('h1')).toBe(`Welcome, ${attack}`);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    await page.getByRole('button', { name: 'Activate selected products' }).click();
+    await page.waitForURL(/onboarding$/);
+    await page.getByLabel('Property name').fill(`</textarea>${attack}`);
+    await page.getByLabel('Check-in instructions').fill(`"><script>window.__xss=3</script> from 3 pm`);
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await page.goto(page.url().replace(/step=\w+/, 'step=review'));
+    expect(await page.textContent('h2')).toBe(`</textarea>${attack}`);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    await screenshot(page, '09-xss-escaped');
+  });
+
+  it('refuses a form post without the session’s CSRF token', async () => {
+    const page = await freshPage();
+    await page.goto(await link(uniqueHost()));
+
+    const status = await page.evaluate(
+      async () =>
+        (
+          await fetch('marketplace', {
+            method: 'POST',
+            body: new URLSearchParams({ product: 'assistant', csrf: 'forged' }),
+          })
+        ).status,
+    );
+
+    expect(status).toBe(403);
+  });
+});
