@@ -79,15 +79,44 @@ export interface PageRoute {
   readonly methods: readonly ('GET' | 'POST')[];
   readonly path: string;
   readonly entry: string;
+  /** Whether the page reads the service secret (signing and session keys): only these get access. */
+  readonly usesServiceSecrets: boolean;
 }
 
 export const pageRoutes = [
-  { id: 'reveal', methods: ['GET', 'POST'], path: '/reveal/{revealId}', entry: 'pages/reveal.tsx' },
+  {
+    id: 'reveal',
+    methods: ['GET', 'POST'],
+    path: '/reveal/{revealId}',
+    entry: 'pages/reveal.tsx',
+    usesServiceSecrets: false,
+  },
+  {
+    id: 'activate',
+    methods: ['GET'],
+    path: '/partner/{slug}/activate',
+    entry: 'pages/activate.tsx',
+    usesServiceSecrets: true,
+  },
+  {
+    id: 'marketplace',
+    methods: ['GET', 'POST'],
+    path: '/partner/{slug}/marketplace',
+    entry: 'pages/marketplace.tsx',
+    usesServiceSecrets: true,
+  },
+  {
+    id: 'onboarding',
+    methods: ['GET', 'POST'],
+    path: '/partner/{slug}/onboarding',
+    entry: 'pages/onboarding.tsx',
+    usesServiceSecrets: true,
+  },
 ] as const satisfies readonly PageRoute[];
 
 export type RouteMatch<R> =
   | { readonly kind: 'match'; readonly route: R; readonly pathParameters: Record<string, string> }
-  | { readonly kind: 'method-not-allowed'; readonly allow: readonly string[] }
+  | { readonly kind: 'method-not-allowed'; readonly allow: readonly string[]; readonly path: string }
   | { readonly kind: 'no-route' };
 
 function matchTemplate(template: string, path: string): Record<string, string> | undefined {
@@ -124,11 +153,15 @@ export function matchRoute<R extends { readonly path: string }>(
   path: string,
 ): RouteMatch<R> {
   const allow = new Set<string>();
+  let template = '';
   for (const route of routes) {
     const pathParameters = matchTemplate(route.path, path);
     if (!pathParameters) continue;
     if (methodsOf(route).includes(method)) return { kind: 'match', route, pathParameters };
     for (const allowed of methodsOf(route)) allow.add(allowed);
+    template = route.path;
   }
-  return allow.size > 0 ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'no-route' };
+  return allow.size > 0
+    ? { kind: 'method-not-allowed', allow: [...allow], path: template }
+    : { kind: 'no-route' };
 }

@@ -120,6 +120,15 @@ export const gatewayResponses: readonly GatewayResponseDefinition[] = definition
   headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...response.headers },
 }));
 
+/** The detail of the 405 problem, identical from the stack's MOCK method and the local server. */
+export function methodNotAllowedDetail(
+  method: string,
+  pathTemplate: string,
+  allow: readonly string[],
+): string {
+  return `${method} ${pathTemplate} is not available: this route answers ${allow.join(', ')} only. No write endpoints are live.`;
+}
+
 /** A gateway response by type; the table is static, so a miss is a programming error. */
 export function gatewayResponse(type: GatewayResponseType): GatewayResponseDefinition {
   const response = gatewayResponses.find((candidate) => candidate.type === type);

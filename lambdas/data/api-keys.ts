@@ -3,6 +3,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../domain/scopes';
 import { isScope } from '../domain/scopes';
 import { documentClient, GSI1, isConditionFailure, TABLE_NAME } from './db';
+import { API_KEY_PARTITION } from './partitions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -19,7 +20,7 @@ export interface ApiKeyRecord {
   readonly usageIdentifierKey?: string;
 }
 
-export const apiKeyKey = (prefix: string) => ({ PK: `APIKEY#${prefix}`, SK: 'APIKEY' });
+export const apiKeyKey = (prefix: string) => ({ PK: `${API_KEY_PARTITION}${prefix}`, SK: 'APIKEY' });
 const partnerKeysIndexKey = (partnerId: number) => `PARTNER#${partnerId}#APIKEYS`;
 
 /** Transaction item creating a key; the condition makes prefixes unique. */

@@ -4,9 +4,10 @@ import type { RateDecision, RateWindowState } from '../domain/rate-limit';
 import { decideRateLimit, decodeAdmissions, EMPTY_RATE_WINDOW, encodeAdmissions } from '../domain/rate-limit';
 import { ProblemError } from '../shared/problems';
 import { documentClient, isConditionFailure, TABLE_NAME } from './db';
+import { RATE_LIMIT_PARTITION } from './partitions';
 
 /** Its own partition prefix, so API handlers can be granted writes to these items and no others. */
-const rateWindowKey = (prefix: string) => ({ PK: `RATELIMIT#${prefix}`, SK: 'RATELIMIT' });
+const rateWindowKey = (prefix: string) => ({ PK: `${RATE_LIMIT_PARTITION}${prefix}`, SK: 'RATELIMIT' });
 
 /**
  * This process's last view of each key's window. A stale view is safe: entries only leave the
@@ -109,7 +110,7 @@ export async function lastUsedOfKeys(prefixes: readonly string[]): Promise<Map<s
     );
     for (const item of Responses?.[TABLE_NAME] ?? []) {
       if (typeof item.lastUsedAt === 'string')
-        lastUsed.set(String(item.PK).slice('RATELIMIT#'.length), item.lastUsedAt);
+        lastUsed.set(String(item.PK).slice(RATE_LIMIT_PARTITION.length), item.lastUsedAt);
     }
   }
   return lastUsed;

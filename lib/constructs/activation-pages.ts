@@ -4,9 +4,9 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { PageRoute } from '../../lambdas/routes';
 import { pageRoutes } from '../../lambdas/routes';
-import type { FunctionSettings } from './partner-api';
-import { pascalCase, pathParameterNames } from './partner-api';
-import { addMethodNotAllowed, routesByPath } from './rest-api-responses';
+import { acknowledgeNagFinding } from './nag';
+import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';
+import type { FunctionSettings } from './service-function';
 import { ServiceFunction } from './service-function';
 import type { ServiceRestApiProps } from './service-rest-api';
 import { ServiceRestApi } from './service-rest-api';
@@ -55,16 +55,22 @@ export class ActivationPages extends Construct {
         });
         // Pages create sponsored hosts and consume reveals and nonces: reads and writes.
         pageFunction.bindTable({ table: props.table, accessMode: 'RW', indexNames: [props.indexName] });
-        pageFunction.bindServiceSecret(props.serviceSecret);
+        if (route.usesServiceSecrets) pageFunction.bindServiceSecret(props.serviceSecret);
         const integration = new LambdaIntegration(pageFunction.function, { allowTestInvoke: false });
         for (const method of route.methods) {
-          resource.addMethod(method, integration, {
+          const pageMethod = resource.addMethod(method, integration, {
             operationName: `${route.id}${pascalCase(method.toLowerCase())}`,
             requestValidator: this.restApi.parameterValidator,
             requestParameters: Object.fromEntries(
               pathParameterNames(route.path).map((name) => [`method.request.path.${name}`, true]),
             ),
           });
+          const reason =
+            'A browser page reached from a link in an e-mail or a partner UI: it cannot carry an API key or a ' +
+            'Cognito token. It authenticates the link itself (reveal secret digest, HMAC-signed activation token ' +
+            'with single-use nonce) and the stage is throttled.';
+          acknowledgeNagFinding(pageMethod, 'APIG4', reason);
+          acknowledgeNagFinding(pageMethod, 'COG4', reason);
         }
         pageFunctions.set(route.id, pageFunction);
       }

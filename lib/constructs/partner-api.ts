@@ -1,25 +1,25 @@
 import { Duration } from 'aws-cdk-lib';
 import type { ThrottleSettings, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
-import { ApiKeySourceType, CfnAuthorizer, LambdaIntegration, RequestAuthorizer } from 'aws-cdk-lib/aws-apigateway';
+import {
+  ApiKeySourceType,
+  CfnAuthorizer,
+  LambdaIntegration,
+  RequestAuthorizer,
+} from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
+import { API_KEY_PARTITION, RATE_LIMIT_PARTITION } from '../../lambdas/data/partitions';
 import type { PartnerApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, partnerApiRoutes } from '../../lambdas/routes';
-import { addMethodNotAllowed, routesByPath } from './rest-api-responses';
-import type { ServiceFunctionProps } from './service-function';
+import { acknowledgeNagFinding } from './nag';
+import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';
+import type { FunctionSettings } from './service-function';
 import { ServiceFunction } from './service-function';
-import { ServiceRestApi } from './service-rest-api';
 import type { ServiceRestApiProps } from './service-rest-api';
-
-/** Partition-key prefixes of `lambdas/data/api-keys.ts` and `lambdas/data/rate-windows.ts`. */
-export const API_KEY_PARTITION_PREFIX = 'APIKEY#';
-export const RATE_LIMIT_PARTITION_PREFIX = 'RATELIMIT#';
+import { ServiceRestApi } from './service-rest-api';
 
 /** Module of the REQUEST authorizer under `lambdas/`. */
 export const AUTHORIZER_ENTRY = 'api/authorizer.ts';
-
-/** Settings every function of the service shares (see {@link ServiceFunctionProps}). */
-export type FunctionSettings = Omit<ServiceFunctionProps, 'entry' | 'description'>;
 
 export interface PartnerApiProps {
   readonly table: ITableV2;
@@ -31,16 +31,6 @@ export interface PartnerApiProps {
   readonly usagePlanThrottle: ThrottleSettings;
   /** @default partnerApiRoutes (lambdas/routes.ts) */
   readonly routes?: readonly PartnerApiRoute[];
-}
-
-/** `pricingSignals` → `PricingSignals`, for construct ids. */
-export function pascalCase(id: string): string {
-  return id.charAt(0).toUpperCase() + id.slice(1);
-}
-
-/** Names of the `{name}` parameters of a path template. */
-export function pathParameterNames(path: string): string[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].flatMap((match) => (match[1] ? [match[1]] : []));
 }
 
 /**
@@ -79,7 +69,7 @@ export class PartnerApi extends Construct {
       table: props.table,
       accessMode: 'R',
       actions: ['dynamodb:GetItem'],
-      partitionKeyPrefixes: [API_KEY_PARTITION_PREFIX],
+      partitionKeyPrefixes: [API_KEY_PARTITION],
     });
     this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
       authorizerName: `partner-api-key-${props.api.stageName}`,
@@ -109,19 +99,36 @@ export class PartnerApi extends Construct {
           table: props.table,
           accessMode: 'R',
           indexNames: [props.indexName],
-          updatablePartitionKeyPrefixes: [RATE_LIMIT_PARTITION_PREFIX],
+          updatablePartitionKeyPrefixes: [RATE_LIMIT_PARTITION],
         });
-        resource.addMethod(route.method, new LambdaIntegration(routeFunction.function, { allowTestInvoke: false }), {
-          authorizer: this.authorizer,
-          apiKeyRequired: true,
-          operationName: route.id,
-          requestValidator: this.restApi.parameterValidator,
-          requestParameters: {
-            ...Object.fromEntries(pathParameterNames(route.path).map((name) => [`method.request.path.${name}`, true])),
-            // Declared, not required: API Gateway can only check presence; the handler checks the range.
-            ...Object.fromEntries(route.queryParameters.map((parameter) => [`method.request.querystring.${parameter.name}`, false])),
+        const method = resource.addMethod(
+          route.method,
+          new LambdaIntegration(routeFunction.function, { allowTestInvoke: false }),
+          {
+            authorizer: this.authorizer,
+            apiKeyRequired: true,
+            operationName: route.id,
+            requestValidator: this.restApi.parameterValidator,
+            requestParameters: {
+              ...Object.fromEntries(
+                pathParameterNames(route.path).map((name) => [`method.request.path.${name}`, true]),
+              ),
+              // Declared, not required: API Gateway can only check presence; the handler checks the range.
+              ...Object.fromEntries(
+                route.queryParameters.map((parameter) => [
+                  `method.request.querystring.${parameter.name}`,
+                  false,
+                ]),
+              ),
+            },
           },
-        });
+        );
+        acknowledgeNagFinding(
+          method,
+          'COG4',
+          'Partners are machines holding API keys, not Cognito users: the Lambda REQUEST authorizer checks the key ' +
+            '(digest, expiry, revocation) and API Gateway requires its usage-plan key.',
+        );
         routeFunctions.set(route.id, routeFunction);
       }
       const allow = [...new Set(routesOfPath.map((route) => route.method))];

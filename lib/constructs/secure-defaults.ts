@@ -1,6 +1,11 @@
 import { Duration } from 'aws-cdk-lib';
 import type { StageOptions } from 'aws-cdk-lib/aws-apigateway';
-import { AccessLogField, AccessLogFormat, EndpointType, MethodLoggingLevel } from 'aws-cdk-lib/aws-apigateway';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  EndpointType,
+  MethodLoggingLevel,
+} from 'aws-cdk-lib/aws-apigateway';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -29,7 +34,8 @@ export const LAMBDA_DEFAULTS = {
 } as const;
 
 /** Node's `require` for the rare CommonJS dependency inside an ESM bundle. */
-const CREATE_REQUIRE_BANNER = "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);";
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);";
 
 /** esbuild settings: one minified ESM file per handler, AWS SDK included (pinned by our lock file). */
 export const BUNDLING_DEFAULTS: BundlingOptions = {

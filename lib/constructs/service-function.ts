@@ -1,13 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import type { Duration } from 'aws-cdk-lib';
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { acknowledgeNagFinding } from './nag';
 import { BUNDLING_DEFAULTS, baseEnvironment, LAMBDA_DEFAULTS } from './secure-defaults';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,6 +31,9 @@ export interface ServiceFunctionProps {
   /** @default LAMBDA_DEFAULTS.memorySize (512 MB) */
   readonly memorySize?: number;
 }
+
+/** Settings every function of the service shares: all but what names the function. */
+export type FunctionSettings = Omit<ServiceFunctionProps, 'entry' | 'description'>;
 
 /**
  * Table access of one function. `R` reads (GetItem, BatchGetItem, Query); `RW` also writes
@@ -69,8 +73,26 @@ const INDEX_ACTIONS = ['dynamodb:Query'];
 
 function leadingKeys(prefixes: readonly string[] | undefined): Record<string, unknown> | undefined {
   if (prefixes === undefined) return undefined;
-  if (prefixes.length === 0) throw new Error('partitionKeyPrefixes must not be empty: omit it to allow every item.');
+  if (prefixes.length === 0)
+    throw new Error('partitionKeyPrefixes must not be empty: omit it to allow every item.');
   return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } };
+}
+
+/** Statements of the role's policy that grant anything but X-Ray on every resource. */
+function wildcardGrantsOtherThanXray(role: Role): string[] {
+  const policy = role.node.tryFindChild('DefaultPolicy');
+  if (!(policy instanceof Policy)) return [];
+  const document: unknown = Stack.of(role).resolve(policy.document.toJSON());
+  const statements =
+    (document as { Statement?: { Action?: string | string[]; Resource?: string | string[] }[] })?.Statement ??
+    [];
+  return statements
+    .filter((statement) => [statement.Resource ?? []].flat().includes('*'))
+    .flatMap((statement) => [statement.Action ?? []].flat())
+    .filter((action) => !action.startsWith('xray:'))
+    .map(
+      (action) => `${action} is granted on every resource; only X-Ray may be (see the IAM5 acknowledgment)`,
+    );
 }
 
 /**
@@ -110,6 +132,13 @@ export class ServiceFunction extends Construct implements IGrantable {
       ...(props.timeout ? { timeout: props.timeout } : {}),
       ...(props.memorySize ? { memorySize: props.memorySize } : {}),
     });
+    acknowledgeNagFinding(
+      this,
+      'IAM5[Resource::*]',
+      'X-Ray tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) supports no resource-level permissions. ' +
+        'A validation of this construct fails the synthesis if any other action is granted on "*".',
+    );
+    this.node.addValidation({ validate: () => wildcardGrantsOtherThanXray(this.role) });
   }
 
   /** Grants table access as described by the binding and passes the table name (TABLE_NAME). */
@@ -118,10 +147,15 @@ export class ServiceFunction extends Construct implements IGrantable {
     const modeActions = binding.accessMode === 'RW' ? [...READ_ACTIONS, ...WRITE_ACTIONS] : READ_ACTIONS;
     const actions = binding.actions ?? modeActions;
     const outsideMode = actions.filter((action) => !modeActions.includes(action));
-    if (outsideMode.length > 0) throw new Error(`${outsideMode.join(', ')} not allowed in ${binding.accessMode} mode`);
+    if (outsideMode.length > 0)
+      throw new Error(`${outsideMode.join(', ')} not allowed in ${binding.accessMode} mode`);
     const conditions = leadingKeys(binding.partitionKeyPrefixes);
     this.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: [...actions], resources: [table.tableArn], ...(conditions ? { conditions } : {}) }),
+      new PolicyStatement({
+        actions: [...actions],
+        resources: [table.tableArn],
+        ...(conditions ? { conditions } : {}),
+      }),
     );
     const indexNames = binding.indexNames ?? [];
     const indexActions = actions.filter((action) => INDEX_ACTIONS.includes(action));
@@ -135,9 +169,14 @@ export class ServiceFunction extends Construct implements IGrantable {
     }
     const updatable = binding.updatablePartitionKeyPrefixes;
     if (updatable !== undefined) {
-      if (binding.accessMode !== 'R') throw new Error('updatablePartitionKeyPrefixes is for R mode; RW writes anywhere');
+      if (binding.accessMode !== 'R')
+        throw new Error('updatablePartitionKeyPrefixes is for R mode; RW writes anywhere');
       this.role.addToPrincipalPolicy(
-        new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [table.tableArn], conditions: leadingKeys(updatable) }),
+        new PolicyStatement({
+          actions: ['dynamodb:UpdateItem'],
+          resources: [table.tableArn],
+          conditions: leadingKeys(updatable),
+        }),
       );
     }
     this.function.addEnvironment('TABLE_NAME', table.tableName);

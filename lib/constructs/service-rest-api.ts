@@ -1,12 +1,12 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
-import type { ApiKeySourceType, ThrottleSettings } from 'aws-cdk-lib/aws-apigateway';
-import type { RequestValidator } from 'aws-cdk-lib/aws-apigateway';
+import type { ApiKeySourceType, RequestValidator, ThrottleSettings } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroupLogDestination, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { addProblemGatewayResponses } from './rest-api-responses';
+import { acknowledgeNagFinding } from './nag';
+import { addProblemGatewayResponses } from './rest-api-routing';
 import { ACCESS_LOG_FORMAT, REST_API_ENDPOINT_TYPES, STAGE_DEFAULTS } from './secure-defaults';
 
 export interface ServiceRestApiProps {
@@ -57,11 +57,21 @@ export class ServiceRestApi extends Construct {
         throttlingBurstLimit: props.throttle.burstLimit,
       },
     });
+    // The stack publishes the base URLs itself (without RestApi's trailing-slash `Endpoint`).
+    this.api.node.tryRemoveChild('Endpoint');
     this.parameterValidator = this.api.addRequestValidator('ParameterValidator', {
-      requestValidatorName: 'parameters',
+      requestValidatorName: 'parameters-and-body',
+      // No method declares a body model yet; when one does, its body is validated too.
       validateRequestParameters: true,
-      validateRequestBody: false,
+      validateRequestBody: true,
     });
+    acknowledgeNagFinding(
+      this.api.deploymentStage,
+      'APIG3',
+      'No WAF web ACL by default: partner calls need a valid key and are limited exactly per key in code, by the ' +
+        'usage plan per key and by the stage throttle; the pages are stage-throttled and a GET spends nothing. ' +
+        'A WAFv2 web ACL (a monthly cost per stage) can be associated with this stage without code changes here.',
+    );
     addProblemGatewayResponses(this.api);
     const stack = Stack.of(this);
     this.stageUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;

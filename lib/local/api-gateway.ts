@@ -9,7 +9,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { GatewayResponseType } from '../../lambdas/api/gateway-responses';
-import { renderGatewayResponse } from '../../lambdas/api/gateway-responses';
+import { methodNotAllowedDetail, renderGatewayResponse } from '../../lambdas/api/gateway-responses';
 import type { PageRoute, PartnerApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, matchRoute, pageRoutes, partnerApiRoutes } from '../../lambdas/routes';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../../lambdas/shared/problems';
@@ -192,16 +192,12 @@ function gatewayResult(
 function methodNotAllowed(
   allow: readonly string[],
   method: string,
-  path: string,
+  pathTemplate: string,
   requestId: string,
 ): GatewayResult {
-  const body = problemBody(
-    'method-not-allowed',
-    `${method} ${path} is not available: this route answers ${allow.join(', ')} only. No write endpoints are live.`,
-    {
-      request_id: requestId,
-    },
-  );
+  const body = problemBody('method-not-allowed', methodNotAllowedDetail(method, pathTemplate, allow), {
+    request_id: requestId,
+  });
   return {
     statusCode: 405,
     headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, Allow: allow.join(', '), 'X-Request-Id': requestId },
@@ -308,12 +304,12 @@ export async function handleGatewayRequest(request: GatewayRequest): Promise<Gat
     );
     if (match.kind === 'no-route') return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId);
     if (match.kind === 'method-not-allowed')
-      return methodNotAllowed(match.allow, request.method, parsed.path, requestId);
+      return methodNotAllowed(match.allow, request.method, API_BASE_PATH + match.path, requestId);
     return invokePartnerApi(request, parsed, match.route, match.pathParameters, requestId);
   }
   const page = matchRoute(pageRoutes, (route) => route.methods, request.method, parsed.path);
   if (page.kind === 'match') return invokePage(request, parsed, page.route, page.pathParameters, requestId);
   if (page.kind === 'method-not-allowed')
-    return methodNotAllowed(page.allow, request.method, parsed.path, requestId);
+    return methodNotAllowed(page.allow, request.method, page.path, requestId);
   return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId);
 }

@@ -1,7 +1,13 @@
-import type { IResource, RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { AuthorizationType, MockIntegration, PassthroughBehavior, ResponseType } from 'aws-cdk-lib/aws-apigateway';
-import { gatewayResponses } from '../../lambdas/api/gateway-responses';
+import type { IResource, Method, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  AuthorizationType,
+  MockIntegration,
+  PassthroughBehavior,
+  ResponseType,
+} from 'aws-cdk-lib/aws-apigateway';
+import { gatewayResponses, methodNotAllowedDetail } from '../../lambdas/api/gateway-responses';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../../lambdas/shared/problems';
+import { acknowledgeNagFinding } from './nag';
 
 /** A static header value as API Gateway wants it in a mapping: single-quoted. */
 export function staticHeaderValue(value: string): string {
@@ -35,11 +41,9 @@ const METHOD_PLACEHOLDER = '__HTTP_METHOD__';
  * path is the route's template from the route table; the method comes from `$context`.
  */
 export function methodNotAllowedTemplate(allow: readonly string[], path: string): string {
-  const body = problemBody(
-    'method-not-allowed',
-    `${METHOD_PLACEHOLDER} ${path} is not available: this route answers ${allow.join(', ')} only. No write endpoints are live.`,
-    { request_id: '$context.requestId' },
-  );
+  const body = problemBody('method-not-allowed', methodNotAllowedDetail(METHOD_PLACEHOLDER, path, allow), {
+    request_id: '$context.requestId',
+  });
   return [
     '#set($context.responseOverride.header.X-Request-Id = $context.requestId)',
     JSON.stringify(body).replace(METHOD_PLACEHOLDER, '$context.httpMethod'),
@@ -51,8 +55,8 @@ export function methodNotAllowedTemplate(allow: readonly string[], path: string)
  * straight from API Gateway (MOCK integration, no authorizer: there is nothing to protect and a
  * client without a key deserves the same answer).
  */
-export function addMethodNotAllowed(resource: IResource, allow: readonly string[], path: string): void {
-  resource.addMethod(
+export function addMethodNotAllowed(resource: IResource, allow: readonly string[], path: string): Method {
+  const method = resource.addMethod(
     'ANY',
     new MockIntegration({
       // No request template: any body and content type reaches the default integration response.
@@ -83,6 +87,12 @@ export function addMethodNotAllowed(resource: IResource, allow: readonly string[
       ],
     },
   );
+  const reason =
+    'A MOCK integration answering 405 Method Not Allowed with no backend and no data; the live methods of ' +
+    'this resource carry their own authorization.';
+  acknowledgeNagFinding(method, 'APIG4', reason);
+  acknowledgeNagFinding(method, 'COG4', reason);
+  return method;
 }
 
 /** Groups routes by path, keeping the order of the table: one resource per path. */
@@ -90,4 +100,14 @@ export function routesByPath<R extends { readonly path: string }>(routes: readon
   const byPath = new Map<string, R[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
   return byPath;
+}
+
+/** `pricingSignals` → `PricingSignals`, for construct ids. */
+export function pascalCase(id: string): string {
+  return id.charAt(0).toUpperCase() + id.slice(1);
+}
+
+/** Names of the `{name}` parameters of a path template. */
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].flatMap((match) => (match[1] ? [match[1]] : []));
 }

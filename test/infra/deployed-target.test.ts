@@ -1,0 +1,182 @@
+import {
+  APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  GetApiKeysCommand,
+  UpdateApiKeyCommand,
+} from '@aws-sdk/client-api-gateway';
+import type { DescribeStacksCommandOutput, StackStatus } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { apiGatewayUsagePlanKeys, sesMailer } from '../../lib/admin/aws-operator-services';
+import { deployedTarget } from '../../lib/admin/deployed-target';
+import { OperatorError } from '../../lib/operations/operator-error';
+import { STACK_OUTPUTS } from '../../lib/stage-config';
+
+const cloudFormation = mockClient(CloudFormationClient);
+const apiGateway = mockClient(APIGatewayClient);
+const ses = mockClient(SESv2Client);
+
+const OUTPUTS = {
+  [STACK_OUTPUTS.apiBaseUrl]: 'https://abc.execute-api.eu-west-1.amazonaws.com/sandbox/partner-api/v1',
+  [STACK_OUTPUTS.activationBaseUrl]: 'https://def.execute-api.eu-west-1.amazonaws.com/sandbox',
+  [STACK_OUTPUTS.tableName]: 'PartnerApi-sandbox-DataTable-XYZ',
+  [STACK_OUTPUTS.serviceSecretArn]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ServiceSecret-abc',
+  [STACK_OUTPUTS.usagePlanId]: 'plan123',
+  [STACK_OUTPUTS.mailFrom]: 'Partner Team <partners-sandbox@example.com>',
+};
+
+function describedStack(
+  outputs: Record<string, string>,
+  status: StackStatus = 'UPDATE_COMPLETE',
+): Pick<DescribeStacksCommandOutput, 'Stacks'> {
+  return {
+    Stacks: [
+      {
+        StackName: 'PartnerApi-sandbox',
+        StackStatus: status,
+        CreationTime: new Date(0),
+        Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
+      },
+    ],
+  };
+}
+
+const savedEnvironment = { ...process.env };
+const client = () => new CloudFormationClient({ region: 'eu-west-1' });
+
+beforeEach(() => {
+  cloudFormation.reset();
+  apiGateway.reset();
+  ses.reset();
+});
+afterEach(() => {
+  process.env = { ...savedEnvironment };
+});
+
+describe('deployedTarget', () => {
+  it('points the data modules at the stack and clears local settings', async () => {
+    cloudFormation
+      .on(DescribeStacksCommand, { StackName: 'PartnerApi-sandbox' })
+      .resolves(describedStack(OUTPUTS));
+    process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:8000';
+    process.env.SERVICE_SECRETS_FILE = '.local/secrets.json';
+
+    const target = await deployedTarget('sandbox', client());
+
+    expect(target.stage).toBe('sandbox');
+    expect(target.activationBaseUrl).toBe(OUTPUTS.ActivationBaseUrl);
+    expect(target.usagePlanKeys).toBeDefined();
+    expect(process.env).toMatchObject({
+      STAGE: 'sandbox',
+      TABLE_NAME: OUTPUTS.TableName,
+      SERVICE_SECRETS_ARN: OUTPUTS.ServiceSecretArn,
+    });
+    expect(process.env.DYNAMODB_ENDPOINT).toBeUndefined();
+    expect(process.env.SERVICE_SECRETS_FILE).toBeUndefined();
+  });
+
+  it('says how to deploy when the stack does not exist', async () => {
+    const missing = Object.assign(new Error('Stack with id PartnerApi-sandbox does not exist'), {
+      name: 'ValidationError',
+    });
+    cloudFormation.on(DescribeStacksCommand).rejects(missing);
+
+    const attempt = deployedTarget('sandbox', client());
+
+    await expect(attempt).rejects.toThrow(OperatorError);
+    await expect(attempt).rejects.toThrow(/not deployed in eu-west-1.*npx cdk deploy PartnerApi-sandbox/);
+  });
+
+  it('names the missing outputs of a stack from an older checkout', async () => {
+    const { UsagePlanId: _omitted, ...older } = OUTPUTS;
+    cloudFormation.on(DescribeStacksCommand).resolves(describedStack(older));
+
+    await expect(deployedTarget('sandbox', client())).rejects.toThrow(/no output UsagePlanId/);
+    expect(process.env.TABLE_NAME).toBe(savedEnvironment.TABLE_NAME);
+  });
+
+  it('refuses a stack that is still deploying or failed', async () => {
+    cloudFormation.on(DescribeStacksCommand).resolves(describedStack(OUTPUTS, 'ROLLBACK_COMPLETE'));
+
+    await expect(deployedTarget('sandbox', client())).rejects.toThrow(/is ROLLBACK_COMPLETE/);
+  });
+});
+
+describe('usage-plan keys', () => {
+  it('creates an enabled key named after the prefix and attaches it to the plan', async () => {
+    apiGateway.on(CreateApiKeyCommand).resolves({ id: 'key-1' });
+    apiGateway.on(CreateUsagePlanKeyCommand).resolves({});
+
+    const value = await apiGatewayUsagePlanKeys(
+      'plan123',
+      new APIGatewayClient({ region: 'eu-west-1' }),
+    ).issue('svc_AbCdEfGh', 'demo-pms');
+
+    expect(value).toMatch(/^[A-Za-z0-9]{40}$/);
+    const created = apiGateway.commandCalls(CreateApiKeyCommand)[0]?.args[0].input;
+    expect(created).toMatchObject({ name: 'partner-svc_AbCdEfGh', enabled: true, value });
+    expect(created?.description).toContain('demo-pms');
+    expect(apiGateway.commandCalls(CreateUsagePlanKeyCommand)[0]?.args[0].input).toEqual({
+      usagePlanId: 'plan123',
+      keyId: 'key-1',
+      keyType: 'API_KEY',
+    });
+  });
+
+  it('deletes the new key again when it cannot join the plan', async () => {
+    apiGateway.on(CreateApiKeyCommand).resolves({ id: 'key-1' });
+    apiGateway.on(CreateUsagePlanKeyCommand).rejects(new Error('NotFoundException'));
+    apiGateway.on(DeleteApiKeyCommand).resolves({});
+
+    const keys = apiGatewayUsagePlanKeys('plan123', new APIGatewayClient({ region: 'eu-west-1' }));
+
+    await expect(keys.issue('svc_AbCdEfGh', 'demo-pms')).rejects.toThrow('NotFoundException');
+    expect(apiGateway.commandCalls(DeleteApiKeyCommand)[0]?.args[0].input).toEqual({ apiKey: 'key-1' });
+  });
+
+  it('disables the key with exactly that name, across pages', async () => {
+    apiGateway
+      .on(GetApiKeysCommand)
+      .resolvesOnce({
+        items: [{ id: 'other', name: 'partner-svc_AbCdEfGhX', enabled: true }],
+        position: 'p2',
+      })
+      .resolvesOnce({ items: [{ id: 'key-1', name: 'partner-svc_AbCdEfGh', enabled: true }] });
+    apiGateway.on(UpdateApiKeyCommand).resolves({});
+
+    await apiGatewayUsagePlanKeys('plan123', new APIGatewayClient({ region: 'eu-west-1' })).disable(
+      'svc_AbCdEfGh',
+    );
+
+    const updates = apiGateway.commandCalls(UpdateApiKeyCommand).map((call) => call.args[0].input);
+    expect(updates).toEqual([
+      { apiKey: 'key-1', patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] },
+    ]);
+    expect(apiGateway.commandCalls(GetApiKeysCommand)[1]?.args[0].input.position).toBe('p2');
+  });
+});
+
+describe('SES mailer', () => {
+  it('sends a text message from the stage sender and returns the message id', async () => {
+    ses.on(SendEmailCommand).resolves({ MessageId: 'msg-1' });
+
+    const receipt = await sesMailer(OUTPUTS.MailFrom, new SESv2Client({ region: 'eu-west-1' })).send({
+      to: 'partner@example.org',
+      subject: 'Your partner API key',
+      text: 'Open this link',
+    });
+
+    expect(receipt).toEqual({ delivery: 'ses', messageId: 'msg-1' });
+    expect(ses.commandCalls(SendEmailCommand)[0]?.args[0].input).toMatchObject({
+      FromEmailAddress: OUTPUTS.MailFrom,
+      Destination: { ToAddresses: ['partner@example.org'] },
+      Content: {
+        Simple: { Subject: { Data: 'Your partner API key' }, Body: { Text: { Data: 'Open this link' } } },
+      },
+    });
+  });
+});

@@ -1,0 +1,532 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayResponses } from '../../lambdas/api/gateway-responses';
+import { tableDefinition } from '../../lambdas/data/table-definition';
+import { API_BASE_PATH, pageRoutes, partnerApiRoutes } from '../../lambdas/routes';
+import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../lambdas/shared/problems';
+import type { DeployedStage } from '../../lib/stage-config';
+import { DEPLOYED_STAGES, STACK_OUTPUTS, stageConfigs } from '../../lib/stage-config';
+import type { SynthesizedApp } from './synthesized-app';
+import { synthesizeApp } from './synthesized-app';
+
+interface Statement {
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Condition?: Record<string, Record<string, unknown>>;
+}
+
+interface CfnResource {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
+  readonly DeletionPolicy?: string;
+}
+
+let synthesized: SynthesizedApp;
+
+beforeAll(() => {
+  synthesized = synthesizeApp();
+});
+afterAll(() => synthesized?.dispose());
+
+const template = (stage: DeployedStage): Template => synthesized.templates[stage];
+
+function resources(stage: DeployedStage, type: string): Record<string, CfnResource> {
+  return template(stage).findResources(type) as Record<string, CfnResource>;
+}
+
+function only<T>(values: readonly T[], what: string): T {
+  expect(values, what).toHaveLength(1);
+  const [value] = values;
+  if (value === undefined) throw new Error(`no ${what}`);
+  return value;
+}
+
+/** Logical id of the Lambda function whose description starts with `description`. */
+function functionId(stage: DeployedStage, description: string): string {
+  const ids = Object.entries(resources(stage, 'AWS::Lambda::Function'))
+    .filter(([, resource]) => String(resource.Properties.Description).startsWith(description))
+    .map(([id]) => id);
+  return only(ids, `function "${description}"`);
+}
+
+/** Every statement granted to a function's role (its role has no other policy). */
+function statementsOf(stage: DeployedStage, description: string): Statement[] {
+  const fn = resources(stage, 'AWS::Lambda::Function')[functionId(stage, description)];
+  const role = fn?.Properties.Role as { 'Fn::GetAtt': [string, string] };
+  const roleId = role['Fn::GetAtt'][0];
+  expect(
+    resources(stage, 'AWS::IAM::Role')[roleId]?.Properties.ManagedPolicyArns,
+    'managed policies',
+  ).toBeUndefined();
+  return Object.values(resources(stage, 'AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
+const dynamoActions = (statements: Statement[]): string[] =>
+  statements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'));
+
+const getRouteDescription = (route: (typeof partnerApiRoutes)[number]) =>
+  `GET ${API_BASE_PATH}${route.path}:`;
+const AUTHORIZER = 'Partner API key authorizer';
+const pageDescription = (route: (typeof pageRoutes)[number]) =>
+  `${route.methods.join(', ')} ${route.path} (page)`;
+
+const partnerPaths = [...new Set(partnerApiRoutes.map((route) => route.path))];
+const pagePaths = [...new Set(pageRoutes.map((route) => route.path))];
+
+describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
+  const config = stageConfigs[stage];
+
+  it('creates one function per route, the authorizer and one per page', () => {
+    const assess = template(stage);
+
+    assess.resourceCountIs('AWS::Lambda::Function', partnerApiRoutes.length + 1 + pageRoutes.length);
+    assess.resourceCountIs('AWS::ApiGateway::RestApi', 2);
+    assess.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+    assess.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
+    assess.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+    assess.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    const pageMethods = pageRoutes.reduce((count, route) => count + route.methods.length, 0);
+    assess.resourceCountIs(
+      'AWS::ApiGateway::Method',
+      partnerApiRoutes.length + partnerPaths.length + pageMethods + pagePaths.length,
+    );
+    for (const route of partnerApiRoutes) functionId(stage, getRouteDescription(route));
+    for (const route of pageRoutes) functionId(stage, pageDescription(route));
+    functionId(stage, AUTHORIZER);
+  });
+
+  it('runs every function on Node.js 24, ARM64, with tracing, a bundled ESM handler and its own log group', () => {
+    const functions = Object.values(resources(stage, 'AWS::Lambda::Function'));
+
+    for (const fn of functions) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+        Timeout: 15,
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
+      });
+      expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({
+        STAGE: stage,
+        TABLE_NAME: { Ref: expect.stringMatching(/^DataTable/) },
+        POWERTOOLS_SERVICE_NAME: 'partner-api',
+        POWERTOOLS_LOG_LEVEL: config.logLevel,
+      });
+    }
+    template(stage).resourcePropertiesCountIs(
+      'AWS::Logs::LogGroup',
+      { RetentionInDays: config.logRetentionDays },
+      functions.length + 2,
+    );
+  });
+
+  it('puts no secret value and nothing local in any environment', () => {
+    const secretId = only(Object.keys(resources(stage, 'AWS::SecretsManager::Secret')), 'secret');
+    const secretReaders = new Set(
+      pageRoutes
+        .filter((route) => route.usesServiceSecrets)
+        .map((route) => functionId(stage, pageDescription(route))),
+    );
+
+    for (const [id, fn] of Object.entries(resources(stage, 'AWS::Lambda::Function'))) {
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(Object.keys(variables)).not.toContain('DYNAMODB_ENDPOINT');
+      expect(Object.keys(variables)).not.toContain('SERVICE_SECRETS_FILE');
+      for (const [name, value] of Object.entries(variables)) {
+        expect(JSON.stringify(value), name).not.toMatch(/masterKey|SecretString|[A-Za-z0-9_-]{40,}/);
+      }
+      if (secretReaders.has(id)) expect(variables.SERVICE_SECRETS_ARN).toEqual({ Ref: secretId });
+      else expect(variables.SERVICE_SECRETS_ARN).toBeUndefined();
+    }
+    template(stage).hasResourceProperties('AWS::SecretsManager::Secret', {
+      SecretString: Match.absent(),
+      GenerateSecretString: {
+        SecretStringTemplate: '{}',
+        GenerateStringKey: 'masterKey',
+        PasswordLength: 64,
+        ExcludePunctuation: true,
+      },
+    });
+  });
+
+  it('wires the REQUEST authorizer without caching or identity sources, and keys from the authorizer', () => {
+    const assess = template(stage);
+
+    assess.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      AuthorizerResultTtlInSeconds: 0,
+      IdentitySource: Match.absent(),
+      AuthorizerUri: Match.objectLike({
+        'Fn::Join': Match.arrayWith([
+          Match.arrayWith([{ 'Fn::GetAtt': [functionId(stage, AUTHORIZER), 'Arn'] }]),
+        ]),
+      }),
+    });
+    assess.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      Name: `partner-api-${stage}`,
+      ApiKeySourceType: 'AUTHORIZER',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+    assess.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      Name: `partner-pages-${stage}`,
+      ApiKeySourceType: Match.absent(),
+    });
+  });
+
+  it('has one authorized, key-requiring GET per route of the table, proxied to its function', () => {
+    const authorizerId = only(Object.keys(resources(stage, 'AWS::ApiGateway::Authorizer')), 'authorizer');
+
+    for (const route of partnerApiRoutes) {
+      const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(
+        (match) => `method.request.path.${match[1]}`,
+      );
+      template(stage).hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: 'GET',
+        OperationName: route.id,
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: authorizerId },
+        ApiKeyRequired: true,
+        RequestValidatorId: { Ref: Match.stringLikeRegexp('ParameterValidator') },
+        RequestParameters: Object.fromEntries([
+          ...pathParameters.map((name) => [name, true]),
+          ...route.queryParameters.map((parameter) => [
+            `method.request.querystring.${parameter.name}`,
+            false,
+          ]),
+        ]),
+        Integration: {
+          Type: 'AWS_PROXY',
+          IntegrationHttpMethod: 'POST',
+          Uri: Match.objectLike({
+            'Fn::Join': Match.arrayWith([
+              Match.arrayWith([{ 'Fn::GetAtt': [functionId(stage, getRouteDescription(route)), 'Arn'] }]),
+            ]),
+          }),
+        },
+      });
+    }
+    template(stage).hasResourceProperties('AWS::ApiGateway::Method', {
+      OperationName: 'pricingSignals',
+      RequestParameters: { 'method.request.querystring.lookback_days': false },
+    });
+    template(stage).hasResourceProperties('AWS::ApiGateway::RequestValidator', {
+      ValidateRequestParameters: true,
+      ValidateRequestBody: true,
+    });
+  });
+
+  it('throttles each key in the usage plan at 2 per second with a bucket of 120', () => {
+    template(stage).hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      UsagePlanName: `partner-api-${stage}`,
+      Throttle: { RateLimit: 2, BurstLimit: 120 },
+      ApiStages: [Match.objectLike({ ApiId: { Ref: Match.stringLikeRegexp('^PartnerApiRestApi') } })],
+    });
+  });
+
+  it('logs access, traces and throttles both API stages from the stage configuration', () => {
+    for (const [prefix, throttle] of [
+      ['PartnerApiRestApi', config.apiThrottle],
+      ['PagesRestApi', config.pagesThrottle],
+    ] as const) {
+      template(stage).hasResourceProperties('AWS::ApiGateway::Stage', {
+        StageName: stage,
+        RestApiId: { Ref: Match.stringLikeRegexp(`^${prefix}`) },
+        TracingEnabled: true,
+        AccessLogSetting: {
+          DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp(`^${prefix}AccessLogs`), 'Arn'] },
+          Format: Match.stringLikeRegexp('"status":\\$context.status'),
+        },
+        MethodSettings: [
+          Match.objectLike({
+            DataTraceEnabled: false,
+            LoggingLevel: 'ERROR',
+            ThrottlingRateLimit: throttle.rateLimit,
+            ThrottlingBurstLimit: throttle.burstLimit,
+          }),
+        ],
+      });
+    }
+    template(stage).resourceCountIs('AWS::ApiGateway::Account', 1);
+  });
+
+  it('installs every gateway response as problem+json with the request id, on both APIs', () => {
+    template(stage).resourceCountIs('AWS::ApiGateway::GatewayResponse', 2 * gatewayResponses.length);
+
+    for (const response of gatewayResponses) {
+      template(stage).resourcePropertiesCountIs(
+        'AWS::ApiGateway::GatewayResponse',
+        {
+          ResponseType: response.type,
+          StatusCode: response.statusCode === undefined ? Match.absent() : String(response.statusCode),
+          ResponseTemplates: { 'application/json': response.template },
+          ResponseParameters: Match.objectLike({
+            'gatewayresponse.header.Content-Type': `'${PROBLEM_CONTENT_TYPE}'`,
+            'gatewayresponse.header.X-Request-Id': 'context.requestId',
+          }),
+        },
+        2,
+      );
+    }
+    template(stage).hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
+      StatusCode: '404',
+    });
+    template(stage).hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'ACCESS_DENIED',
+      StatusCode: '401',
+    });
+  });
+
+  it('answers other methods of every route with a 405 problem from a MOCK integration', () => {
+    const mocks = Object.values(resources(stage, 'AWS::ApiGateway::Method')).filter(
+      (method) => method.Properties.HttpMethod === 'ANY',
+    );
+    expect(mocks).toHaveLength(partnerPaths.length + pagePaths.length);
+
+    for (const [path, allow] of [
+      ...partnerPaths.map((path) => [API_BASE_PATH + path, 'GET'] as const),
+      ...pageRoutes.map((route) => [route.path, route.methods.join(', ')] as const),
+    ]) {
+      const method = only(
+        mocks.filter((mock) =>
+          JSON.stringify(mock.Properties.Integration).includes(` ${path} is not available`),
+        ),
+        `405 method of ${path}`,
+      );
+      expect(method.Properties).toMatchObject({
+        AuthorizationType: 'NONE',
+        ApiKeyRequired: false,
+        Integration: {
+          Type: 'MOCK',
+          PassthroughBehavior: 'WHEN_NO_TEMPLATES',
+          IntegrationResponses: [
+            {
+              StatusCode: '405',
+              ResponseParameters: {
+                'method.response.header.Allow': `'${allow}'`,
+                'method.response.header.Content-Type': `'${PROBLEM_CONTENT_TYPE}'`,
+              },
+            },
+          ],
+        },
+      });
+      const integration = method.Properties.Integration as {
+        IntegrationResponses: { ResponseTemplates: Record<string, string> }[];
+      };
+      const vtl = integration.IntegrationResponses[0]?.ResponseTemplates['application/json'] ?? '';
+      const [override, body = ''] = vtl.split('\n');
+      expect(override).toBe('#set($context.responseOverride.header.X-Request-Id = $context.requestId)');
+      const rendered = JSON.parse(
+        body.replaceAll('$context.httpMethod', 'POST').replaceAll('$context.requestId', 'req-1'),
+      );
+      expect(rendered).toEqual({
+        type: problemTypeUri('method-not-allowed'),
+        title: 'Method not allowed',
+        status: 405,
+        detail: `POST ${path} is not available: this route answers ${allow} only. No write endpoints are live.`,
+        request_id: 'req-1',
+      });
+    }
+  });
+
+  it('lets the authorizer read API key items and nothing else', () => {
+    const statements = statementsOf(stage, AUTHORIZER);
+
+    expect(dynamoActions(statements)).toEqual(['dynamodb:GetItem']);
+    expect(
+      statements.find((statement) => actionsOf(statement).includes('dynamodb:GetItem'))?.Condition,
+    ).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] },
+    });
+    expect(statements.flatMap(actionsOf).filter((action) => action.startsWith('secretsmanager:'))).toEqual(
+      [],
+    );
+  });
+
+  it.each(partnerApiRoutes)('lets the $id handler read, and write only its rate-limit counter', (route) => {
+    const statements = statementsOf(stage, getRouteDescription(route));
+    const actions = dynamoActions(statements);
+
+    expect(new Set(actions)).toEqual(
+      new Set(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']),
+    );
+    for (const write of ['PutItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems', 'Scan']) {
+      expect(actions).not.toContain(`dynamodb:${write}`);
+    }
+    const updates = statements.filter((statement) => actionsOf(statement).includes('dynamodb:UpdateItem'));
+    expect(only(updates, 'UpdateItem statement')).toMatchObject({
+      Action: 'dynamodb:UpdateItem',
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATELIMIT#*'] } },
+    });
+    expect(statements.flatMap(actionsOf).filter((action) => action.startsWith('secretsmanager:'))).toEqual(
+      [],
+    );
+  });
+
+  it.each(pageRoutes)(
+    'lets the $id page read and write the table, and read the secret only if it uses it',
+    (route) => {
+      const statements = statementsOf(stage, pageDescription(route));
+      const secretId = only(Object.keys(resources(stage, 'AWS::SecretsManager::Secret')), 'secret');
+      const secretActions = statements
+        .flatMap(actionsOf)
+        .filter((action) => action.startsWith('secretsmanager:'));
+
+      expect(dynamoActions(statements)).toEqual(
+        expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']),
+      );
+      if (route.usesServiceSecrets) {
+        expect(statements).toContainEqual(
+          expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: { Ref: secretId } }),
+        );
+      } else {
+        expect(secretActions).toEqual([]);
+      }
+    },
+  );
+
+  it('grants every resource ("*") to functions only for X-Ray', () => {
+    for (const policy of Object.values(resources(stage, 'AWS::IAM::Policy'))) {
+      for (const statement of (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement) {
+        if (statement.Resource === '*')
+          expect(actionsOf(statement).every((action) => action.startsWith('xray:'))).toBe(true);
+      }
+    }
+  });
+
+  it('builds the table from the shared definition: on demand, PITR, TTL', () => {
+    const { partitionKey, sortKey, globalIndex, timeToLiveAttribute } = tableDefinition;
+
+    template(stage).hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: partitionKey, KeyType: 'HASH' },
+        { AttributeName: sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: globalIndex.name,
+          KeySchema: [
+            { AttributeName: globalIndex.partitionKey, KeyType: 'HASH' },
+            { AttributeName: globalIndex.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+      TimeToLiveSpecification: { AttributeName: timeToLiveAttribute, Enabled: true },
+      Replicas: [
+        Match.objectLike({
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          DeletionProtectionEnabled: config.retainData,
+        }),
+      ],
+    });
+  });
+
+  it('raises alarms on 5xx rate, 429s, authorizer failures and errors of each function', () => {
+    const functions = partnerApiRoutes.length + 1 + pageRoutes.length;
+    const assess = template(stage);
+
+    assess.resourceCountIs('AWS::CloudWatch::Alarm', 2 * 2 + 1 + functions);
+    for (const api of ['partnerApi', 'pages']) {
+      assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `PartnerApi-${stage}-${api}-5xx-rate`,
+        Threshold: config.alarms.serverErrorRatePercent,
+      });
+      assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `PartnerApi-${stage}-${api}-throttled`,
+        Threshold: config.alarms.throttledRequests,
+      });
+    }
+    assess.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.status = 429 }',
+    });
+    assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `PartnerApi-${stage}-authorizer-failures`,
+      Threshold: config.alarms.authorizerFailures,
+    });
+    assess.resourcePropertiesCountIs(
+      'AWS::CloudWatch::Alarm',
+      { MetricName: 'Errors', Namespace: 'AWS/Lambda', Threshold: config.alarms.lambdaErrors },
+      functions,
+    );
+  });
+
+  it('outputs what the operator CLI reads, with both base URLs', () => {
+    const outputs = template(stage).findOutputs('*');
+
+    expect(Object.keys(outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
+    const joined = (name: string) => JSON.stringify(outputs[name]?.Value);
+    expect(joined(STACK_OUTPUTS.apiBaseUrl)).toMatch(new RegExp(`/${stage}${API_BASE_PATH}"\\]\\]}$`));
+    expect(joined(STACK_OUTPUTS.activationBaseUrl)).toMatch(new RegExp(`/${stage}"\\]\\]}$`));
+    expect(outputs[STACK_OUTPUTS.mailFrom]?.Value).toBe(config.mailFrom);
+  });
+});
+
+describe('stage differences', () => {
+  it('retains data and protects the table in production only', () => {
+    for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup']) {
+      for (const resource of Object.values(resources('production', type)))
+        expect(resource.DeletionPolicy, type).toBe('Retain');
+      for (const resource of Object.values(resources('sandbox', type)))
+        expect(resource.DeletionPolicy, type).toBe('Delete');
+    }
+    template('production').hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })],
+    });
+    template('sandbox').hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })],
+    });
+  });
+
+  it('gives both stages the same resources', () => {
+    const shape = (stage: DeployedStage) =>
+      Object.values(template(stage).toJSON().Resources as Record<string, CfnResource>)
+        .map((resource) => resource.Type)
+        .sort();
+
+    expect(shape('sandbox')).toEqual(shape('production'));
+  });
+});
+
+describe('cdk-nag (AwsSolutions)', () => {
+  const nag = () =>
+    only(
+      synthesized.report.pluginReports.filter((report) => report.pluginName === 'AwsSolutions'),
+      'AwsSolutions report',
+    );
+
+  it('reports no unacknowledged finding, error or warning', () => {
+    expect(nag().conclusion).toBe('success');
+    expect(nag().violations).toEqual([]);
+  });
+
+  it('acknowledges only the expected rules, each with a written reason', () => {
+    const acknowledged = nag().suppressedViolations ?? [];
+
+    expect(new Set(acknowledged.map((finding) => finding.ruleName))).toEqual(
+      new Set([
+        'AwsSolutions-APIG3',
+        'AwsSolutions-APIG4',
+        'AwsSolutions-COG4',
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        'AwsSolutions-IAM5[Resource::*]',
+        'AwsSolutions-SMG4',
+      ]),
+    );
+    for (const finding of acknowledged)
+      expect(finding.reason?.length ?? 0, finding.ruleName).toBeGreaterThan(40);
+  });
+
+  it('acknowledges missing authorization only on 405 mocks and pages, never on a partner GET', () => {
+    const unauthorized = (nag().suppressedViolations ?? [])
+      .filter((finding) => finding.ruleName === 'AwsSolutions-APIG4')
+      .flatMap((finding) => finding.violatingConstructs.map((construct) => construct.constructPath));
+
+    for (const path of unauthorized) expect(path).toMatch(/\/ANY\/Resource$|^PartnerApi-\w+\/Pages\//);
+  });
+});
