@@ -1,5 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
+import type { ConsumedNonce } from './activation-nonces';
 import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
 import { allocateId } from './counters';
 import { documentClient, transactionCancellationCodes } from './db';
@@ -46,6 +47,12 @@ export class ProvisioningContentionError extends Error {
 
 const MAX_ATTEMPTS = 4;
 
+/** The result a link's earlier, committed provisioning recorded under its nonce. */
+function earlierResult(consumed: ConsumedNonce): ProvisioningResult {
+  const { hostUserId, propertyId, activatedProductIds } = consumed;
+  return { hostUserId, propertyId, activatedProductIds, alreadyProvisioned: true };
+}
+
 /**
  * Creates (or links) the host account, the sponsorship, the property, one seat per newly
  * activated product and the used nonce in one DynamoDB transaction (DESIGN.md "Provisioning").
@@ -58,7 +65,7 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (nonce) {
       const consumed = await getConsumedNonce(partnerId, nonce.value);
-      if (consumed) return { ...consumed, alreadyProvisioned: true };
+      if (consumed) return earlierResult(consumed);
     }
     const [existingHostId, existingPropertyId] = await Promise.all([
       getHostIdByEmail(request.contactEmail),
@@ -119,7 +126,7 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
       if (!codes?.includes('ConditionalCheckFailed')) throw error;
       if (nonce && codes[nonceIndex] === 'ConditionalCheckFailed') {
         const consumed = await getConsumedNonce(partnerId, nonce.value);
-        if (consumed) return { ...consumed, alreadyProvisioned: true };
+        if (consumed) return earlierResult(consumed);
       }
       // Lost a race on the e-mail, the property or a seat: the next attempt links to the winner's items.
     }
