@@ -67,7 +67,15 @@ try {
       `  ${metricsOnly.key}`,
     );
   }
-  lines.push('', 'Operator CLI: npm run admin -- --help', 'Ctrl-C stops the server and DynamoDB Local.', '');
+  lines.push(
+    '',
+    'Activation link for a new demo host (works once, for one hour; open it in a browser):',
+    `  ${service.activationLink}`,
+    '',
+    'Operator CLI: npm run admin -- --help',
+    'Ctrl-C stops the server and DynamoDB Local.',
+    '',
+  );
   console.log(lines.join('\n'));
 
   let stopping = false;

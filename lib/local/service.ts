@@ -27,7 +27,28 @@ export interface LocalService {
   readonly secretsFile: string;
   readonly outboxDirectory: string;
   readonly demoKeys: readonly DemoKey[];
+  /** A fresh one-hour activation link of the demo partner, for a new demo host. */
+  readonly activationLink: string;
   stop(): Promise<void>;
+}
+
+/** A link as an operator would mint it with `links create`, for a host not yet onboarded. */
+async function demoActivationLink(activationBaseUrl: string, outboxDirectory: string): Promise<string> {
+  const { createActivationLink } = await import('../operations/links');
+  const { outboxMailer } = await import('../operations/mailer');
+  const { url } = await createActivationLink(
+    { stage: 'local', activationBaseUrl, mailer: outboxMailer(outboxDirectory) },
+    {
+      slug: 'demo-pms',
+      email: 'new.host@lakeside-cabins.example',
+      name: 'Lakeside Cabins',
+      pmsHotelId: `PMS-NEW-${Date.now().toString(36)}`,
+      products: ['assistant', 'upsells', 'guidebook'],
+      ttlSeconds: 3_600,
+    },
+    Date.now(),
+  );
+  return url;
 }
 
 /** The environment the handlers read at cold start, as the stack sets it in AWS. */
@@ -72,6 +93,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
     const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+    const activationLink = await demoActivationLink(origin, outboxDirectory);
     const service = {
       apiBaseUrl: origin + API_BASE_PATH,
       activationBaseUrl: origin,
@@ -90,6 +112,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const runningDb = dynamoDb;
     return {
       ...service,
+      activationLink,
       async stop() {
         runningServer.closeAllConnections();
         await new Promise<void>((resolve) => runningServer.close(() => resolve()));
