@@ -1,0 +1,68 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approvePartner } from '../../lib/operations/partners';
+import { launchChromium, screenshot } from '../support/browser';
+import { apiGet, testTarget, uniqueSlug } from '../support/partners';
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function approve() {
+  const slug = uniqueSlug('reveal');
+  const { result } = await approvePartner(
+    testTarget(),
+    {
+      name: 'Lighthouse PMS',
+      slug,
+      email: `api@${slug}.example`,
+      products: ['assistant'],
+      revenueAccess: true,
+    },
+    Date.now(),
+  );
+  return result;
+}
+
+describe('one-time key reveal in Chromium', () => {
+  it('decrypts the key in the browser once; the key works; a second visit says it was shown', async () => {
+    const approval = await approve();
+    const page = await (await browser.newContext()).newPage();
+
+    const opened = await page.goto(approval.reveal_url);
+    expect(opened?.status()).toBe(200);
+    await screenshot(page, '10-reveal-ready');
+    await page.getByRole('button', { name: 'Reveal key' }).click();
+    await page.locator('#revealed').waitFor({ state: 'visible' });
+    const key = (await page.locator('#key').textContent()) ?? '';
+    await screenshot(page, '11-reveal-shown');
+
+    expect(key).toMatch(/^svc_[0-9A-Za-z]{46}$/);
+    expect(key.startsWith(approval.key_prefix)).toBe(true);
+    expect(page.url()).not.toContain('#');
+    expect((await apiGet('/usage', key)).status).toBe(200);
+    const again = await (await browser.newContext()).newPage();
+    const second = await again.goto(approval.reveal_url);
+    expect(second?.status()).toBe(410);
+    expect(await again.textContent('h1')).toBe('Key already shown');
+  });
+
+  it('refuses a link whose secret was cut short, and spends nothing', async () => {
+    const approval = await approve();
+    const page = await (await browser.newContext()).newPage();
+
+    await page.goto(approval.reveal_url.slice(0, -5));
+    await page.getByRole('button', { name: 'Reveal key' }).click();
+
+    await expect(page.locator('#status').textContent()).resolves.toContain('incomplete');
+    const whole = await (await browser.newContext()).newPage();
+    await whole.goto(approval.reveal_url);
+    await whole.getByRole('button', { name: 'Reveal key' }).click();
+    await whole.locator('#revealed').waitFor({ state: 'visible' });
+    expect(await whole.locator('#key').textContent()).toMatch(/^svc_/);
+  });
+});
