@@ -14,6 +14,7 @@ import {
   responseHeaders,
 } from './middleware';
 import { parseQueryParameters } from './request-parameters';
+import { jsonResponse } from './response-encoding';
 
 export interface PartnerApiRequest {
   readonly event: APIGatewayProxyEvent;
@@ -49,7 +50,7 @@ export function partnerApiHandler(
         query,
         nowMs: context.nowMs,
       });
-      return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+      return jsonResponse(body, event.headers);
     });
   // Lambda passes a plain Context; `authenticatedPartner` adds the partner fields before the handler runs.
   return handler as unknown as (

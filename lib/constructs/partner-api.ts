@@ -57,6 +57,10 @@ export class PartnerApi extends Construct {
       restApiName: `partner-api-${props.api.stageName}`,
       description: 'Partner data API (read-only, API key per partner)',
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      // Large lists come gzip-compressed and base64-encoded from the handler (Lambda's 6 MB limit
+      // applies before compression); API Gateway decodes them to bytes for any Accept value. The
+      // API is GET-only, so no request body is affected.
+      binaryMediaTypes: ['*/*'],
     });
     const { api } = this.restApi;
 

@@ -20,6 +20,12 @@ export interface ServiceRestApiProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** @default - API keys, if required, come from the X-API-Key header */
   readonly apiKeySourceType?: ApiKeySourceType;
+  /**
+   * Media types API Gateway passes as bytes: a Lambda body marked base64 (gzip) is decoded for
+   * clients whose Accept header matches one of them.
+   * @default - none: bodies pass as text
+   */
+  readonly binaryMediaTypes?: string[];
 }
 
 /**
@@ -48,6 +54,7 @@ export class ServiceRestApi extends Construct {
       endpointTypes: REST_API_ENDPOINT_TYPES,
       cloudWatchRole: false,
       ...(props.apiKeySourceType ? { apiKeySourceType: props.apiKeySourceType } : {}),
+      ...(props.binaryMediaTypes ? { binaryMediaTypes: props.binaryMediaTypes } : {}),
       deployOptions: {
         ...STAGE_DEFAULTS,
         stageName: props.stageName,

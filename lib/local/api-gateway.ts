@@ -30,7 +30,8 @@ export interface GatewayRequest {
 export interface GatewayResult {
   readonly statusCode: number;
   readonly headers: Record<string, string | string[]>;
-  readonly body: string;
+  /** Bytes when the handler returned a base64-encoded (binary, e.g. gzip) body. */
+  readonly body: string | Buffer;
   /** For the access log. */
   readonly keyPrefix?: string;
 }
@@ -166,12 +167,19 @@ function proxyEvent(
   };
 }
 
+/** Lambda refuses a synchronous response over 6 MB; API Gateway then answers 502. */
+const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
+
+function exceedsLambdaLimit(result: APIGatewayProxyResult): boolean {
+  return Buffer.byteLength(JSON.stringify(result)) > LAMBDA_RESPONSE_LIMIT_BYTES;
+}
+
 function fromProxyResult(result: APIGatewayProxyResult, requestId: string): GatewayResult {
   const headers: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
     headers[name] = values.map(String);
-  const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
+  const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
   return { statusCode: result.statusCode, headers, body };
 }
 
@@ -261,6 +269,7 @@ async function invokePartnerApi(
   const handler = await loadHandler<ProxyHandler>(route.entry);
   try {
     const result = await handler(event, lambdaContext(route.id, randomUUID()));
+    if (exceedsLambdaLimit(result)) return gatewayResult('DEFAULT_5XX', requestId, undefined, 502);
     return { ...fromProxyResult(result, requestId), keyPrefix: String(context.keyPrefix) };
   } catch {
     // An exception that escapes a handler is API Gateway's 502.

@@ -20,7 +20,7 @@ function send(
   response: ServerResponse,
   statusCode: number,
   headers: Record<string, string | string[]>,
-  body: string,
+  body: string | Buffer,
 ): void {
   response.writeHead(statusCode, { ...headers, 'Content-Length': Buffer.byteLength(body) });
   response.end(body);

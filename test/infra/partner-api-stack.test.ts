@@ -153,6 +153,17 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     });
   });
 
+  it('passes gzip-compressed (base64) handler bodies of the partner API to clients as bytes', () => {
+    template(stage).hasResourceProperties('AWS::ApiGateway::RestApi', {
+      Name: `partner-api-${stage}`,
+      BinaryMediaTypes: ['*/*'],
+    });
+    template(stage).hasResourceProperties('AWS::ApiGateway::RestApi', {
+      Name: `partner-pages-${stage}`,
+      BinaryMediaTypes: Match.absent(),
+    });
+  });
+
   it('wires the REQUEST authorizer without caching or identity sources, and keys from the authorizer', () => {
     const assess = template(stage);
 

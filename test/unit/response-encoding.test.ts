@@ -1,0 +1,64 @@
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { acceptsGzip, jsonResponse, MAX_BODY_BYTES } from '../../lambdas/api/response-encoding';
+import { ProblemError } from '../../lambdas/shared/problems';
+
+const list = (count: number, nameLength = 24) => ({
+  properties: Array.from({ length: count }, (_, id) => ({
+    id,
+    name: `P${String(id).padStart(nameLength, 'x')}`,
+  })),
+});
+
+describe('JSON response encoding', () => {
+  it('reads Accept-Encoding the way HTTP means it', () => {
+    expect(acceptsGzip({ 'Accept-Encoding': 'gzip, deflate, br' })).toBe(true);
+    expect(acceptsGzip({ 'accept-encoding': 'br;q=1.0, gzip;q=0.8' })).toBe(true);
+    expect(acceptsGzip({ 'accept-encoding': '*' })).toBe(true);
+    expect(acceptsGzip({ 'accept-encoding': 'gzip;q=0' })).toBe(false);
+    expect(acceptsGzip({ 'accept-encoding': 'br' })).toBe(false);
+    expect(acceptsGzip({})).toBe(false);
+  });
+
+  it('sends small bodies as plain JSON whatever the client accepts', () => {
+    const response = jsonResponse({ ok: true }, { 'Accept-Encoding': 'gzip' });
+
+    expect(response).toEqual({
+      statusCode: 200,
+      headers: { 'Content-Type': 'application/json', Vary: 'Accept-Encoding' },
+      body: '{"ok":true}',
+    });
+  });
+
+  it('gzips large bodies for clients that accept it, and the bytes decode to the same JSON', () => {
+    const body = list(20_000);
+    const response = jsonResponse(body, { 'Accept-Encoding': 'gzip' });
+
+    expect(response.isBase64Encoded).toBe(true);
+    expect(response.headers?.['Content-Encoding']).toBe('gzip');
+    expect(JSON.parse(gunzipSync(Buffer.from(response.body, 'base64')).toString())).toEqual(body);
+    expect(response.body.length).toBeLessThan(JSON.stringify(body).length / 3);
+  });
+
+  it('sends a large body uncompressed to a client without gzip, while it fits', () => {
+    const response = jsonResponse(list(20_000), {});
+
+    expect(response.isBase64Encoded).toBeUndefined();
+    expect(response.headers?.['Content-Encoding']).toBeUndefined();
+  });
+
+  it('asks for gzip (406) when the uncompressed body cannot fit in a response', () => {
+    const body = list(Math.ceil(MAX_BODY_BYTES / 30));
+
+    expect(() => jsonResponse(body, {})).toThrow(ProblemError);
+    try {
+      jsonResponse(body, {});
+    } catch (error) {
+      expect((error as ProblemError).problem).toMatchObject({
+        status: 406,
+        detail: expect.stringContaining('Send Accept-Encoding: gzip'),
+      });
+    }
+    expect(jsonResponse(body, { 'Accept-Encoding': 'gzip' }).isBase64Encoded).toBe(true);
+  });
+});
