@@ -5,7 +5,8 @@ import { startLocalService } from '../lib/local/service';
 const USAGE = `Usage: npm start [-- --persist] [-- --quiet]
   Serves the partner API and pages on HOST:PORT (default 127.0.0.1:3000) against DynamoDB Local.
   --persist   keep data in .local/dynamodb between runs (default: in memory)
-  --quiet     no access log`;
+  --quiet     no access log
+  DYNAMODB_ENDPOINT=http://host:port uses that DynamoDB (Local) instead of starting one.`;
 
 function readOptions() {
   try {
@@ -38,6 +39,7 @@ try {
     port: options.port,
     directory: localDirectory(),
     persist: options.persist,
+    dynamoDbEndpoint: process.env.DYNAMODB_ENDPOINT,
     log: options.quiet ? () => undefined : (line) => console.log(line),
   });
   const [demo, metricsOnly] = service.demoKeys;
@@ -46,7 +48,7 @@ try {
     `Partner API (local) is up in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
     `  API base URL:   ${service.apiBaseUrl}`,
     `  Pages:          ${service.activationBaseUrl} (reveal and activation links)`,
-    `  DynamoDB Local: ${service.dynamoDbEndpoint} (${options.persist ? 'data kept in .local/dynamodb' : 'in memory; --persist keeps data'})`,
+    `  DynamoDB:       ${service.dynamoDbEndpoint} (${process.env.DYNAMODB_ENDPOINT ? 'external, from DYNAMODB_ENDPOINT' : options.persist ? 'DynamoDB Local, data in .local/dynamodb' : 'DynamoDB Local in memory; --persist keeps data'})`,
   ];
   if (demo) {
     lines.push(

@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { isRetryableCancellation } from '../data/db';
 import { consumeRequest } from '../data/rate-windows';
 import type { RateDecision } from '../domain/rate-limit';
 import { rateLimitHeaders } from '../domain/rate-limit';
@@ -44,6 +45,7 @@ const TRANSIENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'
 
 export function isTransientAwsError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (isRetryableCancellation(error)) return true;
   const { code, $retryable } = error as Error & { code?: string; $retryable?: unknown };
   return (
     TRANSIENT_ERROR_NAMES.has(error.name) ||

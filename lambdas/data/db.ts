@@ -34,6 +34,26 @@ export function transactionCancellationCodes(error: unknown): (string | undefine
   return (reasons ?? []).map((reason) => reason.Code);
 }
 
+const RETRYABLE_CANCELLATION_CODES = new Set([
+  'None',
+  'TransactionConflict',
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+]);
+
+/**
+ * A transaction cancelled only because of contention or throttling (another transaction held
+ * an item, or capacity ran short): nothing was written, and trying again is right.
+ */
+export function isRetryableCancellation(error: unknown): boolean {
+  const codes = transactionCancellationCodes(error);
+  return (
+    codes !== undefined &&
+    codes.some((code) => code !== 'None') &&
+    codes.every((code) => RETRYABLE_CANCELLATION_CODES.has(code ?? 'None'))
+  );
+}
+
 /** Zero-padded decimal so integer ids sort numerically inside a sort key. */
 export function sortableId(id: number): string {
   return String(id).padStart(12, '0');

@@ -3,7 +3,7 @@ import type { ProductId } from '../domain/catalog';
 import type { ConsumedNonce } from './activation-nonces';
 import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
 import { allocateId } from './counters';
-import { documentClient, transactionCancellationCodes } from './db';
+import { documentClient, isRetryableCancellation, transactionCancellationCodes } from './db';
 import { getHostIdByEmail, hostCreationItems, hostEmailCheckItem } from './hosts';
 import { getPropertyIdForPmsHotel, getPropertyOfPartner, propertyCreationItems } from './properties';
 import { listActiveProductsOfProperty, seatCreationItem } from './seats';
@@ -123,6 +123,11 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
       return { hostUserId, propertyId, activatedProductIds, alreadyProvisioned: false };
     } catch (error) {
       const codes = transactionCancellationCodes(error);
+      if (isRetryableCancellation(error)) {
+        // Another transaction held one of these items: nothing was written; try again shortly.
+        await new Promise((resolve) => setTimeout(resolve, 20 * (attempt + 1) * Math.random()));
+        continue;
+      }
       if (!codes?.includes('ConditionalCheckFailed')) throw error;
       if (nonce && codes[nonceIndex] === 'ConditionalCheckFailed') {
         const consumed = await getConsumedNonce(partnerId, nonce.value);

@@ -6,7 +6,13 @@ import type { BookingTotals, BookingWindow } from '../domain/pricing-signals';
 import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../domain/pricing-signals';
 import type { Reservation, ReservationContribution } from '../domain/reservations';
 import { contributionOf, reservationSchema, sameReservation } from '../domain/reservations';
-import { documentClient, GSI1, TABLE_NAME, transactionCancellationCodes } from './db';
+import {
+  documentClient,
+  GSI1,
+  isRetryableCancellation,
+  TABLE_NAME,
+  transactionCancellationCodes,
+} from './db';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -214,8 +220,13 @@ export async function importReservations(
         imported += batch.length;
         break;
       } catch (error) {
-        const codes = transactionCancellationCodes(error);
-        if (!codes?.includes('ConditionalCheckFailed') || attempt === MAX_BATCH_ATTEMPTS) throw error;
+        if (attempt === MAX_BATCH_ATTEMPTS) throw error;
+        if (isRetryableCancellation(error)) {
+          // Contention or throttling: nothing of this batch was written; try it again shortly.
+          await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+          continue;
+        }
+        if (!transactionCancellationCodes(error)?.includes('ConditionalCheckFailed')) throw error;
         // Another import changed some of these rows meanwhile: rebase the batch on what is stored now.
         const current = await getStoredReservations(
           propertyId,

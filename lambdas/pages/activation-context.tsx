@@ -26,6 +26,11 @@ async function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
   return value;
 }
 
+/** Forgets cached lookups (tests). */
+export function forgetCachedLookups(): void {
+  cache.clear();
+}
+
 export const partnerForSlug = (slug: string) => cached(`slug:${slug}`, () => getPartnerBySlug(slug));
 export const productCatalog = () => cached('catalog', listCatalog);
 

@@ -15,6 +15,8 @@ export interface LocalServiceOptions {
   /** Folder for secrets, runtime file, outbox and (with `persist`) data. */
   readonly directory: string;
   readonly persist: boolean;
+  /** Use this DynamoDB (Local) instead of starting one; it is not stopped with the service. */
+  readonly dynamoDbEndpoint?: string;
   /** Receives one access-log line per request. */
   readonly log: (line: string) => void;
 }
@@ -66,8 +68,9 @@ export function localEnvironment(input: {
 }
 
 /**
- * Starts the whole service on one machine: DynamoDB Local, the table from the stack's own
- * definition, seed data, and the real handlers behind an API Gateway emulation over HTTP.
+ * Starts the whole service on one machine: DynamoDB Local (unless an endpoint is given), the
+ * table from the stack's own definition, seed data, and the real handlers behind an API Gateway
+ * emulation over HTTP.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   // Node 20 is supported here; the SDK's notice about its future Node 22 floor is noise in every run.
@@ -75,16 +78,18 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   await mkdir(options.directory, { recursive: true });
   const secretsFile = await ensureSecretsFile(options.directory);
   const outboxDirectory = join(options.directory, 'outbox');
-  let dynamoDb: DynamoDbLocal | undefined;
+  let ownDynamoDb: DynamoDbLocal | undefined;
   let server: Server | undefined;
   try {
-    dynamoDb = await startDynamoDbLocal(
-      options.persist ? { dataDirectory: join(options.directory, 'dynamodb') } : {},
-    );
-    if (options.persist) await mkdir(join(options.directory, 'dynamodb'), { recursive: true });
-    Object.assign(process.env, localEnvironment({ dynamoDbEndpoint: dynamoDb.endpoint, secretsFile }));
+    if (!options.dynamoDbEndpoint) {
+      const dataDirectory = options.persist ? join(options.directory, 'dynamodb') : undefined;
+      if (dataDirectory) await mkdir(dataDirectory, { recursive: true });
+      ownDynamoDb = await startDynamoDbLocal(dataDirectory ? { dataDirectory } : {});
+    }
+    const dynamoDbEndpoint = options.dynamoDbEndpoint ?? ownDynamoDb?.endpoint ?? '';
+    Object.assign(process.env, localEnvironment({ dynamoDbEndpoint, secretsFile }));
     process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-    await ensureTable(dynamoDb.endpoint, LOCAL_TABLE_NAME);
+    await ensureTable(dynamoDbEndpoint, LOCAL_TABLE_NAME);
     // Imported only now: the data modules read the environment set above when they load.
     const { seedLocalData } = await import('./seed');
     const demoKeys = await seedLocalData(Date.now());
@@ -97,32 +102,27 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const service = {
       apiBaseUrl: origin + API_BASE_PATH,
       activationBaseUrl: origin,
-      dynamoDbEndpoint: dynamoDb.endpoint,
+      dynamoDbEndpoint,
       tableName: LOCAL_TABLE_NAME,
       secretsFile,
       outboxDirectory,
       demoKeys,
     };
-    await writeRuntime(options.directory, {
-      pid: process.pid,
-      ...service,
-      startedAt: new Date().toISOString(),
-    });
+    await writeRuntime(options.directory, { pid: process.pid, ...service, startedAt: new Date().toISOString() });
     const runningServer = server;
-    const runningDb = dynamoDb;
     return {
       ...service,
       activationLink,
       async stop() {
         runningServer.closeAllConnections();
         await new Promise<void>((resolve) => runningServer.close(() => resolve()));
-        await runningDb.stop();
+        await ownDynamoDb?.stop();
         await removeRuntime(options.directory, process.pid);
       },
     };
   } catch (error) {
     server?.close();
-    await dynamoDb?.stop();
+    await ownDynamoDb?.stop();
     throw error;
   }
 }

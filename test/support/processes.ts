@@ -1,0 +1,82 @@
+import type { ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../lib/local/dynamodb-local';
+import type { LocalRuntime } from '../../lib/local/runtime';
+import { readRuntime } from '../../lib/local/runtime';
+
+const QUIET = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' };
+
+export interface ServerProcess {
+  readonly runtime: LocalRuntime;
+  readonly child: ChildProcess;
+  readonly directory: string;
+  /** The server's output so far (the banner holds the demo keys). */
+  output(): string;
+  /** Resident set size in MiB, from /proc. */
+  rssMiB(): Promise<number>;
+  /** Runs the operator CLI against this server; returns its parsed --json output. */
+  admin(...args: string[]): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+/** `npm start` as its own process, in its own folder, optionally against a given DynamoDB. */
+export async function startServerProcess(environment: Record<string, string> = {}): Promise<ServerProcess> {
+  const directory = await mkdtemp(join(tmpdir(), 'partner-api-server-'));
+  const env = {
+    ...process.env,
+    ...QUIET,
+    PORT: String(await freePort()),
+    PARTNER_API_LOCAL_DIR: directory,
+    ...environment,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', '--quiet'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const deadline = Date.now() + 60_000;
+  let runtime: LocalRuntime | undefined;
+  while (!runtime || !output.includes('Ctrl-C stops')) {
+    if (child.exitCode !== null) throw new Error(`The server exited (${child.exitCode}): ${output}`);
+    if (Date.now() > deadline) throw new Error(`The server did not start within 60 s: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    runtime = await readRuntime(directory);
+  }
+  const started = runtime;
+  const run = promisify(execFile);
+  return {
+    runtime: started,
+    child,
+    directory,
+    output: () => output,
+    async rssMiB() {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    },
+    async admin(...args) {
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--json'], {
+        env,
+      });
+      return JSON.parse(stdout) as Record<string, unknown>;
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = once(child, 'exit');
+        child.kill('SIGINT');
+        await exited;
+      }
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mintActivationToken } from '../../lambdas/domain/activation-token';
+import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
+import { forgetCachedLookups } from '../../lambdas/pages/activation-context';
+import { csrfToken, newSession, sessionCookie } from '../../lambdas/pages/host-session';
+import { handler as marketplace } from '../../lambdas/pages/marketplace';
+import { handler as reveal } from '../../lambdas/pages/reveal';
+import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
+import { awsError, lambdaContext, proxyEvent } from '../support/events';
+
+const dynamo = mockClient(DynamoDBDocumentClient);
+const partner = {
+  id: 7,
+  slug: 'acme',
+  name: 'Acme PMS',
+  contactEmail: 'a@acme.example',
+  products: ['assistant', 'upsells'],
+  revenueAccess: true,
+  createdAt: '2026-01-01T00:00:00Z',
+};
+
+function cancelled(...codes: string[]): Error {
+  return Object.assign(new Error('Transaction cancelled'), {
+    name: 'TransactionCanceledException',
+    CancellationReasons: codes.map((Code) => ({ Code })),
+    $metadata: {},
+  });
+}
+
+async function provisioningPost() {
+  const { sessionKey } = await loadServiceSecrets();
+  const { claims } = mintActivationToken(
+    {
+      contact_email: 'host@example.com',
+      contact_name: 'Casa',
+      pms_hotel_id: 'P-1',
+      requested_product_ids: ['assistant'],
+    },
+    Buffer.alloc(32, 1),
+    Date.now(),
+  );
+  const session = newSession(partner.id, partner.slug, claims, Date.now());
+  const cookie = sessionCookie(session, sessionKey, false, Date.now()).split(';')[0] ?? '';
+  return proxyEvent({
+    httpMethod: 'POST',
+    path: '/partner/acme/marketplace',
+    pathParameters: { slug: 'acme' },
+    headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf: csrfToken(session, sessionKey), product: 'assistant' }).toString(),
+  });
+}
+
+beforeEach(() => {
+  forgetCachedLookups();
+  dynamo.reset();
+  dynamo.on(GetCommand).resolves({});
+  dynamo
+    .on(GetCommand, { Key: { PK: 'PARTNERSLUG#acme', SK: 'PARTNERSLUG' } })
+    .resolves({ Item: { partnerId: 7 } });
+  dynamo.on(GetCommand, { Key: { PK: 'PARTNER#7', SK: 'PARTNER' } }).resolves({ Item: partner });
+  dynamo.on(QueryCommand).resolves({ Items: DEFAULT_CATALOG.map((product) => ({ ...product })) });
+  dynamo.on(UpdateCommand).resolves({ Attributes: { lastId: 41 } });
+});
+
+/** Only the transaction may write; anything else would be a half-write. */
+function expectNothingWrittenOutsideTheTransaction() {
+  expect(dynamo.commandCalls(PutCommand)).toHaveLength(0);
+  expect(dynamo.commandCalls(DeleteCommand)).toHaveLength(0);
+  for (const call of dynamo.commandCalls(UpdateCommand))
+    expect(String(call.args[0].input.Key?.PK)).toMatch(/^COUNTER#/);
+}
+
+describe('pages under DynamoDB faults', () => {
+  it('retries a provisioning transaction that keeps conflicting, then shows a try-again page', async () => {
+    dynamo.on(TransactWriteCommand).rejects(cancelled('None', 'TransactionConflict', 'None'));
+
+    const result = await marketplace(await provisioningPost(), lambdaContext);
+
+    expect(result.statusCode).toBe(503);
+    expect(result.headers?.['Content-Type']).toContain('text/html');
+    expect(result.body).toContain('Please try again in a moment');
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(4);
+    expectNothingWrittenOutsideTheTransaction();
+  });
+
+  it('provisions after a transient conflict clears', async () => {
+    dynamo.on(TransactWriteCommand).rejectsOnce(cancelled('TransactionConflict')).resolves({});
+
+    const result = await marketplace(await provisioningPost(), lambdaContext);
+
+    expect(result.statusCode).toBe(303);
+    expect(result.headers?.Location).toBe('onboarding');
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(2);
+  });
+
+  it.each([
+    [
+      'throttling of the transaction',
+      () => dynamo.on(TransactWriteCommand).rejects(awsError('ProvisionedThroughputExceededException')),
+    ],
+    [
+      'a timeout reading the partner',
+      () =>
+        dynamo.on(GetCommand, { Key: { PK: 'PARTNER#7', SK: 'PARTNER' } }).rejects(awsError('TimeoutError')),
+    ],
+    [
+      'a refused connection',
+      () =>
+        dynamo
+          .on(QueryCommand)
+          .rejects(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+    ],
+  ])('shows a try-again page (503, Retry-After) on %s, writing nothing', async (_, fault) => {
+    fault();
+
+    const result = await marketplace(await provisioningPost(), lambdaContext);
+
+    expect(result.statusCode).toBe(503);
+    expect(result.headers?.['Retry-After']).toBe('5');
+    expect(result.body).toContain('Please try again in a moment');
+    expectNothingWrittenOutsideTheTransaction();
+  });
+
+  it('shows a plain error page, never internals, on an unexpected failure', async () => {
+    dynamo.on(QueryCommand).rejects(new TypeError('secretInternalDetail is not a function'));
+
+    const result = await marketplace(await provisioningPost(), lambdaContext);
+
+    expect(result.statusCode).toBe(500);
+    expect(result.headers?.['Content-Type']).toContain('text/html');
+    expect(result.body).not.toMatch(/secretInternalDetail|TypeError|at \w+ \(/);
+    expect(result.body).toContain('nothing was changed');
+  });
+
+  it('shows a try-again page when the reveal lookup is throttled', async () => {
+    dynamo.on(GetCommand).rejects(awsError('ThrottlingException'));
+
+    const result = await reveal(
+      proxyEvent({ path: '/reveal/x', pathParameters: { revealId: 'AAAAAAAAAAAAAAAAAAAAAAAA' } }),
+      lambdaContext,
+    );
+
+    expect(result.statusCode).toBe(503);
+    expect(result.body).toContain('Please try again in a moment');
+  });
+});
