@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { openReveal } from '../../lambdas/domain/reveal-crypto';
+import type { Scope } from '../../lambdas/domain/scopes';
 import type { OutgoingMail } from '../../lib/operations/mailer';
 import type { OperatorTarget } from '../../lib/operations/target';
 
@@ -102,4 +103,29 @@ export async function apiGet(path: string, key?: string, headers: Record<string,
     // Left empty: tests that care assert on `text`.
   }
   return { status: response.status, headers: response.headers, json, text };
+}
+
+/** More keys for a partner, straight into the table (tests that need many requests per partner). */
+export async function extraKeys(partnerId: number, count: number, scopes: Scope[]): Promise<string[]> {
+  const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { documentClient } = await import('../../lambdas/data/db');
+  const { apiKeyCreationItem } = await import('../../lambdas/data/api-keys');
+  const { generateApiKey } = await import('../../lambdas/domain/api-key');
+  const keys = Array.from({ length: count }, () => generateApiKey());
+  for (let start = 0; start < keys.length; start += 25) {
+    await documentClient.send(
+      new TransactWriteCommand({
+        TransactItems: keys.slice(start, start + 25).map((key) =>
+          apiKeyCreationItem({
+            prefix: key.prefix,
+            partnerId,
+            digest: key.digest,
+            scopes,
+            createdAt: new Date().toISOString(),
+          }),
+        ),
+      }),
+    );
+  }
+  return keys.map((key) => key.key);
 }
