@@ -20,7 +20,13 @@ export function seal(plaintext: Uint8Array, sealingKey: Uint8Array): string {
 export function unseal(sealed: string, sealingKey: Uint8Array): Buffer {
   const [version, iv, ciphertext, tag] = sealed.split('.');
   if (version !== 'v1' || !iv || !ciphertext || !tag) throw new Error('Unrecognised sealed secret format');
-  const decipher = createDecipheriv('aes-256-gcm', sealingKey, Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]);
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', sealingKey, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]);
+  } catch {
+    throw new Error(
+      'A sealed secret does not open with the service secret: the data was written with another service secret (was .local/secrets.json replaced, or the table shared?).',
+    );
+  }
 }

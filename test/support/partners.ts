@@ -107,25 +107,6 @@ export async function apiGet(path: string, key?: string, headers: Record<string,
 
 /** More keys for a partner, straight into the table (tests that need many requests per partner). */
 export async function extraKeys(partnerId: number, count: number, scopes: Scope[]): Promise<string[]> {
-  const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { documentClient } = await import('../../lambdas/data/db');
-  const { apiKeyCreationItem } = await import('../../lambdas/data/api-keys');
-  const { generateApiKey } = await import('../../lambdas/domain/api-key');
-  const keys = Array.from({ length: count }, () => generateApiKey());
-  for (let start = 0; start < keys.length; start += 25) {
-    await documentClient.send(
-      new TransactWriteCommand({
-        TransactItems: keys.slice(start, start + 25).map((key) =>
-          apiKeyCreationItem({
-            prefix: key.prefix,
-            partnerId,
-            digest: key.digest,
-            scopes,
-            createdAt: new Date().toISOString(),
-          }),
-        ),
-      }),
-    );
-  }
-  return keys.map((key) => key.key);
+  const { extraKeysFor } = await import('./load-keys');
+  return extraKeysFor(partnerId, count, scopes);
 }

@@ -27,8 +27,16 @@ export interface ServerProcess {
 /** `npm start` as its own process, in its own folder, optionally against a given DynamoDB. */
 export async function startServerProcess(environment: Record<string, string> = {}): Promise<ServerProcess> {
   const directory = await mkdtemp(join(tmpdir(), 'partner-api-server-'));
+  // Not this process's local service settings: the new server gets its own DynamoDB and secret.
+  const {
+    DYNAMODB_ENDPOINT: _endpoint,
+    SERVICE_SECRETS_FILE: _secrets,
+    TABLE_NAME: _table,
+    STAGE: _stage,
+    ...inherited
+  } = process.env;
   const env = {
-    ...process.env,
+    ...inherited,
     ...QUIET,
     PORT: String(await freePort()),
     PARTNER_API_LOCAL_DIR: directory,

@@ -1,0 +1,72 @@
+/**
+ * Runs against a separate local server's DynamoDB (its folder in PARTNER_API_LOCAL_DIR):
+ *   prepare <keys> <links>  → mints keys for the demo partners and activation links; prints JSON
+ *   import <propertyId> <count> <idPrefix> → imports confirmed reservations booked in the last year
+ */
+import { localDirectory, readRuntime } from '../../lib/local/runtime';
+import { localEnvironment } from '../../lib/local/service';
+
+const runtime = await readRuntime(localDirectory());
+if (!runtime) throw new Error('No runtime.json in PARTNER_API_LOCAL_DIR');
+Object.assign(
+  process.env,
+  localEnvironment({ dynamoDbEndpoint: runtime.dynamoDbEndpoint, secretsFile: runtime.secretsFile }),
+);
+const [mode = '', ...args] = process.argv.slice(2);
+
+if (mode === 'prepare') {
+  const { extraKeysFor } = await import('./load-keys');
+  const { createActivationLink } = await import('../../lib/operations/links');
+  const { outboxMailer } = await import('../../lib/operations/mailer');
+  const [keyCount = '0', linkCount = '0'] = args;
+  const keys = await extraKeysFor(1, Number(keyCount), ['metrics:read', 'revenue:read']);
+  const metricsOnlyKeys = await extraKeysFor(2, 20, ['metrics:read']);
+  const target = {
+    stage: 'local' as const,
+    activationBaseUrl: runtime.activationBaseUrl,
+    mailer: outboxMailer(runtime.outboxDirectory),
+  };
+  const links: string[] = [];
+  for (let i = 0; i < Number(linkCount); i++) {
+    const { url } = await createActivationLink(
+      target,
+      {
+        slug: 'demo-pms',
+        email: `load-${i}@example.com`,
+        name: `Load host ${i}`,
+        pmsHotelId: `LOAD-${i}`,
+        products: ['assistant', 'upsells'],
+        ttlSeconds: 3_600,
+      },
+      Date.now(),
+    );
+    links.push(url);
+  }
+  process.stdout.write(JSON.stringify({ keys, metricsOnlyKeys, links }));
+} else if (mode === 'import') {
+  const { importReservations } = await import('../../lambdas/data/reservations');
+  const [propertyId = '1', count = '0', idPrefix = 'load'] = args;
+  const now = Date.now();
+  const day = 86_400_000;
+  const reservations = Array.from({ length: Number(count) }, (_, i) => {
+    const bookedAt = now - ((i % 300) + 1) * day;
+    const checkIn = new Date(bookedAt + 10 * day).toISOString().slice(0, 10);
+    const checkOut = new Date(bookedAt + 12 * day).toISOString().slice(0, 10);
+    return {
+      id: `${idPrefix}-${i}`,
+      property_id: Number(propertyId),
+      channel: 'Direct',
+      booked_at: new Date(bookedAt).toISOString(),
+      check_in: checkIn,
+      check_out: checkOut,
+      status: 'confirmed' as const,
+    };
+  });
+  // Several small imports, as operators do, interleaved with the load.
+  let imported = 0;
+  for (let start = 0; start < reservations.length; start += 100) {
+    imported += (await importReservations(Number(propertyId), reservations.slice(start, start + 100), now))
+      .imported;
+  }
+  process.stdout.write(JSON.stringify({ imported }));
+}
