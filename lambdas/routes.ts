@@ -73,6 +73,25 @@ export function partnerApiRoute(id: PartnerApiRouteId): PartnerApiRoute {
   return route;
 }
 
+/** Routes of the partner API that need no key: the API's own description. */
+export interface PublicApiRoute {
+  readonly id: string;
+  readonly method: 'GET';
+  readonly path: string;
+  readonly entry: string;
+  readonly summary: string;
+}
+
+export const publicApiRoutes = [
+  {
+    id: 'openapiDocument',
+    method: 'GET',
+    path: '/openapi.json',
+    entry: 'api/openapi-document.ts',
+    summary: 'This API described in OpenAPI 3.1',
+  },
+] as const satisfies readonly PublicApiRoute[];
+
 /** Browser pages, served on the activation base URL without an API key. */
 export interface PageRoute {
   readonly id: string;

@@ -26,7 +26,12 @@ export const reservationSchema = z
       .check(z.int('must be an integer'), z.positive('must be positive')),
     channel: z
       .string('must be a string')
-      .check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(64, 'must be at most 64 characters')),
+      .check(
+        z.trim(),
+        z.minLength(1, 'must not be empty'),
+        z.maxLength(64, 'must be at most 64 characters'),
+        z.regex(/^[^\u0000-\u001f\u007f]*$/, 'must be one line of text'),
+      ),
     booked_at: z.pipe(
       z.iso.datetime({
         offset: true,

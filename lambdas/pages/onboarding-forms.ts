@@ -7,6 +7,9 @@ export const MAX_FAQS = 20;
 export const MAX_UPSELLS = 20;
 export const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'AUD', 'CAD'] as const;
 
+/** Names are one line of text; other fields may span lines but carry no other control characters. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
 const text = (form: URLSearchParams, name: string) => (form.get(name) ?? '').trim();
 
 export function parseDetails(
@@ -15,8 +18,9 @@ export function parseDetails(
   const propertyName = text(form, 'property_name');
   const checkInInstructions = text(form, 'checkin_instructions');
   const errors: string[] = [];
-  if (propertyName.length < 1 || propertyName.length > 120)
-    errors.push('Property name: enter 1 to 120 characters.');
+  if (propertyName.length < 1 || propertyName.length > 120 || CONTROL_CHARACTERS.test(propertyName)) {
+    errors.push('Property name: enter 1 to 120 characters, on one line.');
+  }
   if (checkInInstructions.length < 10 || checkInInstructions.length > 4_000) {
     errors.push(
       'Check-in instructions: enter 10 to 4,000 characters, e.g. where the keys are and from what time.',

@@ -10,7 +10,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { API_KEY_PARTITION, RATE_LIMIT_PARTITION } from '../../lambdas/data/partitions';
 import type { PartnerApiRoute } from '../../lambdas/routes';
-import { API_BASE_PATH, partnerApiRoutes } from '../../lambdas/routes';
+import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { acknowledgeNagFinding } from './nag';
 import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';
 import type { FunctionSettings } from './service-function';
@@ -137,6 +137,27 @@ export class PartnerApi extends Construct {
       }
       const allow = [...new Set(routesOfPath.map((route) => route.method))];
       addMethodNotAllowed(resource, allow, API_BASE_PATH + path);
+    }
+    for (const route of publicApiRoutes) {
+      const resource = api.root.resourceForPath(API_BASE_PATH + route.path);
+      const publicFunction = new ServiceFunction(this, `${pascalCase(route.id)}Function`, {
+        ...props.functionSettings,
+        entry: route.entry,
+        description: `${route.method} ${API_BASE_PATH}${route.path}: ${route.summary}`,
+      });
+      const method = resource.addMethod(
+        route.method,
+        new LambdaIntegration(publicFunction.function, { allowTestInvoke: false }),
+        {
+          operationName: route.id,
+        },
+      );
+      const reason =
+        "The API's own OpenAPI description: public by design (partners read it before they have a key), no data.";
+      acknowledgeNagFinding(method, 'APIG4', reason);
+      acknowledgeNagFinding(method, 'COG4', reason);
+      addMethodNotAllowed(resource, [route.method], API_BASE_PATH + route.path);
+      routeFunctions.set(route.id, publicFunction);
     }
     this.routeFunctions = routeFunctions;
 

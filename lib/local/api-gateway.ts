@@ -10,8 +10,14 @@ import type {
 } from 'aws-lambda';
 import type { GatewayResponseType } from '../../lambdas/api/gateway-responses';
 import { methodNotAllowedDetail, renderGatewayResponse } from '../../lambdas/api/gateway-responses';
-import type { PageRoute, PartnerApiRoute } from '../../lambdas/routes';
-import { API_BASE_PATH, matchRoute, pageRoutes, partnerApiRoutes } from '../../lambdas/routes';
+import type { PageRoute, PartnerApiRoute, PublicApiRoute } from '../../lambdas/routes';
+import {
+  API_BASE_PATH,
+  matchRoute,
+  pageRoutes,
+  partnerApiRoutes,
+  publicApiRoutes,
+} from '../../lambdas/routes';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../../lambdas/shared/problems';
 
 const LAMBDAS_DIRECTORY = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'lambdas');
@@ -296,6 +302,18 @@ async function invokePage(
   }
 }
 
+/** A public route of the API: no authorizer, as in the stack. */
+async function invokePublic(
+  request: GatewayRequest,
+  parsed: ParsedRequest,
+  route: PublicApiRoute,
+  requestId: string,
+): Promise<GatewayResult> {
+  const handler = await loadHandler<ProxyHandler>(route.entry);
+  const event = proxyEvent(request, parsed, API_BASE_PATH + route.path, {}, requestId);
+  return fromProxyResult(await handler(event, lambdaContext(route.id, randomUUID())), requestId);
+}
+
 /**
  * API Gateway as deployed, on one machine: route matching, the authorizer, proxy integration
  * and gateway responses. Paths under `/partner-api/v1` are the API; the pages are at the root,
@@ -305,15 +323,14 @@ export async function handleGatewayRequest(request: GatewayRequest): Promise<Gat
   const requestId = randomUUID();
   const parsed = parseRequest(request);
   if (parsed.path === API_BASE_PATH || parsed.path.startsWith(`${API_BASE_PATH}/`)) {
-    const match = matchRoute(
-      partnerApiRoutes,
-      (route) => [route.method],
-      request.method,
-      parsed.path.slice(API_BASE_PATH.length),
-    );
+    const apiPath = parsed.path.slice(API_BASE_PATH.length);
+    const open = matchRoute(publicApiRoutes, (route) => [route.method], request.method, apiPath);
+    if (open.kind === 'match') return invokePublic(request, parsed, open.route, requestId);
+    const match = matchRoute(partnerApiRoutes, (route) => [route.method], request.method, apiPath);
     if (match.kind === 'no-route') return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId);
-    if (match.kind === 'method-not-allowed')
+    if (match.kind === 'method-not-allowed') {
       return methodNotAllowed(match.allow, request.method, API_BASE_PATH + match.path, requestId);
+    }
     return invokePartnerApi(request, parsed, match.route, match.pathParameters, requestId);
   }
   const page = matchRoute(pageRoutes, (route) => route.methods, request.method, parsed.path);

@@ -1,9 +1,22 @@
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import { API_BASE_PATH } from '../../lambdas/routes';
+import type { ObservedExchange } from '../openapi/contract';
 import { handleGatewayRequest } from './api-gateway';
+import { referenceDocs } from './reference-docs';
 
 const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface HttpServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly log: (line: string) => void;
+  /** Sees every exchange after it is answered (the tests' contract check). */
+  readonly observe?: (exchange: ObservedExchange) => void;
+  /** Where the API reference page is built and cached (served at /partner-api/v1/docs). */
+  readonly docsDirectory: string;
+}
 
 async function readBody(request: IncomingMessage): Promise<string | null | 'too-large'> {
   const chunks: Buffer[] = [];
@@ -27,14 +40,16 @@ function send(
 }
 
 /** Serves the API and the pages over real HTTP, one gateway invocation per request. */
-export async function startHttpServer(options: {
-  host: string;
-  port: number;
-  log: (line: string) => void;
-}): Promise<Server> {
+export async function startHttpServer(options: HttpServerOptions): Promise<Server> {
   const server = createServer(async (request, response) => {
     const started = performance.now();
     try {
+      if (request.method === 'GET' && request.url?.split('?')[0] === `${API_BASE_PATH}/docs`) {
+        const docs = await referenceDocs(options.docsDirectory);
+        send(response, 200, docs.headers, docs.html);
+        options.log(`GET ${API_BASE_PATH}/docs 200 ${(performance.now() - started).toFixed(1)}ms`);
+        return;
+      }
       const body = await readBody(request);
       if (body === 'too-large') {
         send(response, 413, { 'Content-Type': 'text/plain' }, 'Request body larger than 1 MB.');
@@ -48,6 +63,13 @@ export async function startHttpServer(options: {
         sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
       });
       send(response, result.statusCode, result.headers, result.body);
+      options.observe?.({
+        method: request.method ?? 'GET',
+        path: request.url ?? '/',
+        status: result.statusCode,
+        headers: result.headers,
+        body: result.body,
+      });
       const key = result.keyPrefix ? ` ${result.keyPrefix}` : '';
       options.log(
         `${request.method} ${request.url?.split('?')[0]} ${result.statusCode} ${(performance.now() - started).toFixed(1)}ms${key}`,

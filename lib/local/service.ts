@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { API_BASE_PATH } from '../../lambdas/routes';
 import type { DynamoDbLocal } from './dynamodb-local';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
+import type { HttpServerOptions } from './http-server';
 import { ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
 import type { DemoKey } from './seed';
 
@@ -17,6 +18,8 @@ export interface LocalServiceOptions {
   readonly persist: boolean;
   /** Use this DynamoDB (Local) instead of starting one; it is not stopped with the service. */
   readonly dynamoDbEndpoint?: string;
+  /** Sees every exchange after it is answered (the tests' contract check). */
+  readonly observe?: HttpServerOptions['observe'];
   /** Receives one access-log line per request. */
   readonly log: (line: string) => void;
 }
@@ -94,7 +97,13 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const { seedLocalData } = await import('./seed');
     const demoKeys = await seedLocalData(Date.now());
     const { startHttpServer } = await import('./http-server');
-    server = await startHttpServer({ host: options.host, port: options.port, log: options.log });
+    server = await startHttpServer({
+      host: options.host,
+      port: options.port,
+      log: options.log,
+      observe: options.observe,
+      docsDirectory: join(options.directory, 'docs'),
+    });
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
     const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
@@ -108,7 +117,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       outboxDirectory,
       demoKeys,
     };
-    await writeRuntime(options.directory, { pid: process.pid, ...service, startedAt: new Date().toISOString() });
+    await writeRuntime(options.directory, {
+      pid: process.pid,
+      ...service,
+      startedAt: new Date().toISOString(),
+    });
     const runningServer = server;
     return {
       ...service,

@@ -24,8 +24,8 @@ export function emailAddress(flag: string, value: string): string {
 
 export function displayName(flag: string, value: string, maxLength = 120): string {
   const name = value.trim();
-  if (name.length === 0 || name.length > maxLength) {
-    throw new OperatorError(`${flag} must be 1-${maxLength} characters.`);
+  if (name.length === 0 || name.length > maxLength || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new OperatorError(`${flag} must be 1-${maxLength} characters on one line.`);
   }
   return name;
 }

@@ -2,7 +2,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponses } from '../../lambdas/api/gateway-responses';
 import { tableDefinition } from '../../lambdas/data/table-definition';
-import { API_BASE_PATH, pageRoutes, partnerApiRoutes } from '../../lambdas/routes';
+import { API_BASE_PATH, pageRoutes, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../lambdas/shared/problems';
 import type { DeployedStage } from '../../lib/stage-config';
 import { DEPLOYED_STAGES, STACK_OUTPUTS, stageConfigs } from '../../lib/stage-config';
@@ -73,7 +73,9 @@ const AUTHORIZER = 'Partner API key authorizer';
 const pageDescription = (route: (typeof pageRoutes)[number]) =>
   `${route.methods.join(', ')} ${route.path} (page)`;
 
-const partnerPaths = [...new Set(partnerApiRoutes.map((route) => route.path))];
+const partnerPaths = [...new Set([...partnerApiRoutes, ...publicApiRoutes].map((route) => route.path))];
+/** Route functions of the API (partner routes and public routes), the authorizer, and the pages. */
+const FUNCTION_COUNT = partnerApiRoutes.length + publicApiRoutes.length + 1 + pageRoutes.length;
 const pagePaths = [...new Set(pageRoutes.map((route) => route.path))];
 
 describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
@@ -82,7 +84,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
   it('creates one function per route, the authorizer and one per page', () => {
     const assess = template(stage);
 
-    assess.resourceCountIs('AWS::Lambda::Function', partnerApiRoutes.length + 1 + pageRoutes.length);
+    assess.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
     assess.resourceCountIs('AWS::ApiGateway::RestApi', 2);
     assess.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     assess.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
@@ -91,7 +93,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     const pageMethods = pageRoutes.reduce((count, route) => count + route.methods.length, 0);
     assess.resourceCountIs(
       'AWS::ApiGateway::Method',
-      partnerApiRoutes.length + partnerPaths.length + pageMethods + pagePaths.length,
+      partnerApiRoutes.length + publicApiRoutes.length + partnerPaths.length + pageMethods + pagePaths.length,
     );
     for (const route of partnerApiRoutes) functionId(stage, getRouteDescription(route));
     for (const route of pageRoutes) functionId(stage, pageDescription(route));
@@ -110,12 +112,18 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         Timeout: 15,
         LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
       });
-      expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables).toMatchObject({
         STAGE: stage,
-        TABLE_NAME: { Ref: expect.stringMatching(/^DataTable/) },
         POWERTOOLS_SERVICE_NAME: 'partner-api',
         POWERTOOLS_LOG_LEVEL: config.logLevel,
       });
+      // Only functions that read the table know its name (the public OpenAPI document does not).
+      if (!publicApiRoutes.some((route) => String(fn.Properties.Description).includes(route.path))) {
+        expect(variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^DataTable/) });
+      } else {
+        expect(variables.TABLE_NAME).toBeUndefined();
+      }
     }
     template(stage).resourcePropertiesCountIs(
       'AWS::Logs::LogGroup',
@@ -439,7 +447,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
   });
 
   it('raises alarms on 5xx rate, 429s, authorizer failures and errors of each function', () => {
-    const functions = partnerApiRoutes.length + 1 + pageRoutes.length;
+    const functions = FUNCTION_COUNT;
     const assess = template(stage);
 
     assess.resourceCountIs('AWS::CloudWatch::Alarm', 2 * 2 + 1 + functions);
@@ -533,11 +541,24 @@ describe('cdk-nag (AwsSolutions)', () => {
       expect(finding.reason?.length ?? 0, finding.ruleName).toBeGreaterThan(40);
   });
 
-  it('acknowledges missing authorization only on 405 mocks and pages, never on a partner GET', () => {
+  it('acknowledges missing authorization only on 405 mocks, pages and public routes, never on a partner GET', () => {
     const unauthorized = (nag().suppressedViolations ?? [])
       .filter((finding) => finding.ruleName === 'AwsSolutions-APIG4')
       .flatMap((finding) => finding.violatingConstructs.map((construct) => construct.constructPath));
+    const publicMethods = publicApiRoutes.map(
+      (route) => `${API_BASE_PATH}${route.path}/${route.method}/Resource`,
+    );
 
-    for (const path of unauthorized) expect(path).toMatch(/\/ANY\/Resource$|^PartnerApi-\w+\/Pages\//);
+    for (const path of unauthorized) {
+      const allowed =
+        /\/ANY\/Resource$|^PartnerApi-\w+\/Pages\//.test(path) ||
+        publicMethods.some((method) => path.endsWith(method));
+      expect(allowed, path).toBe(true);
+    }
+    for (const route of partnerApiRoutes) {
+      expect(unauthorized.some((path) => path.endsWith(`${API_BASE_PATH}${route.path}/GET/Resource`))).toBe(
+        false,
+      );
+    }
   });
 });

@@ -2,7 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { API_BASE_PATH } from '../../lambdas/routes';
 import { localEnvironment, startLocalService } from '../../lib/local/service';
+import { contractChecker } from '../../lib/openapi/contract';
+import { partnerApiDocument } from '../../lib/openapi/document';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,17 +20,28 @@ declare module 'vitest' {
 
 /**
  * One local service per suite run, exactly as `npm start` builds it (DynamoDB Local in
- * memory, seeded, real handlers over HTTP) on a free port and in a throwaway folder.
+ * memory, seeded, real handlers over HTTP) on a free port and in a throwaway folder. Every API
+ * response the suite receives is checked against the OpenAPI document (the contract check):
+ * any undocumented status, header or field fails the run when the suite ends.
  */
 export default async function setup(project: TestProject) {
   const directory = await mkdtemp(join(tmpdir(), 'partner-api-test-'));
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  const check = contractChecker(partnerApiDocument());
+  const violations: string[] = [];
+  let checked = 0;
   const service = await startLocalService({
     host: '127.0.0.1',
     port: 0,
     directory,
     persist: false,
     log: () => undefined,
+    observe: (exchange) => {
+      if (!exchange.path.startsWith(API_BASE_PATH) || exchange.path.startsWith(`${API_BASE_PATH}/docs`))
+        return;
+      checked += 1;
+      violations.push(...check(exchange));
+    },
   });
   project.provide('apiBaseUrl', service.apiBaseUrl);
   project.provide('activationBaseUrl', service.activationBaseUrl);
@@ -42,5 +56,12 @@ export default async function setup(project: TestProject) {
   return async () => {
     await service.stop();
     await rm(directory, { recursive: true, force: true });
+    if (violations.length > 0) {
+      const unique = [...new Set(violations)];
+      throw new Error(
+        `${unique.length} response(s) of ${checked} do not match openapi/partner-api.json:\n${unique.slice(0, 25).join('\n')}`,
+      );
+    }
+    console.log(`Contract check: ${checked} API responses match openapi/partner-api.json.`);
   };
 }

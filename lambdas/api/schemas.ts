@@ -1,0 +1,152 @@
+import * as z from 'zod/mini';
+import type { PricingSignalsResponse } from '../domain/pricing-signals';
+import type { UsageReport } from '../domain/usage';
+
+/**
+ * The response bodies of the partner API, as zod/mini schemas: the single source of the OpenAPI
+ * document (`npm run openapi`) and of the tests' contract check. Handlers do not import this
+ * module (no schema is built at a cold start); the type checks at the bottom keep the two in step.
+ */
+export interface SchemaMeta {
+  id?: string;
+  description?: string;
+  examples?: unknown[];
+  [key: string]: unknown;
+}
+
+/** Named schemas become `components.schemas` of the document. */
+export const apiSchemas = z.registry<SchemaMeta>();
+
+const MAX_LIST_ITEMS = 1_000_000;
+/** Text without control characters: what every name and message of the API is. */
+const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
+const text = (min: number, max: number) =>
+  z.string().check(z.minLength(min), z.maxLength(max), z.regex(PRINTABLE));
+const id = (description: string) =>
+  z.int().check(z.positive()).register(apiSchemas, { description, format: 'int64' });
+const count = (description: string) =>
+  z.int().check(z.nonnegative()).register(apiSchemas, { description, format: 'int64' });
+const timestamp = (description: string) =>
+  z.iso.datetime().check(z.maxLength(30)).register(apiSchemas, { description });
+const ratio = (description: string) =>
+  z.number().check(z.minimum(0), z.maximum(1)).register(apiSchemas, { description, format: 'double' });
+
+export const hostSeatsSchema = z
+  .object({
+    host_user_id: id('Opaque host user identifier.'),
+    active_seats: count('Active seats of that host (one per product active on one of its properties).'),
+  })
+  .register(apiSchemas, {
+    id: 'HostSeats',
+    description: 'Per-host seat breakdown. Host e-mail addresses are deliberately omitted.',
+  });
+
+export const usageReportSchema = z
+  .object({
+    partner_id: id('The authenticated partner.'),
+    generated_at: timestamp('ISO 8601 UTC timestamp.'),
+    active_seats: count('Total active seats of the partner.'),
+    hosts: z.array(hostSeatsSchema).check(z.maxLength(MAX_LIST_ITEMS)),
+  })
+  .register(apiSchemas, { id: 'UsageReport', description: 'Seat usage of the hosts the partner sponsors.' });
+
+export const propertySummarySchema = z
+  .object({
+    id: id('Internal property identifier; the propertyId of the pricing-signals path.'),
+    name: text(1, 120).register(apiSchemas, { description: 'Property name.' }),
+  })
+  .register(apiSchemas, {
+    id: 'PropertySummary',
+    description: 'A sponsored property. Host personal data beyond the name is omitted.',
+  });
+
+export const propertyListSchema = z
+  .object({
+    partner_id: id('The authenticated partner.'),
+    generated_at: timestamp('ISO 8601 UTC timestamp.'),
+    properties: z.array(propertySummarySchema).check(z.maxLength(MAX_LIST_ITEMS)),
+  })
+  .register(apiSchemas, {
+    id: 'PropertyList',
+    description:
+      'All properties of hosts sponsored by the partner, in one response (no pagination). Large lists are sent gzip-compressed to clients that send Accept-Encoding: gzip.',
+  });
+
+export const signalsSchema = z
+  .looseObject({
+    occupancy_today: ratio('Occupied units tonight divided by units, capped at 1.'),
+    avg_lead_time_days: z.number().check(z.minimum(-3_650), z.maximum(3_650)).register(apiSchemas, {
+      description: 'Mean of check_in minus the booking date, in days, over the lookback window.',
+      format: 'double',
+    }),
+    avg_stay_nights: z.number().check(z.minimum(0), z.maximum(730)).register(apiSchemas, {
+      description: 'Mean stay length in nights over the lookback window.',
+      format: 'double',
+    }),
+    source_mix: z
+      .record(text(1, 64), ratio('Share of the reservations in the window.'))
+      .check(z.maxSize(256))
+      .register(apiSchemas, {
+        description:
+          'Booking channel → its share of total_reservations (shares sum to 1; empty without reservations).',
+        maxProperties: 256,
+      }),
+    total_reservations: count('Confirmed reservations booked in the lookback window.'),
+  })
+  .register(apiSchemas, {
+    id: 'Signals',
+    description:
+      'Pricing indicators. This set of fields may grow within v1: clients must ignore fields they do not know.',
+    maxProperties: 64,
+  });
+
+export const pricingSignalsSchema = z
+  .object({
+    property_id: id('The queried property.'),
+    signals: signalsSchema,
+    occupancy_30d: z
+      .record(
+        z.iso.date().check(z.maxLength(10)),
+        ratio('Occupied units divided by units on that night, capped at 1.'),
+      )
+      .register(apiSchemas, {
+        description: 'The 30 nights from today (UTC), keyed YYYY-MM-DD.',
+        maxProperties: 30,
+      }),
+  })
+  .register(apiSchemas, { id: 'PricingSignals', description: 'Pricing signals of one property.' });
+
+export const problemSchema = z
+  .object({
+    type: z
+      .url()
+      .check(z.maxLength(200))
+      .register(apiSchemas, { description: 'Identifies the problem type; stable.' }),
+    title: text(1, 100).register(apiSchemas, { description: 'Short summary of the problem type.' }),
+    status: z.optional(
+      z
+        .int()
+        .check(z.minimum(100), z.maximum(599))
+        .register(apiSchemas, { description: 'HTTP status code.', format: 'int32' }),
+    ),
+    detail: text(1, 1_000).register(apiSchemas, {
+      description: 'What happened and what to do, in plain words.',
+    }),
+    request_id: z.optional(
+      z
+        .uuid()
+        .check(z.maxLength(36))
+        .register(apiSchemas, { description: 'Same as the X-Request-Id header: quote it to support.' }),
+    ),
+  })
+  .register(apiSchemas, { id: 'Problem', description: 'RFC 9457 problem details.' });
+
+// Compile-time guards: the schemas describe exactly what the handlers return.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const usageMatches: Same<z.output<typeof usageReportSchema>, UsageReport> = true;
+const signalsMatch: Same<
+  z.output<typeof pricingSignalsSchema>['signals'] extends PricingSignalsResponse['signals'] ? true : false,
+  true
+> = true;
+void usageMatches;
+void signalsMatch;

@@ -1,0 +1,236 @@
+import * as z from 'zod/mini';
+import { apiSchemas } from '../../lambdas/api/schemas';
+import type { PartnerApiRouteId, PublicApiRoute } from '../../lambdas/routes';
+import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
+import type { ProblemName } from '../../lambdas/shared/problems';
+import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog } from '../../lambdas/shared/problems';
+import { RATE_LIMIT } from '../../lambdas/domain/rate-limit';
+
+type Json = Record<string, unknown>;
+
+/** The component describing each route's 200 body. */
+const RESPONSE_SCHEMAS: Record<PartnerApiRouteId, string> = {
+  usage: 'UsageReport',
+  properties: 'PropertyList',
+  pricingSignals: 'PricingSignals',
+};
+
+/** Components generated from the zod schemas, with `$ref`s between them. */
+function schemaComponents(): Record<string, Json> {
+  const { schemas } = z.toJSONSchema(apiSchemas, {
+    target: 'draft-2020-12',
+    metadata: apiSchemas,
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> };
+  return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, withoutSchemaIds(schema)]));
+}
+
+function withoutSchemaIds(schema: Json): Json {
+  const { $schema: _schema, $id: _id, ...rest } = schema;
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description: 'Identifies this request; the same value is in problem bodies as request_id. Quote it to support.',
+    required: true,
+    schema: { type: 'string', format: 'uuid', maxLength: 36 },
+  },
+  'RateLimit-Policy': {
+    description: `The limit of this key (IETF RateLimit fields): ${RATE_LIMIT.limit} requests per rolling ${RATE_LIMIT.windowMs / 1000} s.`,
+    schema: {
+      type: 'string',
+      maxLength: 100,
+      pattern: '^"per-key";q=[0-9]+;w=[0-9]+$',
+      examples: [`"per-key";q=${RATE_LIMIT.limit};w=${RATE_LIMIT.windowMs / 1000}`],
+    },
+  },
+  RateLimit: {
+    description: 'r: requests left in the window; t: seconds until one more is available.',
+    schema: { type: 'string', maxLength: 100, pattern: '^"per-key";r=[0-9]+;t=[0-9]+$', examples: ['"per-key";r=117;t=58'] },
+  },
+  'X-RateLimit-Limit': { description: 'Requests allowed per rolling minute.', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 100_000 } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the rolling minute.', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 100_000 } },
+  'X-RateLimit-Reset': {
+    description: 'Unix time (seconds) at which one more request is available.',
+    schema: { type: 'integer', format: 'int64', minimum: 0, maximum: 99_999_999_999 },
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3_600 } },
+  'Cache-Control': { description: 'Responses are never cached.', schema: { type: 'string', maxLength: 100, enum: ['no-store'] } },
+  Vary: { description: 'Bodies depend on Accept-Encoding.', schema: { type: 'string', maxLength: 100, enum: ['Accept-Encoding'] } },
+  'Content-Encoding': {
+    description: 'gzip when the body is large and the client sent Accept-Encoding: gzip.',
+    schema: { type: 'string', maxLength: 20, enum: ['gzip'] },
+  },
+  'WWW-Authenticate': {
+    description: 'How to authenticate.',
+    schema: { type: 'string', maxLength: 200, enum: ['Bearer realm="partner-api"', 'Bearer realm="partner-api", error="invalid_token"'] },
+  },
+};
+
+function problemResponse(description: string, names: readonly ProblemName[], headers: readonly string[]): Json {
+  return {
+    description,
+    headers: Object.fromEntries(['X-Request-Id', ...headers].map((name) => [name, headerRef(name)])),
+    content: {
+      [PROBLEM_CONTENT_TYPE]: {
+        schema: ref('Problem'),
+        examples: Object.fromEntries(
+          names.map((name) => [name, { summary: problemCatalog[name].title, value: problemBody(name, exampleDetail(name), { request_id: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0' }) }]),
+        ),
+      },
+    },
+  };
+}
+
+function exampleDetail(name: ProblemName): string {
+  const details: Partial<Record<ProblemName, string>> = {
+    'missing-api-key': 'Send your API key in the Authorization header as Bearer <key>, or in X-Enterprise-Key.',
+    'unknown-api-key': 'This API key is not recognised.',
+    'revoked-api-key': 'This API key was revoked. Use your current key or ask us for a new one.',
+    'expired-api-key': 'This API key expired after a rotation. Use the key that replaced it.',
+    'malformed-api-key': 'This is not a partner API key: keys start with svc_ and are 50 characters long.',
+    'insufficient-scope': 'This endpoint needs the revenue:read scope, which your key does not carry.',
+    'property-not-found': 'No property 42 is sponsored by your account.',
+    'invalid-request': 'lookback_days must be an integer from 1 to 365; got "0".',
+    'not-acceptable': 'This API only returns application/json. Send Accept: application/json.',
+    'rate-limited': 'This key made 120 requests in the last 60 seconds. Retry after 12 s.',
+    'service-unavailable': 'The service is busy right now. Retry after the delay in Retry-After.',
+    'internal-error': 'Something went wrong on our side. Retry shortly; quote the request_id if it persists.',
+    'response-too-large': 'This list is more than one response can carry. Contact us to raise it.',
+  };
+  return details[name] ?? problemCatalog[name].title;
+}
+
+function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
+  const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({
+    name: match[1],
+    in: 'path',
+    required: true,
+    description: 'A property id from GET /properties.',
+    schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+  }));
+  const queryParameters = route.queryParameters.map((parameter) => ({
+    name: parameter.name,
+    in: 'query',
+    required: false,
+    description: `${parameter.description} An integer from ${parameter.minimum} to ${parameter.maximum}; default ${parameter.default}.`,
+    schema: { type: 'integer', format: 'int32', minimum: parameter.minimum, maximum: parameter.maximum, default: parameter.default },
+  }));
+  const rateLimited = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+  const isList = route.id === 'properties';
+  return {
+    operationId: route.id,
+    summary: route.summary,
+    description: `Requires the \`${route.scope}\` scope. The partner is identified by the API key alone.`,
+    tags: ['Partner data'],
+    security: [{ bearerAuth: [route.scope] }, { enterpriseKey: [route.scope] }],
+    parameters: [...pathParameters, ...queryParameters],
+    responses: {
+      '200': {
+        description: 'The result.',
+        headers: Object.fromEntries(
+          ['X-Request-Id', ...rateLimited, 'Cache-Control', 'Vary', ...(isList ? ['Content-Encoding'] : [])].map((name) => [name, headerRef(name)]),
+        ),
+        content: { 'application/json': { schema: ref(RESPONSE_SCHEMAS[route.id]) } },
+      },
+      '400': problemResponse('A query or path parameter is invalid (the detail names it), or a partner_id was sent.', ['invalid-request'], [...rateLimited, 'Cache-Control']),
+      '401': problemResponse('The API key is missing, malformed, unknown, revoked or expired; the problem type says which.', ['missing-api-key', 'malformed-api-key', 'unknown-api-key', 'revoked-api-key', 'expired-api-key'], ['WWW-Authenticate']),
+      '403': problemResponse(`The key is valid but lacks the ${route.scope} scope.`, ['insufficient-scope'], [...rateLimited, 'Cache-Control']),
+      ...(route.path.includes('{propertyId}')
+        ? { '404': problemResponse('The property does not exist or is not sponsored by your account (not distinguished).', ['property-not-found'], [...rateLimited, 'Cache-Control']) }
+        : {}),
+      '406': problemResponse(
+        isList ? 'The Accept header excludes JSON, or the list is too large to send uncompressed: send Accept-Encoding: gzip.' : 'The Accept header excludes JSON.',
+        ['not-acceptable'],
+        [...rateLimited, 'Cache-Control'],
+      ),
+      '429': problemResponse(`More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT.windowMs / 1000} s for this key.`, ['rate-limited'], ['Retry-After', ...rateLimited, 'Cache-Control']),
+      '500': problemResponse(
+        isList ? 'Unexpected failure, or a list larger than one response can carry even compressed.' : 'Unexpected failure; quote the request_id.',
+        isList ? ['internal-error', 'response-too-large'] : ['internal-error'],
+        [...rateLimited, 'Cache-Control'],
+      ),
+      '503': problemResponse('Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.', ['service-unavailable'], ['Retry-After', ...rateLimited, 'Cache-Control']),
+    },
+  };
+}
+
+function publicOperation(route: PublicApiRoute): Json {
+  return {
+    operationId: route.id,
+    summary: route.summary,
+    description: 'No API key needed.',
+    tags: ['About this API'],
+    security: [],
+    responses: {
+      '200': {
+        description: 'This document.',
+        headers: {
+          'X-Request-Id': headerRef('X-Request-Id'),
+          'Cache-Control': { description: 'May be cached for five minutes.', schema: { type: 'string', maxLength: 100, enum: ['public, max-age=300'] } },
+        },
+        content: { 'application/json': { schema: { type: 'object', maxProperties: 20, additionalProperties: true } } },
+      },
+      '429': problemResponse('Too many requests to this stage.', ['rate-limited'], ['Retry-After']),
+      '4XX': problemResponse('Any other refusal by the gateway.', ['invalid-request'], []),
+    },
+  };
+}
+
+const DESCRIPTION = `Seat usage, properties and pricing signals of the hosts you sponsor.
+
+**Authentication.** Send your API key as \`Authorization: Bearer <key>\` (preferred) or \`X-Enterprise-Key: <key>\`. Keys start with \`svc_\`; the first 12 characters (the key prefix) identify a key in our logs and support. The partner is identified by the key alone.
+
+**Scopes.** \`metrics:read\` (every key) covers GET /usage; \`revenue:read\` (when your agreement includes revenue-management data) covers the property routes.
+
+**Rate limit.** ${RATE_LIMIT.limit} requests per rolling ${RATE_LIMIT.windowMs / 1000} seconds per key, exact. Every response to an authenticated request carries \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-*\` headers; a refused request gets 429 with \`Retry-After\`.
+
+**Errors** are RFC 9457 problem details (\`application/problem+json\`) whose \`type\` is stable; \`request_id\` matches the \`X-Request-Id\` header.
+
+**Compatibility.** The version is in the path (\`/partner-api/v1\`). Within v1 fields may be added (notably to \`signals\`): ignore fields you do not know. Only GET is live: there are no write endpoints, webhooks or token minting.`;
+
+/** The OpenAPI 3.1 document of the partner API, from the route table and the zod schemas. */
+export function partnerApiDocument(): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of partnerApiRoutes) paths[route.path] = { ...(paths[route.path] ?? {}), get: partnerOperation(route) };
+  for (const route of publicApiRoutes) paths[route.path] = { ...(paths[route.path] ?? {}), get: publicOperation(route) };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Partner data API',
+      version: '1.0.0',
+      summary: 'Read-only data about the hosts a partner sponsors.',
+      description: DESCRIPTION,
+      contact: { name: 'Partner support', email: 'partners@example.com' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [
+      {
+        url: `https://{host}${API_BASE_PATH}`,
+        description: 'Production or sandbox: the host is in your onboarding e-mail; the sandbox has the same paths and seeded data.',
+        variables: { host: { default: 'partner-api.example.com', description: 'API host of the production or sandbox stage.' } },
+        'x-internal': false,
+      },
+    ],
+    tags: [
+      { name: 'Partner data', description: 'What the API key gives access to.' },
+      { name: 'About this API', description: 'This description, without a key.' },
+    ],
+    security: [{ bearerAuth: [] }, { enterpriseKey: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key> (preferred).' },
+        enterpriseKey: { type: 'apiKey', in: 'header', name: 'X-Enterprise-Key', description: 'The API key, for clients that cannot set Authorization.' },
+      },
+      headers: HEADERS,
+      schemas: schemaComponents(),
+    },
+  };
+}
+
