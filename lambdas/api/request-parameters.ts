@@ -1,15 +1,10 @@
+import { quoted } from '../domain/text';
 import type { PartnerApiRoute } from '../routes';
 import { ProblemError } from '../shared/problems';
 
 type QueryValues = Record<string, string[] | undefined> | null | undefined;
 
 const INTEGER = /^[0-9]{1,16}$/;
-
-/** A client's value as quoted in a problem: truncated, with control characters replaced. */
-function shown(value: string, maxLength: number): string {
-  const cut = value.length > maxLength ? `${value.slice(0, maxLength)}…` : value;
-  return cut.replace(/[\u0000-\u001f\u007f]/g, '?');
-}
 
 /**
  * Query parameters of a route, as integers within the route table's bounds. Unknown names
@@ -29,7 +24,7 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
     if (!known.has(name)) {
       const allowed =
         known.size > 0 ? `Allowed: ${[...known].join(', ')}.` : 'This endpoint takes no query parameters.';
-      throw new ProblemError('invalid-request', `Unknown query parameter "${shown(name, 64)}". ${allowed}`);
+      throw new ProblemError('invalid-request', `Unknown query parameter "${quoted(name, 64)}". ${allowed}`);
     }
   }
   for (const parameter of route.queryParameters) {
@@ -46,7 +41,7 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
     if (!(value >= parameter.minimum && value <= parameter.maximum)) {
       throw new ProblemError(
         'invalid-request',
-        `${parameter.name} must be ${range}; got "${shown(raw, 32)}".`,
+        `${parameter.name} must be ${range}; got "${quoted(raw, 32)}".`,
       );
     }
     values[parameter.name] = value;
@@ -60,7 +55,7 @@ export function parsePathId(name: string, raw: string | undefined): number {
   if (!Number.isSafeInteger(value)) {
     throw new ProblemError(
       'invalid-request',
-      `${name} must be a positive integer (an id from GET /properties); got "${shown(raw ?? '', 32)}".`,
+      `${name} must be a positive integer (an id from GET /properties); got "${quoted(raw ?? '', 32)}".`,
     );
   }
   return value;

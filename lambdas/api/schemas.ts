@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { PricingSignalsResponse } from '../domain/pricing-signals';
+import { ONE_LINE_PATTERN } from '../domain/text';
 import type { UsageReport } from '../domain/usage';
 
 /**
@@ -19,7 +20,7 @@ export const apiSchemas = z.registry<SchemaMeta>();
 
 const MAX_LIST_ITEMS = 1_000_000;
 /** Text without control characters: what every name and message of the API is. */
-const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
+const PRINTABLE = new RegExp(ONE_LINE_PATTERN);
 const text = (min: number, max: number) =>
   z.string().check(z.minLength(min), z.maxLength(max), z.regex(PRINTABLE));
 const id = (description: string) =>

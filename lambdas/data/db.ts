@@ -48,8 +48,7 @@ const RETRYABLE_CANCELLATION_CODES = new Set([
 export function isRetryableCancellation(error: unknown): boolean {
   const codes = transactionCancellationCodes(error);
   return (
-    codes !== undefined &&
-    codes.some((code) => code !== 'None') &&
+    codes?.some((code) => code !== 'None') === true &&
     codes.every((code) => RETRYABLE_CANCELLATION_CODES.has(code ?? 'None'))
   );
 }

@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import type { ProductId } from './catalog';
 import { PRODUCT_IDS } from './catalog';
 import { signJson, unverifiedPayload, verifySignedJson } from './signed-json';
+import { isOneLine } from './text';
 
 /** Longest token accepted: far above a real one (~500 characters), checked before any parsing. */
 export const MAX_TOKEN_LENGTH = 4_096;
@@ -11,7 +12,7 @@ export const DEFAULT_TOKEN_TTL_SECONDS = 3_600;
 /** Claims of spec 2.4, exactly: an unknown claim makes the token invalid. */
 export const activationClaimsSchema = z.strictObject({
   contact_email: z.email().check(z.maxLength(254)),
-  contact_name: z.string().check(z.minLength(1), z.maxLength(120), z.regex(/^[^\u0000-\u001f\u007f]+$/)),
+  contact_name: z.string().check(z.minLength(1), z.maxLength(120), z.refine(isOneLine)),
   pms_hotel_id: z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[\x21-\x7e]+$/)),
   requested_product_ids: z.array(z.enum(PRODUCT_IDS)).check(z.minLength(1), z.maxLength(PRODUCT_IDS.length)),
   exp: z.int().check(z.positive()),

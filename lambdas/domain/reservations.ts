@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { dayOfTimestamp, parseIsoDate } from './calendar';
+import { isOneLine } from './text';
 
 /** Longest stay accepted on import (two years): bounds the aggregate items one row touches. */
 export const MAX_STAY_NIGHTS = 730;
@@ -30,7 +31,7 @@ export const reservationSchema = z
         z.trim(),
         z.minLength(1, 'must not be empty'),
         z.maxLength(64, 'must be at most 64 characters'),
-        z.regex(/^[^\u0000-\u001f\u007f]*$/, 'must be one line of text'),
+        z.refine(isOneLine, 'must be one line of text'),
       ),
     booked_at: z.pipe(
       z.iso.datetime({

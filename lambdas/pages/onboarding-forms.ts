@@ -1,4 +1,5 @@
 import type { KnowledgeBase, UpsellOffer } from '../data/knowledge-base';
+import { isOneLine } from '../domain/text';
 
 /** Reading the wizard's forms: values are kept as typed so a refused form shows them again. */
 export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: string[] };
@@ -6,9 +7,6 @@ export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: string
 export const MAX_FAQS = 20;
 export const MAX_UPSELLS = 20;
 export const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'AUD', 'CAD'] as const;
-
-/** Names are one line of text; other fields may span lines but carry no other control characters. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 const text = (form: URLSearchParams, name: string) => (form.get(name) ?? '').trim();
 
@@ -18,7 +16,7 @@ export function parseDetails(
   const propertyName = text(form, 'property_name');
   const checkInInstructions = text(form, 'checkin_instructions');
   const errors: string[] = [];
-  if (propertyName.length < 1 || propertyName.length > 120 || CONTROL_CHARACTERS.test(propertyName)) {
+  if (propertyName.length < 1 || propertyName.length > 120 || !isOneLine(propertyName)) {
     errors.push('Property name: enter 1 to 120 characters, on one line.');
   }
   if (checkInInstructions.length < 10 || checkInInstructions.length > 4_000) {

@@ -1,6 +1,7 @@
 import { isKeyPrefix } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { isProductId, PRODUCT_IDS } from '../../lambdas/domain/catalog';
+import { isOneLine } from '../../lambdas/domain/text';
 import { OperatorError } from './operator-error';
 
 /** Operator input checks with messages that say what to fix. */
@@ -24,7 +25,7 @@ export function emailAddress(flag: string, value: string): string {
 
 export function displayName(flag: string, value: string, maxLength = 120): string {
   const name = value.trim();
-  if (name.length === 0 || name.length > maxLength || /[\u0000-\u001f\u007f]/.test(name)) {
+  if (name.length === 0 || name.length > maxLength || !isOneLine(name)) {
     throw new OperatorError(`${flag} must be 1-${maxLength} characters on one line.`);
   }
   return name;
