@@ -13,7 +13,11 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   const outcome = await authenticate(event.headers, Date.now());
   if (outcome.kind === 'missing') throw new Error('Unauthorized');
   if (outcome.kind === 'refused') {
-    logger.info('API key refused', { problem: outcome.problem, keyPrefix: outcome.keyPrefix });
+    logger.info('API key refused', {
+      problem: outcome.problem,
+      keyPrefix: outcome.keyPrefix,
+      requestId: event.requestContext?.requestId,
+    });
     return {
       principalId: outcome.keyPrefix ?? 'anonymous',
       policyDocument: policy('Deny', event.methodArn),

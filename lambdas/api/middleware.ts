@@ -128,7 +128,8 @@ export function authenticatedPartner(): Middleware {
         throw new Error('Request reached a partner route without an authorizer context');
       }
       request.context.partner = { partnerId, keyPrefix, scopes: parseScopeList(authorizer?.scopes) };
-      logger.appendKeys({ keyPrefix, partnerId });
+      // The request id is API Gateway's (X-Request-Id, request_id in problems): a support ticket finds these lines.
+      logger.appendKeys({ requestId: request.event.requestContext?.requestId, keyPrefix, partnerId });
     },
   };
 }

@@ -1,21 +1,28 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Product } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
-import { documentClient, GSI1, TABLE_NAME } from './db';
+import { documentClient, GSI1, isConditionFailure, TABLE_NAME } from './db';
 
 const productKey = (id: string) => ({ PK: `PRODUCT#${id}`, SK: 'PRODUCT' });
 
-/** Writes the catalog (idempotent: same ids, same items). */
-export async function putCatalog(products: readonly Product[]): Promise<void> {
-  await documentClient.send(
-    new BatchWriteCommand({
-      RequestItems: {
-        [TABLE_NAME]: products.map((product) => ({
-          PutRequest: {
+/**
+ * Creates the catalog's missing products; products already stored are left as they are, so
+ * names or descriptions edited in the table are never overwritten.
+ */
+export async function ensureCatalog(products: readonly Product[]): Promise<void> {
+  await Promise.all(
+    products.map(async (product) => {
+      try {
+        await documentClient.send(
+          new PutCommand({
+            TableName: TABLE_NAME,
             Item: { ...productKey(product.id), GSI1PK: 'PRODUCTS', GSI1SK: product.id, ...product },
-          },
-        })),
-      },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
     }),
   );
 }

@@ -13,6 +13,9 @@ export function pageHandler(render: (event: APIGatewayProxyEvent) => Promise<API
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({
+      before: async (request) => {
+        logger.appendKeys({ requestId: request.event.requestContext?.requestId });
+      },
       onError: async (request) => {
         if (isTransientAwsError(request.error)) {
           logger.warn('Transient dependency failure on a page', { error: request.error ?? undefined });

@@ -69,8 +69,12 @@ const commands: Record<string, Command> = {
         revenueAccess: values.revenue === true,
       };
       const { approvePartner } = await import('../operations/partners');
-      const { result, mail } = await approvePartner(target, approval, Date.now());
+      const { result, mail, sampleData } = await approvePartner(target, approval, Date.now());
       io.err(mailNote(mail, approval.email));
+      if (sampleData)
+        io.err(
+          `Sandbox sample data: ${sampleData.properties} properties with ${sampleData.reservations} reservations.`,
+        );
       return {
         json: result,
         text: [
@@ -222,6 +226,25 @@ const commands: Record<string, Command> = {
         text: [
           link.url,
           `  expires ${link.expires_at}; works once. Open it in a browser, or embed it behind a button.`,
+        ],
+      };
+    },
+  },
+  'sample-data add': {
+    summary: 'Give a partner sample hosts, properties and a year of reservations (local and sandbox only)',
+    usage: 'sample-data add --partner SLUG [--json]',
+    options: { partner: { type: 'string' } },
+    async run(values, _positionals, target) {
+      const { addSampleData } = await import('../operations/partners');
+      const added = await addSampleData(
+        target,
+        required(values, 'partner', commands['sample-data add']?.usage ?? ''),
+        Date.now(),
+      );
+      return {
+        json: added,
+        text: [
+          `Partner "${added.partner}" sponsors ${added.properties} sample properties with ${added.reservations} reservations.`,
         ],
       };
     },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureCatalog } from '../../lambdas/data/catalog';
 import { allocateId } from '../../lambdas/data/counters';
 import { documentClient, transactionCancellationCodes } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
@@ -7,11 +8,13 @@ import { listPartners, partnerCreationItems } from '../../lambdas/data/partners'
 import { listPropertiesOfPartner } from '../../lambdas/data/properties';
 import { listSponsoredHostSeats } from '../../lambdas/data/sponsorships';
 import type { ProductId } from '../../lambdas/domain/catalog';
+import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
 import { scopesForAgreement } from '../../lambdas/domain/scopes';
 import { seal } from '../../lambdas/shared/secret-box';
 import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
 import { issuedKeyItems, issueKey, requirePartner, sendRevealLink } from './keys';
 import { OperatorError } from './operator-error';
+import { sampleHostsFor, sponsorSampleHosts } from './sample-data';
 import type { OperatorTarget } from './target';
 
 export interface PartnerApproval {
@@ -28,6 +31,8 @@ export interface PartnerApproval {
  */
 export async function approvePartner(target: OperatorTarget, approval: PartnerApproval, nowMs: number) {
   const { sealingKey } = await loadServiceSecrets();
+  // Deployed stages have no seed step: the first approval creates the product catalog.
+  await ensureCatalog(DEFAULT_CATALOG);
   const partner: Partner = {
     id: await allocateId('partner'),
     slug: approval.slug,
@@ -55,6 +60,11 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
     throw error;
   }
   const mail = await sendRevealLink(target, partner, issued, false);
+  // Sandbox accounts come with sample hosts, properties and a year of reservations.
+  const sampleData =
+    target.stage === 'sandbox'
+      ? await sponsorSampleHosts(partner, sampleHostsFor(partner.slug), nowMs)
+      : undefined;
   return {
     result: {
       partner_id: partner.id,
@@ -63,6 +73,7 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
       reveal_url: issued.revealUrl,
     },
     mail,
+    sampleData,
   };
 }
 
@@ -95,4 +106,14 @@ export async function showPartner(slug: string) {
     active_seats: hosts.reduce((sum, host) => sum + host.activeSeats, 0),
     properties,
   };
+}
+
+/** Gives a partner sample hosts, properties and reservations (local and sandbox only). */
+export async function addSampleData(target: OperatorTarget, slug: string, nowMs: number) {
+  if (target.stage === 'production')
+    throw new OperatorError('Sample data is for the sandbox and local stages only.');
+  const partner = await requirePartner(slug);
+  await ensureCatalog(DEFAULT_CATALOG);
+  const added = await sponsorSampleHosts(partner, sampleHostsFor(partner.slug), nowMs);
+  return { partner: partner.slug, ...added };
 }

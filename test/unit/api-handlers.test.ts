@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as pricingSignals } from '../../lambdas/api/pricing-signals';
 import { handler as properties } from '../../lambdas/api/properties';
 import { handler as usage } from '../../lambdas/api/usage';
@@ -89,6 +89,20 @@ describe('GET /usage handler', () => {
     expect(result.statusCode).toBe(500);
     expect(result.body).not.toMatch(/secretTableInternals|TypeError|at \w+ \(/);
     expect(body(result)).toMatchObject({ status: 500, title: 'Internal error', request_id: 'req-123' });
+  });
+
+  it('logs failures with the request id a partner quotes, and the key only by its prefix', async () => {
+    const { logger } = await import('../../lambdas/shared/logger');
+    const appended = vi.spyOn(logger, 'appendKeys');
+    const logged = vi.spyOn(logger, 'error');
+    dynamo.on(QueryCommand).rejects(new Error('boom'));
+
+    await usage(proxyEvent({}), lambdaContext);
+
+    expect(appended).toHaveBeenCalledWith({ requestId: 'req-123', keyPrefix: 'svc_TestKey1', partnerId: 7 });
+    expect(logged).toHaveBeenCalledWith('Unexpected failure', expect.anything());
+    appended.mockRestore();
+    logged.mockRestore();
   });
 
   it('refuses a request the rate limit has already filled, without touching the data', async () => {

@@ -1,0 +1,177 @@
+import type { Partner } from '../../lambdas/data/partners';
+import { updateProperty } from '../../lambdas/data/properties';
+import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
+import { importReservations } from '../../lambdas/data/reservations';
+import { DAY_MS, dayOfTimestamp, isoDate } from '../../lambdas/domain/calendar';
+import type { ProductId } from '../../lambdas/domain/catalog';
+import type { Reservation } from '../../lambdas/domain/reservations';
+
+/**
+ * Realistic sample data for a partner: sponsored hosts with properties of several units and a
+ * year of reservations over several channels, so the endpoints answer with interesting numbers
+ * on the first call. `npm start` seeds its demo partners with it; sandbox approvals too.
+ */
+/** Deterministic pseudo-random numbers (mulberry32), so every start seeds the same shapes. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const CHANNELS: readonly [string, number][] = [
+  ['Airbnb', 0.38],
+  ['Booking.com', 0.3],
+  ['Direct', 0.17],
+  ['Vrbo', 0.1],
+  ['Expedia', 0.05],
+];
+
+function pick(next: () => number): string {
+  let roll = next();
+  for (const [channel, weight] of CHANNELS) {
+    roll -= weight;
+    if (roll <= 0) return channel;
+  }
+  return 'Direct';
+}
+
+/**
+ * A year of history and four months ahead for one property: per unit, a run of stays that
+ * never overlap, booked 0-120 days ahead on weighted channels, about 8% later cancelled.
+ */
+export function demoReservations(
+  propertyId: number,
+  units: number,
+  nowMs: number,
+  seed: number,
+): Reservation[] {
+  const next = random(seed);
+  const today = dayOfTimestamp(nowMs);
+  const reservations: Reservation[] = [];
+  for (let unit = 0; unit < units; unit++) {
+    let night = today - 365 + Math.floor(next() * 5);
+    while (night < today + 120) {
+      const stay = 1 + Math.floor(next() * 7);
+      const lead = Math.floor(next() ** 2 * 120);
+      const bookedAtMs = (night - lead) * DAY_MS + Math.floor(next() * DAY_MS);
+      if (bookedAtMs <= nowMs) {
+        reservations.push({
+          id: `demo-${propertyId}-${unit}-${night}`,
+          property_id: propertyId,
+          channel: pick(next),
+          booked_at: new Date(bookedAtMs).toISOString(),
+          check_in: isoDate(night),
+          check_out: isoDate(night + stay),
+          status: next() < 0.08 ? 'cancelled' : 'confirmed',
+        });
+      }
+      night += stay + Math.floor(next() * 4);
+    }
+  }
+  return reservations;
+}
+
+export interface SampleHost {
+  readonly email: string;
+  readonly name: string;
+  readonly properties: readonly {
+    pmsHotelId: string;
+    name: string;
+    units: number;
+    products: readonly ProductId[];
+  }[];
+}
+
+export const SAMPLE_HOSTS: readonly SampleHost[] = [
+  {
+    email: 'marta@seaside-stays.example',
+    name: 'Seaside Stays',
+    properties: [
+      {
+        pmsHotelId: 'PMS-1001',
+        name: 'Seaside Loft',
+        units: 1,
+        products: ['assistant', 'upsells', 'checkin'],
+      },
+      {
+        pmsHotelId: 'PMS-1002',
+        name: 'Harbour View Apartments',
+        units: 4,
+        products: ['assistant', 'guidebook'],
+      },
+    ],
+  },
+  {
+    email: 'jonas@alpine-huts.example',
+    name: 'Alpine Huts',
+    properties: [
+      {
+        pmsHotelId: 'PMS-2001',
+        name: 'Alpine Hut No. 7',
+        units: 2,
+        products: ['assistant', 'upsells', 'guidebook', 'checkin'],
+      },
+    ],
+  },
+  {
+    email: 'amara@city-rooms.example',
+    name: 'City Rooms',
+    properties: [
+      { pmsHotelId: 'PMS-3001', name: 'City Rooms Central', units: 3, products: ['assistant'] },
+      {
+        pmsHotelId: 'PMS-3002',
+        name: 'City Rooms Riverside',
+        units: 2,
+        products: ['assistant', 'checkin'],
+      },
+    ],
+  },
+];
+
+/** The sample hosts with addresses of their own for a partner (host accounts are unique by e-mail). */
+export function sampleHostsFor(partnerSlug: string): SampleHost[] {
+  return SAMPLE_HOSTS.map((host) => ({ ...host, email: host.email.replace('@', `+${partnerSlug}@`) }));
+}
+
+/**
+ * Sponsors the hosts for a partner (only with products of its agreement) and imports a year of
+ * reservations per property. Idempotent: same hosts, same properties, same reservations.
+ */
+export async function sponsorSampleHosts(
+  partner: Partner,
+  hosts: readonly SampleHost[],
+  nowMs: number,
+): Promise<{ properties: number; reservations: number }> {
+  let properties = 0;
+  let reservations = 0;
+  for (const [hostIndex, host] of hosts.entries()) {
+    for (const [propertyIndex, property] of host.properties.entries()) {
+      const productIds = property.products.filter((product) => partner.products.includes(product));
+      const { propertyId } = await provisionSponsoredHost({
+        partnerId: partner.id,
+        contactEmail: host.email,
+        contactName: host.name,
+        pmsHotelId: property.pmsHotelId,
+        propertyName: property.name,
+        productIds: productIds.length > 0 ? productIds : partner.products.slice(0, 1),
+        nowMs,
+      });
+      await updateProperty(partner.id, propertyId, { units: property.units });
+      const sample = demoReservations(
+        propertyId,
+        property.units,
+        nowMs,
+        partner.id * 1_000 + hostIndex * 97 + propertyIndex,
+      );
+      await importReservations(propertyId, sample, nowMs);
+      properties += 1;
+      reservations += sample.length;
+    }
+  }
+  return { properties, reservations };
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../lib/admin/cli';
+import { apiGet, approvedPartner } from '../support/partners';
+
+async function admin(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, { out: (text) => out.push(text), err: (text) => err.push(text) });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+describe('sample data for a partner (local and sandbox)', () => {
+  it('gives a fresh partner hosts, properties and a year of reservations, idempotently', async () => {
+    const partner = await approvedPartner({ products: ['assistant', 'guidebook'] });
+
+    const first = await admin('sample-data', 'add', '--partner', partner.slug, '--json');
+    const again = await admin('sample-data', 'add', '--partner', partner.slug, '--json');
+    const properties = (await apiGet('/properties', partner.key)).json.properties as { id: number }[];
+    const usage = (await apiGet('/usage', partner.key)).json as { active_seats: number; hosts: unknown[] };
+    const signals = (
+      await apiGet(`/properties/${properties[1]?.id}/pricing-signals?lookback_days=365`, partner.key)
+    ).json.signals as {
+      total_reservations: number;
+      source_mix: Record<string, number>;
+    };
+
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ partner: partner.slug, properties: 5 });
+    expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
+    expect(properties).toHaveLength(5);
+    expect(usage.hosts).toHaveLength(3);
+    expect(usage.active_seats).toBeGreaterThan(5);
+    expect(signals.total_reservations).toBeGreaterThan(50);
+    expect(Object.keys(signals.source_mix).length).toBeGreaterThanOrEqual(3);
+  });
+});
