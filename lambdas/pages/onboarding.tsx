@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { ComponentChildren } from 'preact';
 import type { KnowledgeBase } from '../data/knowledge-base';
 import { getKnowledgeBase, saveKnowledgeBase } from '../data/knowledge-base';
 import type { Partner } from '../data/partners';
@@ -91,7 +92,7 @@ function Errors(props: { errors: readonly string[] }) {
 function StepForm(props: {
   step: Step;
   csrf: string;
-  children: preact.ComponentChildren;
+  children: ComponentChildren;
   submit: string;
   errors: readonly string[];
 }) {

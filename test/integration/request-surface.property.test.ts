@@ -1,8 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { extraKeysFor } from '../support/keys';
 import type { TestPartner } from '../support/partners';
-import { approvedPartner, extraKeys, sponsoredProperty } from '../support/partners';
+import { approvedPartner, sponsoredProperty } from '../support/partners';
 
 interface World {
   partners: {
@@ -34,7 +35,7 @@ beforeAll(async () => {
     const scopes = revenue ? (['metrics:read', 'revenue:read'] as const) : (['metrics:read'] as const);
     world.partners.push({
       partner,
-      keys: [partner.key, ...(await extraKeys(partner.id, 8, [...scopes]))],
+      keys: [partner.key, ...(await extraKeysFor(partner.id, 8, [...scopes]))],
       propertyIds,
       names,
       revenue,

@@ -15,7 +15,7 @@ Object.assign(
 const [mode = '', ...args] = process.argv.slice(2);
 
 if (mode === 'prepare') {
-  const { extraKeysFor } = await import('./load-keys');
+  const { extraKeysFor } = await import('./keys');
   const { createActivationLink } = await import('../../lib/operations/links');
   const { outboxMailer } = await import('../../lib/operations/mailer');
   const [keyCount = '0', linkCount = '0'] = args;

@@ -3,7 +3,6 @@ import { inject } from 'vitest';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { openReveal } from '../../lambdas/domain/reveal-crypto';
-import type { Scope } from '../../lambdas/domain/scopes';
 import type { OutgoingMail } from '../../lib/operations/mailer';
 import type { OperatorTarget } from '../../lib/operations/target';
 
@@ -103,10 +102,4 @@ export async function apiGet(path: string, key?: string, headers: Record<string,
     // Left empty: tests that care assert on `text`.
   }
   return { status: response.status, headers: response.headers, json, text };
-}
-
-/** More keys for a partner, straight into the table (tests that need many requests per partner). */
-export async function extraKeys(partnerId: number, count: number, scopes: Scope[]): Promise<string[]> {
-  const { extraKeysFor } = await import('./load-keys');
-  return extraKeysFor(partnerId, count, scopes);
 }
