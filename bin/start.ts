@@ -32,6 +32,8 @@ function readOptions() {
 }
 
 const options = readOptions();
+// Read before the service starts: it sets DYNAMODB_ENDPOINT for the handlers it runs.
+const externalDynamoDb = process.env.DYNAMODB_ENDPOINT;
 const started = performance.now();
 try {
   const service = await startLocalService({
@@ -39,7 +41,7 @@ try {
     port: options.port,
     directory: localDirectory(),
     persist: options.persist,
-    dynamoDbEndpoint: process.env.DYNAMODB_ENDPOINT,
+    dynamoDbEndpoint: externalDynamoDb,
     log: options.quiet ? () => undefined : (line) => console.log(line),
   });
   const [demo, metricsOnly] = service.demoKeys;
@@ -48,7 +50,7 @@ try {
     `Partner API (local) is up in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
     `  API base URL:   ${service.apiBaseUrl}`,
     `  Pages:          ${service.activationBaseUrl} (reveal and activation links)`,
-    `  DynamoDB:       ${service.dynamoDbEndpoint} (${process.env.DYNAMODB_ENDPOINT ? 'external, from DYNAMODB_ENDPOINT' : options.persist ? 'DynamoDB Local, data in .local/dynamodb' : 'DynamoDB Local in memory; --persist keeps data'})`,
+    `  DynamoDB:       ${service.dynamoDbEndpoint} (${externalDynamoDb ? 'external, from DYNAMODB_ENDPOINT' : options.persist ? 'DynamoDB Local, data in .local/dynamodb' : 'DynamoDB Local in memory; --persist keeps data'})`,
   ];
   if (demo) {
     lines.push(
@@ -59,7 +61,7 @@ try {
       'Try it:',
       `  curl -s -H "Authorization: Bearer ${demo.key}" ${service.apiBaseUrl}/usage`,
       `  curl -s -H "Authorization: Bearer ${demo.key}" ${service.apiBaseUrl}/properties`,
-      `  curl -s -H "Authorization: Bearer ${demo.key}" "${service.apiBaseUrl}/properties/1/pricing-signals?lookback_days=30"`,
+      `  curl -s -H "Authorization: Bearer ${demo.key}" "${service.apiBaseUrl}/properties/2/pricing-signals?lookback_days=30"`,
     );
   }
   if (metricsOnly) {

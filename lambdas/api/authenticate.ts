@@ -23,16 +23,19 @@ function header(headers: Headers, name: string): string | undefined {
   return undefined;
 }
 
-/** The presented key: `Authorization: Bearer <key>` (preferred) or `X-Enterprise-Key: <key>`. */
-export function presentedKey(headers: Headers): string | undefined {
+/**
+ * The presented key: `Authorization: Bearer <key>` (preferred) or `X-Enterprise-Key: <key>`. An
+ * Authorization header in another form is a credential we cannot use: it is refused with a
+ * message, never ignored or guessed at.
+ */
+export function presentedKey(headers: Headers): { key: string } | { wrongScheme: true } | undefined {
   const authorization = header(headers, 'authorization')?.trim();
   if (authorization) {
-    const bearer = /^Bearer\s+(\S+)$/i.exec(authorization);
-    // A non-Bearer Authorization header is a credential we cannot use: say so rather than ignore it.
-    return bearer?.[1] ?? authorization;
+    const bearer = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+    return bearer ? { key: bearer } : { wrongScheme: true };
   }
   const enterpriseKey = header(headers, 'x-enterprise-key')?.trim();
-  return enterpriseKey || undefined;
+  return enterpriseKey ? { key: enterpriseKey } : undefined;
 }
 
 /**
@@ -66,9 +69,16 @@ export function forgetCachedKeys(): void {
  * by prefix, a constant-time digest comparison, revocation and expiry.
  */
 export async function authenticate(headers: Headers, nowMs: number): Promise<Authentication> {
-  const candidate = presentedKey(headers);
-  if (candidate === undefined) return { kind: 'missing' };
-  const parsed = parseApiKey(candidate);
+  const presented = presentedKey(headers);
+  if (presented === undefined) return { kind: 'missing' };
+  if ('wrongScheme' in presented) {
+    return {
+      kind: 'refused',
+      problem: 'malformed-api-key',
+      detail: 'Send the key with the Bearer scheme: Authorization: Bearer <key>.',
+    };
+  }
+  const parsed = parseApiKey(presented.key);
   if (!parsed.ok) {
     return {
       kind: 'refused',
@@ -84,7 +94,8 @@ export async function authenticate(headers: Headers, nowMs: number): Promise<Aut
     return {
       kind: 'refused',
       problem: 'unknown-api-key',
-      detail: 'This API key is not recognised.',
+      detail:
+        'This API key is not recognised here. Check that it is the key of this environment (sandbox keys do not work in production, nor the other way round).',
       keyPrefix: parsed.prefix,
     };
   }

@@ -57,6 +57,8 @@ export function Layout(props: {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
+        {/* No favicon request (it would 404): an empty data URL, allowed by img-src. */}
+        <link rel="icon" href="data:," />
         <title>{props.title}</title>
         {/* A constant, written verbatim: text escaping would turn its quotes into entities CSS does not read. */}
         <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: STYLES }} />

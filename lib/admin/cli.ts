@@ -75,6 +75,11 @@ const commands: Record<string, Command> = {
         io.err(
           `Sandbox sample data: ${sampleData.properties} properties with ${sampleData.reservations} reservations.`,
         );
+      if (target.stage === 'local') {
+        io.err(
+          `No hosts yet. For sample hosts, properties and reservations: npm run admin -- sample-data add --partner ${approval.slug}`,
+        );
+      }
       return {
         json: result,
         text: [

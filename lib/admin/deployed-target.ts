@@ -86,6 +86,7 @@ export async function deployedTarget(
   delete process.env.SERVICE_SECRETS_FILE;
   return {
     stage,
+    apiBaseUrl: outputs.apiBaseUrl.replace(/\/+$/, ''),
     activationBaseUrl: outputs.activationBaseUrl.replace(/\/+$/, ''),
     mailer: sesMailer(outputs.mailFrom),
     usagePlanKeys: apiGatewayUsagePlanKeys(outputs.usagePlanId),

@@ -19,6 +19,7 @@ export async function localTarget(): Promise<OperatorTarget> {
   );
   return {
     stage: 'local',
+    apiBaseUrl: runtime.apiBaseUrl,
     activationBaseUrl: runtime.activationBaseUrl,
     mailer: outboxMailer(runtime.outboxDirectory),
   };

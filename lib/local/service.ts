@@ -38,11 +38,16 @@ export interface LocalService {
 }
 
 /** A link as an operator would mint it with `links create`, for a host not yet onboarded. */
-async function demoActivationLink(activationBaseUrl: string, outboxDirectory: string): Promise<string> {
+async function demoActivationLink(origin: string, outboxDirectory: string): Promise<string> {
   const { createActivationLink } = await import('../operations/links');
   const { outboxMailer } = await import('../operations/mailer');
   const { url } = await createActivationLink(
-    { stage: 'local', activationBaseUrl, mailer: outboxMailer(outboxDirectory) },
+    {
+      stage: 'local',
+      apiBaseUrl: origin + API_BASE_PATH,
+      activationBaseUrl: origin,
+      mailer: outboxMailer(outboxDirectory),
+    },
     {
       slug: 'demo-pms',
       email: 'new.host@lakeside-cabins.example',

@@ -88,6 +88,7 @@ export async function sendRevealLink(
       partnerName: partner.name,
       revealUrl: issued.revealUrl,
       keyPrefix: issued.record.prefix,
+      apiBaseUrl: target.apiBaseUrl,
       rotation,
     }),
   );

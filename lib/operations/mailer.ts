@@ -49,6 +49,7 @@ export function revealLinkMail(input: {
   partnerName: string;
   revealUrl: string;
   keyPrefix: string;
+  apiBaseUrl: string;
   rotation: boolean;
 }): OutgoingMail {
   const intro = input.rotation
@@ -64,7 +65,11 @@ export function revealLinkMail(input: {
       input.revealUrl,
       '',
       'The key is shown once, in your browser, and cannot be shown again. Keep it in your secret store.',
-      'Send it as "Authorization: Bearer <key>" to the partner API.',
+      '',
+      `API base URL: ${input.apiBaseUrl}`,
+      'Send the key as "Authorization: Bearer <key>", for example:',
+      `  curl -H "Authorization: Bearer $PARTNER_API_KEY" ${input.apiBaseUrl}/usage`,
+      `The API is described (no key needed) at ${input.apiBaseUrl}/openapi.json.`,
     ].join('\n'),
   };
 }

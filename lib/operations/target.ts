@@ -12,6 +12,8 @@ export interface UsagePlanKeys {
 /** What operator commands run against: the local server or a deployed stage. */
 export interface OperatorTarget {
   readonly stage: Stage;
+  /** Base URL of the partner API (ends in /partner-api/v1): partners learn it from the reveal e-mail. */
+  readonly apiBaseUrl: string;
   /** Base URL of the reveal and activation pages. */
   readonly activationBaseUrl: string;
   readonly mailer: Mailer;

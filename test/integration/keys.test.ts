@@ -62,6 +62,7 @@ describe('operator CLI as a real process', () => {
     );
     const mail = mails.find((text) => text.includes(result.reveal_url ?? '-'));
     expect(mail).toContain('To: ops@cli.example');
+    expect(mail).toContain(`API base URL: ${inject('apiBaseUrl')}`);
     expect(stderr).toContain('local outbox:');
   });
 

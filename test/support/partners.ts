@@ -10,6 +10,7 @@ import type { OperatorTarget } from '../../lib/operations/target';
 export function testTarget(sentMail: OutgoingMail[] = []): OperatorTarget {
   return {
     stage: 'local',
+    apiBaseUrl: inject('apiBaseUrl'),
     activationBaseUrl: inject('activationBaseUrl'),
     mailer: {
       async send(mail) {

@@ -38,12 +38,25 @@ describe('REQUEST authorizer', () => {
     });
   });
 
-  it('accepts X-Enterprise-Key, and prefers Authorization when both are sent', () => {
-    expect(presentedKey({ 'x-enterprise-key': 'svc_a' })).toBe('svc_a');
-    expect(presentedKey({ 'X-Enterprise-Key': 'svc_b', AUTHORIZATION: 'bearer svc_c' })).toBe('svc_c');
-    expect(presentedKey({ Authorization: 'Basic dXNlcjpwYXNz' })).toBe('Basic dXNlcjpwYXNz');
+  it('accepts X-Enterprise-Key, prefers Authorization when both are sent, and wants the Bearer scheme', () => {
+    expect(presentedKey({ 'x-enterprise-key': 'svc_a' })).toEqual({ key: 'svc_a' });
+    expect(presentedKey({ 'X-Enterprise-Key': 'svc_b', AUTHORIZATION: 'bearer svc_c' })).toEqual({
+      key: 'svc_c',
+    });
+    expect(presentedKey({ Authorization: 'Basic dXNlcjpwYXNz' })).toEqual({ wrongScheme: true });
+    expect(presentedKey({ Authorization: issued.key })).toEqual({ wrongScheme: true });
     expect(presentedKey({ Authorization: '   ' })).toBeUndefined();
     expect(presentedKey(null)).toBeUndefined();
+  });
+
+  it('refuses a key sent without the Bearer scheme, saying how to send it', async () => {
+    const result = await handler(authorizerEvent({ Authorization: issued.key }));
+
+    expect(result.context).toMatchObject({
+      problemType: expect.stringContaining('malformed-api-key'),
+      problemDetail: expect.stringContaining('Bearer'),
+    });
+    expect(dynamo.calls()).toHaveLength(0);
   });
 
   it('throws Unauthorized (API Gateway 401) when no key is sent', async () => {
