@@ -1,11 +1,10 @@
 import type { BatchGetCommandOutput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { safeParse } from 'zod/mini';
 import { dayOfMonth, monthOf, parseIsoDate } from '../domain/calendar';
 import type { BookingTotals, BookingWindow } from '../domain/pricing-signals';
 import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../domain/pricing-signals';
 import type { Reservation, ReservationContribution } from '../domain/reservations';
-import { contributionOf, reservationSchema, sameReservation } from '../domain/reservations';
+import { contributionOf, sameReservation, storedReservation } from '../domain/reservations';
 import {
   documentClient,
   GSI1,
@@ -136,9 +135,8 @@ async function getStoredReservations(
         new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: keys, ConsistentRead: true } } }),
       );
       for (const item of page.Responses?.[TABLE_NAME] ?? []) {
-        const parsed = safeParse(reservationSchema, item.reservation);
-        if (parsed.success)
-          stored.set(parsed.data.id, { reservation: parsed.data, revision: Number(item.revision) });
+        const reservation = storedReservation(item.reservation);
+        if (reservation) stored.set(reservation.id, { reservation, revision: Number(item.revision) });
       }
       keys = page.UnprocessedKeys?.[TABLE_NAME]?.Keys;
     }
@@ -338,8 +336,8 @@ export async function readPricingInputs(
     );
   }
   for (const item of edges.flat()) {
-    const parsed = safeParse(reservationSchema, item.reservation);
-    const contribution = parsed.success ? contributionOf(parsed.data) : undefined;
+    const reservation = storedReservation(item.reservation);
+    const contribution = reservation ? contributionOf(reservation) : undefined;
     if (!contribution) continue;
     addBookingTotals(bookings, {
       count: 1,

@@ -9,15 +9,24 @@ import { isOneLine } from './text';
 export const MAX_TOKEN_LENGTH = 4_096;
 export const DEFAULT_TOKEN_TTL_SECONDS = 3_600;
 
-/** Claims of spec 2.4, exactly: an unknown claim makes the token invalid. */
-export const activationClaimsSchema = z.strictObject({
-  contact_email: z.email().check(z.maxLength(254)),
-  contact_name: z.string().check(z.minLength(1), z.maxLength(120), z.refine(isOneLine)),
-  pms_hotel_id: z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[\x21-\x7e]+$/)),
-  requested_product_ids: z.array(z.enum(PRODUCT_IDS)).check(z.minLength(1), z.maxLength(PRODUCT_IDS.length)),
-  exp: z.int().check(z.positive()),
-  nonce: z.string().check(z.regex(/^[A-Za-z0-9_-]{22,64}$/)),
-});
+/**
+ * Claims of spec 2.4, exactly: an unknown claim makes the token invalid. Built on the first
+ * verification, not at module load, so pages that only read a session never pay for it.
+ */
+let claimsSchema: ReturnType<typeof buildClaimsSchema> | undefined;
+
+function buildClaimsSchema() {
+  return z.strictObject({
+    contact_email: z.email().check(z.maxLength(254)),
+    contact_name: z.string().check(z.minLength(1), z.maxLength(120), z.refine(isOneLine)),
+    pms_hotel_id: z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[\x21-\x7e]+$/)),
+    requested_product_ids: z
+      .array(z.enum(PRODUCT_IDS))
+      .check(z.minLength(1), z.maxLength(PRODUCT_IDS.length)),
+    exp: z.int().check(z.positive()),
+    nonce: z.string().check(z.regex(/^[A-Za-z0-9_-]{22,64}$/)),
+  });
+}
 
 export interface ActivationClaims {
   readonly contact_email: string;
@@ -71,7 +80,8 @@ export function verifyActivationToken(
 ): ActivationTokenCheck {
   const signed = verifySignedJson(token, signingSecret, MAX_TOKEN_LENGTH);
   if (!signed.ok) return signed;
-  const parsed = z.safeParse(activationClaimsSchema, signed.payload);
+  claimsSchema ??= buildClaimsSchema();
+  const parsed = z.safeParse(claimsSchema, signed.payload);
   if (!parsed.success) return { ok: false, reason: 'invalid-claims' };
   const claims: ActivationClaims = parsed.data;
   if (claims.exp * 1000 <= nowMs) return { ok: false, reason: 'expired', claims };

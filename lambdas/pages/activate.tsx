@@ -1,6 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import {
-  checkActivationLink,
   linkProblemPage,
   partnerForSlug,
   SECURE_COOKIES,
@@ -8,6 +7,7 @@ import {
   sessionKey,
   unknownPartnerPage,
 } from './activation-context';
+import { checkActivationLink } from './activation-link';
 import { newSession, sessionCookie } from './host-session';
 import { pageHandler } from './page-handler';
 

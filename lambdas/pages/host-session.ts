@@ -1,8 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import * as z from 'zod/mini';
 import type { ActivationClaims } from '../domain/activation-token';
-import { activationClaimsSchema } from '../domain/activation-token';
+import { isProductId } from '../domain/catalog';
 import { signJson, verifySignedJson } from '../domain/signed-json';
 
 /**
@@ -17,15 +16,6 @@ const MAX_COOKIE_LENGTH = 3_000;
 export const CHOOSING_TTL_SECONDS = 30 * 60;
 /** After provisioning: time to finish the onboarding wizard. */
 export const ONBOARDING_TTL_SECONDS = 12 * 3_600;
-
-const sessionSchema = z.object({
-  sid: z.string(),
-  partnerId: z.int(),
-  slug: z.string(),
-  claims: activationClaimsSchema,
-  exp: z.int(),
-  provisioned: z.optional(z.object({ hostUserId: z.int(), propertyId: z.int() })),
-});
 
 export interface HostSession {
   readonly sid: string;
@@ -88,9 +78,39 @@ export function readSession(
   if (!cookie) return undefined;
   const verified = verifySignedJson(cookie, key, MAX_COOKIE_LENGTH);
   if (!verified.ok) return undefined;
-  const parsed = z.safeParse(sessionSchema, verified.payload);
-  if (!parsed.success || parsed.data.slug !== slug || parsed.data.exp * 1000 <= nowMs) return undefined;
-  return parsed.data;
+  const session = verified.payload;
+  if (!isHostSession(session) || session.slug !== slug || session.exp * 1000 <= nowMs) return undefined;
+  return session;
+}
+
+const isInteger = (value: unknown): value is number => Number.isSafeInteger(value);
+const isText = (value: unknown): value is string => typeof value === 'string';
+
+/**
+ * The shape of a session payload. Its signature proved we wrote it, so this only guards against
+ * a payload of another version of this code, not against forgery: no schema library needed.
+ */
+function isHostSession(value: unknown): value is HostSession {
+  if (typeof value !== 'object' || value === null) return false;
+  const session = value as Record<string, unknown>;
+  const claims = session.claims as Record<string, unknown> | null | undefined;
+  const provisioned = session.provisioned as Record<string, unknown> | undefined;
+  return (
+    isText(session.sid) &&
+    isInteger(session.partnerId) &&
+    isText(session.slug) &&
+    isInteger(session.exp) &&
+    typeof claims === 'object' &&
+    claims !== null &&
+    isText(claims.contact_email) &&
+    isText(claims.contact_name) &&
+    isText(claims.pms_hotel_id) &&
+    isInteger(claims.exp) &&
+    isText(claims.nonce) &&
+    Array.isArray(claims.requested_product_ids) &&
+    claims.requested_product_ids.every((product) => isText(product) && isProductId(product)) &&
+    (provisioned === undefined || (isInteger(provisioned.hostUserId) && isInteger(provisioned.propertyId)))
+  );
 }
 
 /** The CSRF token of every form in this session: bound to the session id and the key. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { findPropertyById, updateProperty } from '../../lambdas/data/properties';
 import { importReservations } from '../../lambdas/data/reservations';
-import { parseReservationFile } from '../../lambdas/domain/reservations';
+import { parseReservationFile } from '../../lambdas/domain/reservation-file';
 import { OperatorError } from './operator-error';
 
 /** Largest file accepted in one import; split bigger histories into several files. */

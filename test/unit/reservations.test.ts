@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aggregateDeltas, planImportBatches } from '../../lambdas/data/reservations';
+import { parseReservationFile } from '../../lambdas/domain/reservation-file';
 import type { Reservation } from '../../lambdas/domain/reservations';
-import { parseReservationFile } from '../../lambdas/domain/reservations';
 
 const base: Reservation = {
   id: 'r-1',
