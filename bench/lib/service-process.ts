@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { freePort } from '../../lib/local/dynamodb-local';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { readRuntime } from '../../lib/local/runtime';
+import { childEnvironment } from './child';
 
 export interface ServiceProcess {
   readonly runtime: LocalRuntime;
@@ -21,7 +22,7 @@ export async function startServiceProcess(): Promise<ServiceProcess> {
   const directory = await mkdtemp(join(tmpdir(), 'bench-service-'));
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', '--quiet'], {
-    env: { ...process.env, PORT: String(port), PARTNER_API_LOCAL_DIR: directory },
+    env: childEnvironment({ PORT: String(port), PARTNER_API_LOCAL_DIR: directory }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const deadline = Date.now() + 60_000;

@@ -13,8 +13,9 @@ export const documentClient = DynamoDBDocumentClient.from(
         }
       : {}),
     maxAttempts: 3,
-    // A stuck call must end as a 503 well before the Lambda timeout, not as a timeout.
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_500 },
+    // A stuck call must end as a 503 well before the Lambda timeout, not as a timeout. Without
+    // throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes, and waits on.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_500, throwOnRequestTimeout: true },
   }),
   { marshallOptions: { removeUndefinedValues: true } },
 );

@@ -1,6 +1,6 @@
 import type { BatchGetCommandOutput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dayOfMonth, monthOf, parseIsoDate } from '../domain/calendar';
+import { dayOfMonth, isoDate, monthOf, parseIsoDate } from '../domain/calendar';
 import type { BookingTotals, BookingWindow } from '../domain/pricing-signals';
 import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../domain/pricing-signals';
 import type { Reservation, ReservationContribution } from '../domain/reservations';
@@ -35,7 +35,8 @@ const countAttribute = (day: number) => `n${dayOfMonth(day)}`;
 const leadAttribute = (day: number) => `l${dayOfMonth(day)}`;
 const stayAttribute = (day: number) => `s${dayOfMonth(day)}`;
 const channelAttribute = (day: number, channel: string) => `c${dayOfMonth(day)}:${channel}`;
-const nightAttribute = (night: number) => `o${dayOfMonth(night)}`;
+const nightAttributeOf = (isoDay: string) => `o${isoDay.slice(8, 10)}`;
+const nightAttribute = (night: number) => nightAttributeOf(isoDate(night));
 
 /** Changes to aggregate counters: sort key of the month item -> attribute -> delta. */
 export type AggregateDeltas = Map<string, Map<string, number>>;
@@ -251,11 +252,14 @@ function sumBookedMonth(
   lastDay: number,
   into: BookingTotals,
 ): void {
+  // Parsed once per month item; each attribute then only adds its day of the month.
+  const monthStart = parseIsoDate(`${month}-01`);
+  if (monthStart === undefined) return;
   for (const [attribute, value] of Object.entries(item)) {
     const match = /^([nlsc])(\d{2})(?::(.*))?$/.exec(attribute);
     if (!match || typeof value !== 'number') continue;
-    const day = parseIsoDate(`${month}-${match[2]}`);
-    if (day === undefined || day < firstDay || day > lastDay) continue;
+    const day = monthStart + Number(match[2]) - 1;
+    if (day < firstDay || day > lastDay) continue;
     if (match[1] === 'n') into.count += value;
     else if (match[1] === 'l') into.leadDaysSum += value;
     else if (match[1] === 's') into.stayNightsSum += value;
@@ -350,7 +354,8 @@ export async function readPricingInputs(
   const occupiedUnits = new Map<number, number>();
   const nightsByMonth = new Map(nightMonths.map((item) => [String(item.SK).slice('NIGHTS#'.length), item]));
   for (let night = today; night < today + OCCUPANCY_NIGHTS; night++) {
-    const value = nightsByMonth.get(monthOf(night))?.[nightAttribute(night)];
+    const date = isoDate(night); // YYYY-MM-DD, formatted once per night
+    const value = nightsByMonth.get(date.slice(0, 7))?.[nightAttributeOf(date)];
     occupiedUnits.set(night, typeof value === 'number' ? value : 0);
   }
   return { bookings, occupiedUnits };

@@ -5,23 +5,13 @@ import { importReservations } from '../../lambdas/data/reservations';
 import { DAY_MS, dayOfTimestamp, isoDate } from '../../lambdas/domain/calendar';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import type { Reservation } from '../../lambdas/domain/reservations';
+import { seededRandom } from '../seeded-random';
 
 /**
  * Realistic sample data for a partner: sponsored hosts with properties of several units and a
  * year of reservations over several channels, so the endpoints answer with interesting numbers
  * on the first call. `npm start` seeds its demo partners with it; sandbox approvals too.
  */
-/** Deterministic pseudo-random numbers (mulberry32), so every start seeds the same shapes. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const CHANNELS: readonly [string, number][] = [
   ['Airbnb', 0.38],
@@ -50,7 +40,7 @@ export function demoReservations(
   nowMs: number,
   seed: number,
 ): Reservation[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const today = dayOfTimestamp(nowMs);
   const reservations: Reservation[] = [];
   for (let unit = 0; unit < units; unit++) {

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import type { BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Reservation } from '../../lambdas/domain/reservations';
+
+/*
+ * Data sets of the scaling section, written into the service's DynamoDB Local through the data
+ * modules (import this only after `useServiceTable`).
+ */
+
+/** A partner as `partners approve` would create it (profile, slug claim, sealed signing secret). */
+export async function createBenchPartner(label: string, nowMs: number): Promise<number> {
+  const { documentClient } = await import('../../lambdas/data/db');
+  const { allocateId } = await import('../../lambdas/data/counters');
+  const { partnerCreationItems } = await import('../../lambdas/data/partners');
+  const { seal } = await import('../../lambdas/shared/secret-box');
+  const { loadServiceSecrets } = await import('../../lambdas/shared/service-secrets');
+  const { sealingKey } = await loadServiceSecrets();
+  const id = await allocateId('partner');
+  const slug = `bench-${label}-${randomBytes(3).toString('hex')}`;
+  await documentClient.send(
+    new TransactWriteCommand({
+      TransactItems: partnerCreationItems(
+        {
+          id,
+          slug,
+          name: `Bench ${label}`,
+          contactEmail: `api@${slug}.example`,
+          products: ['assistant', 'upsells', 'guidebook', 'checkin'],
+          revenueAccess: true,
+          createdAt: new Date(nowMs).toISOString(),
+        },
+        seal(randomBytes(32), sealingKey),
+      ),
+    }),
+  );
+  return id;
+}
+
+const BATCH_SIZE = 25;
+const PARALLEL_BATCHES = 4;
+
+/**
+ * `count` properties of a partner, written directly (two items each: the property and its
+ * `pms_hotel_id` claim, from `propertyCreationItems` without their conditions) with
+ * BatchWriteItem, a few batches in flight. Ids start at `firstId` so they never meet the
+ * counter's.
+ */
+export async function writeProperties(
+  partnerId: number,
+  count: number,
+  firstId: number,
+  nowMs: number,
+): Promise<void> {
+  const { documentClient, TABLE_NAME } = await import('../../lambdas/data/db');
+  const { propertyCreationItems } = await import('../../lambdas/data/properties');
+  const createdAt = new Date(nowMs).toISOString();
+  const items: Record<string, unknown>[] = [];
+  for (let index = 0; index < count; index++) {
+    for (const transactItem of propertyCreationItems({
+      id: firstId + index,
+      partnerId,
+      hostUserId: 1,
+      name: `Holiday apartment number ${index + 1}`,
+      units: 1,
+      pmsHotelId: `BENCH-${firstId + index}`,
+      createdAt,
+    })) {
+      if (transactItem.Put?.Item) items.push(transactItem.Put.Item);
+    }
+  }
+  let next = 0;
+  async function writer(): Promise<void> {
+    while (next < items.length) {
+      const start = next;
+      next += BATCH_SIZE;
+      let requests = items.slice(start, start + BATCH_SIZE).map((Item) => ({ PutRequest: { Item } }));
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        if (attempt > 10) throw new Error('BatchWriteItem kept returning unprocessed items');
+        const output: BatchWriteCommandOutput = await documentClient.send(
+          new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: requests } }),
+        );
+        requests = (output.UnprocessedItems?.[TABLE_NAME] ?? []).flatMap((request) =>
+          request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : [],
+        );
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: PARALLEL_BATCHES }, writer));
+}
+
+const CHANNELS = ['Airbnb', 'Booking.com', 'Direct', 'Vrbo', 'Expedia'];
+const HISTORY_DAYS = 3_650;
+const DAY_MS = 86_400_000;
+
+/**
+ * Reservations `from` ≤ i < `to` of one deterministic history: reservation i is booked on day
+ * today − (i × 2311 mod 3650), so any prefix of the sequence spreads evenly over ten years and
+ * a larger data set is a smaller one plus more history. Sorted by booking time, as a PMS export
+ * is (which lets an import batch many reservations per transaction). About 1 in 13 is cancelled.
+ */
+export function benchReservations(
+  propertyId: number,
+  from: number,
+  to: number,
+  nowMs: number,
+): Reservation[] {
+  const today = Math.floor(nowMs / DAY_MS);
+  const reservations: Reservation[] = [];
+  for (let index = from; index < to; index++) {
+    const bookedDay = today - ((index * 2_311) % HISTORY_DAYS);
+    const bookedAtMs = Math.min(nowMs - 60_000, bookedDay * DAY_MS + ((index * 7_919) % 86_400) * 1_000);
+    const checkIn = bookedDay + (index % 90);
+    const stay = 1 + (index % 7);
+    reservations.push({
+      id: `bench-${index}`,
+      property_id: propertyId,
+      channel: CHANNELS[index % CHANNELS.length] ?? 'Direct',
+      booked_at: new Date(bookedAtMs).toISOString(),
+      check_in: isoDate(checkIn),
+      check_out: isoDate(checkIn + stay),
+      status: index % 13 === 0 ? 'cancelled' : 'confirmed',
+    });
+  }
+  return reservations.sort((a, b) => a.booked_at.localeCompare(b.booked_at));
+}
+
+function isoDate(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}

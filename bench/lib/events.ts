@@ -1,0 +1,43 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { authorizerEvent, lambdaContext, proxyEvent as testProxyEvent } from '../../test/support/events';
+
+/** A REST proxy event of an authorized request, built by the tests' own builder. */
+export function proxyEvent(input: {
+  path: string;
+  resource: string;
+  partnerId: number;
+  keyPrefix: string;
+  pathParameters?: Record<string, string>;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+}): APIGatewayProxyEvent {
+  return testProxyEvent({
+    path: input.path,
+    resource: input.resource,
+    pathParameters: input.pathParameters ?? null,
+    query: input.query
+      ? Object.fromEntries(Object.entries(input.query).map(([name, value]) => [name, [value]]))
+      : null,
+    headers: input.headers,
+    authorizer: {
+      principalId: `partner:${input.partnerId}`,
+      partnerId: String(input.partnerId),
+      keyPrefix: input.keyPrefix,
+      scopes: 'metrics:read revenue:read',
+    },
+  });
+}
+
+export { authorizerEvent, lambdaContext };
+
+/** The three API routes as the bench calls them. */
+export const API_TARGETS = [
+  { id: 'usage', label: 'GET /usage', path: '/usage', resource: '/usage' },
+  { id: 'properties', label: 'GET /properties', path: '/properties', resource: '/properties' },
+  {
+    id: 'pricingSignals',
+    label: 'GET /properties/{id}/pricing-signals',
+    path: '/properties/2/pricing-signals',
+    resource: '/properties/{propertyId}/pricing-signals',
+  },
+] as const;

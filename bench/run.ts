@@ -1,0 +1,161 @@
+/**
+ * `npm run bench`: the benchmark suite. Writes bench/results.md (tables, with the machine they
+ * were measured on) and bench/results.json (the same figures), printing progress on stderr.
+ * Every figure is a median over repeated runs with min and max; timings that matter are also a
+ * ratio against a baseline measured in the same run, because absolute times drift on a shared
+ * machine. Each section checks the budgets of issue 5 and says PASS or FAIL.
+ *
+ * 1. Local server throughput and latency (sections/throughput.ts): autocannon against
+ *    GET /usage, GET /properties and GET /properties/2/pricing-signals on `npm start` running as
+ *    its own process, rotating 2,000 keys of the demo partner so the 120/min limit never
+ *    interferes, 5 rounds of 3 s; baseline: a bare Node `http` server (own process) returning
+ *    the same JSON, run right before each server run; CPU per process from /proc.
+ * 2. Lambda bundles (sections/bundles.ts): size of each bundle CDK built into cdk.out (mapped
+ *    from the sandbox template through Code.S3Key and the asset manifest) and its module-load
+ *    time in a fresh `node` process, loaded as the Lambda runtime loads an ESM handler (dynamic
+ *    import() with the function's environment), with and without --enable-source-maps;
+ *    baselines: hello-world and bare-DocumentClient handlers bundled with the stack's esbuild
+ *    options (bench/baselines/), with a 95% bootstrap interval of each median delta, and V8 CPU
+ *    profiles of the imports mapped through the source maps to packages. Budget: ≤ 15 ms over
+ *    the bare DocumentClient; no schema compiled at load (the global Function constructor and
+ *    eval are counted during the import, with a classic-zod positive control).
+ * 3. Warm handler cost (sections/warm-handlers.ts, workers/warm-handlers.ts): p50/p99 per
+ *    invocation of each API handler and of the authorizer (key cache hit and miss), in its own
+ *    process with the DocumentClient mocked by aws-sdk-client-mock; baseline: one mocked
+ *    GetCommand. Budget: p50 < 1 ms.
+ * 4. DynamoDB cost per call (sections/dynamo-cost.ts): requests, items and consumed capacity of
+ *    each endpoint and of the authorizer against DynamoDB Local (handlers invoked in-process,
+ *    meter on the shared document client), priced with on-demand prices. Budget: one authorizer
+ *    read per call or none from its cache; point reads of 1 KB-class items.
+ * 5. Scaling (sections/scaling.ts, workers/large-lists.ts): pricing signals as one property
+ *    grows to 100, 10,000 and 100,000 reservations through the real import (reads bounded by
+ *    lookback + 30 items; latency flat against a 100-reservation property called alternately);
+ *    GET /properties as one partner grows to 100, 10,000 and 50,000 properties, with and without
+ *    gzip, in-process and over HTTP, and up to 1.5 million with DynamoDB mocked.
+ * 6. Activation (sections/activation.ts): latency of the provisioning POST on the local
+ *    server, 10 hosts at once against one at a time (the baseline), 3 rounds.
+ *
+ * Shared pieces are in bench/lib/: the server process and key minting (service-process.ts),
+ * the DynamoDB meter, in-process handler calls, data sets, statistics and the report.
+ *
+ * Order of work: synthesis when cdk.out is stale (~20 s), sections 2 and 3 (no server), then
+ * the local server and sections 1, 4, 5 and 6 against it. Environment knobs for quicker
+ * experiments: BENCH_ONLY=throughput,bundles,… runs only those sections (the results files then
+ * hold only those); BENCH_THROUGHPUT_ROUNDS, BENCH_THROUGHPUT_SECONDS, BENCH_WARM_INVOCATIONS.
+ */
+import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { ensureSynthesized } from './lib/cdk-assets';
+import { describeMachine } from './lib/machine';
+import { progress, timed } from './lib/progress';
+import type { BenchResults, SectionResult } from './lib/report';
+import { renderMarkdown } from './lib/report';
+import type { ServiceProcess } from './lib/service-process';
+import { mintKeys, startServiceProcess, useServiceTable } from './lib/service-process';
+import { measureActivation } from './sections/activation';
+import { measureBundles } from './sections/bundles';
+import { measureDynamoCost } from './sections/dynamo-cost';
+import { measureScaling } from './sections/scaling';
+import { measureThroughput } from './sections/throughput';
+import { measureWarmHandlers } from './sections/warm-handlers';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+
+const SECTIONS = [
+  { id: 'throughput', title: '1. Local server throughput and latency' },
+  { id: 'bundles', title: '2. Lambda bundles: size and module-load time' },
+  { id: 'warm-handlers', title: '3. Warm handler cost, in-process, DynamoDB mocked' },
+  { id: 'dynamo-cost', title: '4. DynamoDB cost per call' },
+  { id: 'scaling', title: '5. Scaling' },
+  { id: 'activation', title: '6. Activation: provisioning transaction latency' },
+] as const;
+type SectionId = (typeof SECTIONS)[number]['id'];
+
+const THROUGHPUT_KEYS = 2_000;
+const only = new Set((process.env.BENCH_ONLY ?? SECTIONS.map((section) => section.id).join(',')).split(','));
+const started = performance.now();
+const machine = await describeMachine();
+const results = new Map<SectionId, SectionResult>();
+const preparation: Record<string, number> = {};
+
+async function runSection(id: SectionId, work: () => Promise<SectionResult>): Promise<void> {
+  const title = SECTIONS.find((section) => section.id === id)?.title ?? id;
+  if (!only.has(id)) return;
+  try {
+    const { value, seconds } = await timed(title, work);
+    results.set(id, { ...value, seconds });
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    progress(`${title} FAILED: ${message}`);
+    results.set(id, {
+      id,
+      title,
+      method: '',
+      tables: [],
+      budgets: [],
+      notes: [],
+      data: null,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+if (only.has('bundles')) {
+  try {
+    const synthesis = await ensureSynthesized();
+    preparation.cdkSynthSeconds = synthesis.seconds;
+    progress(`cdk.out: ${synthesis.synthesized ? `synthesized (${synthesis.reason})` : synthesis.reason}`);
+  } catch (error) {
+    progress(`cdk synth failed: ${(error as Error).message}; measuring whatever cdk.out holds`);
+  }
+}
+await runSection('bundles', measureBundles);
+await runSection('warm-handlers', measureWarmHandlers);
+
+const needsService = ['throughput', 'dynamo-cost', 'scaling', 'activation'].some((id) => only.has(id));
+if (needsService) {
+  const { value: service, seconds } = await timed('starting the local server (npm start, own process)', () =>
+    startServiceProcess(),
+  );
+  preparation.serviceStartSeconds = seconds;
+  try {
+    useServiceTable(service.runtime);
+    await runServiceSections(service);
+  } finally {
+    await service.stop();
+  }
+}
+
+async function runServiceSections(service: ServiceProcess): Promise<void> {
+  if (only.has('throughput')) {
+    const { value: keys, seconds } = await timed(`minting ${THROUGHPUT_KEYS} keys for the demo partner`, () =>
+      mintKeys(1, THROUGHPUT_KEYS, ['metrics:read', 'revenue:read']),
+    );
+    preparation.mintKeysSeconds = seconds;
+    await runSection('throughput', () => measureThroughput(service, keys));
+  }
+  await runSection('dynamo-cost', measureDynamoCost);
+  await runSection('scaling', () => measureScaling(service));
+  await runSection('activation', () => measureActivation(service));
+}
+
+const report: BenchResults = {
+  machine,
+  totalSeconds: (performance.now() - started) / 1000,
+  loadAverageAtEnd: loadavg().map((value) => Math.round(value * 100) / 100),
+  preparation,
+  sections: SECTIONS.flatMap((section) => results.get(section.id) ?? []),
+};
+const markdownFile = fileURLToPath(new URL('results.md', import.meta.url));
+const jsonFile = fileURLToPath(new URL('results.json', import.meta.url));
+await writeFile(markdownFile, renderMarkdown(report));
+await writeFile(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+const budgets = report.sections.flatMap((section) => section.budgets);
+const failed =
+  budgets.filter((budget) => !budget.pass).length + report.sections.filter((s) => s.error).length;
+if (report.sections.some((section) => section.error)) process.exitCode = 1;
+progress(
+  `done in ${report.totalSeconds.toFixed(0)} s: ${budgets.length - budgets.filter((b) => !b.pass).length}/${budgets.length} budgets pass${failed > 0 ? `, ${failed} fail` : ''}; wrote bench/results.md and bench/results.json`,
+);

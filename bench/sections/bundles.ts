@@ -1,0 +1,597 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { SourceMap } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { deflateRawSync } from 'node:zlib';
+import type { BuildOptions, Metafile } from 'esbuild';
+import { build } from 'esbuild';
+import type { FunctionBundle } from '../lib/cdk-assets';
+import { functionBundles, REPOSITORY_ROOT } from '../lib/cdk-assets';
+import { runProcess } from '../lib/child';
+import { progress } from '../lib/progress';
+import type { BudgetCheck, SectionResult, Table } from '../lib/report';
+import type { Summary } from '../lib/stats';
+import {
+  formatBytes,
+  formatNumber,
+  formatSummary,
+  medianConfidenceInterval,
+  pairedDeltas,
+  pairedRatios,
+  summarize,
+} from '../lib/stats';
+
+const ROUNDS = 25;
+const BUDGET_MS = 15;
+
+/**
+ * Loads one handler file the way the Lambda Node.js runtime loads an ESM handler: a dynamic
+ * `import()` of its file URL, timed from just before to just after the promise settles. With
+ * `--count-compilations` it also counts calls of the global `Function` constructor (how zod,
+ * like every JIT-compiling library, compiles a schema's parser) during the import; timed runs
+ * leave it out so that nothing but the import is measured.
+ */
+const PROBE = `
+const counting = process.argv.includes('--count-compilations');
+let compilations = 0;
+if (counting) {
+  const RealFunction = globalThis.Function;
+  globalThis.Function = new Proxy(RealFunction, {
+    construct(target, args, newTarget) { compilations++; return Reflect.construct(target, args, newTarget); },
+    apply(target, self, args) { compilations++; return Reflect.apply(target, self, args); },
+  });
+  const realEval = globalThis.eval;
+  globalThis.eval = (code) => { compilations++; return realEval(code); };
+}
+const { pathToFileURL } = await import('node:url');
+const profileIndex = process.argv.indexOf('--profile-to');
+let session;
+if (profileIndex > 0) {
+  const { Session } = await import('node:inspector/promises');
+  session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+}
+const cpuBefore = process.cpuUsage();
+const started = performance.now();
+const module = await import(pathToFileURL(process.argv[2]).href);
+const loadMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
+const cpuMs = (cpu.user + cpu.system) / 1000;
+if (session) {
+  const { profile } = await session.post('Profiler.stop');
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(process.argv[profileIndex + 1], JSON.stringify(profile));
+}
+process.stdout.write(JSON.stringify({ loadMs, cpuMs, compilations, handler: typeof module.handler }) + '\\n');
+`;
+
+interface ProbeResult {
+  readonly loadMs: number;
+  /** CPU time of the whole process (all threads) during the import. */
+  readonly cpuMs: number;
+  readonly compilations: number;
+  readonly handler: string;
+}
+
+interface Candidate {
+  readonly name: string;
+  readonly kind: 'function' | 'baseline' | 'control';
+  readonly handlerFile: string;
+  readonly directory: string;
+  readonly environment: Record<string, string>;
+  /** Output bytes by origin (from an esbuild metafile of the same entry, same options). */
+  composition?: Record<string, number>;
+}
+
+/** What the Lambda runtime sets for every function, besides the function's own variables. */
+function lambdaEnvironment(candidate: Candidate): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'en_US.UTF-8',
+    TZ: ':UTC',
+    AWS_REGION: 'eu-west-1',
+    AWS_DEFAULT_REGION: 'eu-west-1',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    AWS_LAMBDA_FUNCTION_NAME: candidate.name.replace(/\W+/g, '-').slice(0, 64),
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+    AWS_LAMBDA_LOG_FORMAT: 'JSON',
+    AWS_ACCESS_KEY_ID: 'ASIABENCHBENCHBENCH0',
+    AWS_SECRET_ACCESS_KEY: 'bench-secret-access-key',
+    AWS_SESSION_TOKEN: 'bench-session-token',
+    LAMBDA_TASK_ROOT: candidate.directory,
+    _HANDLER: 'index.handler',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...candidate.environment,
+  };
+}
+
+async function probe(
+  probeFile: string,
+  candidate: Candidate,
+  sourceMaps: boolean,
+  countCompilations = false,
+  probeFlags: readonly string[] = [],
+): Promise<ProbeResult> {
+  const environment = lambdaEnvironment(candidate);
+  if (sourceMaps) environment.NODE_OPTIONS = '--enable-source-maps';
+  else delete environment.NODE_OPTIONS;
+  const args = [
+    probeFile,
+    candidate.handlerFile,
+    ...(countCompilations ? ['--count-compilations'] : []),
+    ...probeFlags,
+  ];
+  const { stdout, code } = await runProcess(process.execPath, args, {
+    env: environment,
+    cwd: candidate.directory,
+  });
+  if (code !== 0) throw new Error(`Loading ${candidate.name} exited with code ${code}`);
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as ProbeResult;
+}
+
+/** esbuild options equal to the stack's (`BUNDLING_DEFAULTS`, as aws-lambda-nodejs passes them). */
+async function stackEsbuildOptions(): Promise<BuildOptions> {
+  const { BUNDLING_DEFAULTS } = await import('../../lib/constructs/secure-defaults');
+  const options = BUNDLING_DEFAULTS;
+  return {
+    bundle: true,
+    platform: 'node',
+    format: options.format === 'esm' ? 'esm' : 'cjs',
+    target: options.target,
+    minify: options.minify ?? false,
+    sourcemap: options.sourceMap ?? false,
+    sourcesContent: options.sourcesContent ?? true,
+    external: [...(options.externalModules ?? [])],
+    mainFields: [...(options.mainFields ?? [])],
+    ...(options.banner ? { banner: { js: options.banner } } : {}),
+    logLevel: 'warning',
+    absWorkingDir: REPOSITORY_ROOT,
+  };
+}
+
+function originOf(input: string): string {
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+  if (!match) return /(^|\/)lambdas\//.test(input) ? 'app code (lambdas/)' : 'other';
+  const name = match[1] ?? '';
+  if (name.startsWith('@aws-sdk/') || name.startsWith('@smithy/') || name.startsWith('@aws-crypto/'))
+    return 'AWS SDK (@aws-sdk, @smithy, @aws-crypto)';
+  if (name.startsWith('@aws-lambda-powertools/')) return 'Powertools logger';
+  if (name.startsWith('@middy/')) return 'middy';
+  if (name === 'zod') return 'zod';
+  if (name.startsWith('preact')) return 'preact';
+  return 'other packages';
+}
+
+function composition(metafile: Metafile): Record<string, number> {
+  const bytes: Record<string, number> = {};
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const origin = originOf(input);
+      bytes[origin] = (bytes[origin] ?? 0) + bytesInOutput;
+    }
+  }
+  return bytes;
+}
+
+async function bundleEntry(
+  options: BuildOptions,
+  entry: string,
+  outDirectory: string,
+): Promise<{ file: string; metafile: Metafile }> {
+  const file = join(outDirectory, 'index.mjs');
+  const result = await build({ ...options, entryPoints: [entry], outfile: file, metafile: true });
+  return { file, metafile: result.metafile };
+}
+
+/**
+ * Entry file of a bundle, from its source map: esbuild emits modules in dependency order, so the
+ * last `lambdas/` source is the entry point (whatever the route table calls it).
+ */
+async function entryOf(bundle: FunctionBundle): Promise<string | undefined> {
+  try {
+    const map = JSON.parse(await readFile(`${bundle.handlerFile}.map`, 'utf8')) as { sources?: string[] };
+    const last = (map.sources ?? []).filter((source) => source.includes('lambdas/')).at(-1);
+    return last === undefined ? undefined : last.slice(last.indexOf('lambdas/'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function fileSizes(file: string): Promise<{ code: number; map: number; zipped: number }> {
+  const code = await readFile(file);
+  let map: Buffer = Buffer.alloc(0);
+  try {
+    map = await readFile(`${file}.map`);
+  } catch {
+    // No source map next to this bundle.
+  }
+  // The deployment package is a zip of the folder; deflate is what zip stores.
+  const zipped = deflateRawSync(code).length + (map.length > 0 ? deflateRawSync(map).length : 0);
+  return { code: code.length, map: map.length, zipped };
+}
+
+const PROFILE_RUNS = 4;
+const TOP_LEVEL = 'module top level (all ESM modules, not attributable)';
+
+interface CallFrame {
+  readonly url: string;
+  readonly functionName: string;
+  readonly lineNumber: number;
+  readonly columnNumber: number;
+}
+
+interface CpuProfile {
+  readonly nodes: readonly {
+    id: number;
+    callFrame: CallFrame;
+    children?: readonly number[];
+  }[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+/**
+ * Where the import's time goes: a V8 CPU profile of the `import()` alone (the probe starts the
+ * profiler through node:inspector right before it and stops it right after; 100 µs sampling,
+ * source maps on) for a few loads. Samples in the bundle are mapped through its source map to
+ * the package they come from; the others are Node's module loading (reading, compiling, source
+ * maps), garbage collection, or V8's own parsing and compiling. esbuild hoists ES modules into one
+ * top level, so statements that run at load outside any function land in one bucket.
+ */
+async function profileImport(
+  probeFile: string,
+  candidate: Candidate,
+  work: string,
+): Promise<Record<string, number>> {
+  const directory = await mkdtemp(join(work, 'profile-'));
+  for (let run = 0; run < PROFILE_RUNS; run++) {
+    await probe(probeFile, candidate, true, false, ['--profile-to', join(directory, `${run}.cpuprofile`)]);
+  }
+  const sourceMap = new SourceMap(JSON.parse(await readFile(`${candidate.handlerFile}.map`, 'utf8')));
+  const bundleUrl = pathToFileURL(candidate.handlerFile).href;
+  const totals: Record<string, number> = {};
+  for (const file of await readdir(directory)) {
+    const profile = JSON.parse(await readFile(join(directory, file), 'utf8')) as CpuProfile;
+    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+    const parents = new Map<number, number>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+    const origins = new Map<number, string>();
+    for (const [index, id] of profile.samples.entries()) {
+      let origin = origins.get(id);
+      if (origin === undefined) {
+        const stack: CallFrame[] = [];
+        for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
+          const frame = nodes.get(at)?.callFrame;
+          if (frame) stack.push(frame);
+        }
+        origin = sampleOrigin(stack, bundleUrl, sourceMap);
+        origins.set(id, origin);
+      }
+      if (origin === PROFILER) continue;
+      totals[origin] = (totals[origin] ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000 / PROFILE_RUNS;
+    }
+  }
+  return totals;
+}
+
+const NODE_LOADING = 'Node: module loader';
+const SOURCE_MAPS = 'Node: reading source maps (--enable-source-maps)';
+const COMPILE = 'V8: compiling the module';
+const BUILTINS = 'Node built-ins (node:crypto, …)';
+const PROFILER = 'profiler (left out)';
+
+/** What a sample was doing: the bundle's package for its own code, else the Node/V8 work around it. */
+function sampleOrigin(stack: readonly CallFrame[], bundleUrl: string, sourceMap: SourceMap): string {
+  const [leaf] = stack;
+  if (!leaf) return NODE_LOADING;
+  if (leaf.url === bundleUrl) {
+    const entry = sourceMap.findEntry(leaf.lineNumber, leaf.columnNumber);
+    return 'originalSource' in entry && entry.originalSource ? originOf(entry.originalSource) : TOP_LEVEL;
+  }
+  if (leaf.functionName === '(garbage collector)') return 'GC';
+  if (leaf.functionName === '(idle)') return 'idle (waiting for I/O)';
+  if (leaf.functionName === '(program)') return 'V8 (other)';
+  if (stack.some((frame) => frame.url.includes('inspector'))) return PROFILER;
+  if (stack.some((frame) => frame.url.includes('source_map'))) return SOURCE_MAPS;
+  if (stack.some((frame) => frame.functionName === 'compileSourceTextModule')) return COMPILE;
+  if (stack.some((frame) => frame.functionName === 'compileForInternalLoader')) return BUILTINS;
+  return NODE_LOADING;
+}
+
+interface Loads {
+  readonly maps: number[];
+  readonly plain: number[];
+  readonly mapsCpu: number[];
+}
+
+export interface BundleRow {
+  readonly name: string;
+  readonly kind: Candidate['kind'];
+  readonly logicalId?: string;
+  readonly sizes: { code: number; map: number; zipped: number };
+  readonly loadMsWithSourceMaps: Summary;
+  readonly loadMsWithoutSourceMaps: Summary;
+  readonly cpuMsWithSourceMaps: Summary;
+  readonly ratioToHelloWorld: Summary;
+  readonly ratioToBareDocumentClient: Summary;
+  readonly deltaToBareDocumentClientMs: Summary;
+  /** 95% bootstrap confidence interval of the median paired delta (source maps on). */
+  readonly deltaConfidenceInterval: [number, number];
+  readonly deltaToBareDocumentClientMsWithoutSourceMaps: Summary;
+  readonly cpuDeltaToBareDocumentClientMs: Summary;
+  readonly compilationsAtImport: number;
+  readonly composition?: Record<string, number>;
+  /** CPU self time in the bundle's code during the import, ms per load, by origin. */
+  readonly profile?: Record<string, number>;
+}
+
+export async function measureBundles(): Promise<SectionResult> {
+  const work = await mkdtemp(join(tmpdir(), 'bench-bundles-'));
+  try {
+    const probeFile = join(work, 'probe.mjs');
+    await writeFile(probeFile, PROBE);
+    const options = await stackEsbuildOptions();
+    const bundles = await functionBundles();
+    const sharedEnvironment = bundles[0]?.environment ?? {};
+    const candidates: Candidate[] = [];
+    for (const bundle of bundles) {
+      const entry = await entryOf(bundle);
+      const candidate: Candidate = {
+        name: bundle.description,
+        kind: 'function',
+        handlerFile: bundle.handlerFile,
+        directory: bundle.directory,
+        environment: bundle.environment,
+      };
+      if (entry) {
+        // Same entry and options again, only to learn what the bytes are made of.
+        const { metafile } = await bundleEntry(options, entry, join(work, bundle.logicalId));
+        candidate.composition = composition(metafile);
+      }
+      candidates.push(candidate);
+    }
+    const baselineSources = [
+      ['hello-world handler (baseline)', 'bench/baselines/hello-world.ts', 'baseline'],
+      [
+        'bare DynamoDB DocumentClient handler (baseline)',
+        'bench/baselines/bare-document-client.ts',
+        'baseline',
+      ],
+      ['classic zod object parse at load (positive control)', 'bench/baselines/zod-at-load.ts', 'control'],
+    ] as const;
+    for (const [name, entry, kind] of baselineSources) {
+      const directory = join(work, entry.replace(/\W+/g, '-'));
+      const { file, metafile } = await bundleEntry(options, entry, directory);
+      candidates.push({
+        name,
+        kind,
+        handlerFile: file,
+        directory,
+        environment: sharedEnvironment,
+        composition: composition(metafile),
+      });
+    }
+
+    const timedCandidates = candidates.filter((candidate) => candidate.kind !== 'control');
+    const loads = new Map<string, Loads>(
+      timedCandidates.map((candidate) => [candidate.name, { maps: [], plain: [], mapsCpu: [] }]),
+    );
+    // One untimed load each first: the files are then in the page cache for every timed run alike.
+    for (const candidate of timedCandidates) await probe(probeFile, candidate, true);
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % 5 === 0)
+        progress(`bundles: load-time rounds ${round + 1}–${Math.min(ROUNDS, round + 5)} of ${ROUNDS}`);
+      // Rotate the order each round so that no bundle always runs right after another.
+      const order = timedCandidates.map(
+        (_, index) => timedCandidates[(index + round) % timedCandidates.length],
+      );
+      for (const candidate of order) {
+        const entry = candidate && loads.get(candidate.name);
+        if (!candidate || !entry) continue;
+        const withMaps = await probe(probeFile, candidate, true);
+        if (withMaps.handler !== 'function') throw new Error(`${candidate.name} exports no handler function`);
+        entry.maps.push(withMaps.loadMs);
+        entry.mapsCpu.push(withMaps.cpuMs);
+        entry.plain.push((await probe(probeFile, candidate, false)).loadMs);
+      }
+    }
+    const compilations = new Map<string, ProbeResult>();
+    for (const candidate of candidates) {
+      compilations.set(candidate.name, await probe(probeFile, candidate, true, true));
+    }
+    progress('bundles: CPU profiles of the imports');
+    const bareName = baselineSources[1][0];
+    const profiles = new Map<string, Record<string, number>>();
+    for (const candidate of candidates.filter((item) => item.kind === 'function' || item.name === bareName)) {
+      profiles.set(candidate.name, await profileImport(probeFile, candidate, work));
+    }
+
+    const empty: Loads = { maps: [], plain: [], mapsCpu: [] };
+    const hello = loads.get(baselineSources[0][0]) ?? empty;
+    const bare = loads.get(baselineSources[1][0]) ?? empty;
+    const rows: BundleRow[] = [];
+    for (const candidate of candidates) {
+      const measured = loads.get(candidate.name) ?? empty;
+      const bundle = bundles.find((item) => item.handlerFile === candidate.handlerFile);
+      rows.push({
+        name: candidate.name,
+        kind: candidate.kind,
+        logicalId: bundle?.logicalId,
+        sizes: await fileSizes(candidate.handlerFile),
+        loadMsWithSourceMaps: summarize(measured.maps),
+        loadMsWithoutSourceMaps: summarize(measured.plain),
+        cpuMsWithSourceMaps: summarize(measured.mapsCpu),
+        ratioToHelloWorld: pairedRatios(measured.maps, hello.maps),
+        ratioToBareDocumentClient: pairedRatios(measured.maps, bare.maps),
+        deltaToBareDocumentClientMs: pairedDeltas(measured.maps, bare.maps),
+        deltaConfidenceInterval: medianConfidenceInterval(
+          measured.maps.map((value, index) => value - (bare.maps[index] ?? Number.NaN)),
+        ),
+        deltaToBareDocumentClientMsWithoutSourceMaps: pairedDeltas(measured.plain, bare.plain),
+        cpuDeltaToBareDocumentClientMs: pairedDeltas(measured.mapsCpu, bare.mapsCpu),
+        compilationsAtImport: compilations.get(candidate.name)?.compilations ?? Number.NaN,
+        composition: candidate.composition,
+        profile: profiles.get(candidate.name),
+      });
+    }
+    return report(rows);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** What the profiles say about zod (schemas are built at load, never compiled). */
+function profileNotes(rows: readonly BundleRow[]): string[] {
+  const withZod = rows.filter((row) => (row.profile?.zod ?? 0) > 0);
+  if (withZod.length === 0) return [];
+  return [
+    `zod/mini builds its schemas when a module loads (no code generation): ${withZod
+      .map((row) => `${shortName(row)} ${formatNumber(row.profile?.zod ?? 0, 1)} ms`)
+      .join(', ')} of CPU self time in zod per load (profiled; sampling adds some overhead).`,
+  ];
+}
+
+function ci(row: BundleRow): string {
+  const [low, high] = row.deltaConfidenceInterval;
+  return `${formatNumber(low, 1)}–${formatNumber(high, 1)}`;
+}
+
+/** Says when the noise of this machine leaves the verdict open. */
+function verdictNote(row: BundleRow): string {
+  const [low, high] = row.deltaConfidenceInterval;
+  return low <= BUDGET_MS && BUDGET_MS <= high ? ', borderline: the interval spans the budget' : '';
+}
+
+function shortName(row: BundleRow): string {
+  return row.name.replace(/: .*$/, '').replace('/partner-api/v1', '');
+}
+
+function report(rows: readonly BundleRow[]): SectionResult {
+  const functions = rows.filter((row) => row.kind === 'function');
+  const control = rows.find((row) => row.kind === 'control');
+  const timed = rows.filter((row) => row.kind !== 'control');
+  const loadTable: Table = {
+    caption: `Module load (dynamic import() in a fresh node process), ms, ${ROUNDS} runs each, with NODE_OPTIONS=--enable-source-maps as deployed and without. Δ is paired per round.`,
+    columns: [
+      'Bundle',
+      'index.mjs',
+      '.map',
+      'zipped ≈',
+      'load, source maps on',
+      'load, source maps off',
+      '× hello-world',
+      '× bare DocumentClient',
+      'Δ vs bare DocumentClient (maps on)',
+      '95% CI of the Δ median',
+      'Δ (maps off)',
+      'Δ CPU time (maps on)',
+      'Function() at import',
+    ],
+    rows: timed.map((row) => [
+      row.kind === 'function' ? shortName(row) : row.name,
+      formatBytes(row.sizes.code),
+      formatBytes(row.sizes.map),
+      formatBytes(row.sizes.zipped),
+      formatSummary(row.loadMsWithSourceMaps),
+      formatSummary(row.loadMsWithoutSourceMaps),
+      formatSummary(row.ratioToHelloWorld, 2),
+      formatSummary(row.ratioToBareDocumentClient, 2),
+      `${formatSummary(row.deltaToBareDocumentClientMs)} ms`,
+      row.kind === 'function' ? `${ci(row)} ms` : '—',
+      `${formatSummary(row.deltaToBareDocumentClientMsWithoutSourceMaps)} ms`,
+      `${formatSummary(row.cpuDeltaToBareDocumentClientMs)} ms`,
+      String(row.compilationsAtImport),
+    ]),
+  };
+  const origins = [...new Set(rows.flatMap((row) => Object.keys(row.composition ?? {})))].sort();
+  const compositionTable: Table = {
+    caption:
+      'What the bytes are (output bytes by origin, from an esbuild metafile of the same entry with the same options)',
+    columns: ['Bundle', ...origins],
+    rows: timed.map((row) => [
+      row.kind === 'function' ? shortName(row) : row.name,
+      ...origins.map((origin) => formatBytes(row.composition?.[origin] ?? 0)),
+    ]),
+  };
+  const profiled = rows.filter((row) => row.profile);
+  const order = [
+    'app code (lambdas/)',
+    'zod',
+    'preact',
+    'middy',
+    'Powertools logger',
+    'AWS SDK (@aws-sdk, @smithy, @aws-crypto)',
+    'other packages',
+    'other',
+    TOP_LEVEL,
+    COMPILE,
+    SOURCE_MAPS,
+    BUILTINS,
+    NODE_LOADING,
+    'V8 (other)',
+    'GC',
+    'idle (waiting for I/O)',
+  ];
+  const rank = (origin: string) => (order.includes(origin) ? order.indexOf(origin) : order.length);
+  const profileOrigins = [...new Set(profiled.flatMap((row) => Object.keys(row.profile ?? {})))].sort(
+    (a, b) => rank(a) - rank(b) || a.localeCompare(b),
+  );
+  const profileTable: Table = {
+    caption: `Where the import's time goes, ms per load: V8 CPU profile of the import() alone (100 µs sampling, mean of ${PROFILE_RUNS} loads, source maps on); bundle samples mapped to packages through the source map`,
+    columns: ['Bundle', ...profileOrigins, 'total'],
+    rows: profiled.map((row) => [
+      row.kind === 'function' ? shortName(row) : row.name,
+      ...profileOrigins.map((origin) => formatNumber(row.profile?.[origin] ?? 0, 1)),
+      formatNumber(
+        Object.values(row.profile ?? {}).reduce((sum, value) => sum + value, 0),
+        1,
+      ),
+    ]),
+  };
+  const budgets: BudgetCheck[] = [];
+  for (const row of functions) {
+    budgets.push({
+      name: `${shortName(row)}: load time added to bare DocumentClient`,
+      budget: `≤ ${BUDGET_MS} ms (source maps on, as deployed)`,
+      measured: `median ${formatNumber(row.deltaToBareDocumentClientMs.median, 1)} ms, 95% CI ${ci(row)}${verdictNote(row)} (maps off ${formatNumber(row.deltaToBareDocumentClientMsWithoutSourceMaps.median, 1)} ms; CPU time ${formatNumber(row.cpuDeltaToBareDocumentClientMs.median, 1)} ms)`,
+      pass: row.deltaToBareDocumentClientMs.median <= BUDGET_MS,
+    });
+  }
+  const controlCounted = (control?.compilationsAtImport ?? 0) > 0;
+  for (const row of functions) {
+    budgets.push({
+      name: `${shortName(row)}: no schema compiled at load`,
+      budget: '0 Function()/eval calls during import (control bundle must show > 0)',
+      measured: `${row.compilationsAtImport} (control: ${control?.compilationsAtImport ?? 'n/a'})${
+        (row.profile?.zod ?? 0) > 0
+          ? `; zod/mini builds (does not compile) its schemas at load: ${formatNumber(row.profile?.zod ?? 0, 1)} ms CPU`
+          : ''
+      }`,
+      pass: row.compilationsAtImport === 0 && controlCounted,
+    });
+  }
+  return {
+    id: 'bundles',
+    title: '2. Lambda bundles: size and module-load time',
+    method: [
+      'Bundles are the ones CDK built into `cdk.out` (synthesized again when older than `lambdas/`, `lib/`, `bin/` or the lock file): each `AWS::Lambda::Function` of `PartnerApi-sandbox.template.json` is mapped to its asset folder through `Code.S3Key` (`<hash>.zip`) and the asset manifest.',
+      "Each is loaded in a fresh `node` process the way the Lambda Node.js runtime loads an ESM handler (`await import(fileURL)` of `index.mjs`), with the function's environment from the template (TABLE_NAME and the secret ARN as stand-ins, STAGE, POWERTOOLS_*, NODE_OPTIONS) plus the variables the runtime sets (AWS_REGION, AWS_LAMBDA_*, credentials); the time is that of the `import()` alone.",
+      "Baselines are bundled with the stack's own esbuild options (`BUNDLING_DEFAULTS`: ESM, minify, source maps without sources, node24 target, the createRequire banner, SDK included): a hello-world handler and a handler with one DynamoDB DocumentClient and one GetCommand (bench/baselines/). A few more loads of each function run under the V8 CPU profiler to show which packages the import's time is spent in.",
+      '"No schema compiled at load": a separate run of each bundle wraps the global `Function` constructor and `eval` in counters before the import (zod compiles an object schema\'s parser with `new Function` on its first parse, and probes `new Function("")` once); a positive-control bundle that parses with a classic-zod object schema at load must count > 0, which shows the counter sees zod.',
+      `Measured on ${process.platform}/${process.arch} with Node ${process.version}; Lambda runs Node.js 24 on ARM64, so the absolute times differ there, the deltas and ratios much less.`,
+    ].join(' '),
+    tables: [loadTable, compositionTable, profileTable],
+    budgets,
+    notes: [
+      `Positive control (classic zod object parse at load): ${control?.compilationsAtImport ?? 'n/a'} Function()/eval calls during its import; the service uses zod/mini, which never compiles.`,
+      ...profileNotes(rows),
+    ],
+    data: { rounds: ROUNDS, budgetMs: BUDGET_MS, bundles: rows },
+  };
+}
