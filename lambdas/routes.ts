@@ -1,3 +1,12 @@
+import {
+  COUNTER_PARTITION,
+  HOST_EMAIL_PARTITION,
+  HOST_PARTITION,
+  NONCE_PARTITION,
+  PARTNER_PARTITION,
+  PROPERTY_PARTITION,
+  REVEAL_PARTITION,
+} from './data/partitions';
 import type { Scope } from './domain/scopes';
 
 /**
@@ -100,6 +109,11 @@ export interface PageRoute {
   readonly entry: string;
   /** Whether the page reads the service secret (signing and session keys): only these get access. */
   readonly usesServiceSecrets: boolean;
+  /**
+   * Partitions the page writes (IAM `dynamodb:LeadingKeys`); it reads everything. Empty for a
+   * page that only reads.
+   */
+  readonly writesPartitions: readonly string[];
 }
 
 export const pageRoutes = [
@@ -109,6 +123,7 @@ export const pageRoutes = [
     path: '/reveal/{revealId}',
     entry: 'pages/reveal.tsx',
     usesServiceSecrets: false,
+    writesPartitions: [REVEAL_PARTITION],
   },
   {
     id: 'activate',
@@ -116,6 +131,7 @@ export const pageRoutes = [
     path: '/partner/{slug}/activate',
     entry: 'pages/activate.tsx',
     usesServiceSecrets: true,
+    writesPartitions: [],
   },
   {
     id: 'marketplace',
@@ -123,6 +139,13 @@ export const pageRoutes = [
     path: '/partner/{slug}/marketplace',
     entry: 'pages/marketplace.tsx',
     usesServiceSecrets: true,
+    writesPartitions: [
+      PARTNER_PARTITION,
+      HOST_PARTITION,
+      HOST_EMAIL_PARTITION,
+      NONCE_PARTITION,
+      COUNTER_PARTITION,
+    ],
   },
   {
     id: 'onboarding',
@@ -130,6 +153,7 @@ export const pageRoutes = [
     path: '/partner/{slug}/onboarding',
     entry: 'pages/onboarding.tsx',
     usesServiceSecrets: true,
+    writesPartitions: [PARTNER_PARTITION, PROPERTY_PARTITION],
   },
 ] as const satisfies readonly PageRoute[];
 

@@ -1,4 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { withoutControlCharacters } from '../domain/text';
 import { logger } from '../shared/logger';
 import { problemCatalog, problemTypeUri } from '../shared/problems';
 import { authenticate } from './authenticate';
@@ -22,9 +23,9 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
       principalId: outcome.keyPrefix ?? 'anonymous',
       policyDocument: policy('Deny', event.methodArn),
       context: {
-        problemType: problemTypeUri(outcome.problem),
-        problemTitle: problemCatalog[outcome.problem].title,
-        problemDetail: outcome.detail,
+        problemType: templateSafe(problemTypeUri(outcome.problem)),
+        problemTitle: templateSafe(problemCatalog[outcome.problem].title),
+        problemDetail: templateSafe(outcome.detail),
       },
     };
   }
@@ -35,6 +36,14 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
     context: { partnerId: key.partnerId, keyPrefix: key.prefix, scopes: key.scopes.join(' ') },
     ...(key.usageIdentifierKey ? { usageIdentifierKey: key.usageIdentifierKey } : {}),
   };
+}
+
+/**
+ * The ACCESS_DENIED gateway response places these values inside JSON strings without escaping
+ * (mapping templates of gateway responses have no $util): keep them free of what would break it.
+ */
+export function templateSafe(text: string): string {
+  return withoutControlCharacters(text, ' ').replace(/["\\]/g, "'");
 }
 
 function policy(effect: 'Allow' | 'Deny', methodArn: string): APIGatewayAuthorizerResult['policyDocument'] {

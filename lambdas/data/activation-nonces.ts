@@ -3,6 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import { documentClient, TABLE_NAME, ttlEpochSeconds } from './db';
+import { NONCE_PARTITION } from './partitions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -16,7 +17,10 @@ export interface ConsumedNonce {
   readonly consumedAt: string;
 }
 
-const nonceKey = (partnerId: number, nonce: string) => ({ PK: `NONCE#${partnerId}#${nonce}`, SK: 'NONCE' });
+const nonceKey = (partnerId: number, nonce: string) => ({
+  PK: `${NONCE_PARTITION}${partnerId}#${nonce}`,
+  SK: 'NONCE',
+});
 
 /** Marks a link used; it fails the transaction if the link was used before. */
 export function nonceConsumptionItem(consumed: ConsumedNonce, tokenExpiresAtMs: number): TransactItem {

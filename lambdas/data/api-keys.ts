@@ -3,7 +3,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../domain/scopes';
 import { isScope } from '../domain/scopes';
 import { documentClient, GSI1, isConditionFailure, TABLE_NAME } from './db';
-import { API_KEY_PARTITION } from './partitions';
+import { API_KEY_PARTITION, partnerPartition } from './partitions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -21,7 +21,7 @@ export interface ApiKeyRecord {
 }
 
 export const apiKeyKey = (prefix: string) => ({ PK: `${API_KEY_PARTITION}${prefix}`, SK: 'APIKEY' });
-const partnerKeysIndexKey = (partnerId: number) => `PARTNER#${partnerId}#APIKEYS`;
+const partnerKeysIndexKey = (partnerId: number) => `${partnerPartition(partnerId)}#APIKEYS`;
 
 /** Transaction item creating a key; the condition makes prefixes unique. */
 export function apiKeyCreationItem(record: ApiKeyRecord): TransactItem {

@@ -1,9 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, TABLE_NAME } from './db';
+import { COUNTER_PARTITION } from './partitions';
 
 export type CounterName = 'partner' | 'host' | 'property';
 
-const counterKey = (name: CounterName) => ({ PK: `COUNTER#${name}`, SK: 'COUNTER' });
+const counterKey = (name: CounterName) => ({ PK: `${COUNTER_PARTITION}${name}`, SK: 'COUNTER' });
 
 /** Next integer id of an entity, from an atomic counter (ids may skip after a failed write). */
 export async function allocateId(name: CounterName): Promise<number> {

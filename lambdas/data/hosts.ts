@@ -2,6 +2,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { normalizeEmail } from '../domain/email';
 import { documentClient, TABLE_NAME } from './db';
+import { HOST_EMAIL_PARTITION, HOST_PARTITION } from './partitions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -13,8 +14,11 @@ export interface HostAccount {
   readonly createdAt: string;
 }
 
-export const hostKey = (hostId: number) => ({ PK: `HOST#${hostId}`, SK: 'HOST' });
-const hostEmailKey = (email: string) => ({ PK: `HOSTEMAIL#${normalizeEmail(email)}`, SK: 'HOSTEMAIL' });
+export const hostKey = (hostId: number) => ({ PK: `${HOST_PARTITION}${hostId}`, SK: 'HOST' });
+const hostEmailKey = (email: string) => ({
+  PK: `${HOST_EMAIL_PARTITION}${normalizeEmail(email)}`,
+  SK: 'HOSTEMAIL',
+});
 
 /** Id of the host account holding an e-mail address (any letter case), strongly consistent. */
 export async function getHostIdByEmail(email: string): Promise<number | undefined> {

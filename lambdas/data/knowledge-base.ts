@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, TABLE_NAME } from './db';
+import { propertyPartition } from './partitions';
 
 /** What the guest assistant knows about a property, filled in by the onboarding wizard. */
 export interface KnowledgeBase {
@@ -19,7 +20,10 @@ export interface UpsellOffer {
   readonly currency: string;
 }
 
-const knowledgeBaseKey = (propertyId: number) => ({ PK: `PROPERTY#${propertyId}`, SK: 'KNOWLEDGE_BASE' });
+const knowledgeBaseKey = (propertyId: number) => ({
+  PK: propertyPartition(propertyId),
+  SK: 'KNOWLEDGE_BASE',
+});
 
 export const EMPTY_KNOWLEDGE_BASE: KnowledgeBase = { checkInInstructions: '', faqs: [], upsells: [] };
 

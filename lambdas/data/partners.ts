@@ -3,6 +3,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import { documentClient, GSI1, TABLE_NAME } from './db';
+import { partnerPartition } from './partitions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -18,9 +19,12 @@ export interface Partner {
   readonly createdAt: string;
 }
 
-export const partnerKey = (partnerId: number) => ({ PK: `PARTNER#${partnerId}`, SK: 'PARTNER' });
+export const partnerKey = (partnerId: number) => ({ PK: partnerPartition(partnerId), SK: 'PARTNER' });
 const slugKey = (slug: string) => ({ PK: `PARTNERSLUG#${slug}`, SK: 'PARTNERSLUG' });
-const signingSecretKey = (partnerId: number) => ({ PK: `PARTNER#${partnerId}`, SK: 'SIGNING_SECRET' });
+const signingSecretKey = (partnerId: number) => ({ PK: partnerPartition(partnerId), SK: 'SIGNING_SECRET' });
+
+/** Position of the slug claim among `partnerCreationItems` (a failed condition there: slug taken). */
+export const SLUG_CLAIM_ITEM = 1;
 
 /**
  * Transaction items that create a partner: its profile, the claim on its slug (so two

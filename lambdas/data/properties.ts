@@ -1,6 +1,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, GSI1, isConditionFailure, sortableId, TABLE_NAME } from './db';
+import { partnerPartition, propertyPartition } from './partitions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -17,11 +18,11 @@ export interface Property {
 }
 
 export const propertyKey = (partnerId: number, propertyId: number) => ({
-  PK: `PARTNER#${partnerId}`,
+  PK: partnerPartition(partnerId),
   SK: `PROPERTY#${sortableId(propertyId)}`,
 });
 const pmsHotelKey = (partnerId: number, pmsHotelId: string) => ({
-  PK: `PARTNER#${partnerId}`,
+  PK: partnerPartition(partnerId),
   SK: `PMS#${pmsHotelId}`,
 });
 
@@ -40,7 +41,7 @@ export function propertyCreationItems(property: Property): TransactItem[] {
         TableName: TABLE_NAME,
         Item: {
           ...propertyKey(property.partnerId, property.id),
-          GSI1PK: `PROPERTY#${property.id}`,
+          GSI1PK: propertyPartition(property.id),
           GSI1SK: 'PROPERTY',
           ...property,
         },
@@ -67,11 +68,32 @@ function toProperty(item: Record<string, unknown> | undefined): Property | undef
 export async function getPropertyOfPartner(
   partnerId: number,
   propertyId: number,
+  { consistent = false }: { consistent?: boolean } = {},
 ): Promise<Property | undefined> {
   const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: propertyKey(partnerId, propertyId) }),
+    new GetCommand({
+      TableName: TABLE_NAME,
+      Key: propertyKey(partnerId, propertyId),
+      ConsistentRead: consistent,
+    }),
   );
   return toProperty(Item);
+}
+
+/** Asserts, inside a transaction, that the property is still the given host's. */
+export function propertyOwnerCheckItem(
+  partnerId: number,
+  propertyId: number,
+  hostUserId: number,
+): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: TABLE_NAME,
+      Key: propertyKey(partnerId, propertyId),
+      ConditionExpression: 'hostUserId = :hostId',
+      ExpressionAttributeValues: { ':hostId': hostUserId },
+    },
+  };
 }
 
 export async function getPropertyIdForPmsHotel(
@@ -93,7 +115,7 @@ export async function listPropertiesOfPartner(partnerId: number): Promise<{ id: 
       new QueryCommand({
         TableName: TABLE_NAME,
         KeyConditionExpression: 'PK = :partner AND begins_with(SK, :property)',
-        ExpressionAttributeValues: { ':partner': `PARTNER#${partnerId}`, ':property': 'PROPERTY#' },
+        ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':property': 'PROPERTY#' },
         ProjectionExpression: 'id, #name',
         ExpressionAttributeNames: { '#name': 'name' },
         ExclusiveStartKey,
@@ -112,7 +134,7 @@ export async function findPropertyById(propertyId: number): Promise<Property | u
       TableName: TABLE_NAME,
       IndexName: GSI1,
       KeyConditionExpression: 'GSI1PK = :property AND GSI1SK = :kind',
-      ExpressionAttributeValues: { ':property': `PROPERTY#${propertyId}`, ':kind': 'PROPERTY' },
+      ExpressionAttributeValues: { ':property': propertyPartition(propertyId), ':kind': 'PROPERTY' },
     }),
   );
   return toProperty(Items[0]);

@@ -5,7 +5,12 @@ import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
 import { allocateId } from './counters';
 import { documentClient, isRetryableCancellation, transactionCancellationCodes } from './db';
 import { getHostIdByEmail, hostCreationItems, hostEmailCheckItem } from './hosts';
-import { getPropertyIdForPmsHotel, getPropertyOfPartner, propertyCreationItems } from './properties';
+import {
+  getPropertyIdForPmsHotel,
+  getPropertyOfPartner,
+  propertyCreationItems,
+  propertyOwnerCheckItem,
+} from './properties';
 import { listActiveProductsOfProperty, seatCreationItem } from './seats';
 import { sponsorshipSeatsItem } from './sponsorships';
 
@@ -75,7 +80,8 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
     const propertyId = existingPropertyId ?? (await allocateId('property'));
     let alreadyActive: ProductId[] = [];
     if (existingPropertyId !== undefined) {
-      const property = await getPropertyOfPartner(partnerId, existingPropertyId);
+      // Strongly consistent: a property created a moment ago by another host must be seen here.
+      const property = await getPropertyOfPartner(partnerId, existingPropertyId, { consistent: true });
       if (property && property.hostUserId !== hostUserId) throw new PropertyHeldByAnotherHostError();
       alreadyActive = await listActiveProductsOfProperty(partnerId, existingPropertyId);
     }
@@ -94,8 +100,10 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
           })
         : [hostEmailCheckItem(request.contactEmail, hostUserId)]),
       sponsorshipSeatsItem(partnerId, hostUserId, newProducts.length, nowIso),
-      ...(existingPropertyId === undefined
-        ? propertyCreationItems({
+      // An existing property must still be this host's when the transaction commits.
+      ...(existingPropertyId !== undefined
+        ? [propertyOwnerCheckItem(partnerId, existingPropertyId, hostUserId)]
+        : propertyCreationItems({
             id: propertyId,
             partnerId,
             hostUserId,
@@ -103,8 +111,7 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
             units: 1,
             pmsHotelId: request.pmsHotelId,
             createdAt: nowIso,
-          })
-        : []),
+          })),
       ...newProducts.map((productId) =>
         seatCreationItem({ partnerId, propertyId, hostUserId, productId, activatedAt: nowIso }),
       ),

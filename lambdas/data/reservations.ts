@@ -12,6 +12,7 @@ import {
   TABLE_NAME,
   transactionCancellationCodes,
 } from './db';
+import { propertyPartition } from './partitions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -25,10 +26,10 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
  * on the two partial days at the window's edges (through GSI1, ordered by booked_at).
  */
 const reservationKey = (propertyId: number, reservationId: string) => ({
-  PK: `PROPERTY#${propertyId}`,
+  PK: propertyPartition(propertyId),
   SK: `RES#${reservationId}`,
 });
-const bookingsIndexKey = (propertyId: number) => `PROPERTY#${propertyId}#BOOKINGS`;
+const bookingsIndexKey = (propertyId: number) => `${propertyPartition(propertyId)}#BOOKINGS`;
 const bookedMonthSk = (day: number) => `BOOKED#${monthOf(day)}`;
 const nightsMonthSk = (day: number) => `NIGHTS#${monthOf(day)}`;
 const countAttribute = (day: number) => `n${dayOfMonth(day)}`;
@@ -173,7 +174,7 @@ function aggregateUpdateItem(propertyId: number, sk: string, attributes: Map<str
   return {
     Update: {
       TableName: TABLE_NAME,
-      Key: { PK: `PROPERTY#${propertyId}`, SK: sk },
+      Key: { PK: propertyPartition(propertyId), SK: sk },
       UpdateExpression: `ADD ${entries.map((_, index) => `#a${index} :a${index}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(entries.map(([name], index) => [`#a${index}`, name])),
       ExpressionAttributeValues: Object.fromEntries(entries.map(([, delta], index) => [`:a${index}`, delta])),
@@ -291,7 +292,7 @@ export async function readPricingInputs(
   window: BookingWindow,
   today: number,
 ): Promise<{ bookings: BookingTotals; occupiedUnits: Map<number, number> }> {
-  const partition = `PROPERTY#${propertyId}`;
+  const partition = propertyPartition(propertyId);
   const wholeDays = window.firstWholeDay <= window.lastWholeDay;
   const [bookedMonths, nightMonths, ...edges] = await Promise.all([
     wholeDays

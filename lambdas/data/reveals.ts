@@ -2,6 +2,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { documentClient, isConditionFailure, TABLE_NAME, ttlEpochSeconds } from './db';
+import { REVEAL_PARTITION } from './partitions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -24,7 +25,7 @@ export interface RevealRecord {
   readonly expiresAt: string;
 }
 
-const revealKey = (revealId: string) => ({ PK: `REVEAL#${revealId}`, SK: 'REVEAL' });
+const revealKey = (revealId: string) => ({ PK: `${REVEAL_PARTITION}${revealId}`, SK: 'REVEAL' });
 
 export function revealCreationItem(reveal: RevealRecord): TransactItem {
   return {

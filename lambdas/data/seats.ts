@@ -3,6 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import { documentClient, sortableId, TABLE_NAME } from './db';
+import { partnerPartition } from './partitions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -16,7 +17,7 @@ export interface Seat {
 }
 
 const seatKey = (partnerId: number, propertyId: number, productId: ProductId) => ({
-  PK: `PARTNER#${partnerId}`,
+  PK: partnerPartition(partnerId),
   SK: `SEAT#${sortableId(propertyId)}#${productId}`,
 });
 
@@ -41,7 +42,7 @@ export async function listActiveProductsOfProperty(
       TableName: TABLE_NAME,
       KeyConditionExpression: 'PK = :partner AND begins_with(SK, :seats)',
       ExpressionAttributeValues: {
-        ':partner': `PARTNER#${partnerId}`,
+        ':partner': partnerPartition(partnerId),
         ':seats': `SEAT#${sortableId(propertyId)}#`,
       },
       ConsistentRead: true,

@@ -1,12 +1,13 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, sortableId, TABLE_NAME } from './db';
+import { partnerPartition } from './partitions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** A partner's sponsorship of a host, with the host's active seat count under that partner. */
 export const sponsorshipKey = (partnerId: number, hostId: number) => ({
-  PK: `PARTNER#${partnerId}`,
+  PK: partnerPartition(partnerId),
   SK: `HOST#${sortableId(hostId)}`,
 });
 
@@ -31,7 +32,7 @@ export function sponsorshipSeatsItem(
         ':partnerId': partnerId,
         ':now': nowIso,
         ':hostIndex': `HOST#${hostId}#SPONSORS`,
-        ':partnerIndex': `PARTNER#${partnerId}`,
+        ':partnerIndex': partnerPartition(partnerId),
         ':added': addedSeats,
       },
     },
@@ -52,7 +53,7 @@ export async function listSponsoredHostSeats(partnerId: number): Promise<Sponsor
       new QueryCommand({
         TableName: TABLE_NAME,
         KeyConditionExpression: 'PK = :partner AND begins_with(SK, :host)',
-        ExpressionAttributeValues: { ':partner': `PARTNER#${partnerId}`, ':host': 'HOST#' },
+        ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':host': 'HOST#' },
         ProjectionExpression: 'hostUserId, activeSeats',
         ExclusiveStartKey,
       }),

@@ -66,7 +66,26 @@ export function mintActivationToken(
     exp: Math.floor(nowMs / 1000) + ttlSeconds,
     nonce: newNonce(),
   };
+  const problems = activationClaimProblems(claims);
+  if (problems.length > 0) throw new InvalidActivationClaimsError(problems);
   return { token: signJson(claims, signingSecret), claims };
+}
+
+/** Claims the activation page would refuse: a link is never minted with them. */
+export class InvalidActivationClaimsError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid activation claims: ${problems.join('; ')}`);
+    this.name = 'InvalidActivationClaimsError';
+  }
+}
+
+/** What is wrong with a set of claims, by claim name (empty when the page would accept them). */
+export function activationClaimProblems(claims: unknown): string[] {
+  claimsSchema ??= buildClaimsSchema();
+  const parsed = z.safeParse(claimsSchema, claims);
+  return parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'claims'} is not valid`);
 }
 
 /**

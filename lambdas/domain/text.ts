@@ -14,8 +14,13 @@ export function isOneLine(text: string): boolean {
   return !CONTROL_CHARACTER.test(text);
 }
 
+/** The text with each control character replaced. */
+export function withoutControlCharacters(text: string, replacement: string): string {
+  return text.replace(CONTROL_CHARACTERS, replacement);
+}
+
 /** A client's value as quoted back: truncated, control characters replaced. */
 export function quoted(value: string, maxLength: number): string {
   const cut = value.length > maxLength ? `${value.slice(0, maxLength)}…` : value;
-  return cut.replace(CONTROL_CHARACTERS, '?');
+  return withoutControlCharacters(cut, '?');
 }

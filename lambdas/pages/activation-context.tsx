@@ -5,6 +5,7 @@ import type { Partner } from '../data/partners';
 import { getPartnerBySlug, getSealedSigningSecret } from '../data/partners';
 import type { ActivationClaims } from '../domain/activation-token';
 import type { Product } from '../domain/catalog';
+import { isPartnerSlug } from '../domain/partner-slug';
 import { config } from '../shared/config';
 import { unseal } from '../shared/secret-box';
 import { loadServiceSecrets } from '../shared/service-secrets';
@@ -28,7 +29,9 @@ export function forgetCachedLookups(): void {
   cache.clear();
 }
 
-export const partnerForSlug = (slug: string) => cached(`slug:${slug}`, () => getPartnerBySlug(slug));
+/** The partner a page address names; a malformed slug is answered without a lookup. */
+export const partnerForSlug = async (slug: string) =>
+  isPartnerSlug(slug) ? cached(`slug:${slug}`, () => getPartnerBySlug(slug)) : undefined;
 export const productCatalog = () => cached('catalog', listCatalog);
 
 export async function signingSecretOf(partnerId: number): Promise<Buffer | undefined> {

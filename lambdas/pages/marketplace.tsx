@@ -90,10 +90,13 @@ async function provision(
   const chosen = form.getAll('product');
   const offeredIds = offered.map((product) => product.id);
   const productIds = offeredIds.filter((id) => chosen.includes(id));
-  if (productIds.length === 0 || chosen.some((id) => !offeredIds.includes(id as Product['id']))) {
+  const notOffered = chosen.some((id) => !offeredIds.includes(id as Product['id']));
+  if (productIds.length === 0 || notOffered) {
     return marketplacePage(partner, session, offered, csrfToken(session, key), {
-      error: 'Choose at least one product to activate.',
-      selected: chosen,
+      error: notOffered
+        ? 'Only the products listed here can be activated. Choose among them.'
+        : 'Choose at least one product to activate.',
+      selected: chosen.filter((id) => offeredIds.includes(id as Product['id'])),
     });
   }
   const now = Date.now();

@@ -53,8 +53,13 @@ export class ActivationPages extends Construct {
           entry: route.entry,
           description: `${route.methods.join(', ')} ${route.path} (page)`,
         });
-        // Pages create sponsored hosts and consume reveals and nonces: reads and writes.
-        pageFunction.bindTable({ table: props.table, accessMode: 'RW', indexNames: [props.indexName] });
+        // Pages read anything and write only the partitions the route table names for them.
+        pageFunction.bindTable({
+          table: props.table,
+          accessMode: 'R',
+          indexNames: [props.indexName],
+          writablePartitionKeyPrefixes: route.writesPartitions,
+        });
         if (route.usesServiceSecrets) pageFunction.bindServiceSecret(props.serviceSecret);
         const integration = new LambdaIntegration(pageFunction.function, { allowTestInvoke: false });
         for (const method of route.methods) {

@@ -59,6 +59,12 @@ export interface TableBinding {
    * @default - no write
    */
   readonly updatablePartitionKeyPrefixes?: readonly string[];
+  /**
+   * In `R` mode, writes (PutItem, UpdateItem, ConditionCheckItem: what transactions need) on
+   * items whose partition key starts with one of these prefixes.
+   * @default - no write
+   */
+  readonly writablePartitionKeyPrefixes?: readonly string[];
 }
 
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
@@ -176,6 +182,18 @@ export class ServiceFunction extends Construct implements IGrantable {
           actions: ['dynamodb:UpdateItem'],
           resources: [table.tableArn],
           conditions: leadingKeys(updatable),
+        }),
+      );
+    }
+    const writable = binding.writablePartitionKeyPrefixes;
+    if (writable !== undefined && writable.length > 0) {
+      if (binding.accessMode !== 'R')
+        throw new Error('writablePartitionKeyPrefixes is for R mode; RW writes anywhere');
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+          resources: [table.tableArn],
+          conditions: leadingKeys(writable),
         }),
       );
     }

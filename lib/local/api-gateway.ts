@@ -326,6 +326,9 @@ export async function handleGatewayRequest(request: GatewayRequest): Promise<Gat
     const apiPath = parsed.path.slice(API_BASE_PATH.length);
     const open = matchRoute(publicApiRoutes, (route) => [route.method], request.method, apiPath);
     if (open.kind === 'match') return invokePublic(request, parsed, open.route, requestId);
+    if (open.kind === 'method-not-allowed') {
+      return methodNotAllowed(open.allow, request.method, API_BASE_PATH + open.path, requestId);
+    }
     const match = matchRoute(partnerApiRoutes, (route) => [route.method], request.method, apiPath);
     if (match.kind === 'no-route') return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId);
     if (match.kind === 'method-not-allowed') {

@@ -122,9 +122,15 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       outboxDirectory,
       demoKeys,
     };
+    // Field by field: the demo keys are printed once and never written anywhere.
     await writeRuntime(options.directory, {
       pid: process.pid,
-      ...service,
+      apiBaseUrl: service.apiBaseUrl,
+      activationBaseUrl: service.activationBaseUrl,
+      dynamoDbEndpoint: service.dynamoDbEndpoint,
+      tableName: service.tableName,
+      secretsFile: service.secretsFile,
+      outboxDirectory: service.outboxDirectory,
       startedAt: new Date().toISOString(),
     });
     const runningServer = server;

@@ -1,13 +1,14 @@
 import { isKeyPrefix } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { isProductId, PRODUCT_IDS } from '../../lambdas/domain/catalog';
+import { isPartnerSlug } from '../../lambdas/domain/partner-slug';
 import { isOneLine } from '../../lambdas/domain/text';
 import { OperatorError } from './operator-error';
 
 /** Operator input checks with messages that say what to fix. */
 export function partnerSlug(value: string): string {
   const slug = value.trim();
-  if (!/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/.test(slug)) {
+  if (!isPartnerSlug(slug)) {
     throw new OperatorError(
       `--slug "${value}" is not valid: use 1-40 lower-case letters, digits and hyphens, not starting or ending with a hyphen.`,
     );

@@ -142,6 +142,8 @@ export async function rotateKey(
   try {
     await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
+    // Nothing was written: the API Gateway key made for the new key must not stay usable.
+    await target.usagePlanKeys?.disable(issued.record.prefix);
     if ((error as Error).name === 'TransactionCanceledException') {
       throw new OperatorError(
         `Key ${current?.prefix ?? ''} changed while rotating (revoked meanwhile?). Run the rotation again.`,

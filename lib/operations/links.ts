@@ -1,6 +1,6 @@
 import { recordIssuedLink } from '../../lambdas/data/activation-links';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
-import { mintActivationToken } from '../../lambdas/domain/activation-token';
+import { InvalidActivationClaimsError, mintActivationToken } from '../../lambdas/domain/activation-token';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { unseal } from '../../lambdas/shared/secret-box';
 import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
@@ -35,7 +35,7 @@ export async function createActivationLink(target: OperatorTarget, request: Link
       `Partner ${partner.slug} has no signing secret; it was not created by "partners approve".`,
     );
   const secret = unseal(sealed, (await loadServiceSecrets()).sealingKey);
-  const { token, claims } = mintActivationToken(
+  const { token, claims } = mintOrExplain(
     {
       contact_email: request.email,
       contact_name: request.name,
@@ -58,4 +58,26 @@ export async function createActivationLink(target: OperatorTarget, request: Link
     expires_at: expiresAt,
     nonce: claims.nonce,
   };
+}
+
+const FLAG_OF_CLAIM: Record<string, string> = {
+  contact_email: '--email',
+  contact_name: '--name',
+  pms_hotel_id: '--pms-hotel-id',
+  requested_product_ids: '--products',
+};
+
+/** Mints with the page's own claim rules, naming the flag to fix when a claim would be refused. */
+function mintOrExplain(
+  ...args: Parameters<typeof mintActivationToken>
+): ReturnType<typeof mintActivationToken> {
+  try {
+    return mintActivationToken(...args);
+  } catch (error) {
+    if (!(error instanceof InvalidActivationClaimsError)) throw error;
+    const flags = error.problems.map((problem) => FLAG_OF_CLAIM[problem.split(' ')[0] ?? ''] ?? problem);
+    throw new OperatorError(
+      `The activation page would refuse this link: check ${[...new Set(flags)].join(', ')}.`,
+    );
+  }
 }

@@ -4,7 +4,7 @@ import { ensureCatalog } from '../../lambdas/data/catalog';
 import { allocateId } from '../../lambdas/data/counters';
 import { documentClient, transactionCancellationCodes } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
-import { listPartners, partnerCreationItems } from '../../lambdas/data/partners';
+import { listPartners, partnerCreationItems, SLUG_CLAIM_ITEM } from '../../lambdas/data/partners';
 import { listPropertiesOfPartner } from '../../lambdas/data/properties';
 import { listSponsoredHostSeats } from '../../lambdas/data/sponsorships';
 import type { ProductId } from '../../lambdas/domain/catalog';
@@ -50,9 +50,9 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
       new TransactWriteCommand({ TransactItems: [...partnerItems, ...issuedKeyItems(issued)] }),
     );
   } catch (error) {
-    const codes = transactionCancellationCodes(error);
-    if (codes?.[1] === 'ConditionalCheckFailed') {
-      await target.usagePlanKeys?.disable(issued.record.prefix);
+    // Nothing was written: the API Gateway key made for the new key must not stay usable.
+    await target.usagePlanKeys?.disable(issued.record.prefix);
+    if (transactionCancellationCodes(error)?.[SLUG_CLAIM_ITEM] === 'ConditionalCheckFailed') {
       throw new OperatorError(
         `The slug "${partner.slug}" is taken by another partner. Choose another --slug.`,
       );

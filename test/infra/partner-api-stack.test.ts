@@ -387,7 +387,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
   });
 
   it.each(pageRoutes)(
-    'lets the $id page read and write the table, and read the secret only if it uses it',
+    'lets the $id page read the table, write only its own partitions, and read the secret only if it uses it',
     (route) => {
       const statements = statementsOf(stage, pageDescription(route));
       const secretId = only(Object.keys(resources(stage, 'AWS::SecretsManager::Secret')), 'secret');
@@ -395,8 +395,25 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         .flatMap(actionsOf)
         .filter((action) => action.startsWith('secretsmanager:'));
 
+      const writes = statements.filter((statement) =>
+        actionsOf(statement).some((action) =>
+          /PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem/.test(action),
+        ),
+      );
+      if (route.writesPartitions.length === 0) {
+        expect(writes).toEqual([]);
+      } else {
+        expect(only(writes, `write statement of ${route.id}`)).toMatchObject({
+          Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+          Condition: {
+            'ForAllValues:StringLike': {
+              'dynamodb:LeadingKeys': route.writesPartitions.map((prefix) => `${prefix}*`),
+            },
+          },
+        });
+      }
       expect(dynamoActions(statements)).toEqual(
-        expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']),
+        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']),
       );
       if (route.usesServiceSecrets) {
         expect(statements).toContainEqual(

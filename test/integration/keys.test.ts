@@ -66,6 +66,13 @@ describe('operator CLI as a real process', () => {
     expect(stderr).toContain('local outbox:');
   });
 
+  it('leaves no key in the local runtime file', async () => {
+    const runtime = await readFile(join(inject('localDirectory'), 'runtime.json'), 'utf8');
+
+    expect(runtime).not.toMatch(/svc_[0-9A-Za-z]{46}/);
+    expect(runtime).not.toContain(inject('demoKey'));
+  });
+
   it('exits non-zero with a message that says what to fix', async () => {
     const taken = await admin(
       'partners',

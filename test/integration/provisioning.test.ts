@@ -95,6 +95,27 @@ describe('provisioning transaction (DynamoDB Local)', () => {
     expect(await seatsOf(first.hostUserId)).toBe(2);
   });
 
+  it('two hosts racing for one hotel: one wins, the other is refused and gets no seat on it', async () => {
+    const hotel = `RACE-${Date.now()}`;
+    const [first, second] = [request({ pmsHotelId: hotel }), request({ pmsHotelId: hotel })];
+
+    const outcomes = await Promise.allSettled([
+      provisionSponsoredHost(first),
+      provisionSponsoredHost(second),
+    ]);
+
+    const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    const refused = outcomes.filter((outcome) => outcome.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    expect((refused[0] as PromiseRejectedResult).reason).toBeInstanceOf(PropertyHeldByAnotherHostError);
+    const winner = (won[0] as PromiseFulfilledResult<{ hostUserId: number; propertyId: number }>).value;
+    expect(await seatsOf(winner.hostUserId)).toBe(2);
+    const loserEmail = outcomes[0]?.status === 'rejected' ? first.contactEmail : second.contactEmail;
+    const loserId = await getHostIdByEmail(loserEmail);
+    if (loserId !== undefined) expect((await seatsOf(loserId)) ?? 0).toBe(0);
+  });
+
   it('refuses to move a property to another host account, changing nothing', async () => {
     const base = request();
     const first = await provisionSponsoredHost(base);

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   claimedNonce,
+  InvalidActivationClaimsError,
   MAX_TOKEN_LENGTH,
   mintActivationToken,
   verifyActivationToken,
@@ -40,6 +41,24 @@ describe('activation token', () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     expect(verifyActivationToken(token, secret, NOW)).toEqual({ ok: true, claims });
     expect(claimedNonce(token)).toBe(claims.nonce);
+  });
+
+  it('never mints claims the activation page would refuse', () => {
+    const mint = (email: string, name = 'Casa') =>
+      mintActivationToken(
+        {
+          contact_email: email,
+          contact_name: name,
+          pms_hotel_id: 'P1',
+          requested_product_ids: ['assistant'],
+        },
+        secret,
+        NOW,
+      );
+
+    expect(() => mint('a@b.c')).toThrow(InvalidActivationClaimsError);
+    expect(() => mint('host@example.com', 'two\nlines')).toThrow(/contact_name/);
+    expect(() => mint('host@example.com')).not.toThrow();
   });
 
   it('never mints the same nonce twice', () => {

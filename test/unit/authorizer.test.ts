@@ -2,7 +2,8 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { forgetCachedKeys, presentedKey } from '../../lambdas/api/authenticate';
-import { handler } from '../../lambdas/api/authorizer';
+import { handler, templateSafe } from '../../lambdas/api/authorizer';
+import { renderGatewayResponse } from '../../lambdas/api/gateway-responses';
 import { generateApiKey } from '../../lambdas/domain/api-key';
 import { authorizerEvent, awsError } from '../support/events';
 
@@ -106,6 +107,30 @@ describe('REQUEST authorizer', () => {
     vi.advanceTimersByTime(1_000);
     expect((await ask()).context?.problemType).toContain('revoked-api-key');
     expect(dynamo.commandCalls(GetCommand)).toHaveLength(2);
+  });
+
+  it('puts only template-safe text in the Deny context, so the 401 body is always valid JSON', async () => {
+    const refusals = [
+      await handler(authorizerEvent({ Authorization: 'Bearer nope' })),
+      await handler(authorizerEvent({ Authorization: 'Basic x' })),
+      await (async () => {
+        dynamo.on(GetCommand).resolves({ Item: { ...record, revokedAt: '2026-01-01T00:00:00Z' } });
+        return handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }));
+      })(),
+    ];
+
+    for (const refusal of refusals) {
+      const rendered = renderGatewayResponse('ACCESS_DENIED', {
+        requestId: 'r-1',
+        authorizer: (refusal.context ?? {}) as Record<string, string>,
+      });
+      expect(rendered.statusCode).toBe(401);
+      expect(JSON.parse(rendered.body)).toMatchObject({
+        status: 401,
+        detail: refusal.context?.problemDetail,
+      });
+    }
+    expect(templateSafe('say "hi"\\ back\nnow')).toBe("say 'hi'' back now");
   });
 
   it('lets a DynamoDB failure escape, which API Gateway answers with its 503 authorizer-failure problem', async () => {

@@ -11,6 +11,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mintActivationToken } from '../../lambdas/domain/activation-token';
 import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
+import { handler as activate } from '../../lambdas/pages/activate';
 import { forgetCachedLookups } from '../../lambdas/pages/activation-context';
 import { csrfToken, newSession, sessionCookie } from '../../lambdas/pages/host-session';
 import { handler as marketplace } from '../../lambdas/pages/marketplace';
@@ -140,6 +141,20 @@ describe('pages under DynamoDB faults', () => {
     expect(result.headers?.['Content-Type']).toContain('text/html');
     expect(result.body).not.toMatch(/secretInternalDetail|TypeError|at \w+ \(/);
     expect(result.body).toContain('nothing was changed');
+  });
+
+  it('answers an address with an overlong slug with the 404 page, without a lookup', async () => {
+    const result = await activate(
+      proxyEvent({
+        path: '/partner/x/activate',
+        pathParameters: { slug: 'a'.repeat(3_000) },
+        query: { token: ['t'] },
+      }),
+      lambdaContext,
+    );
+
+    expect(result.statusCode).toBe(404);
+    expect(dynamo.calls()).toHaveLength(0);
   });
 
   it('shows a try-again page when the reveal lookup is throttled', async () => {
