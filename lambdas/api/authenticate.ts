@@ -1,6 +1,7 @@
 import type { ApiKeyRecord } from '../data/api-keys';
 import { getApiKey } from '../data/api-keys';
 import { apiKeyState, digestApiKey, digestsMatch, parseApiKey } from '../domain/api-key';
+import { headerValue } from '../shared/http-headers';
 import type { ProblemName } from '../shared/problems';
 
 export type Authentication =
@@ -15,26 +16,18 @@ export type Authentication =
 
 type Headers = Record<string, string | undefined> | null | undefined;
 
-function header(headers: Headers, name: string): string | undefined {
-  if (!headers) return undefined;
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === name && value !== undefined) return value;
-  }
-  return undefined;
-}
-
 /**
  * The presented key: `Authorization: Bearer <key>` (preferred) or `X-Enterprise-Key: <key>`. An
  * Authorization header in another form is a credential we cannot use: it is refused with a
  * message, never ignored or guessed at.
  */
 export function presentedKey(headers: Headers): { key: string } | { wrongScheme: true } | undefined {
-  const authorization = header(headers, 'authorization')?.trim();
+  const authorization = headerValue(headers, 'authorization')?.trim();
   if (authorization) {
     const bearer = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
     return bearer ? { key: bearer } : { wrongScheme: true };
   }
-  const enterpriseKey = header(headers, 'x-enterprise-key')?.trim();
+  const enterpriseKey = headerValue(headers, 'x-enterprise-key')?.trim();
   return enterpriseKey ? { key: enterpriseKey } : undefined;
 }
 

@@ -1,12 +1,14 @@
 import type middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { isRetryableCancellation } from '../data/db';
+
 import { consumeRequest } from '../data/rate-windows';
 import type { RateDecision } from '../domain/rate-limit';
 import { rateLimitHeaders } from '../domain/rate-limit';
 import type { Scope } from '../domain/scopes';
 import { parseScopeList } from '../domain/scopes';
+import { isTransientAwsError } from '../shared/aws-errors';
+import { headerValue } from '../shared/http-headers';
 import { logger } from '../shared/logger';
 import type { ProblemBody } from '../shared/problems';
 import { PROBLEM_CONTENT_TYPE, ProblemError } from '../shared/problems';
@@ -27,32 +29,6 @@ export interface PartnerApiContext extends Context {
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>;
 type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>;
-
-/** AWS SDK failures that mean "busy or unreachable right now", not "bad request". */
-const TRANSIENT_ERROR_NAMES = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'TransactionConflictException',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TimeoutError',
-  'RequestTimeout',
-  'RequestTimeoutException',
-]);
-
-const TRANSIENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
-
-export function isTransientAwsError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (isRetryableCancellation(error)) return true;
-  const { code, $retryable } = error as Error & { code?: string; $retryable?: unknown };
-  return (
-    TRANSIENT_ERROR_NAMES.has(error.name) ||
-    (code !== undefined && TRANSIENT_ERROR_CODES.has(code)) ||
-    $retryable !== undefined
-  );
-}
 
 /** Maps any thrown value to the problem the client sees; unexpected ones are logged, never shown. */
 export function toProblemError(error: unknown): ProblemError {
@@ -168,9 +144,7 @@ export function requireScope(scope: Scope): Middleware {
 export function acceptJson(): Middleware {
   return {
     before: async (request: Request) => {
-      const accept = Object.entries(request.event.headers ?? {}).find(
-        ([name]) => name.toLowerCase() === 'accept',
-      )?.[1];
+      const accept = headerValue(request.event.headers, 'accept');
       if (accept && !acceptsJson(accept)) {
         throw new ProblemError(
           'not-acceptable',

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { headerValue } from '../shared/http-headers';
 import { ProblemError } from '../shared/problems';
 
 /**
@@ -12,8 +13,7 @@ export const COMPRESS_ABOVE_BYTES = 256 * 1024;
 export const MAX_BODY_BYTES = 5_500_000;
 
 export function acceptsGzip(headers: Record<string, string | undefined> | null | undefined): boolean {
-  const value =
-    Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'accept-encoding')?.[1] ?? '';
+  const value = headerValue(headers, 'accept-encoding') ?? '';
   return value
     .split(',')
     .map((part) => part.trim().toLowerCase().split(';'))

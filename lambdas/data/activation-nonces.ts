@@ -1,11 +1,8 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
-import { documentClient, TABLE_NAME, ttlEpochSeconds } from './db';
+import { documentClient, TABLE_NAME, type TransactItem, ttlEpochSeconds } from './db';
 import { NONCE_PARTITION } from './partitions';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** What an activation link provisioned; stored under its nonce when the link is used. */
 export interface ConsumedNonce {

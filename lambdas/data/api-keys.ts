@@ -1,11 +1,9 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../domain/scopes';
 import { isScope } from '../domain/scopes';
-import { documentClient, GSI1, isConditionFailure, TABLE_NAME } from './db';
+import { isConditionFailure } from '../shared/aws-errors';
+import { documentClient, GSI1, TABLE_NAME, type TransactItem } from './db';
 import { API_KEY_PARTITION, partnerPartition } from './partitions';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** A stored partner key: its prefix and digest, never the key itself. */
 export interface ApiKeyRecord {

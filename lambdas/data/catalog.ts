@@ -1,7 +1,8 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Product } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
-import { documentClient, GSI1, isConditionFailure, TABLE_NAME } from './db';
+import { isConditionFailure } from '../shared/aws-errors';
+import { documentClient, GSI1, TABLE_NAME } from './db';
 
 const productKey = (id: string) => ({ PK: `PRODUCT#${id}`, SK: 'PRODUCT' });
 

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../shared/config';
 
 /** The process-wide DynamoDB client: created once so warm invocations reuse its connections. */
@@ -21,38 +22,22 @@ export const documentClient = DynamoDBDocumentClient.from(
 );
 
 export const TABLE_NAME = config.tableName;
+
+/** One action of a TransactWriteItems call. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Every item of a Query, following its pages. */
+export async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
 export const GSI1 = 'GSI1';
-
-/** True when a single conditional write failed its condition. */
-export function isConditionFailure(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
-
-/** Per-item cancellation codes of a failed transaction, or undefined for other errors. */
-export function transactionCancellationCodes(error: unknown): (string | undefined)[] | undefined {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-  return (reasons ?? []).map((reason) => reason.Code);
-}
-
-const RETRYABLE_CANCELLATION_CODES = new Set([
-  'None',
-  'TransactionConflict',
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-]);
-
-/**
- * A transaction cancelled only because of contention or throttling (another transaction held
- * an item, or capacity ran short): nothing was written, and trying again is right.
- */
-export function isRetryableCancellation(error: unknown): boolean {
-  const codes = transactionCancellationCodes(error);
-  return (
-    codes?.some((code) => code !== 'None') === true &&
-    codes.every((code) => RETRYABLE_CANCELLATION_CODES.has(code ?? 'None'))
-  );
-}
 
 /** Zero-padded decimal so integer ids sort numerically inside a sort key. */
 export function sortableId(id: number): string {

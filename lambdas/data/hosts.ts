@@ -1,10 +1,7 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { normalizeEmail } from '../domain/email';
-import { documentClient, TABLE_NAME } from './db';
+import { documentClient, TABLE_NAME, type TransactItem } from './db';
 import { HOST_EMAIL_PARTITION, HOST_PARTITION } from './partitions';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export interface HostAccount {
   readonly id: number;

@@ -1,11 +1,8 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
-import { documentClient, GSI1, TABLE_NAME } from './db';
+import { documentClient, GSI1, queryAll, TABLE_NAME, type TransactItem } from './db';
 import { partnerPartition } from './partitions';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export interface Partner {
   readonly id: number;
@@ -84,25 +81,13 @@ export async function getPartnerBySlug(slug: string): Promise<Partner | undefine
 
 /** All partners, ordered by slug. */
 export async function listPartners(): Promise<Partner[]> {
-  const partners: Partner[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        IndexName: GSI1,
-        KeyConditionExpression: 'GSI1PK = :partners',
-        ExpressionAttributeValues: { ':partners': 'PARTNERS' },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const partner = toPartner(item);
-      if (partner) partners.push(partner);
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return partners;
+  const items = await queryAll({
+    TableName: TABLE_NAME,
+    IndexName: GSI1,
+    KeyConditionExpression: 'GSI1PK = :partners',
+    ExpressionAttributeValues: { ':partners': 'PARTNERS' },
+  });
+  return items.flatMap((item) => toPartner(item) ?? []);
 }
 
 /** The partner's signing secret, still sealed (see `lambdas/shared/secret-box.ts`). */

@@ -1,9 +1,7 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, GSI1, isConditionFailure, sortableId, TABLE_NAME } from './db';
+import { isConditionFailure } from '../shared/aws-errors';
+import { documentClient, GSI1, queryAll, sortableId, TABLE_NAME, type TransactItem } from './db';
 import { partnerPartition, propertyPartition } from './partitions';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** A sponsored property: one per partner and partner-side `pms_hotel_id`. */
 export interface Property {
@@ -108,23 +106,14 @@ export async function getPropertyIdForPmsHotel(
 
 /** The partner's properties (id and name only), ordered by id. */
 export async function listPropertiesOfPartner(partnerId: number): Promise<{ id: number; name: string }[]> {
-  const properties: { id: number; name: string }[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        KeyConditionExpression: 'PK = :partner AND begins_with(SK, :property)',
-        ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':property': 'PROPERTY#' },
-        ProjectionExpression: 'id, #name',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) properties.push({ id: Number(item.id), name: String(item.name) });
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return properties;
+  const items = await queryAll({
+    TableName: TABLE_NAME,
+    KeyConditionExpression: 'PK = :partner AND begins_with(SK, :property)',
+    ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':property': 'PROPERTY#' },
+    ProjectionExpression: 'id, #name',
+    ExpressionAttributeNames: { '#name': 'name' },
+  });
+  return items.map((item) => ({ id: Number(item.id), name: String(item.name) }));
 }
 
 /** A property by id alone, whoever sponsors it (operators only). */

@@ -1,9 +1,10 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
+import { isRetryableCancellation, transactionCancellationCodes } from '../shared/aws-errors';
 import type { ConsumedNonce } from './activation-nonces';
 import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
 import { allocateId } from './counters';
-import { documentClient, isRetryableCancellation, transactionCancellationCodes } from './db';
+import { documentClient } from './db';
 import { getHostIdByEmail, hostCreationItems, hostEmailCheckItem } from './hosts';
 import {
   getPropertyIdForPmsHotel,

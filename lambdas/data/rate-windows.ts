@@ -2,8 +2,9 @@ import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { RateDecision, RateWindowState } from '../domain/rate-limit';
 import { decideRateLimit, decodeAdmissions, EMPTY_RATE_WINDOW, encodeAdmissions } from '../domain/rate-limit';
+import { isConditionFailure } from '../shared/aws-errors';
 import { ProblemError } from '../shared/problems';
-import { documentClient, isConditionFailure, TABLE_NAME } from './db';
+import { documentClient, TABLE_NAME } from './db';
 import { RATE_LIMIT_PARTITION } from './partitions';
 
 /** Its own partition prefix, so API handlers can be granted writes to these items and no others. */

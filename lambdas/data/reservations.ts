@@ -1,20 +1,13 @@
-import type { BatchGetCommandOutput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dayOfMonth, isoDate, monthOf, parseIsoDate } from '../domain/calendar';
 import type { BookingTotals, BookingWindow } from '../domain/pricing-signals';
 import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../domain/pricing-signals';
 import type { Reservation, ReservationContribution } from '../domain/reservations';
 import { contributionOf, sameReservation, storedReservation } from '../domain/reservations';
-import {
-  documentClient,
-  GSI1,
-  isRetryableCancellation,
-  TABLE_NAME,
-  transactionCancellationCodes,
-} from './db';
+import { isRetryableCancellation, transactionCancellationCodes } from '../shared/aws-errors';
+import { documentClient, GSI1, queryAll, TABLE_NAME, type TransactItem } from './db';
 import { propertyPartition } from './partitions';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /*
  * A property's partition holds its reservations (RES#<id>) and two families of per-month
@@ -267,19 +260,6 @@ function sumBookedMonth(
     else if (match[3] !== undefined)
       into.byChannel.set(match[3], (into.byChannel.get(match[3]) ?? 0) + value);
   }
-}
-
-async function queryAll(
-  input: ConstructorParameters<typeof QueryCommand>[0],
-): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient.send(new QueryCommand({ ...input, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
 }
 
 /**

@@ -1,10 +1,8 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { documentClient, isConditionFailure, TABLE_NAME, ttlEpochSeconds } from './db';
+import { isConditionFailure } from '../shared/aws-errors';
+import { documentClient, TABLE_NAME, type TransactItem, ttlEpochSeconds } from './db';
 import { REVEAL_PARTITION } from './partitions';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** How long a reveal link works before it must be reissued by rotating the key. */
 export const REVEAL_LIFETIME_MS = 7 * 24 * 3_600_000;

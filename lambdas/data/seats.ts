@@ -1,11 +1,8 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
-import { documentClient, sortableId, TABLE_NAME } from './db';
+import { documentClient, sortableId, TABLE_NAME, type TransactItem } from './db';
 import { partnerPartition } from './partitions';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** A seat: one product active on one sponsored property (DESIGN.md "Seats"). */
 export interface Seat {

@@ -1,9 +1,5 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, sortableId, TABLE_NAME } from './db';
+import { queryAll, sortableId, TABLE_NAME, type TransactItem } from './db';
 import { partnerPartition } from './partitions';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** A partner's sponsorship of a host, with the host's active seat count under that partner. */
 export const sponsorshipKey = (partnerId: number, hostId: number) => ({
@@ -46,22 +42,14 @@ export interface SponsoredHostSeats {
 
 /** Every host the partner sponsors with its active seats (one Query, paged). */
 export async function listSponsoredHostSeats(partnerId: number): Promise<SponsoredHostSeats[]> {
-  const hosts: SponsoredHostSeats[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        KeyConditionExpression: 'PK = :partner AND begins_with(SK, :host)',
-        ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':host': 'HOST#' },
-        ProjectionExpression: 'hostUserId, activeSeats',
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      hosts.push({ hostUserId: Number(item.hostUserId), activeSeats: Number(item.activeSeats ?? 0) });
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return hosts;
+  const items = await queryAll({
+    TableName: TABLE_NAME,
+    KeyConditionExpression: 'PK = :partner AND begins_with(SK, :host)',
+    ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':host': 'HOST#' },
+    ProjectionExpression: 'hostUserId, activeSeats',
+  });
+  return items.map((item) => ({
+    hostUserId: Number(item.hostUserId),
+    activeSeats: Number(item.activeSeats ?? 0),
+  }));
 }

@@ -10,7 +10,7 @@ import { config } from '../shared/config';
 import { unseal } from '../shared/secret-box';
 import { loadServiceSecrets } from '../shared/service-secrets';
 import type { PageResponse } from './html';
-import { htmlPage, Layout, messagePage } from './html';
+import { Layout, messagePage } from './html';
 
 /** Looked-up data that changes rarely, kept for a minute per warm instance. */
 const CACHE_MS = 60_000;
@@ -200,5 +200,3 @@ export function ActivationLayout(props: {
     </Layout>
   );
 }
-
-export { htmlPage };

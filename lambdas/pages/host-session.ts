@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { ActivationClaims } from '../domain/activation-token';
 import { isProductId } from '../domain/catalog';
 import { signJson, verifySignedJson } from '../domain/signed-json';
+import { headerValue } from '../shared/http-headers';
 
 /**
  * The host's session after a verified activation link: a signed cookie holding the verified
@@ -57,12 +58,9 @@ export function sessionCookie(session: HostSession, key: Uint8Array, secure: boo
 }
 
 function cookieValue(event: APIGatewayProxyEvent, name: string): string | undefined {
-  const headers = Object.entries(event.headers ?? {}).filter(([header]) => header.toLowerCase() === 'cookie');
-  for (const [, value] of headers) {
-    for (const part of (value ?? '').split(';')) {
-      const [cookieName, ...rest] = part.trim().split('=');
-      if (cookieName === name) return rest.join('=');
-    }
+  for (const part of (headerValue(event.headers, 'cookie') ?? '').split(';')) {
+    const [cookieName, ...rest] = part.trim().split('=');
+    if (cookieName === name) return rest.join('=');
   }
   return undefined;
 }

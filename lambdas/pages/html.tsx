@@ -73,7 +73,8 @@ export function Layout(props: {
   );
 }
 
-export function newNonce(): string {
+/** A fresh nonce for this response's Content-Security-Policy. */
+export function cspNonce(): string {
   return randomBytes(16).toString('base64');
 }
 
@@ -104,7 +105,7 @@ export function htmlPage(
   render: (nonce: string) => VNode,
   extraHeaders: Record<string, string> = {},
 ): PageResponse {
-  const nonce = newNonce();
+  const nonce = cspNonce();
   return {
     statusCode,
     headers: { ...pageHeaders(nonce), ...extraHeaders },

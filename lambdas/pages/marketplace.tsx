@@ -10,7 +10,6 @@ import {
   ActivationLayout,
   formBody,
   formExpiredPage,
-  htmlPage,
   linkProblemPage,
   offeredProducts,
   partnerForSlug,
@@ -23,7 +22,7 @@ import {
 } from './activation-context';
 import type { HostSession } from './host-session';
 import { csrfToken, isValidCsrfToken, provisionedSession, readSession, sessionCookie } from './host-session';
-import { messagePage, tryAgainPage } from './html';
+import { htmlPage, messagePage, tryAgainPage } from './html';
 import { pageHandler } from './page-handler';
 
 function marketplacePage(

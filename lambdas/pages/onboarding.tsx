@@ -10,7 +10,6 @@ import {
   ActivationLayout,
   formBody,
   formExpiredPage,
-  htmlPage,
   partnerForSlug,
   productCatalog,
   seeOther,
@@ -21,6 +20,7 @@ import {
 import type { HostSession } from './host-session';
 import { csrfToken, isValidCsrfToken, readSession } from './host-session';
 import type { PageResponse } from './html';
+import { htmlPage } from './html';
 import {
   CURRENCIES,
   formatPrice,

@@ -1,7 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { isTransientAwsError } from '../api/middleware';
+import { isTransientAwsError } from '../shared/aws-errors';
 import { logger } from '../shared/logger';
 import { messagePage, tryAgainPage } from './html';
 
