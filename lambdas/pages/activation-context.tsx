@@ -9,6 +9,8 @@ import { isPartnerSlug } from '../domain/partner-slug';
 import { config } from '../shared/config';
 import { unseal } from '../shared/secret-box';
 import { loadServiceSecrets } from '../shared/service-secrets';
+import type { HostSession } from './host-session';
+import { readSession } from './host-session';
 import type { PageResponse } from './html';
 import { Layout, messagePage } from './html';
 
@@ -43,6 +45,21 @@ export async function signingSecretOf(partnerId: number): Promise<Buffer | undef
 
 export async function sessionKey(): Promise<Buffer> {
   return (await loadServiceSecrets()).sessionKey;
+}
+
+/**
+ * The partner a page's address names and the host's session for it, with the session key; or,
+ * when either is missing, the page that tells the host why and what to do.
+ */
+export async function openSession(
+  event: APIGatewayProxyEvent,
+): Promise<{ partner: Partner; session: HostSession; key: Buffer } | { page: PageResponse }> {
+  const partner = await partnerForSlug(event.pathParameters?.slug ?? '');
+  if (!partner) return { page: unknownPartnerPage() };
+  const key = await sessionKey();
+  const session = readSession(event, key, partner.slug, Date.now());
+  if (!session) return { page: sessionEndedPage(partner.name) };
+  return { partner, session, key };
 }
 
 /** Cookies are Secure everywhere but on the local http server. */

@@ -12,16 +12,13 @@ import {
   formExpiredPage,
   linkProblemPage,
   offeredProducts,
-  partnerForSlug,
+  openSession,
   productCatalog,
   SECURE_COOKIES,
   seeOther,
-  sessionEndedPage,
-  sessionKey,
-  unknownPartnerPage,
 } from './activation-context';
 import type { HostSession } from './host-session';
-import { csrfToken, isValidCsrfToken, provisionedSession, readSession, sessionCookie } from './host-session';
+import { csrfToken, isValidCsrfToken, provisionedSession, sessionCookie } from './host-session';
 import { htmlPage, messagePage, tryAgainPage } from './html';
 import { pageHandler } from './page-handler';
 
@@ -139,11 +136,9 @@ async function provision(
  * link's work done and goes on too.
  */
 export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
-  const partner = await partnerForSlug(event.pathParameters?.slug ?? '');
-  if (!partner) return unknownPartnerPage();
-  const key = await sessionKey();
-  const session = readSession(event, key, partner.slug, Date.now());
-  if (!session) return sessionEndedPage(partner.name);
+  const opened = await openSession(event);
+  if ('page' in opened) return opened.page;
+  const { partner, session, key } = opened;
   if (session.provisioned) return seeOther('onboarding');
   if (session.claims.exp * 1000 <= Date.now())
     return linkProblemPage('expired', partner.name, session.claims);

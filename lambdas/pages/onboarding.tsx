@@ -10,15 +10,12 @@ import {
   ActivationLayout,
   formBody,
   formExpiredPage,
-  partnerForSlug,
+  openSession,
   productCatalog,
   seeOther,
-  sessionEndedPage,
-  sessionKey,
-  unknownPartnerPage,
 } from './activation-context';
 import type { HostSession } from './host-session';
-import { csrfToken, isValidCsrfToken, readSession } from './host-session';
+import { csrfToken, isValidCsrfToken } from './host-session';
 import type { PageResponse } from './html';
 import { htmlPage } from './html';
 import {
@@ -384,11 +381,9 @@ async function saveStep(
  * shows a step from what is stored (a reload loses nothing); POST saves it and moves on.
  */
 export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
-  const partner = await partnerForSlug(event.pathParameters?.slug ?? '');
-  if (!partner) return unknownPartnerPage();
-  const key = await sessionKey();
-  const session = readSession(event, key, partner.slug, Date.now());
-  if (!session) return sessionEndedPage(partner.name);
+  const opened = await openSession(event);
+  if ('page' in opened) return opened.page;
+  const { partner, session, key } = opened;
   const { provisioned } = session;
   if (!provisioned) return seeOther('marketplace');
   const [property, knowledgeBase, products] = await Promise.all([

@@ -59,7 +59,7 @@ export function addMethodNotAllowed(resource: IResource, allow: readonly string[
   const method = resource.addMethod(
     'ANY',
     new MockIntegration({
-      // No request template: any body and content type reaches the default integration response.
+      // No request template: every body and content type reaches the default integration response.
       passthroughBehavior: PassthroughBehavior.WHEN_NO_TEMPLATES,
       integrationResponses: [
         {

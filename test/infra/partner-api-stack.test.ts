@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponses } from '../../lambdas/api/gateway-responses';
-import { tableDefinition } from '../../lambdas/data/table-definition';
+import { createTableInput, tableDefinition } from '../../lambdas/data/table-definition';
 import { API_BASE_PATH, pageRoutes, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../lambdas/shared/problems';
 import type { DeployedStage } from '../../lib/stage-config';
@@ -434,26 +434,14 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     }
   });
 
-  it('builds the table from the shared definition: on demand, PITR, TTL', () => {
-    const { partitionKey, sortKey, globalIndex, timeToLiveAttribute } = tableDefinition;
+  it('builds the table the local server creates (shared definition): on demand, PITR, TTL', () => {
+    const local = createTableInput('local');
 
     template(stage).hasResourceProperties('AWS::DynamoDB::GlobalTable', {
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [
-        { AttributeName: partitionKey, KeyType: 'HASH' },
-        { AttributeName: sortKey, KeyType: 'RANGE' },
-      ],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: globalIndex.name,
-          KeySchema: [
-            { AttributeName: globalIndex.partitionKey, KeyType: 'HASH' },
-            { AttributeName: globalIndex.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        },
-      ],
-      TimeToLiveSpecification: { AttributeName: timeToLiveAttribute, Enabled: true },
+      BillingMode: local.BillingMode,
+      KeySchema: local.KeySchema,
+      GlobalSecondaryIndexes: local.GlobalSecondaryIndexes,
+      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
       Replicas: [
         Match.objectLike({
           PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
