@@ -34,6 +34,11 @@
  *    gzip, in-process and over HTTP, and up to 1.5 million with DynamoDB mocked.
  * 6. Activation (sections/activation.ts): latency of the provisioning POST on the local
  *    server, 10 hosts at once against one at a time (the baseline), 3 rounds.
+ * 7. Rate limiter (sections/limiter.ts, workers/limiter-instance.ts): the limiter alone in 1, 5,
+ *    20 and 50 independent instances (processes) on one DynamoDB Local, bursts under and over the
+ *    limit on fresh keys at the same offered load: admitted, refused, errors, p50/p99, write
+ *    units. Budgets: 0 errors, exactly min(n, limit) admitted, p99 at 20 instances ≤ 3 × the
+ *    1-instance p99, ≤ 1 write unit per admission.
  *
  * Shared pieces are in bench/lib/: the server process and key minting (service-process.ts),
  * the DynamoDB meter, in-process handler calls, data sets, statistics and the report.
@@ -56,6 +61,7 @@ import { mintKeys, startServiceProcess, useServiceTable } from './lib/service-pr
 import { measureActivation } from './sections/activation';
 import { measureBundles } from './sections/bundles';
 import { measureDynamoCost } from './sections/dynamo-cost';
+import { measureLimiter } from './sections/limiter';
 import { measureScaling } from './sections/scaling';
 import { measureThroughput } from './sections/throughput';
 import { measureWarmHandlers } from './sections/warm-handlers';
@@ -70,6 +76,7 @@ const SECTIONS = [
   { id: 'dynamo-cost', title: '4. DynamoDB cost per call' },
   { id: 'scaling', title: '5. Scaling' },
   { id: 'activation', title: '6. Activation: provisioning transaction latency' },
+  { id: 'limiter', title: '7. The exact rate limiter under contention' },
 ] as const;
 type SectionId = (typeof SECTIONS)[number]['id'];
 
@@ -114,7 +121,9 @@ if (only.has('bundles')) {
 await runSection('bundles', measureBundles);
 await runSection('warm-handlers', measureWarmHandlers);
 
-const needsService = ['throughput', 'dynamo-cost', 'scaling', 'activation'].some((id) => only.has(id));
+const needsService = ['throughput', 'dynamo-cost', 'scaling', 'activation', 'limiter'].some((id) =>
+  only.has(id),
+);
 if (needsService) {
   const { value: service, seconds } = await timed('starting the local server (npm start, own process)', () =>
     startServiceProcess(),
@@ -139,6 +148,7 @@ async function runServiceSections(service: ServiceProcess): Promise<void> {
   await runSection('dynamo-cost', measureDynamoCost);
   await runSection('scaling', () => measureScaling(service));
   await runSection('activation', () => measureActivation(service));
+  await runSection('limiter', () => measureLimiter(service.runtime));
 }
 
 const report: BenchResults = {

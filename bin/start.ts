@@ -1,12 +1,23 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_LAMBDA_RUNTIME_OPTIONS } from '../lib/local/lambda-runtime';
 import { localDirectory } from '../lib/local/runtime';
 import { startLocalService } from '../lib/local/service';
 
-const USAGE = `Usage: npm start [-- --persist] [-- --quiet]
+const USAGE = `Usage: npm start [-- --persist] [-- --quiet] [-- --max-instances N] [-- --idle-seconds S]
   Serves the partner API and pages on HOST:PORT (default 127.0.0.1:3000) against DynamoDB Local.
-  --persist   keep data in .local/dynamodb between runs (default: in memory)
-  --quiet     no access log
+  --persist          keep data in .local/dynamodb between runs (default: in memory)
+  --quiet            no access log
+  --max-instances N  Lambda instances per function at most (default ${DEFAULT_LAMBDA_RUNTIME_OPTIONS.maxInstances}; env LOCAL_LAMBDA_MAX_INSTANCES)
+  --idle-seconds S   an instance idle this long is retired (default ${DEFAULT_LAMBDA_RUNTIME_OPTIONS.idleSeconds}; env LOCAL_LAMBDA_IDLE_SECONDS)
   DYNAMODB_ENDPOINT=http://host:port uses that DynamoDB (Local) instead of starting one.`;
+
+function positiveInteger(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < 1)
+    throw new Error(`${name} must be a positive integer; got "${value}".`);
+  return number;
+}
 
 function readOptions() {
   try {
@@ -14,6 +25,8 @@ function readOptions() {
       options: {
         persist: { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
+        'max-instances': { type: 'string' },
+        'idle-seconds': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     });
@@ -24,7 +37,25 @@ function readOptions() {
     const port = Number(process.env.PORT ?? 3000);
     if (!Number.isInteger(port) || port < 0 || port > 65_535)
       throw new Error(`PORT must be a port number; got "${process.env.PORT}".`);
-    return { persist: values.persist, quiet: values.quiet, port, host: process.env.HOST ?? '127.0.0.1' };
+    const lambda = {
+      maxInstances: positiveInteger(
+        '--max-instances',
+        values['max-instances'] ?? process.env.LOCAL_LAMBDA_MAX_INSTANCES,
+        DEFAULT_LAMBDA_RUNTIME_OPTIONS.maxInstances,
+      ),
+      idleSeconds: positiveInteger(
+        '--idle-seconds',
+        values['idle-seconds'] ?? process.env.LOCAL_LAMBDA_IDLE_SECONDS,
+        DEFAULT_LAMBDA_RUNTIME_OPTIONS.idleSeconds,
+      ),
+    };
+    return {
+      persist: values.persist,
+      quiet: values.quiet,
+      lambda,
+      port,
+      host: process.env.HOST ?? '127.0.0.1',
+    };
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
     process.exit(2);
@@ -42,6 +73,7 @@ try {
     directory: localDirectory(),
     persist: options.persist,
     dynamoDbEndpoint: externalDynamoDb,
+    lambda: options.lambda,
     log: options.quiet ? () => undefined : (line) => console.log(line),
   });
   const [demo, metricsOnly] = service.demoKeys;
@@ -51,6 +83,7 @@ try {
     `  API base URL:   ${service.apiBaseUrl}`,
     `  Pages:          ${service.activationBaseUrl} (reveal and activation links)`,
     `  DynamoDB:       ${service.dynamoDbEndpoint} (${externalDynamoDb ? 'external, from DYNAMODB_ENDPOINT' : options.persist ? 'DynamoDB Local, data in .local/dynamodb' : 'DynamoDB Local in memory; --persist keeps data'})`,
+    `  Lambda runtime: up to ${options.lambda.maxInstances} instances per function (worker threads), idle ones retired after ${options.lambda.idleSeconds} s`,
   ];
   if (demo) {
     lines.push(
@@ -93,6 +126,14 @@ try {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // kill -USR2 <pid>: what the server and its Lambda instances hold, to tell a leak from heap growth.
+  process.on('SIGUSR2', async () => {
+    const { serverHeapBytes, instances, instanceHeapBytes } = await service.memory();
+    const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+    console.log(
+      `memory: server heap ${mib(serverHeapBytes)} MiB; ${instances} idle Lambda instances hold ${mib(instanceHeapBytes)} MiB after GC`,
+    );
+  });
 } catch (error) {
   const message = (error as Error).message;
   const hint = /EADDRINUSE/.test(message)

@@ -157,6 +157,27 @@ export const pageRoutes = [
   },
 ] as const satisfies readonly PageRoute[];
 
+/** The REQUEST authorizer of the partner API: one function in front of every keyed route. */
+export const AUTHORIZER = { id: 'authorizer', entry: 'api/authorizer.ts' } as const;
+
+/** Name of a page route's function (alarms, logs, the local runtime). */
+export const pageFunctionName = (routeId: string) => `${routeId}Page`;
+
+/** A Lambda function of the service: its name in logs and alarms, and its module. */
+export interface ServiceFunctionSpec {
+  readonly name: string;
+  /** Handler module under `lambdas/`, exporting `handler`. */
+  readonly entry: string;
+}
+
+/** Every function the route table makes: the authorizer, one per API route, one per page route. */
+export const serviceFunctions: readonly ServiceFunctionSpec[] = [
+  { name: AUTHORIZER.id, entry: AUTHORIZER.entry },
+  ...partnerApiRoutes.map((route) => ({ name: route.id, entry: route.entry })),
+  ...publicApiRoutes.map((route) => ({ name: route.id, entry: route.entry })),
+  ...pageRoutes.map((route) => ({ name: pageFunctionName(route.id), entry: route.entry })),
+];
+
 export type RouteMatch<R> =
   | { readonly kind: 'match'; readonly route: R; readonly pathParameters: Record<string, string> }
   | { readonly kind: 'method-not-allowed'; readonly allow: readonly string[]; readonly path: string }

@@ -4,6 +4,7 @@ import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { AUTHORIZER, pageFunctionName } from '../lambdas/routes';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
 import { OperationsAlarms } from './constructs/operations-alarms';
@@ -113,12 +114,12 @@ export class PartnerApiStack extends Stack {
       restApi.api.deploymentStage.node.addDependency(apiGatewayAccount);
     }
 
-    const functions = new Map<string, ServiceFunction>([['authorizer', this.partnerApi.authorizerFunction]]);
+    const functions = new Map<string, ServiceFunction>([[AUTHORIZER.id, this.partnerApi.authorizerFunction]]);
     for (const [routeId, routeFunction] of this.partnerApi.routeFunctions) {
       functions.set(routeId, routeFunction);
     }
     for (const [routeId, pageFunction] of this.activationPages.pageFunctions) {
-      functions.set(`${routeId}Page`, pageFunction);
+      functions.set(pageFunctionName(routeId), pageFunction);
     }
     this.alarms = new OperationsAlarms(this, 'Alarms', {
       name: stackName(config.stage),

@@ -1,4 +1,5 @@
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../lambdas/domain/rate-limit';
 
 /**
  * The deployed stages and everything that differs between them. The stack takes a
@@ -39,7 +40,7 @@ export interface StageConfig {
   readonly logRetentionDays: RetentionDays;
   /** POWERTOOLS_LOG_LEVEL of every function. */
   readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-  /** Per-key throttle of the usage plan: the backstop of the exact 120-per-minute limit in code. */
+  /** Per-key throttle of the usage plan: the backstop of the exact limit in code (RATE_LIMIT). */
   readonly usagePlanThrottle: ThrottleConfig;
   /** Stage-wide throttle of the partner API (all keys together, and unauthenticated traffic). */
   readonly apiThrottle: ThrottleConfig;
@@ -56,8 +57,15 @@ export interface StageConfig {
   readonly mailFrom: string;
 }
 
-/** Per DESIGN.md: 120 requests per minute per key, as a bucket of 120 refilled at 2 per second. */
-const USAGE_PLAN_THROTTLE: ThrottleConfig = { rateLimit: 2, burstLimit: 120 };
+/**
+ * The exact limit as API Gateway's token bucket: a bucket of `limit` requests, refilled at
+ * `limit / window` per second. AWS applies usage-plan throttles on a best-effort basis, so this is
+ * the backstop; the exact limit is the handlers' own.
+ */
+const USAGE_PLAN_THROTTLE: ThrottleConfig = {
+  rateLimit: RATE_LIMIT.limit / RATE_LIMIT_WINDOW_SECONDS,
+  burstLimit: RATE_LIMIT.limit,
+};
 
 export const stageConfigs: Readonly<Record<DeployedStage, StageConfig>> = {
   sandbox: {

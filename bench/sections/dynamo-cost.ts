@@ -115,7 +115,7 @@ async function itemSizes(keyPrefix: string, rateLimitedPrefix: string): Promise<
     },
     {
       item: `rate window after ${CALLS} requests`,
-      readBy: 'conditional UpdateItem (no read); grows to ≤ 480 B of log at 120 requests',
+      readBy: 'conditional UpdateItem on one slot (no read); about 1,000 B once all 120 slots were used',
       bytes: summarize([rateWindow.bytes]),
     },
     {

@@ -1,3 +1,4 @@
+import { RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS } from '../domain/rate-limit';
 import type { ProblemName } from '../shared/problems';
 import { PROBLEM_CONTENT_TYPE, problemCatalog, problemTypeUri } from '../shared/problems';
 
@@ -79,14 +80,21 @@ const definitions: GatewayResponseDefinition[] = [
   ),
   catalogued('MISSING_AUTHENTICATION_TOKEN', 'not-found', NOT_FOUND_DETAIL),
   catalogued('RESOURCE_NOT_FOUND', 'not-found', NOT_FOUND_DETAIL),
-  catalogued('THROTTLED', 'rate-limited', 'Too many requests for this key: at most 120 per rolling minute.', {
-    'Retry-After': '1',
-  }),
+  catalogued(
+    'THROTTLED',
+    'rate-limited',
+    `Too many requests for this key: at most ${RATE_LIMIT_POLICY_TEXT}.`,
+    {
+      'Retry-After': '1',
+    },
+  ),
   catalogued(
     'QUOTA_EXCEEDED',
     'rate-limited',
-    'Too many requests for this key: at most 120 per rolling minute.',
-    { 'Retry-After': '60' },
+    `Too many requests for this key: at most ${RATE_LIMIT_POLICY_TEXT}.`,
+    {
+      'Retry-After': String(RATE_LIMIT_WINDOW_SECONDS),
+    },
   ),
   catalogued(
     'AUTHORIZER_FAILURE',

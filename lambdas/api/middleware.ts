@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 
 import { consumeRequest } from '../data/rate-windows';
 import type { RateDecision } from '../domain/rate-limit';
-import { rateLimitHeaders } from '../domain/rate-limit';
+import { rateLimitedDetail, rateLimitHeaders } from '../domain/rate-limit';
 import type { Scope } from '../domain/scopes';
 import { parseScopeList } from '../domain/scopes';
 import { isTransientAwsError } from '../shared/aws-errors';
@@ -110,17 +110,14 @@ export function authenticatedPartner(): Middleware {
   };
 }
 
-/** Exactly 120 requests per rolling 60 s per key, counted in DynamoDB. */
+/** The exact per-key limit (RATE_LIMIT), counted in DynamoDB whatever the number of instances. */
 export function rateLimit(): Middleware {
   return {
     before: async (request: Request) => {
       const decision = await consumeRequest(request.context.partner.keyPrefix);
       request.context.rateDecision = decision;
       if (!decision.admitted) {
-        throw new ProblemError(
-          'rate-limited',
-          `This key made ${decision.limit} requests in the last 60 seconds. Retry after ${decision.resetSeconds} s.`,
-        );
+        throw new ProblemError('rate-limited', rateLimitedDetail(decision.resetSeconds));
       }
     },
   };

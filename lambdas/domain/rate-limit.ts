@@ -1,83 +1,103 @@
 /**
- * Exact rolling-window rate limit (DESIGN.md): at most `limit` requests in any `windowMs`.
- * The state is a sliding log of the admission times still inside the window; it holds at
- * most `limit` entries, so it fits in one small DynamoDB item.
+ * The exact per-key rate limit: at most `limit` requests in any rolling `windowMs`, across any
+ * number of Lambda instances. This constant is the only place the numbers are written: the
+ * algorithm, the response headers, the usage-plan backstop (`lib/stage-config.ts`), the 429
+ * texts, the OpenAPI document and the docs all derive from it (docs/rate-limit.md explains the
+ * algorithm).
  */
 export const RATE_LIMIT = { limit: 120, windowMs: 60_000 } as const;
 
-export interface RateWindowState {
-  /** Optimistic-concurrency version of the stored item (0 when none is stored yet). */
-  readonly version: number;
-  /** Admission times (ms since epoch), oldest first. */
-  readonly admittedAt: readonly number[];
+/** The window in whole seconds, as headers and messages state it. */
+export const RATE_LIMIT_WINDOW_SECONDS = RATE_LIMIT.windowMs / 1_000;
+
+/** "120 requests per rolling 60 seconds": the policy in words, for messages and docs. */
+export const RATE_LIMIT_POLICY_TEXT = `${RATE_LIMIT.limit} requests per rolling ${RATE_LIMIT_WINDOW_SECONDS} seconds`;
+
+export interface RateLimitPolicy {
+  readonly limit: number;
+  readonly windowMs: number;
 }
 
-export const EMPTY_RATE_WINDOW: RateWindowState = { version: 0, admittedAt: [] };
+/**
+ * A key's window as one instance last saw it: `limit` slots, each holding the time (ms since
+ * the Unix epoch) of the last request admitted through it, or 0 if none ever was. A slot is
+ * busy for `windowMs` after its admission. A slot is only ever claimed once it is free, by a
+ * request that came at least `windowMs` later, so stored times only grow: a slot seen busy is
+ * still busy now, and a view can be out of date but never wrong about a busy slot.
+ */
+export type SlotTimes = readonly number[];
+
+export function emptySlots(policy: RateLimitPolicy = RATE_LIMIT): number[] {
+  return Array.from({ length: policy.limit }, () => NEVER_ADMITTED);
+}
+
+/** A slot's time when no request was ever admitted through it. */
+export const NEVER_ADMITTED = 0;
+
+const isFree = (admittedAtMs: number, nowMs: number, windowMs: number) =>
+  admittedAtMs === NEVER_ADMITTED || admittedAtMs + windowMs <= nowMs;
+
+/** Indexes of the slots that are free at `nowMs` in this view. */
+export function freeSlots(slots: SlotTimes, nowMs: number, policy: RateLimitPolicy = RATE_LIMIT): number[] {
+  const free: number[] = [];
+  slots.forEach((admittedAtMs, index) => {
+    if (isFree(admittedAtMs, nowMs, policy.windowMs)) free.push(index);
+  });
+  return free;
+}
+
+/**
+ * A slot to claim, at random among those free in this view (instances that race for one key
+ * then rarely pick the same one), or undefined when the view shows every slot busy: `limit`
+ * requests were admitted in the last `windowMs`, and the request must be refused.
+ */
+export function chooseFreeSlot(
+  slots: SlotTimes,
+  nowMs: number,
+  random: () => number,
+  policy: RateLimitPolicy = RATE_LIMIT,
+): number | undefined {
+  const free = freeSlots(slots, nowMs, policy);
+  return free[Math.min(free.length - 1, Math.floor(random() * free.length))];
+}
 
 export interface RateDecision {
   readonly admitted: boolean;
   /** When the decision was taken (ms since epoch); the headers count from here. */
   readonly atMs: number;
-  /** The state to store when admitted. */
-  readonly next: RateWindowState;
   readonly limit: number;
+  /** Requests the key may still make now. */
   readonly remaining: number;
   /** Whole seconds until `remaining` next goes up (0 when nothing counts against the key). */
   readonly resetSeconds: number;
 }
 
-/** Decides one request at `nowMs`. Pure: the caller stores `next` with a version condition. */
-export function decideRateLimit(
-  state: RateWindowState,
+/**
+ * The decision a view gives at `nowMs`: after an admission, the view holds the stored slots
+ * including the one just claimed; for a refusal, the view that showed every slot busy.
+ */
+export function rateDecision(
+  slots: SlotTimes,
   nowMs: number,
-  { limit, windowMs }: { limit: number; windowMs: number } = RATE_LIMIT,
+  admitted: boolean,
+  policy: RateLimitPolicy = RATE_LIMIT,
 ): RateDecision {
-  const inWindow = state.admittedAt.filter((at) => at > nowMs - windowMs);
-  const admitted = inWindow.length < limit;
-  // Sorted, so the oldest entry is first even if clocks of two writers disagree slightly.
-  const counted = admitted ? [...inWindow, nowMs].sort((a, b) => a - b) : inWindow;
-  const oldest = counted[0];
-  const resetSeconds = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + windowMs - nowMs) / 1000));
+  const busy = slots.filter((admittedAtMs) => !isFree(admittedAtMs, nowMs, policy.windowMs));
+  const oldest = busy.length > 0 ? Math.min(...busy) : undefined;
   return {
     admitted,
     atMs: nowMs,
-    next: { version: state.version + 1, admittedAt: counted },
-    limit,
-    remaining: limit - counted.length,
-    resetSeconds,
+    limit: policy.limit,
+    remaining: policy.limit - busy.length,
+    resetSeconds:
+      oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + policy.windowMs - nowMs) / 1000)),
   };
-}
-
-const ENTRY_BYTES = 4;
-
-/**
- * Packs admission times as unsigned 32-bit millisecond offsets from `base` (the oldest
- * entry), so 120 entries cost 480 bytes and a write stays within one write unit.
- */
-export function encodeAdmissions(admittedAt: readonly number[]): { base: number; packed: Uint8Array } {
-  const base = admittedAt[0] ?? 0;
-  const packed = new Uint8Array(admittedAt.length * ENTRY_BYTES);
-  const view = new DataView(packed.buffer);
-  admittedAt.forEach((at, index) => {
-    view.setUint32(index * ENTRY_BYTES, Math.min(Math.max(at - base, 0), 0xffff_ffff));
-  });
-  return { base, packed };
-}
-
-export function decodeAdmissions(base: number, packed: Uint8Array): number[] {
-  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
-  const admittedAt: number[] = [];
-  for (let offset = 0; offset + ENTRY_BYTES <= packed.byteLength; offset += ENTRY_BYTES) {
-    admittedAt.push(base + view.getUint32(offset));
-  }
-  return admittedAt;
 }
 
 /** Response headers: IETF RateLimit / RateLimit-Policy, and the X-RateLimit-* trio. */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
-  const windowSeconds = RATE_LIMIT.windowMs / 1000;
   const headers: Record<string, string> = {
-    'RateLimit-Policy': `"per-key";q=${decision.limit};w=${windowSeconds}`,
+    'RateLimit-Policy': `"per-key";q=${decision.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`,
     RateLimit: `"per-key";r=${decision.remaining};t=${decision.resetSeconds}`,
     'X-RateLimit-Limit': String(decision.limit),
     'X-RateLimit-Remaining': String(decision.remaining),
@@ -85,4 +105,9 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
   };
   if (!decision.admitted) headers['Retry-After'] = String(Math.max(1, decision.resetSeconds));
   return headers;
+}
+
+/** The detail of a 429: how many requests, in what window, and when to retry. */
+export function rateLimitedDetail(resetSeconds: number): string {
+  return `This key made ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} seconds. Retry after ${resetSeconds} s.`;
 }

@@ -10,16 +10,13 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { API_KEY_PARTITION, RATE_LIMIT_PARTITION } from '../../lambdas/data/partitions';
 import type { PartnerApiRoute } from '../../lambdas/routes';
-import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
+import { API_BASE_PATH, AUTHORIZER, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { acknowledgeNagFinding } from './nag';
 import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';
 import type { FunctionSettings } from './service-function';
 import { ServiceFunction } from './service-function';
 import type { ServiceRestApiProps } from './service-rest-api';
 import { ServiceRestApi } from './service-rest-api';
-
-/** Module of the REQUEST authorizer under `lambdas/`. */
-export const AUTHORIZER_ENTRY = 'api/authorizer.ts';
 
 export interface PartnerApiProps {
   readonly table: ITableV2;
@@ -66,7 +63,7 @@ export class PartnerApi extends Construct {
 
     this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
       ...props.functionSettings,
-      entry: AUTHORIZER_ENTRY,
+      entry: AUTHORIZER.entry,
       description: 'Partner API key authorizer',
     });
     this.authorizerFunction.bindTable({

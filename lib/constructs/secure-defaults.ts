@@ -9,6 +9,12 @@ import {
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  FUNCTION_BUNDLING,
+  FUNCTION_MEMORY_MB,
+  FUNCTION_NODE_OPTIONS,
+  FUNCTION_TIMEOUT_SECONDS,
+} from '../function-defaults';
 
 /**
  * The secure defaults of every construct in this app, in one file (aws-solutions-constructs
@@ -24,30 +30,20 @@ export const LAMBDA_DEFAULTS = {
   architecture: Architecture.ARM_64,
   tracing: Tracing.ACTIVE,
   loggingFormat: LoggingFormat.JSON,
-  memorySize: 512,
-  /**
-   * The DynamoDB client gives up on a call after 3 attempts of at most 1 s to connect and 2.5 s
-   * to answer (about 11 s with back-off), and the handler turns that into a 503. 15 s leaves
-   * room for that answer and stays under API Gateway's 29 s integration timeout.
-   */
-  timeout: Duration.seconds(15),
+  memorySize: FUNCTION_MEMORY_MB,
+  timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
 } as const;
 
-/** Node's `require` for the rare CommonJS dependency inside an ESM bundle. */
-const CREATE_REQUIRE_BANNER =
-  "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);";
-
-/** esbuild settings: one minified ESM file per handler, AWS SDK included (pinned by our lock file). */
+/** esbuild settings of `FUNCTION_BUNDLING`, for the runtime above. */
 export const BUNDLING_DEFAULTS: BundlingOptions = {
   format: OutputFormat.ESM,
-  mainFields: ['module', 'main'],
-  banner: CREATE_REQUIRE_BANNER,
+  mainFields: [...FUNCTION_BUNDLING.mainFields],
+  banner: FUNCTION_BUNDLING.banner,
   target: 'node24',
-  minify: true,
-  sourceMap: true,
+  minify: FUNCTION_BUNDLING.minify,
+  sourceMap: FUNCTION_BUNDLING.sourceMap,
   sourceMapMode: SourceMapMode.DEFAULT,
-  // Stack traces map to file and line; the sources themselves stay out of the asset.
-  sourcesContent: false,
+  sourcesContent: FUNCTION_BUNDLING.sourcesContent,
   externalModules: [],
 };
 
@@ -57,7 +53,7 @@ export function baseEnvironment(stage: string, logLevel: string): Record<string,
     STAGE: stage,
     POWERTOOLS_SERVICE_NAME: 'partner-api',
     POWERTOOLS_LOG_LEVEL: logLevel,
-    NODE_OPTIONS: '--enable-source-maps',
+    NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
   };
 }
 

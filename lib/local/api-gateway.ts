@@ -1,26 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
   APIGatewayRequestAuthorizerEvent,
-  Context,
 } from 'aws-lambda';
 import type { GatewayResponseType } from '../../lambdas/api/gateway-responses';
 import { methodNotAllowedDetail, renderGatewayResponse } from '../../lambdas/api/gateway-responses';
 import type { PageRoute, PartnerApiRoute, PublicApiRoute } from '../../lambdas/routes';
 import {
   API_BASE_PATH,
+  AUTHORIZER,
   matchRoute,
+  pageFunctionName,
   pageRoutes,
   partnerApiRoutes,
   publicApiRoutes,
 } from '../../lambdas/routes';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../../lambdas/shared/problems';
-
-const LAMBDAS_DIRECTORY = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'lambdas');
+import type { InvocationOutcome, InvocationReport, LocalLambdaRuntime } from './lambda-runtime';
 
 /** An HTTP request as the local server received it. */
 export interface GatewayRequest {
@@ -40,42 +38,8 @@ export interface GatewayResult {
   readonly body: string | Buffer;
   /** For the access log. */
   readonly keyPrefix?: string;
-}
-
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type AuthorizerHandler = (
-  event: APIGatewayRequestAuthorizerEvent,
-  context: Context,
-) => Promise<APIGatewayAuthorizerResult>;
-
-const loaded = new Map<string, Promise<unknown>>();
-
-/** Imports a handler module once, like a warm Lambda. */
-async function loadHandler<T>(entry: string): Promise<T> {
-  let module = loaded.get(entry);
-  if (!module) {
-    module = import(pathToFileURL(join(LAMBDAS_DIRECTORY, entry)).href);
-    loaded.set(entry, module);
-  }
-  return ((await module) as { handler: T }).handler;
-}
-
-function lambdaContext(functionName: string, requestId: string): Context {
-  const started = Date.now();
-  return {
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '256',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => Math.max(0, 10_000 - (Date.now() - started)),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  /** The functions this request invoked, in order (the access log shows cold starts). */
+  readonly invocations: readonly InvocationReport[];
 }
 
 interface ParsedRequest {
@@ -173,25 +137,38 @@ function proxyEvent(
   };
 }
 
-/** Lambda refuses a synchronous response over 6 MB; API Gateway then answers 502. */
-const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
+/**
+ * Lambda's limit on a synchronous response: it measures the payload the function returns, the
+ * serialized JSON (escapes, headers and base64 included). Over it, the invocation fails and
+ * API Gateway answers 502.
+ */
+export const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
 
-function exceedsLambdaLimit(result: APIGatewayProxyResult): boolean {
-  return Buffer.byteLength(JSON.stringify(result)) > LAMBDA_RESPONSE_LIMIT_BYTES;
+function isProxyResult(value: unknown): value is APIGatewayProxyResult {
+  const result = value as APIGatewayProxyResult | null;
+  return typeof result === 'object' && result !== null && Number.isInteger(result.statusCode);
 }
 
-function fromProxyResult(result: APIGatewayProxyResult, requestId: string): GatewayResult {
+/** A function's answer as API Gateway's Lambda proxy integration turns it into a response. */
+function fromInvocation(outcome: InvocationOutcome, requestId: string): GatewayResult {
+  const invocations = [outcome.report];
+  // A function error, a payload over Lambda's limit or a malformed proxy response: API Gateway's 502.
+  if (!outcome.ok || Buffer.byteLength(outcome.payload) > LAMBDA_RESPONSE_LIMIT_BYTES)
+    return gatewayResult('DEFAULT_5XX', requestId, invocations, undefined, 502);
+  const result: unknown = JSON.parse(outcome.payload);
+  if (!isProxyResult(result)) return gatewayResult('DEFAULT_5XX', requestId, invocations, undefined, 502);
   const headers: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
     headers[name] = values.map(String);
-  const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
-  return { statusCode: result.statusCode, headers, body };
+  const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : (result.body ?? '');
+  return { statusCode: result.statusCode, headers, body, invocations };
 }
 
 function gatewayResult(
   type: GatewayResponseType,
   requestId: string,
+  invocations: readonly InvocationReport[],
   authorizer?: Record<string, string | number | boolean>,
   statusOverride?: number,
 ): GatewayResult {
@@ -200,6 +177,7 @@ function gatewayResult(
     statusCode: statusOverride ?? rendered.statusCode,
     headers: { ...rendered.headers, 'X-Request-Id': requestId, 'x-amzn-RequestId': requestId },
     body: rendered.body,
+    invocations,
   };
 }
 
@@ -216,129 +194,126 @@ function methodNotAllowed(
     statusCode: 405,
     headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, Allow: allow.join(', '), 'X-Request-Id': requestId },
     body: JSON.stringify(body),
+    invocations: [],
   };
 }
 
-/** Runs the REQUEST authorizer the way API Gateway does, then the route's handler. */
-async function invokePartnerApi(
-  request: GatewayRequest,
-  parsed: ParsedRequest,
-  route: PartnerApiRoute,
-  pathParameters: Record<string, string>,
-  requestId: string,
-): Promise<GatewayResult> {
-  const resource = API_BASE_PATH + route.path;
-  const event = proxyEvent(request, parsed, resource, pathParameters, requestId);
-  const authorizer = await loadHandler<AuthorizerHandler>('api/authorizer.ts');
-  const methodArn = `arn:aws:execute-api:local:000000000000:local/local/${request.method}${resource}`;
-  let decision: APIGatewayAuthorizerResult;
-  try {
-    decision = await authorizer(
-      {
-        type: 'REQUEST',
-        methodArn,
-        resource,
-        path: parsed.path,
-        httpMethod: request.method,
-        headers: parsed.headers,
-        multiValueHeaders: parsed.multiValueHeaders,
-        queryStringParameters: parsed.queryStringParameters,
-        multiValueQueryStringParameters: parsed.multiValueQueryStringParameters,
-        pathParameters: event.pathParameters,
-        stageVariables: null,
-        requestContext: { ...event.requestContext, authorizer: undefined },
-      },
-      lambdaContext('authorizer', randomUUID()),
-    );
-  } catch (error) {
-    return gatewayResult(
-      (error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE',
-      requestId,
-    );
-  }
+/** Only what an authorizer may return reaches the integration: flat scalar context values. */
+function authorizerContext(decision: APIGatewayAuthorizerResult): Record<string, string | number | boolean> {
   const context: Record<string, string | number | boolean> = {};
   for (const [name, value] of Object.entries(decision.context ?? {})) {
     if (value !== null && value !== undefined) context[name] = value;
   }
-  const allowed = decision.policyDocument.Statement.some(
-    (statement) =>
-      statement.Effect === 'Allow' &&
-      'Resource' in statement &&
-      [statement.Resource].flat().includes(methodArn),
-  );
-  if (!allowed) return gatewayResult('ACCESS_DENIED', requestId, context);
-  // API Gateway hands authorizer context values to the integration as strings.
-  event.requestContext.authorizer = {
-    principalId: decision.principalId,
-    ...Object.fromEntries(Object.entries(context).map(([name, value]) => [name, String(value)])),
-  };
-  const handler = await loadHandler<ProxyHandler>(route.entry);
-  try {
-    const result = await handler(event, lambdaContext(route.id, randomUUID()));
-    if (exceedsLambdaLimit(result)) return gatewayResult('DEFAULT_5XX', requestId, undefined, 502);
-    return { ...fromProxyResult(result, requestId), keyPrefix: String(context.keyPrefix) };
-  } catch {
-    // An exception that escapes a handler is API Gateway's 502.
-    return gatewayResult('DEFAULT_5XX', requestId, undefined, 502);
-  }
-}
-
-async function invokePage(
-  request: GatewayRequest,
-  parsed: ParsedRequest,
-  route: PageRoute,
-  pathParameters: Record<string, string>,
-  requestId: string,
-): Promise<GatewayResult> {
-  const handler = await loadHandler<ProxyHandler>(route.entry);
-  try {
-    const result = await handler(
-      proxyEvent(request, parsed, route.path, pathParameters, requestId),
-      lambdaContext(route.id, randomUUID()),
-    );
-    return fromProxyResult(result, requestId);
-  } catch {
-    return gatewayResult('DEFAULT_5XX', requestId, undefined, 502);
-  }
-}
-
-/** A public route of the API: no authorizer, as in the stack. */
-async function invokePublic(
-  request: GatewayRequest,
-  parsed: ParsedRequest,
-  route: PublicApiRoute,
-  requestId: string,
-): Promise<GatewayResult> {
-  const handler = await loadHandler<ProxyHandler>(route.entry);
-  const event = proxyEvent(request, parsed, API_BASE_PATH + route.path, {}, requestId);
-  return fromProxyResult(await handler(event, lambdaContext(route.id, randomUUID())), requestId);
+  return context;
 }
 
 /**
- * API Gateway as deployed, on one machine: route matching, the authorizer, proxy integration
- * and gateway responses. Paths under `/partner-api/v1` are the API; the pages are at the root,
- * as on the activation base URL.
+ * API Gateway as deployed, on one machine: route matching, the REQUEST authorizer, Lambda proxy
+ * integrations and gateway responses, every function invoked through the local Lambda runtime.
+ * Paths under `/partner-api/v1` are the API; the pages are at the root, as on the activation
+ * base URL.
  */
-export async function handleGatewayRequest(request: GatewayRequest): Promise<GatewayResult> {
-  const requestId = randomUUID();
-  const parsed = parseRequest(request);
-  if (parsed.path === API_BASE_PATH || parsed.path.startsWith(`${API_BASE_PATH}/`)) {
-    const apiPath = parsed.path.slice(API_BASE_PATH.length);
-    const open = matchRoute(publicApiRoutes, (route) => [route.method], request.method, apiPath);
-    if (open.kind === 'match') return invokePublic(request, parsed, open.route, requestId);
-    if (open.kind === 'method-not-allowed') {
-      return methodNotAllowed(open.allow, request.method, API_BASE_PATH + open.path, requestId);
+export class LocalApiGateway {
+  constructor(private readonly lambdas: LocalLambdaRuntime) {}
+
+  async handle(request: GatewayRequest): Promise<GatewayResult> {
+    const requestId = randomUUID();
+    const parsed = parseRequest(request);
+    if (parsed.path === API_BASE_PATH || parsed.path.startsWith(`${API_BASE_PATH}/`)) {
+      const apiPath = parsed.path.slice(API_BASE_PATH.length);
+      const open = matchRoute(publicApiRoutes, (route) => [route.method], request.method, apiPath);
+      if (open.kind === 'match') return this.invokePublic(request, parsed, open.route, requestId);
+      if (open.kind === 'method-not-allowed') {
+        return methodNotAllowed(open.allow, request.method, API_BASE_PATH + open.path, requestId);
+      }
+      const match = matchRoute(partnerApiRoutes, (route) => [route.method], request.method, apiPath);
+      if (match.kind === 'no-route') return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId, []);
+      if (match.kind === 'method-not-allowed') {
+        return methodNotAllowed(match.allow, request.method, API_BASE_PATH + match.path, requestId);
+      }
+      return this.invokePartnerApi(request, parsed, match.route, match.pathParameters, requestId);
     }
-    const match = matchRoute(partnerApiRoutes, (route) => [route.method], request.method, apiPath);
-    if (match.kind === 'no-route') return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId);
-    if (match.kind === 'method-not-allowed') {
-      return methodNotAllowed(match.allow, request.method, API_BASE_PATH + match.path, requestId);
-    }
-    return invokePartnerApi(request, parsed, match.route, match.pathParameters, requestId);
+    const page = matchRoute(pageRoutes, (route) => route.methods, request.method, parsed.path);
+    if (page.kind === 'match')
+      return this.invokePage(request, parsed, page.route, page.pathParameters, requestId);
+    if (page.kind === 'method-not-allowed')
+      return methodNotAllowed(page.allow, request.method, page.path, requestId);
+    return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId, []);
   }
-  const page = matchRoute(pageRoutes, (route) => route.methods, request.method, parsed.path);
-  if (page.kind === 'match') return invokePage(request, parsed, page.route, page.pathParameters, requestId);
-  if (page.kind === 'method-not-allowed')
-    return methodNotAllowed(page.allow, request.method, page.path, requestId);
-  return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId);
+
+  /** Runs the REQUEST authorizer the way API Gateway does, then the route's function. */
+  private async invokePartnerApi(
+    request: GatewayRequest,
+    parsed: ParsedRequest,
+    route: PartnerApiRoute,
+    pathParameters: Record<string, string>,
+    requestId: string,
+  ): Promise<GatewayResult> {
+    const resource = API_BASE_PATH + route.path;
+    const event = proxyEvent(request, parsed, resource, pathParameters, requestId);
+    const methodArn = `arn:aws:execute-api:local:000000000000:local/local/${request.method}${resource}`;
+    const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
+      type: 'REQUEST',
+      methodArn,
+      resource,
+      path: parsed.path,
+      httpMethod: request.method,
+      headers: parsed.headers,
+      multiValueHeaders: parsed.multiValueHeaders,
+      queryStringParameters: parsed.queryStringParameters,
+      multiValueQueryStringParameters: parsed.multiValueQueryStringParameters,
+      pathParameters: event.pathParameters,
+      stageVariables: null,
+      requestContext: { ...event.requestContext, authorizer: undefined },
+    };
+    const authorization = await this.lambdas.invoke(AUTHORIZER.id, authorizerEvent);
+    const invocations = [authorization.report];
+    if (!authorization.ok) {
+      // "Unauthorized" is the authorizer's way to ask for a 401; any other failure is its own fault.
+      const type = authorization.errorMessage === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
+      return gatewayResult(type, requestId, invocations);
+    }
+    const decision = JSON.parse(authorization.payload) as APIGatewayAuthorizerResult;
+    const context = authorizerContext(decision);
+    const allowed = decision.policyDocument?.Statement?.some(
+      (statement) =>
+        statement.Effect === 'Allow' &&
+        'Resource' in statement &&
+        [statement.Resource].flat().includes(methodArn),
+    );
+    if (!allowed) return gatewayResult('ACCESS_DENIED', requestId, invocations, context);
+    // API Gateway hands authorizer context values to the integration as strings.
+    event.requestContext.authorizer = {
+      principalId: decision.principalId,
+      ...Object.fromEntries(Object.entries(context).map(([name, value]) => [name, String(value)])),
+    };
+    const result = fromInvocation(await this.lambdas.invoke(route.id, event), requestId);
+    return {
+      ...result,
+      keyPrefix: String(context.keyPrefix),
+      invocations: [...invocations, ...result.invocations],
+    };
+  }
+
+  private async invokePage(
+    request: GatewayRequest,
+    parsed: ParsedRequest,
+    route: PageRoute,
+    pathParameters: Record<string, string>,
+    requestId: string,
+  ): Promise<GatewayResult> {
+    const event = proxyEvent(request, parsed, route.path, pathParameters, requestId);
+    return fromInvocation(await this.lambdas.invoke(pageFunctionName(route.id), event), requestId);
+  }
+
+  /** A public route of the API: no authorizer, as in the stack. */
+  private async invokePublic(
+    request: GatewayRequest,
+    parsed: ParsedRequest,
+    route: PublicApiRoute,
+    requestId: string,
+  ): Promise<GatewayResult> {
+    const event = proxyEvent(request, parsed, API_BASE_PATH + route.path, {}, requestId);
+    return fromInvocation(await this.lambdas.invoke(route.id, event), requestId);
+  }
 }

@@ -3,12 +3,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { API_BASE_PATH } from '../../lambdas/routes';
 import type { ObservedExchange } from '../openapi/contract';
-import { handleGatewayRequest } from './api-gateway';
+import type { GatewayResult, LocalApiGateway } from './api-gateway';
 import { referenceDocs } from './reference-docs';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface HttpServerOptions {
+  readonly gateway: LocalApiGateway;
   readonly host: string;
   readonly port: number;
   readonly log: (line: string) => void;
@@ -27,6 +28,19 @@ async function readBody(request: IncomingMessage): Promise<string | null | 'too-
     chunks.push(chunk as Buffer);
   }
   return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : null;
+}
+
+/** Cold starts and waits for a free instance, as Lambda's REPORT lines would show them. */
+function invocationNotes(result: GatewayResult): string {
+  const notes = result.invocations.flatMap((invocation) => [
+    ...(invocation.coldStartMs === undefined
+      ? []
+      : [`cold start ${invocation.instance} (init ${invocation.coldStartMs.toFixed(0)}ms)`]),
+    ...(invocation.queuedMs >= 1
+      ? [`${invocation.instance} after ${invocation.queuedMs.toFixed(0)}ms queued`]
+      : []),
+  ]);
+  return notes.length > 0 ? ` [${notes.join('; ')}]` : '';
 }
 
 function send(
@@ -55,7 +69,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Serve
         send(response, 413, { 'Content-Type': 'text/plain' }, 'Request body larger than 1 MB.');
         return;
       }
-      const result = await handleGatewayRequest({
+      const result = await options.gateway.handle({
         method: request.method ?? 'GET',
         url: request.url ?? '/',
         rawHeaders: request.rawHeaders,
@@ -72,11 +86,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Serve
       });
       const key = result.keyPrefix ? ` ${result.keyPrefix}` : '';
       options.log(
-        `${request.method} ${request.url?.split('?')[0]} ${result.statusCode} ${(performance.now() - started).toFixed(1)}ms${key}`,
+        `${request.method} ${request.url?.split('?')[0]} ${result.statusCode} ${(performance.now() - started).toFixed(1)}ms${key}${invocationNotes(result)}`,
       );
     } catch (error) {
       // The gateway already turns handler failures into responses; this is the server's own last resort.
-      options.log(`${request.method} ${request.url} failed: ${(error as Error).message}`);
+      options.log(`${request.method} ${request.url?.split('?')[0]} failed: ${(error as Error).message}`);
       if (!response.headersSent) send(response, 502, { 'Content-Type': 'text/plain' }, 'Bad gateway');
     }
   });

@@ -1,10 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { API_BASE_PATH } from '../../lambdas/routes';
+import { API_BASE_PATH, serviceFunctions } from '../../lambdas/routes';
+import { FUNCTION_NODE_OPTIONS } from '../function-defaults';
+import { LocalApiGateway } from './api-gateway';
+import { bundleFunctions } from './bundles';
 import type { DynamoDbLocal } from './dynamodb-local';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import type { HttpServerOptions } from './http-server';
+import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
+import { DEFAULT_LAMBDA_RUNTIME_OPTIONS, LocalLambdaRuntime } from './lambda-runtime';
 import { ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
 import type { DemoKey } from './seed';
 
@@ -22,6 +27,8 @@ export interface LocalServiceOptions {
   readonly observe?: HttpServerOptions['observe'];
   /** Receives one access-log line per request. */
   readonly log: (line: string) => void;
+  /** The local Lambda runtime's instance cap and idle time. @default DEFAULT_LAMBDA_RUNTIME_OPTIONS */
+  readonly lambda?: Partial<LambdaRuntimeOptions>;
 }
 
 export interface LocalService {
@@ -34,6 +41,8 @@ export interface LocalService {
   readonly demoKeys: readonly DemoKey[];
   /** A fresh one-hour activation link of the demo partner, for a new demo host. */
   readonly activationLink: string;
+  /** Heap of the server's own thread and of the idle Lambda instances, after a full GC where Node allows it. */
+  memory(): Promise<{ serverHeapBytes: number; instances: number; instanceHeapBytes: number }>;
   stop(): Promise<void>;
 }
 
@@ -59,6 +68,19 @@ async function demoActivationLink(origin: string, outboxDirectory: string): Prom
     Date.now(),
   );
   return url;
+}
+
+/** Every function of the route table, bundled from its source as the stack bundles it. */
+async function bundledFunctions(
+  directory: string,
+  environment: Record<string, string>,
+): Promise<LocalFunction[]> {
+  const bundles = await bundleFunctions(serviceFunctions, directory);
+  return serviceFunctions.map((spec) => ({
+    name: spec.name,
+    module: bundles.get(spec.name) ?? '',
+    environment,
+  }));
 }
 
 /** The environment the handlers read at cold start, as the stack sets it in AWS. */
@@ -88,6 +110,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const outboxDirectory = join(options.directory, 'outbox');
   let ownDynamoDb: DynamoDbLocal | undefined;
   let server: Server | undefined;
+  let lambdas: LocalLambdaRuntime | undefined;
   try {
     if (!options.dynamoDbEndpoint) {
       const dataDirectory = options.persist ? join(options.directory, 'dynamodb') : undefined;
@@ -102,7 +125,17 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const { seedLocalData } = await import('./seed');
     const demoKeys = await seedLocalData(Date.now());
     const { startHttpServer } = await import('./http-server');
+    lambdas = new LocalLambdaRuntime(
+      await bundledFunctions(join(options.directory, 'bundles'), {
+        ...localEnvironment({ dynamoDbEndpoint, secretsFile }),
+        POWERTOOLS_SERVICE_NAME: 'partner-api',
+        POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+        NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
+      }),
+      { ...DEFAULT_LAMBDA_RUNTIME_OPTIONS, ...options.lambda },
+    );
     server = await startHttpServer({
+      gateway: new LocalApiGateway(lambdas),
       host: options.host,
       port: options.port,
       log: options.log,
@@ -134,18 +167,29 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       startedAt: new Date().toISOString(),
     });
     const runningServer = server;
+    const runningLambdas = lambdas;
     return {
       ...service,
       activationLink,
+      async memory() {
+        // gc is there when the server runs with --expose-gc (the load test starts it so).
+        (globalThis as { gc?: () => void }).gc?.();
+        const { getHeapStatistics } = await import('node:v8');
+        const serverHeapBytes = getHeapStatistics().used_heap_size;
+        const { instances, usedHeapBytes } = await runningLambdas.heapAfterGc();
+        return { serverHeapBytes, instances, instanceHeapBytes: usedHeapBytes };
+      },
       async stop() {
         runningServer.closeAllConnections();
         await new Promise<void>((resolve) => runningServer.close(() => resolve()));
+        await runningLambdas.stop();
         await ownDynamoDb?.stop();
         await removeRuntime(options.directory, process.pid);
       },
     };
   } catch (error) {
     server?.close();
+    await lambdas?.stop();
     await ownDynamoDb?.stop();
     throw error;
   }

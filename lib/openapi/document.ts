@@ -4,7 +4,7 @@ import type { PartnerApiRouteId, PublicApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import type { ProblemName } from '../../lambdas/shared/problems';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog } from '../../lambdas/shared/problems';
-import { RATE_LIMIT } from '../../lambdas/domain/rate-limit';
+import { RATE_LIMIT, RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS, rateLimitedDetail } from '../../lambdas/domain/rate-limit';
 
 type Json = Record<string, unknown>;
 
@@ -41,20 +41,20 @@ const HEADERS: Record<string, Json> = {
     schema: { type: 'string', format: 'uuid', maxLength: 36 },
   },
   'RateLimit-Policy': {
-    description: `The limit of this key (IETF RateLimit fields): ${RATE_LIMIT.limit} requests per rolling ${RATE_LIMIT.windowMs / 1000} s.`,
+    description: `The limit of this key (IETF RateLimit fields): ${RATE_LIMIT_POLICY_TEXT}.`,
     schema: {
       type: 'string',
       maxLength: 100,
       pattern: '^"per-key";q=[0-9]+;w=[0-9]+$',
-      examples: [`"per-key";q=${RATE_LIMIT.limit};w=${RATE_LIMIT.windowMs / 1000}`],
+      examples: [`"per-key";q=${RATE_LIMIT.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`],
     },
   },
   RateLimit: {
     description: 'r: requests left in the window; t: seconds until one more is available.',
     schema: { type: 'string', maxLength: 100, pattern: '^"per-key";r=[0-9]+;t=[0-9]+$', examples: ['"per-key";r=117;t=58'] },
   },
-  'X-RateLimit-Limit': { description: 'Requests allowed per rolling minute.', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 100_000 } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the rolling minute.', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 100_000 } },
+  'X-RateLimit-Limit': { description: `Requests allowed per rolling ${RATE_LIMIT_WINDOW_SECONDS} seconds.`, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 100_000 } },
+  'X-RateLimit-Remaining': { description: `Requests left in the rolling ${RATE_LIMIT_WINDOW_SECONDS} seconds.`, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 100_000 } },
   'X-RateLimit-Reset': {
     description: 'Unix time (seconds) at which one more request is available.',
     schema: { type: 'integer', format: 'int64', minimum: 0, maximum: 99_999_999_999 },
@@ -98,7 +98,7 @@ function exampleDetail(name: ProblemName): string {
     'property-not-found': 'No property 42 is sponsored by your account.',
     'invalid-request': 'lookback_days must be an integer from 1 to 365; got "0".',
     'not-acceptable': 'This API only returns application/json. Send Accept: application/json.',
-    'rate-limited': 'This key made 120 requests in the last 60 seconds. Retry after 12 s.',
+    'rate-limited': rateLimitedDetail(12),
     'service-unavailable': 'The service is busy right now. Retry after the delay in Retry-After.',
     'internal-error': 'Something went wrong on our side. Retry shortly; quote the request_id if it persists.',
     'response-too-large': 'This list is more than one response can carry. Contact us to raise it.',
@@ -149,7 +149,7 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
         ['not-acceptable'],
         [...rateLimited, 'Cache-Control'],
       ),
-      '429': problemResponse(`More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT.windowMs / 1000} s for this key.`, ['rate-limited'], ['Retry-After', ...rateLimited, 'Cache-Control']),
+      '429': problemResponse(`More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key.`, ['rate-limited'], ['Retry-After', ...rateLimited, 'Cache-Control']),
       '500': problemResponse(
         isList ? 'Unexpected failure, or a list larger than one response can carry even compressed.' : 'Unexpected failure; quote the request_id.',
         isList ? ['internal-error', 'response-too-large'] : ['internal-error'],
@@ -188,7 +188,7 @@ const DESCRIPTION = `Seat usage, properties and pricing signals of the hosts you
 
 **Scopes.** \`metrics:read\` (every key) covers GET /usage; \`revenue:read\` (when your agreement includes revenue-management data) covers the property routes.
 
-**Rate limit.** ${RATE_LIMIT.limit} requests per rolling ${RATE_LIMIT.windowMs / 1000} seconds per key, exact. Every response to an authenticated request carries \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-*\` headers; a refused request gets 429 with \`Retry-After\`.
+**Rate limit.** ${RATE_LIMIT_POLICY_TEXT} per key, exact. Every response to an authenticated request carries \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-*\` headers; a refused request gets 429 with \`Retry-After\`.
 
 **Errors** are RFC 9457 problem details (\`application/problem+json\`) whose \`type\` is stable; \`request_id\` matches the \`X-Request-Id\` header.
 

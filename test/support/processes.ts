@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,14 +19,24 @@ export interface ServerProcess {
   output(): string;
   /** Resident set size in MiB, from /proc. */
   rssMiB(): Promise<number>;
+  /** Heap in MiB of the server thread and of its idle Lambda instances, after a full GC (SIGUSR2). */
+  heapAfterGc(): Promise<{ serverMiB: number; instances: number; instancesMiB: number }>;
   /** Runs the operator CLI against this server; returns its parsed --json output. */
   admin(...args: string[]): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
 }
 
-/** `npm start` as its own process, in its own folder, optionally against a given DynamoDB. */
-export async function startServerProcess(environment: Record<string, string> = {}): Promise<ServerProcess> {
+/**
+ * `npm start` as its own process, in its own folder, optionally against a given DynamoDB; with
+ * `accessLog`, its output keeps the access log (cold starts and instances per request). A second
+ * server on the same DynamoDB needs the first one's service secret (`sameSecretAs`).
+ */
+export async function startServerProcess(
+  environment: Record<string, string> = {},
+  { accessLog = false, sameSecretAs }: { accessLog?: boolean; sameSecretAs?: ServerProcess } = {},
+): Promise<ServerProcess> {
   const directory = await mkdtemp(join(tmpdir(), 'partner-api-server-'));
+  if (sameSecretAs) await copyFile(sameSecretAs.runtime.secretsFile, join(directory, 'secrets.json'));
   // Not this process's local service settings: the new server gets its own DynamoDB and secret.
   const {
     DYNAMODB_ENDPOINT: _endpoint,
@@ -42,10 +52,14 @@ export async function startServerProcess(environment: Record<string, string> = {
     PARTNER_API_LOCAL_DIR: directory,
     ...environment,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', '--quiet'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', 'bin/start.ts', ...(accessLog ? [] : ['--quiet'])],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -71,6 +85,22 @@ export async function startServerProcess(environment: Record<string, string> = {
     async rssMiB() {
       const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    },
+    async heapAfterGc() {
+      const reports = () => [
+        ...output.matchAll(
+          /memory: server heap ([\d.]+) MiB; (\d+) idle Lambda instances hold ([\d.]+) MiB/g,
+        ),
+      ];
+      const seen = reports().length;
+      child.kill('SIGUSR2');
+      const deadline = Date.now() + 30_000;
+      while (reports().length === seen) {
+        if (Date.now() > deadline) throw new Error('The server did not report its memory within 30 s');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const [, server = '0', instances = '0', instancesMiB = '0'] = reports().at(-1) ?? [];
+      return { serverMiB: Number(server), instances: Number(instances), instancesMiB: Number(instancesMiB) };
     },
     async admin(...args) {
       const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--json'], {

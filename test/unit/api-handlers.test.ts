@@ -6,13 +6,15 @@ import { handler as properties } from '../../lambdas/api/properties';
 import { handler as usage } from '../../lambdas/api/usage';
 import { forgetRateWindows } from '../../lambdas/data/rate-windows';
 import { awsError, lambdaContext, proxyEvent } from '../support/events';
+import { fakeRateWindowTable } from '../support/rate-window-table';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
+let rateWindows: ReturnType<typeof fakeRateWindowTable>;
 
 beforeEach(() => {
   dynamo.reset();
   forgetRateWindows();
-  dynamo.on(UpdateCommand).resolves({});
+  rateWindows = fakeRateWindowTable(dynamo);
 });
 
 function body(result: { body: string }) {
@@ -160,7 +162,8 @@ describe('revenue routes', () => {
 
     expect(result.statusCode).toBe(403);
     expect(body(result).type).toContain('insufficient-scope');
-    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(1);
+    // One admission written (a fresh key's window is created by its first request).
+    expect(rateWindows.writes.created + rateWindows.writes.claimed).toBe(1);
     expect(dynamo.commandCalls(QueryCommand)).toHaveLength(0);
   });
 

@@ -1,103 +1,68 @@
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import type { RateWindowState } from '../../lambdas/domain/rate-limit';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createRateLimiter } from '../../lambdas/data/rate-windows';
+import type { RateDecision } from '../../lambdas/domain/rate-limit';
 import {
-  decideRateLimit,
-  decodeAdmissions,
-  EMPTY_RATE_WINDOW,
-  encodeAdmissions,
+  chooseFreeSlot,
+  emptySlots,
+  RATE_LIMIT,
+  rateDecision,
   rateLimitHeaders,
 } from '../../lambdas/domain/rate-limit';
+import { awsError } from '../support/events';
+import { fakeRateWindowTable } from '../support/rate-window-table';
 
-function admitMany(state: RateWindowState, times: readonly number[]) {
-  let current = state;
-  const decisions = times.map((at) => {
-    const decision = decideRateLimit(current, at);
-    if (decision.admitted) current = decision.next;
-    return decision;
-  });
-  return { state: current, decisions };
+const { limit, windowMs } = RATE_LIMIT;
+const START = Date.UTC(2026, 10, 22, 12);
+const dynamo = mockClient(DynamoDBDocumentClient);
+
+/** A clock the test moves. */
+function virtualClock(startMs = START) {
+  let nowMs = startMs;
+  return {
+    now: () => nowMs,
+    advance: (ms: number) => {
+      nowMs += ms;
+    },
+  };
 }
 
-describe('exact rolling-window rate limit', () => {
-  it('admits exactly 120 requests in a window and refuses the 121st', () => {
-    const { decisions } = admitMany(
-      EMPTY_RATE_WINDOW,
-      Array.from({ length: 121 }, (_, i) => 1_000 + i),
-    );
+beforeEach(() => {
+  dynamo.reset();
+});
 
-    expect(decisions.filter((d) => d.admitted)).toHaveLength(120);
-    expect(decisions[119]?.remaining).toBe(0);
-    expect(decisions[120]?.admitted).toBe(false);
-  });
+describe('slots: the pure rules', () => {
+  it('chooses only among free slots, and none when all are busy', () => {
+    const slots = emptySlots().map((_, index) => (index === 3 ? 0 : START));
 
-  it('frees a slot exactly when the oldest request is 60 s old, not a millisecond before', () => {
-    const { state } = admitMany(
-      EMPTY_RATE_WINDOW,
-      Array.from({ length: 120 }, () => 0),
-    );
-
-    expect(decideRateLimit(state, 59_999)).toMatchObject({ admitted: false, resetSeconds: 1 });
-    expect(decideRateLimit(state, 60_000)).toMatchObject({ admitted: true, remaining: 119 });
-  });
-
-  it('is rolling, not fixed: requests spread over the window keep counting until each ages out', () => {
-    const times = Array.from({ length: 120 }, (_, i) => i * 500); // 0 .. 59.5 s
-    const { state } = admitMany(EMPTY_RATE_WINDOW, times);
-
-    expect(decideRateLimit(state, 59_999).admitted).toBe(false);
-    const first = decideRateLimit(state, 60_000);
-    expect(first.admitted).toBe(true);
-    expect(decideRateLimit(first.next, 60_001).admitted).toBe(false);
-    expect(decideRateLimit(first.next, 60_500).admitted).toBe(true);
-  });
-
-  it('never admits more than 120 in any 60 s span, whatever the arrival pattern', () => {
-    fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 3_000 }), { minLength: 1, maxLength: 400 }), (gaps) => {
-        let elapsed = 0;
-        const times = gaps.map((gap) => {
-          elapsed += gap;
-          return elapsed;
-        });
-        const { decisions } = admitMany(EMPTY_RATE_WINDOW, times);
-        const admitted = times.filter((_, i) => decisions[i]?.admitted);
-        for (const start of admitted) {
-          expect(admitted.filter((at) => at >= start && at < start + 60_000).length).toBeLessThanOrEqual(120);
-        }
-        // ...and never refuses while fewer than 120 were admitted in the trailing 60 s.
-        times.forEach((at, i) => {
-          const before = times.slice(0, i).filter((t, j) => decisions[j]?.admitted && t > at - 60_000).length;
-          expect(decisions[i]?.admitted).toBe(before < 120);
-        });
-      }),
-      { numRuns: 200 },
-    );
-  });
-
-  it('packs the log into 4 bytes per entry and reads it back exactly', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1_600_000_000_000, max: 2_000_000_000_000 }),
-        fc.array(fc.integer({ min: 0, max: 59_999 }), { maxLength: 120 }),
-        (base, offsets) => {
-          const times = offsets.map((offset) => base + offset).sort((a, b) => a - b);
-          const { base: stored, packed } = encodeAdmissions(times);
-
-          expect(packed.byteLength).toBe(times.length * 4);
-          expect(decodeAdmissions(stored, packed)).toEqual(times);
-        },
+    expect(chooseFreeSlot(slots, START, Math.random)).toBe(3);
+    expect(
+      chooseFreeSlot(
+        slots.map(() => START),
+        START,
+        Math.random,
       ),
-    );
+    ).toBeUndefined();
+  });
+
+  it('frees a slot exactly 60 s after its admission, not a millisecond before', () => {
+    const full = emptySlots().map(() => START);
+
+    expect(chooseFreeSlot(full, START + windowMs - 1, Math.random)).toBeUndefined();
+    expect(chooseFreeSlot(full, START + windowMs, Math.random)).toBeDefined();
+    expect(rateDecision(full, START + windowMs - 1, false)).toMatchObject({ remaining: 0, resetSeconds: 1 });
   });
 
   it('describes the window in IETF and X-RateLimit headers, with Retry-After only when refused', () => {
-    const { state } = admitMany(
-      EMPTY_RATE_WINDOW,
-      Array.from({ length: 120 }, () => 10_000),
+    const full = emptySlots().map(() => 10_000);
+    const refused = rateDecision(full, 40_000, false);
+    const admitted = rateDecision(
+      emptySlots().map((_, index) => (index === 0 ? 40_000 : 0)),
+      40_000,
+      true,
     );
-    const refused = decideRateLimit(state, 40_000);
-    const admitted = decideRateLimit(EMPTY_RATE_WINDOW, 40_000);
 
     expect(rateLimitHeaders(refused)).toEqual({
       'RateLimit-Policy': '"per-key";q=120;w=60',
@@ -109,5 +74,170 @@ describe('exact rolling-window rate limit', () => {
     });
     expect(rateLimitHeaders(admitted)).not.toHaveProperty('Retry-After');
     expect(rateLimitHeaders(admitted).RateLimit).toBe('"per-key";r=119;t=60');
+  });
+});
+
+describe('rate limiter against a conditional store', () => {
+  it('admits a cold instance with one conditional write and no read, learning the stored slots', async () => {
+    const table = fakeRateWindowTable(dynamo);
+    const clock = virtualClock();
+    const earlier = createRateLimiter({ clock: clock.now, random: () => 0 }); // slots 0 to 29
+    for (let i = 0; i < 30; i++) await earlier.consume('svc_Cold0001');
+    const cold = createRateLimiter({ clock: clock.now, random: () => 0.999 }); // slot 119
+    dynamo.resetHistory();
+
+    const decision = await cold.consume('svc_Cold0001');
+
+    expect(decision).toMatchObject({ admitted: true, remaining: limit - 31 });
+    expect(dynamo.calls()).toHaveLength(1);
+    expect(dynamo.commandCalls(UpdateCommand)[0]?.args[0].input.ConditionExpression).toMatch(
+      /^size\(#slots\) = :limit AND #slots\[\d+\] <= :freeBefore$/,
+    );
+    expect(table.writes).toMatchObject({ created: 1, claimed: 30 });
+  });
+
+  it('after a failed condition, retries a slot that the returned item shows free', async () => {
+    const table = fakeRateWindowTable(dynamo);
+    const clock = virtualClock();
+    const other = createRateLimiter({ clock: clock.now, random: () => 0 });
+    await other.consume('svc_Conflict'); // slot 0 taken by another instance
+    // Always the first slot it believes free: slot 0 blindly, then the first free in what it learnt.
+    const stale = createRateLimiter({ clock: clock.now, random: () => 0 });
+    const refusedBefore = table.writes.refused;
+    dynamo.resetHistory();
+
+    const decision = await stale.consume('svc_Conflict');
+
+    const attempts = dynamo.commandCalls(UpdateCommand).map((call) => call.args[0].input.UpdateExpression);
+    expect(attempts).toEqual(['SET #slots[0] = :now', 'SET #slots[1] = :now']);
+    expect(decision).toMatchObject({ admitted: true, remaining: limit - 2 });
+    expect(table.writes.refused - refusedBefore).toBe(1);
+  });
+
+  it('refuses from its own view, with no call at all, once every slot is busy', async () => {
+    fakeRateWindowTable(dynamo);
+    const clock = virtualClock();
+    const limiter = createRateLimiter({ clock: clock.now });
+    for (let i = 0; i < limit; i++) expect((await limiter.consume('svc_Full0001')).admitted).toBe(true);
+    clock.advance(20_000);
+    dynamo.resetHistory();
+
+    const decision = await limiter.consume('svc_Full0001');
+
+    expect(decision).toMatchObject({ admitted: false, remaining: 0, resetSeconds: 40 });
+    expect(dynamo.calls()).toHaveLength(0);
+  });
+
+  it('refuses an instance that has never seen the key only after the store shows it full', async () => {
+    const table = fakeRateWindowTable(dynamo);
+    const clock = virtualClock();
+    const busy = createRateLimiter({ clock: clock.now });
+    for (let i = 0; i < limit; i++) await busy.consume('svc_Full0002');
+    const cold = createRateLimiter({ clock: clock.now });
+    const refusedBefore = table.writes.refused;
+
+    const decision = await cold.consume('svc_Full0002');
+
+    expect(decision).toMatchObject({ admitted: false, remaining: 0 });
+    expect(table.writes.refused - refusedBefore).toBe(1);
+  });
+
+  it('creates the window on a key’s first request; two instances doing so at once both admit', async () => {
+    const table = fakeRateWindowTable(dynamo);
+    const clock = virtualClock();
+    const [a, b] = [createRateLimiter({ clock: clock.now }), createRateLimiter({ clock: clock.now })];
+
+    const decisions = await Promise.all([a.consume('svc_NewKey01'), b.consume('svc_NewKey01')]);
+
+    expect(decisions.map((decision) => decision.admitted)).toEqual([true, true]);
+    expect(table.storedSlots('svc_NewKey01').filter((slot) => slot > 0)).toHaveLength(2);
+    expect(table.writes.created).toBe(1);
+  });
+
+  it('replaces a window of the earlier format or of another size, keeping the times it holds', async () => {
+    const table = fakeRateWindowTable(dynamo);
+    const clock = virtualClock();
+    const busyAt = START - Date.UTC(2026, 0, 1); // stored form: ms since the window epoch
+    table.items.set('RATELIMIT#svc_OldForm1', { PK: 'RATELIMIT#svc_OldForm1', SK: 'RATELIMIT', v: 3 });
+    table.items.set('RATELIMIT#svc_Resized', {
+      PK: 'RATELIMIT#svc_Resized',
+      SK: 'RATELIMIT',
+      slots: Array.from({ length: 50 }, () => busyAt),
+    });
+    const limiter = createRateLimiter({ clock: clock.now });
+
+    const oldForm = await limiter.consume('svc_OldForm1');
+    const resized = await limiter.consume('svc_Resized');
+
+    expect(oldForm).toMatchObject({ admitted: true, remaining: limit - 1 });
+    expect(table.items.get('RATELIMIT#svc_OldForm1')).not.toHaveProperty('v');
+    expect(resized).toMatchObject({ admitted: true, remaining: limit - 51 });
+    expect(table.storedSlots('svc_Resized')).toHaveLength(limit);
+  });
+
+  it('passes a throttled write on as an error (a 503 upstream), never as a refusal', async () => {
+    dynamo.on(UpdateCommand).rejects(awsError('ProvisionedThroughputExceededException'));
+
+    await expect(createRateLimiter().consume('svc_Throttle')).rejects.toMatchObject({
+      name: 'ProvisionedThroughputExceededException',
+    });
+  });
+
+  it('is exact for any number of instances racing in any order, and never fails', async () => {
+    let conflicts = 0;
+    let refusals = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(
+          fc.record({
+            advanceMs: fc.integer({ min: 0, max: 20_000 }),
+            requests: fc.integer({ min: 1, max: 90 }),
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
+        fc.integer(),
+        async (instanceCount, batches, seed) => {
+          dynamo.reset();
+          const table = fakeRateWindowTable(dynamo);
+          const clock = virtualClock();
+          let state = seed;
+          const random = () => {
+            state = (Math.imul(state, 1_103_515_245) + 12_345) | 0;
+            return ((state >>> 0) % 1_000_000) / 1_000_000;
+          };
+          const limiters = Array.from({ length: instanceCount }, () =>
+            createRateLimiter({ clock: clock.now, random }),
+          );
+          const outcomes: { atMs: number; admitted: boolean }[] = [];
+          for (const batch of batches) {
+            clock.advance(batch.advanceMs);
+            // Each request of the batch on an instance chosen at random, all in flight at once.
+            const decisions: RateDecision[] = await Promise.all(
+              Array.from({ length: batch.requests }, () => {
+                const limiter = limiters[Math.floor(random() * instanceCount)] ?? limiters[0];
+                if (!limiter) throw new Error('no limiter');
+                return limiter.consume('svc_Racing01');
+              }),
+            );
+            outcomes.push(
+              ...decisions.map((decision) => ({ atMs: decision.atMs, admitted: decision.admitted })),
+            );
+          }
+          conflicts += table.writes.refused;
+          refusals += outcomes.filter((outcome) => !outcome.admitted).length;
+          const admittedAt = outcomes.filter((outcome) => outcome.admitted).map((outcome) => outcome.atMs);
+          const inWindow = (atMs: number) =>
+            admittedAt.filter((at) => at > atMs - windowMs && at <= atMs).length;
+          for (const at of admittedAt) expect(inWindow(at)).toBeLessThanOrEqual(limit);
+          for (const outcome of outcomes.filter((candidate) => !candidate.admitted))
+            expect(inWindow(outcome.atMs)).toBe(limit);
+        },
+      ),
+      { numRuns: 60 },
+    );
+    // The races above went through the conflict path and filled windows, not around them.
+    expect(conflicts).toBeGreaterThan(0);
+    expect(refusals).toBeGreaterThan(0);
   });
 });

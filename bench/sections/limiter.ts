@@ -1,0 +1,290 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { RATE_LIMIT } from '../../lambdas/domain/rate-limit';
+import type { LocalRuntime } from '../../lib/local/runtime';
+import { childEnvironment } from '../lib/child';
+import { progress } from '../lib/progress';
+import type { BudgetCheck, SectionResult, Table } from '../lib/report';
+import { formatNumber, percentile } from '../lib/stats';
+
+const INSTANCE_COUNTS = [1, 5, 20, 50] as const;
+const BURSTS = [
+  { id: 'under', label: 'under the limit', requests: 100 },
+  { id: 'over', label: 'over the limit', requests: 200 },
+] as const;
+const ROUNDS = Number(process.env.BENCH_LIMITER_ROUNDS ?? 3);
+/** Offered load, the same at every size: what changes is only how many instances share it. */
+const REQUESTS_PER_SECOND = 100;
+
+interface RequestResult {
+  readonly scheduledMs: number;
+  readonly latencyMs: number;
+  /** How late the instance started it (still busy with its previous request). */
+  readonly waitedMs: number;
+  /** Conditional writes it took: 0 for a refusal from the view, 1 without conflict. */
+  readonly writes: number;
+  readonly admitted?: boolean;
+  readonly error?: string;
+}
+
+interface WriteCounts {
+  readonly admitted: number;
+  readonly admittedUnits: number;
+  readonly conditionFailures: number;
+  readonly failedUnits: number;
+}
+
+interface BurstResult {
+  readonly requests: RequestResult[];
+  readonly writes: WriteCounts;
+}
+
+/** An independent instance: its own process (module state, client, connections). */
+interface Instance {
+  readonly child: ChildProcess;
+  run(key: string, at: readonly number[]): Promise<BurstResult>;
+}
+
+async function startInstance(runtime: LocalRuntime): Promise<Instance> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/workers/limiter-instance.ts'], {
+    env: childEnvironment({
+      STAGE: 'local',
+      TABLE_NAME: runtime.tableName,
+      DYNAMODB_ENDPOINT: runtime.dynamoDbEndpoint,
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+    }),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout ?? process.stdin })[Symbol.asyncIterator]();
+  const nextMessage = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`A limiter instance exited (code ${child.exitCode})`);
+    return JSON.parse(value) as unknown;
+  };
+  await nextMessage(); // {"ready": true}
+  return {
+    child,
+    async run(key, at) {
+      child.stdin?.write(`${JSON.stringify({ key, at })}\n`);
+      return (await nextMessage()) as BurstResult;
+    },
+  };
+}
+
+/**
+ * How a burst's requests arrive. Paced: request i is due at start + i / rate on instance i mod n,
+ * the same offered load whatever n, so latency shows the cost of contention. Back to back: each
+ * instance sends its share as fast as it can, so n requests are in flight at once (the shape of
+ * the measurement that found the old limiter's 503s); latency is then each call's own time.
+ */
+const MODES = [
+  {
+    id: 'paced',
+    label: `paced at ${REQUESTS_PER_SECOND} requests/s whatever the number of instances`,
+    dueAt: (index: number, startMs: number) => startMs + Math.round((index * 1000) / REQUESTS_PER_SECOND),
+    latency: (request: RequestResult) => request.latencyMs,
+  },
+  {
+    id: 'back-to-back',
+    label: 'back to back: each instance sends its share as fast as it can',
+    dueAt: (_index: number, startMs: number) => startMs,
+    latency: (request: RequestResult) => request.latencyMs - request.waitedMs,
+  },
+  {
+    id: 'uncontended',
+    label:
+      'baseline of back to back: the same bursts with a key per instance, so no two instances share a window (what the machine and DynamoDB Local alone cost at that concurrency)',
+    dueAt: (_index: number, startMs: number) => startMs,
+    latency: (request: RequestResult) => request.latencyMs - request.waitedMs,
+  },
+] as const;
+type Mode = (typeof MODES)[number];
+
+interface SizeResult {
+  readonly instances: number;
+  readonly bursts: { readonly burst: (typeof BURSTS)[number]; readonly results: BurstResult[][] }[];
+}
+
+const freshKey = () => `svc_${randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8)}`;
+
+/** One burst on a fresh key (a fresh key per instance for the baseline), spread over the instances in turn. */
+async function burst(instances: readonly Instance[], requests: number, mode: Mode): Promise<BurstResult[]> {
+  const sharedKey = freshKey();
+  const startMs = Date.now() + 300;
+  const schedules = instances.map(() => [] as number[]);
+  for (let index = 0; index < requests; index++)
+    schedules[index % instances.length]?.push(mode.dueAt(index, startMs));
+  return Promise.all(
+    instances.map((instance, index) =>
+      instance.run(mode.id === 'uncontended' ? freshKey() : sharedKey, schedules[index] ?? []),
+    ),
+  );
+}
+
+export async function measureLimiter(runtime: LocalRuntime): Promise<SectionResult> {
+  const largest = Math.max(...INSTANCE_COUNTS);
+  progress(`limiter: starting ${largest} independent instances (processes)`);
+  const instances: Instance[] = [];
+  for (let started = 0; started < largest; started += 10)
+    instances.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(10, largest - started) }, () => startInstance(runtime)),
+      )),
+    );
+  const results = new Map<Mode['id'], SizeResult[]>();
+  try {
+    for (const mode of MODES) {
+      const sizes: SizeResult[] = [];
+      for (const count of INSTANCE_COUNTS) {
+        const size: SizeResult = {
+          instances: count,
+          bursts: BURSTS.map((burstType) => ({ burst: burstType, results: [] })),
+        };
+        for (let round = 1; round <= ROUNDS; round++) {
+          for (const entry of size.bursts) {
+            progress(
+              `limiter, ${mode.id}: ${count} instance(s), ${entry.burst.label}, round ${round}/${ROUNDS}`,
+            );
+            entry.results.push(await burst(instances.slice(0, count), entry.burst.requests, mode));
+          }
+        }
+        sizes.push(size);
+      }
+      results.set(mode.id, sizes);
+    }
+  } finally {
+    for (const instance of instances) instance.child.kill('SIGTERM');
+  }
+  return report(results);
+}
+
+function summarizeSize(size: SizeResult, mode: Mode) {
+  const all = size.bursts.flatMap((entry) => entry.results.flat());
+  const requests = all.flatMap((result) => result.requests);
+  const latencies = requests.map(mode.latency).sort((a, b) => a - b);
+  const writes = all.reduce(
+    (sum, result) => ({
+      admitted: sum.admitted + result.writes.admitted,
+      admittedUnits: sum.admittedUnits + result.writes.admittedUnits,
+      conditionFailures: sum.conditionFailures + result.writes.conditionFailures,
+      failedUnits: sum.failedUnits + result.writes.failedUnits,
+    }),
+    { admitted: 0, admittedUnits: 0, conditionFailures: 0, failedUnits: 0 },
+  );
+  const count = (round: BurstResult[], admitted: boolean) =>
+    round.flatMap((result) => result.requests).filter((request) => request.admitted === admitted).length;
+  return {
+    instances: size.instances,
+    requests: requests.length,
+    admitted: requests.filter((request) => request.admitted === true).length,
+    refused: requests.filter((request) => request.admitted === false).length,
+    errors: requests.filter((request) => request.error !== undefined).length,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    writes,
+    perBurst: size.bursts.map((entry) => ({
+      burst: entry.burst,
+      admittedPerRound: entry.results.map((round) => count(round, true)),
+      refusedPerRound: entry.results.map((round) => count(round, false)),
+    })),
+  };
+}
+
+type SizeSummary = ReturnType<typeof summarizeSize>;
+
+const exactCounts = (row: SizeSummary) =>
+  row.perBurst.every((entry) => {
+    const admissible = Math.min(entry.burst.requests, RATE_LIMIT.limit);
+    return (
+      entry.admittedPerRound.every((admitted) => admitted === admissible) &&
+      entry.refusedPerRound.every((refused) => refused === entry.burst.requests - admissible)
+    );
+  });
+
+function modeTable(mode: Mode, rows: readonly SizeSummary[]): Table {
+  const baselineP99 = rows.find((row) => row.instances === 1)?.p99Ms ?? Number.NaN;
+  const f1 = (value: number) => formatNumber(value, 1);
+  return {
+    caption: `${mode.label}; ${ROUNDS} rounds per size of a burst of 100 requests (under the limit) and one of 200 (over it), each on a fresh key`,
+    columns: [
+      'Instances',
+      'admitted per burst (100 / 200 requests)',
+      'refused',
+      'errors',
+      'p50 ms',
+      'p99 ms',
+      'p99 ÷ 1-instance p99',
+      'write units per admission',
+      'failed conditional writes per admission',
+      'all write units per admission (failed ones billed too)',
+    ],
+    rows: rows.map((row) => [
+      String(row.instances),
+      row.perBurst.map((entry) => entry.admittedPerRound.join(', ')).join(' / '),
+      String(row.refused),
+      String(row.errors),
+      f1(row.p50Ms),
+      f1(row.p99Ms),
+      formatNumber(row.p99Ms / baselineP99, 2),
+      formatNumber(row.writes.admittedUnits / row.writes.admitted, 3),
+      formatNumber(row.writes.conditionFailures / row.admitted, 3),
+      formatNumber((row.writes.admittedUnits + row.writes.failedUnits) / row.admitted, 3),
+    ]),
+  };
+}
+
+function report(results: ReadonlyMap<Mode['id'], SizeResult[]>): SectionResult {
+  const summaries = MODES.map((mode) => ({
+    mode,
+    rows: (results.get(mode.id) ?? []).map((size) => summarizeSize(size, mode)),
+  }));
+  const paced = summaries.find((summary) => summary.mode.id === 'paced')?.rows ?? [];
+  const baselineP99 = paced.find((row) => row.instances === 1)?.p99Ms ?? Number.NaN;
+  const twenty = paced.find((row) => row.instances === 20);
+  const f1 = (value: number) => formatNumber(value, 1);
+  const budgets: BudgetCheck[] = [
+    ...summaries
+      .filter(({ mode }) => mode.id !== 'uncontended')
+      .flatMap(({ mode, rows }) =>
+        rows.map((row) => ({
+          name: `${mode.id}, ${row.instances} instance(s): no errors, exactly min(n, ${RATE_LIMIT.limit}) admitted`,
+          budget: `0 errors; every burst of n requests admits min(n, ${RATE_LIMIT.limit}) and refuses the rest`,
+          measured: `${row.errors} errors of ${row.requests} requests; ${row.perBurst
+            .map((entry) => `${entry.burst.requests} requests: ${entry.admittedPerRound.join(', ')} admitted`)
+            .join('; ')}`,
+          pass: row.errors === 0 && exactCounts(row),
+        })),
+      ),
+    {
+      name: 'paced, p99 at 20 instances',
+      budget: '≤ 3 × the 1-instance p99',
+      measured: `${f1(twenty?.p99Ms ?? Number.NaN)} ms vs ${f1(baselineP99)} ms: ${formatNumber((twenty?.p99Ms ?? Number.NaN) / baselineP99, 2)}×`,
+      pass: (twenty?.p99Ms ?? Number.POSITIVE_INFINITY) <= 3 * baselineP99,
+    },
+    ...paced.map((row) => ({
+      name: `paced, ${row.instances} instance(s): write units per admission`,
+      budget: '≤ 1 on average (the window item stays under 1 KB)',
+      measured: `${formatNumber(row.writes.admittedUnits / row.writes.admitted, 3)} (${row.writes.admittedUnits} units for ${row.writes.admitted} admitting writes)`,
+      pass: row.writes.admittedUnits / row.writes.admitted <= 1,
+    })),
+  ];
+  return {
+    id: 'limiter',
+    title: '7. The exact rate limiter under contention',
+    method: [
+      'The limiter alone (`createRateLimiter` from lambdas/data/rate-windows.ts), each instance in its own Node process with its own module state and DynamoDB client, all on the bench service’s DynamoDB Local; each instance serves its requests one at a time, as a Lambda instance does.',
+      'Two arrival shapes. Paced: the same offered load at every size, so latency shows the cost of contention and not of more load on a 2-core machine; a request that finds its instance still busy waits, and the wait counts. Back to back: n requests in flight at once; latency is each call’s own time, and at 20 or 50 instances it mostly measures DynamoDB Local’s queue on 2 cores.',
+      'Write units are DynamoDB Local’s ConsumedCapacity of each admitting write. DynamoDB also bills a failed conditional write (on the stored item’s size): the last column adds those, the price of choosing slots from a view other instances have moved on from.',
+    ].join(' '),
+    tables: summaries.map(({ mode, rows }) => modeTable(mode, rows)),
+    budgets,
+    notes: [],
+    data: {
+      rounds: ROUNDS,
+      requestsPerSecond: REQUESTS_PER_SECOND,
+      modes: summaries.map(({ mode, rows }) => ({ mode: mode.id, rows })),
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Settings every Lambda function of the service shares, without aws-cdk-lib, so the stack
+ * (`lib/constructs/secure-defaults.ts`) and the local runtime (`lib/local/lambda-runtime.ts`) read
+ * the same numbers.
+ */
+
+/**
+ * The DynamoDB client gives up on a call after 3 attempts of at most 1 s to connect and 2.5 s to
+ * answer (about 11 s with back-off), and the handler turns that into a 503. 15 s leaves room for
+ * that answer and stays under API Gateway's 29 s integration timeout.
+ */
+export const FUNCTION_TIMEOUT_SECONDS = 15;
+
+export const FUNCTION_MEMORY_MB = 512;
+
+/** Node's `require` for the rare CommonJS dependency inside an ESM bundle. */
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);";
+
+/**
+ * How every function is bundled by esbuild: one minified ESM file per handler with the AWS SDK
+ * inside (pinned by our lock file) and a source map without the sources. The stack passes these
+ * to CDK's NodejsFunction; the local runtime builds the same bundles at start.
+ */
+export const FUNCTION_BUNDLING = {
+  format: 'esm',
+  mainFields: ['module', 'main'],
+  banner: CREATE_REQUIRE_BANNER,
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+} as const;
+
+/** Stack traces point at sources through the bundle's source map (it costs only when one is formatted). */
+export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
