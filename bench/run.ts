@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the benchmark suite. Writes bench/results.md (tables, with the machine they
- * were measured on) and bench/results.json (the same figures), printing progress on stderr.
+ * were measured on), bench/results.json (the budgets and tables, small enough to diff) and, not
+ * committed, .local/bench/results.full.json (every raw figure), printing progress on stderr.
  * Every figure is a median over repeated runs with min and max; timings that matter are also a
  * ratio against a baseline measured in the same run, because absolute times drift on a shared
  * machine. Each section checks the budgets of issue 5 and says PASS or FAIL.
@@ -48,8 +49,9 @@
  * experiments: BENCH_ONLY=throughput,bundles,… runs only those sections (the results files then
  * hold only those); BENCH_THROUGHPUT_ROUNDS, BENCH_THROUGHPUT_SECONDS, BENCH_WARM_INVOCATIONS.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureSynthesized } from './lib/cdk-assets';
 import { describeMachine } from './lib/machine';
@@ -160,12 +162,18 @@ const report: BenchResults = {
 };
 const markdownFile = fileURLToPath(new URL('results.md', import.meta.url));
 const jsonFile = fileURLToPath(new URL('results.json', import.meta.url));
+const fullFile = fileURLToPath(new URL('../.local/bench/results.full.json', import.meta.url));
 await writeFile(markdownFile, renderMarkdown(report));
-await writeFile(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+// The committed JSON keeps what the Markdown shows; the raw runs stay out of version control.
+const { sections, ...run } = report;
+const committed = { ...run, sections: sections.map(({ data: _data, ...section }) => section) };
+await writeFile(jsonFile, `${JSON.stringify(committed, null, 2)}\n`);
+await mkdir(dirname(fullFile), { recursive: true });
+await writeFile(fullFile, `${JSON.stringify(report, null, 2)}\n`);
 const budgets = report.sections.flatMap((section) => section.budgets);
 const failed =
   budgets.filter((budget) => !budget.pass).length + report.sections.filter((s) => s.error).length;
 if (report.sections.some((section) => section.error)) process.exitCode = 1;
 progress(
-  `done in ${report.totalSeconds.toFixed(0)} s: ${budgets.length - budgets.filter((b) => !b.pass).length}/${budgets.length} budgets pass${failed > 0 ? `, ${failed} fail` : ''}; wrote bench/results.md and bench/results.json`,
+  `done in ${report.totalSeconds.toFixed(0)} s: ${budgets.length - budgets.filter((b) => !b.pass).length}/${budgets.length} budgets pass${failed > 0 ? `, ${failed} fail` : ''}; wrote bench/results.md, bench/results.json and .local/bench/results.full.json`,
 );

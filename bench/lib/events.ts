@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { RATE_LIMIT } from '../../lambdas/domain/rate-limit';
 import { authorizerEvent, lambdaContext, proxyEvent as testProxyEvent } from '../../test/support/events';
 
 /** A REST proxy event of an authorized request, built by the tests' own builder. */
@@ -29,6 +30,14 @@ export function proxyEvent(input: {
 }
 
 export { authorizerEvent, lambdaContext };
+
+/**
+ * A mocked rate-window write that admits: the stored slots as DynamoDB returns them
+ * (ALL_NEW), one slot busy. Constant, so the mock costs nothing per call.
+ */
+export const ADMITTED_RATE_WINDOW_WRITE = {
+  Attributes: { slots: Array.from({ length: RATE_LIMIT.limit }, (_, index) => (index === 0 ? 1 : 0)) },
+};
 
 /** The three API routes as the bench calls them. */
 export const API_TARGETS = [

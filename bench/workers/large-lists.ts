@@ -7,7 +7,7 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { lambdaContext, proxyEvent } from '../lib/events';
+import { ADMITTED_RATE_WINDOW_WRITE, lambdaContext, proxyEvent } from '../lib/events';
 import type { LargeListCase, LargeListsOutput } from '../sections/scaling';
 
 const SIZES = (process.env.BENCH_LARGE_LISTS ?? '150000,800000,1500000').split(',').map(Number);
@@ -18,7 +18,7 @@ const dynamo = mockClient(DynamoDBDocumentClient);
 const { handler } = await import('../../lambdas/api/properties');
 
 let size = 0;
-dynamo.on(UpdateCommand).resolves({});
+dynamo.on(UpdateCommand).resolves(ADMITTED_RATE_WINDOW_WRITE);
 dynamo.on(QueryCommand).callsFake((input: QueryCommandInput) => {
   const start = Number(input.ExclusiveStartKey?.n ?? 0);
   const end = Math.min(size, start + PAGE_ITEMS);

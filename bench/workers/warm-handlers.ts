@@ -9,7 +9,13 @@ import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { API_TARGETS, authorizerEvent, lambdaContext, proxyEvent } from '../lib/events';
+import {
+  ADMITTED_RATE_WINDOW_WRITE,
+  API_TARGETS,
+  authorizerEvent,
+  lambdaContext,
+  proxyEvent,
+} from '../lib/events';
 import { percentile } from '../lib/stats';
 import type { WarmHandlersOutput, WarmRun, WarmTarget } from '../sections/warm-handlers';
 
@@ -114,7 +120,7 @@ function answerQuery(input: QueryCommandInput): { Items: Record<string, unknown>
   return answer;
 }
 
-dynamo.on(UpdateCommand).resolves({});
+dynamo.on(UpdateCommand).resolves(ADMITTED_RATE_WINDOW_WRITE);
 dynamo.on(GetCommand).callsFake((input: { Key?: Record<string, unknown> }) => {
   const sk = String(input.Key?.SK ?? '');
   if (sk === 'APIKEY') return { Item: input.Key?.PK === apiKeyItem.PK ? apiKeyItem : undefined };
