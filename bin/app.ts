@@ -1,26 +1,39 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { PartnerApiStack } from '../lib/partner-api-stack';
-import { DEPLOYED_STAGES, stackName, stageConfigs } from '../lib/stage-config';
+import { DEPLOYED_STAGES, stackName, stageConfig } from '../lib/stage-config';
 
 /**
  * The CDK app: one stack per stage (`PartnerApi-sandbox`, `PartnerApi-production`), each from
- * its entry in `lib/stage-config.ts`. Stacks are environment-agnostic (no lookups), so
- * `npx cdk synth` works offline; `npx cdk deploy PartnerApi-sandbox` deploys to the account and
- * region of your AWS credentials.
+ * its settings in `lib/stage-config.ts` and what its deployment supplies as context:
  *
- * Context (optional): `-c alarmTopicArn:<stage>=arn:aws:sns:...` sends that stage's alarms to an
- * existing SNS topic.
+ * - `-c mailFrom:<stage>="Partner Team <partners@your-domain>"` (required): the SES sender of
+ *   reveal links. A stage without it is left out of the app, with a message saying so.
+ * - `-c alarmTopicArn:<stage>=arn:aws:sns:…` (optional): the SNS topic of the stage's alarms.
+ *
+ * Stacks are environment-agnostic (no lookups), so `npx cdk synth` works offline;
+ * `npx cdk deploy PartnerApi-sandbox -c mailFrom:sandbox=…` deploys to the account and region of
+ * your AWS credentials.
  */
 const app = new App();
 
+const context = (name: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(name);
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+};
+
 for (const stage of DEPLOYED_STAGES) {
-  const alarmTopicArn: unknown = app.node.tryGetContext(`alarmTopicArn:${stage}`);
-  const config =
-    typeof alarmTopicArn === 'string' && alarmTopicArn !== ''
-      ? { ...stageConfigs[stage], alarmTopicArn }
-      : stageConfigs[stage];
-  new PartnerApiStack(app, stackName(stage), { config });
+  const mailFrom = context(`mailFrom:${stage}`);
+  if (!mailFrom) {
+    process.stderr.write(
+      `${stackName(stage)} is not in this app: give its mail sender, e.g. -c mailFrom:${stage}="Partner Team <partners@your-domain>" (README "Deploying to AWS").\n`,
+    );
+    continue;
+  }
+  const alarmTopicArn = context(`alarmTopicArn:${stage}`);
+  new PartnerApiStack(app, stackName(stage), {
+    config: stageConfig(stage, { mailFrom, ...(alarmTopicArn ? { alarmTopicArn } : {}) }),
+  });
 }
 
 // cdk-nag (AwsSolutions pack): an unacknowledged error fails the synthesis.

@@ -4,7 +4,7 @@ import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { AUTHORIZER, pageFunctionName } from '../lambdas/routes';
+import { pageFunctionName } from '../lambdas/routes';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
 import { OperationsAlarms } from './constructs/operations-alarms';
@@ -114,7 +114,10 @@ export class PartnerApiStack extends Stack {
       restApi.api.deploymentStage.node.addDependency(apiGatewayAccount);
     }
 
-    const functions = new Map<string, ServiceFunction>([[AUTHORIZER.id, this.partnerApi.authorizerFunction]]);
+    // The authorizer is left out of the function-error alarms: it answers a request without a key by
+    // throwing "Unauthorized" (API Gateway's 401), which Lambda counts in Errors. Its real failures
+    // are what clients see as AUTHORIZER_FAILURE in the access log, which has its own alarm.
+    const functions = new Map<string, ServiceFunction>();
     for (const [routeId, routeFunction] of this.partnerApi.routeFunctions) {
       functions.set(routeId, routeFunction);
     }

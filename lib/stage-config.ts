@@ -24,7 +24,7 @@ export interface AlarmThresholds {
   readonly throttledRequests: number;
   /** Requests refused because the authorizer failed (error, timeout, throttled) in 5 minutes. */
   readonly authorizerFailures: number;
-  /** Errors (uncaught exceptions, timeouts) per function in 5 minutes. */
+  /** Errors (uncaught exceptions, timeouts) per function in 5 minutes (the authorizer has `authorizerFailures`). */
   readonly lambdaErrors: number;
 }
 
@@ -53,8 +53,17 @@ export interface StageConfig {
    * @default - alarms change state without notifying anyone
    */
   readonly alarmTopicArn?: string;
-  /** Sender of operator mail (reveal links); a verified SES identity in the stage's account and region. */
+  /**
+   * Sender of operator mail (reveal links): a verified SES identity in the stage's account and
+   * region. Given per deployment (`-c mailFrom:<stage>=…`, see `stageConfig`), never a default.
+   */
   readonly mailFrom: string;
+}
+
+/** What a deployment supplies itself; everything else of a stage is in `stageSettings`. */
+export interface DeploymentSettings {
+  readonly mailFrom: string;
+  readonly alarmTopicArn?: string;
 }
 
 /**
@@ -67,7 +76,7 @@ const USAGE_PLAN_THROTTLE: ThrottleConfig = {
   burstLimit: RATE_LIMIT.limit,
 };
 
-export const stageConfigs: Readonly<Record<DeployedStage, StageConfig>> = {
+export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, keyof DeploymentSettings>>> = {
   sandbox: {
     stage: 'sandbox',
     retainData: false,
@@ -83,7 +92,6 @@ export const stageConfigs: Readonly<Record<DeployedStage, StageConfig>> = {
       authorizerFailures: 5,
       lambdaErrors: 5,
     },
-    mailFrom: 'Partner Team <partners-sandbox@example.com>',
   },
   production: {
     stage: 'production',
@@ -100,9 +108,31 @@ export const stageConfigs: Readonly<Record<DeployedStage, StageConfig>> = {
       authorizerFailures: 1,
       lambdaErrors: 1,
     },
-    mailFrom: 'Partner Team <partners@example.com>',
   },
 };
+
+/** `partners@example.com` from `Partner Team <partners@example.com>` (or the plain address). */
+export function senderAddress(mailFrom: string): string {
+  return (/<([^<>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom).trim();
+}
+
+/** Domains reserved for documentation and tests (RFC 2606, RFC 6761): a sender there is a placeholder. */
+const PLACEHOLDER_DOMAIN = /(^|\.)(example(\.(com|net|org))?|test|invalid|localhost)$/i;
+
+/**
+ * A stage's whole configuration: its settings and what the deployment supplies. Refuses a sender
+ * that is not an address, and a placeholder sender in production (mail from it never arrives).
+ */
+export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings): StageConfig {
+  const address = senderAddress(deployment.mailFrom);
+  const domain = /^[^\s@]+@([^\s@]+\.[^\s@]+)$/.exec(address)?.[1];
+  if (!domain) throw new Error(`mailFrom of ${stage} is not an e-mail address: "${deployment.mailFrom}".`);
+  if (stage === 'production' && PLACEHOLDER_DOMAIN.test(domain))
+    throw new Error(
+      `mailFrom of production is a placeholder (${address}): give the verified SES sender partners mail comes from.`,
+    );
+  return { ...stageSettings[stage], ...deployment };
+}
 
 export function isDeployedStage(value: string): value is DeployedStage {
   return (DEPLOYED_STAGES as readonly string[]).includes(value);

@@ -1,6 +1,7 @@
 import type { ApiKeyRecord } from '../data/api-keys';
 import { getApiKey } from '../data/api-keys';
-import { apiKeyState, digestApiKey, digestsMatch, parseApiKey } from '../domain/api-key';
+import { revealTimes } from '../data/reveals';
+import { apiKeyState, digestApiKey, digestsMatch, parseApiKey, withRetirement } from '../domain/api-key';
 import { headerValue } from '../shared/http-headers';
 import type { ProblemName } from '../shared/problems';
 
@@ -32,8 +33,9 @@ export function presentedKey(headers: Headers): { key: string } | { wrongScheme:
 }
 
 /**
- * Key records by prefix. Entries live 25 s, inside the 30 s within which a revocation must
- * take effect; unknown prefixes are cached too, so made-up keys cost one read per 25 s.
+ * Key records by prefix, as in force (a rotation's retirement applied). Entries live 25 s, inside
+ * the 30 s within which a revocation must take effect; unknown prefixes are cached too, so
+ * made-up keys cost one read per 25 s.
  */
 const KEY_CACHE_TTL_MS = 25_000;
 const KEY_CACHE_LIMIT = 5_000;
@@ -42,7 +44,15 @@ const keyCache = new Map<string, { record: ApiKeyRecord | undefined; fetchedAtMs
 async function keyRecord(prefix: string, nowMs: number): Promise<ApiKeyRecord | undefined> {
   const cached = keyCache.get(prefix);
   if (cached && nowMs - cached.fetchedAtMs < KEY_CACHE_TTL_MS) return cached.record;
-  const record = await getApiKey(prefix);
+  const stored = await getApiKey(prefix);
+  // A key being replaced: one more read per replacement, to see whether the new key was revealed.
+  const record =
+    stored?.replacements && stored.revokedAt === undefined
+      ? withRetirement(
+          stored,
+          await revealTimes(stored.replacements.map((replacement) => replacement.revealId)),
+        )
+      : stored;
   keyCache.delete(prefix);
   keyCache.set(prefix, { record, fetchedAtMs: nowMs });
   if (keyCache.size > KEY_CACHE_LIMIT) {

@@ -5,6 +5,16 @@ import { isConditionFailure } from '../shared/aws-errors';
 import { documentClient, GSI1, TABLE_NAME, type TransactItem } from './db';
 import { API_KEY_PARTITION, partnerPartition } from './partitions';
 
+/**
+ * A key issued to replace this one by a rotation: this key retires `graceMs` after that key's
+ * one-time reveal (not before: a replacement nobody revealed retires nothing).
+ */
+export interface KeyReplacement {
+  readonly keyPrefix: string;
+  readonly revealId: string;
+  readonly graceMs: number;
+}
+
 /** A stored partner key: its prefix and digest, never the key itself. */
 export interface ApiKeyRecord {
   readonly prefix: string;
@@ -16,6 +26,10 @@ export interface ApiKeyRecord {
   readonly revokedAt?: string;
   /** Value of the API Gateway API key that ties this key to the usage plan (deployed stages). */
   readonly usageIdentifierKey?: string;
+  /** The one-time reveal that delivers this key (keys made before reveals were recorded have none). */
+  readonly revealId?: string;
+  /** Rotations that replace this key, oldest first. */
+  readonly replacements?: readonly KeyReplacement[];
 }
 
 export const apiKeyKey = (prefix: string) => ({ PK: `${API_KEY_PARTITION}${prefix}`, SK: 'APIKEY' });
@@ -37,8 +51,20 @@ export function apiKeyCreationItem(record: ApiKeyRecord): TransactItem {
   };
 }
 
+function toReplacements(value: unknown): KeyReplacement[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.flatMap((entry: Record<string, unknown>) =>
+    typeof entry?.keyPrefix === 'string' &&
+    typeof entry.revealId === 'string' &&
+    typeof entry.graceMs === 'number'
+      ? [{ keyPrefix: entry.keyPrefix, revealId: entry.revealId, graceMs: entry.graceMs }]
+      : [],
+  );
+}
+
 function toApiKeyRecord(item: Record<string, unknown> | undefined): ApiKeyRecord | undefined {
   if (!item || !(item.digest instanceof Uint8Array)) return undefined;
+  const replacements = toReplacements(item.replacements);
   return {
     prefix: String(item.prefix),
     partnerId: Number(item.partnerId),
@@ -48,6 +74,8 @@ function toApiKeyRecord(item: Record<string, unknown> | undefined): ApiKeyRecord
     expiresAt: typeof item.expiresAt === 'string' ? item.expiresAt : undefined,
     revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : undefined,
     usageIdentifierKey: typeof item.usageIdentifierKey === 'string' ? item.usageIdentifierKey : undefined,
+    ...(typeof item.revealId === 'string' ? { revealId: item.revealId } : {}),
+    ...(replacements && replacements.length > 0 ? { replacements } : {}),
   };
 }
 
@@ -93,18 +121,30 @@ export async function revokeApiKey(prefix: string, nowIso: string): Promise<ApiK
 }
 
 /**
- * Transaction item giving a key an expiry, never a later one than it already has (a
- * rotation must not extend a key's life), and only while it is not revoked.
+ * Transaction item recording a rotation's new key on a key it replaces, while that key is not
+ * revoked: the replaced key retires the grace period after the new key is revealed.
  */
-export function apiKeyExpiryItem(prefix: string, expiresAt: string): TransactItem {
+export function apiKeyReplacementItem(prefix: string, replacement: KeyReplacement): TransactItem {
   return {
     Update: {
       TableName: TABLE_NAME,
       Key: apiKeyKey(prefix),
-      UpdateExpression: 'SET expiresAt = :expiresAt',
-      ConditionExpression:
-        'attribute_exists(PK) AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :expiresAt)',
-      ExpressionAttributeValues: { ':expiresAt': expiresAt },
+      UpdateExpression: 'SET replacements = list_append(if_not_exists(replacements, :none), :replacement)',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: { ':none': [], ':replacement': [replacement] },
+    },
+  };
+}
+
+/** Transaction item revoking a key (a rotation supersedes keys that were never revealed). */
+export function apiKeyRevocationItem(prefix: string, nowIso: string): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: apiKeyKey(prefix),
+      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': nowIso },
     },
   };
 }

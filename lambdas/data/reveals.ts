@@ -59,6 +59,24 @@ export async function getRevealState(
   return { state: stateOf(Item, nowMs), keyPrefix: Item?.keyPrefix, partnerName: Item?.partnerName };
 }
 
+/** When each reveal was revealed (absent: not yet, or no such reveal). */
+export async function revealTimes(revealIds: readonly string[]): Promise<Map<string, string>> {
+  const times = new Map<string, string>();
+  await Promise.all(
+    [...new Set(revealIds)].map(async (revealId) => {
+      const { Item } = await documentClient.send(
+        new GetCommand({
+          TableName: TABLE_NAME,
+          Key: revealKey(revealId),
+          ProjectionExpression: 'revealedAt',
+        }),
+      );
+      if (typeof Item?.revealedAt === 'string') times.set(revealId, Item.revealedAt);
+    }),
+  );
+  return times;
+}
+
 export type RevealOutcome =
   | {
       readonly kind: 'ciphertext';

@@ -76,3 +76,28 @@ export function apiKeyState(key: { revokedAt?: string; expiresAt?: string }, now
   if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= nowMs) return 'expired';
   return 'active';
 }
+
+/** A rotation's replacement of a key, as the key records it. */
+export interface Replacement {
+  readonly revealId: string;
+  readonly graceMs: number;
+}
+
+/**
+ * The key as in force: a rotation retires it the grace period after the first of its
+ * replacements was revealed, so the partner always holds a working key; an expiry of its own
+ * that comes earlier stands. `revealedAt` gives the reveal time of the replacements' reveals.
+ */
+export function withRetirement<K extends { expiresAt?: string; replacements?: readonly Replacement[] }>(
+  key: K,
+  revealedAt: ReadonlyMap<string, string>,
+): K {
+  const retirements = (key.replacements ?? []).flatMap((replacement) => {
+    const revealed = revealedAt.get(replacement.revealId);
+    return revealed === undefined ? [] : [Date.parse(revealed) + replacement.graceMs];
+  });
+  if (key.expiresAt !== undefined) retirements.push(Date.parse(key.expiresAt));
+  return retirements.length === 0
+    ? key
+    : { ...key, expiresAt: new Date(Math.min(...retirements)).toISOString() };
+}

@@ -5,16 +5,55 @@ import {
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
   GetApiKeysCommand,
-  UpdateApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import {
+  GetAccountCommand,
+  GetEmailIdentityCommand,
+  SESv2Client,
+  SendEmailCommand,
+} from '@aws-sdk/client-sesv2';
 import type { Mailer } from '../operations/mailer';
 import { OperatorError } from '../operations/operator-error';
 import type { UsagePlanKeys } from '../operations/target';
+import { senderAddress } from '../stage-config';
+
+/**
+ * Whether SES may send from (or, in its sandbox, to) an address: the address itself or its domain
+ * is a verified identity.
+ */
+async function verifiedForSending(client: SESv2Client, address: string): Promise<boolean> {
+  const domain = address.slice(address.lastIndexOf('@') + 1);
+  for (const identity of [address, domain]) {
+    try {
+      const { VerifiedForSendingStatus } = await client.send(
+        new GetEmailIdentityCommand({ EmailIdentity: identity }),
+      );
+      if (VerifiedForSendingStatus === true) return true;
+    } catch (error) {
+      if ((error as Error).name !== 'NotFoundException') throw error;
+    }
+  }
+  return false;
+}
 
 /** Sends operator mail through SES (v2) from the stage's sender (a verified identity). */
 export function sesMailer(from: string, client: SESv2Client = new SESv2Client({})): Mailer {
   return {
+    async check(to) {
+      const region = (await client.config.region().catch(() => undefined)) ?? 'this region';
+      const sender = senderAddress(from);
+      const problems: string[] = [];
+      if (!(await verifiedForSending(client, sender)))
+        problems.push(
+          `The sender ${sender} is not a verified SES identity in ${region}: verify it or its domain in SES (README "Deploying to AWS"), or deploy with another -c mailFrom.`,
+        );
+      const { ProductionAccessEnabled } = await client.send(new GetAccountCommand({}));
+      if (ProductionAccessEnabled === false && !(await verifiedForSending(client, to)))
+        problems.push(
+          `SES in ${region} is in its sandbox, where mail only goes to verified addresses, and ${to} is not one: request production access for SES, or verify ${to}.`,
+        );
+      return problems;
+    },
     async send(mail) {
       const { MessageId } = await client.send(
         new SendEmailCommand({
@@ -81,7 +120,7 @@ export function apiGatewayUsagePlanKeys(
       return value;
     },
 
-    async disable(keyPrefix) {
+    async remove(keyPrefix) {
       const name = usageKeyName(keyPrefix);
       let position: string | undefined;
       do {
@@ -89,18 +128,13 @@ export function apiGatewayUsagePlanKeys(
           new GetApiKeysCommand({ nameQuery: name, includeValues: false, position, limit: 500 }),
         );
         for (const key of page.items ?? []) {
-          if (key.name !== name || !key.id || key.enabled === false) continue;
-          await client.send(
-            new UpdateApiKeyCommand({
-              apiKey: key.id,
-              patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }],
-            }),
-          );
+          // Deleting an API key also removes it from every usage plan.
+          if (key.name === name && key.id) await client.send(new DeleteApiKeyCommand({ apiKey: key.id }));
         }
         position = page.position;
       } while (position);
-      // No key by that name (issued before the stage had usage-plan keys): the authorizer
-      // refuses the revoked key anyway, so there is nothing more to do.
+      // No key by that name (removed already, or issued before the stage had usage-plan keys): the
+      // authorizer refuses the partner key anyway, so there is nothing more to do.
     },
   };
 }

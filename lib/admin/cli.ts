@@ -1,85 +1,139 @@
-import type { ParseArgsConfig } from 'node:util';
-import { parseArgs } from 'node:util';
-import type { MailReceipt } from '../operations/mailer';
+import { Command, CommanderError, Option } from 'commander';
+import type { MailReceipt, OutgoingMail } from '../operations/mailer';
 import { OperatorError } from '../operations/operator-error';
 import type { OperatorTarget } from '../operations/target';
 
-/** Where the CLI writes: results to `out`, problems to `err`. */
+/** Where the CLI writes: results to `out`, problems and notes to `err`. */
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | undefined>;
-
-interface Command {
-  readonly summary: string;
-  readonly usage: string;
-  readonly options: Options;
-  /** Returns the JSON result and the human-readable lines. */
-  run(
-    values: Values,
-    positionals: string[],
-    target: OperatorTarget,
-    io: CliIo,
-  ): Promise<{ json: unknown; text: string[] }>;
+/** What a command hands back: the JSON of `--json`, the lines otherwise, and what to do after printing. */
+interface CommandOutput {
+  readonly json: unknown;
+  readonly text: readonly string[];
+  /** Runs once the result is printed (mail), so a failure there cannot hide the result. */
+  readonly afterPrinting?: () => Promise<void>;
 }
 
-const GLOBAL_OPTIONS: Options = {
-  stage: { type: 'string', default: 'local' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-};
-
-function required(values: Values, name: string, usage: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '')
-    throw new UsageError(`--${name} is required.\n\nUsage: ${usage}`);
-  return value;
+interface GlobalOptions {
+  readonly stage: string;
+  readonly json: boolean;
 }
 
+/** A mistake in how the command was called: exit code 2, as for commander's own. */
 class UsageError extends Error {}
 
-function mailNote(mail: MailReceipt, to: string): string {
-  return mail.delivery === 'outbox'
-    ? `Reveal link e-mailed to ${to} (local outbox: ${mail.path})`
-    : `Reveal link e-mailed to ${to} (SES message ${mail.messageId})`;
+const STAGES = ['local', 'sandbox', 'production'] as const;
+
+async function resolveTarget(stage: string): Promise<OperatorTarget> {
+  if (stage === 'local') return (await import('./local-target')).localTarget();
+  if (stage === 'sandbox' || stage === 'production')
+    return (await import('./deployed-target')).deployedTarget(stage);
+  throw new UsageError(`--stage must be local, sandbox or production; got "${stage}".`);
 }
 
-const commands: Record<string, Command> = {
-  'partners approve': {
-    summary: 'Create an approved partner with its first API key; e-mails the one-time reveal link',
-    usage: 'partners approve --name NAME --slug SLUG --email EMAIL --products a,b [--revenue] [--json]',
-    options: {
-      name: { type: 'string' },
-      slug: { type: 'string' },
-      email: { type: 'string' },
-      products: { type: 'string' },
-      revenue: { type: 'boolean', default: false },
-    },
-    async run(values, _positionals, target, io) {
-      const usage = commands['partners approve']?.usage ?? '';
+function mailNote(receipt: MailReceipt, to: string): string {
+  return receipt.delivery === 'outbox'
+    ? `Reveal link e-mailed to ${to} (local outbox: ${receipt.path})`
+    : `Reveal link e-mailed to ${to} (SES message ${receipt.messageId})`;
+}
+
+/**
+ * Refuses before anything is issued when the mail could not go out (an unverified sender, an SES
+ * sandbox recipient): better no key than a key whose link nobody receives.
+ */
+async function checkMail(target: OperatorTarget, to: string): Promise<void> {
+  const problems = (await target.mailer.check?.(to)) ?? [];
+  if (problems.length > 0)
+    throw new OperatorError(
+      `Nothing was issued: the reveal link could not be e-mailed.\n${problems.map((problem) => `  - ${problem}`).join('\n')}\nFix the mail setup, or pass --no-mail to print the link only.`,
+    );
+}
+
+/** Sends the reveal link once the result (with the link) is printed; a failure is a warning. */
+function sendAfterPrinting(target: OperatorTarget, mail: OutgoingMail, io: CliIo, retry: string) {
+  return async () => {
+    try {
+      io.err(mailNote(await target.mailer.send(mail), mail.to));
+    } catch (error) {
+      io.err(
+        `Warning: the reveal link was NOT e-mailed to ${mail.to} (${(error as Error).message}). The link printed above works: send it to ${mail.to} yourself over a channel you trust (it is as sensitive as the key), or fix the mail setup and run "npm run admin -- ${retry}" for a new link.`,
+      );
+    }
+  };
+}
+
+type Action = (
+  options: Record<string, unknown>,
+  args: string[],
+  target: OperatorTarget,
+  io: CliIo,
+) => Promise<CommandOutput>;
+
+function text(options: Record<string, unknown>, name: string): string {
+  const value = options[name];
+  return typeof value === 'string' ? value : '';
+}
+
+/** The commands, each with its options and `--help`; global options work before or after them. */
+function buildProgram(
+  io: CliIo,
+  run: (
+    action: Action,
+    options: Record<string, unknown>,
+    args: string[],
+    globals: GlobalOptions,
+  ) => Promise<void>,
+): Command {
+  const program = new Command('npm run admin --')
+    .description(
+      'Operator CLI for the partner API. Acts on the local server (npm start) by default; --stage sandbox|production acts on a deployed stage with your AWS credentials.',
+    )
+    .addOption(new Option('--stage <stage>', 'where to act').choices(STAGES).default('local'))
+    .option('--json', 'print one JSON object on stdout', false)
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (output) => io.out(output.trimEnd()),
+      writeErr: (output) => io.err(output.trimEnd()),
+    });
+  const define = (parent: Command, name: string, summary: string, action: Action) =>
+    parent
+      .command(name)
+      .description(summary)
+      .action(async (...received: unknown[]) => {
+        const command = received.at(-1) as Command;
+        const args = received.slice(0, -2).map(String);
+        await run(action, command.opts(), args, command.optsWithGlobals() as unknown as GlobalOptions);
+      });
+
+  const partners = program.command('partners').description('Partners: approve, list, show');
+  define(
+    partners,
+    'approve',
+    'Create an approved partner with its first API key; prints and e-mails the one-time reveal link',
+    async (options, _args, target, io) => {
       const inputs = await import('../operations/inputs');
       const approval = {
-        name: inputs.displayName('--name', required(values, 'name', usage)),
-        slug: inputs.partnerSlug(required(values, 'slug', usage)),
-        email: inputs.emailAddress('--email', required(values, 'email', usage)),
-        products: inputs.productList(required(values, 'products', usage)),
-        revenueAccess: values.revenue === true,
+        name: inputs.displayName('--name', text(options, 'name')),
+        slug: inputs.partnerSlug(text(options, 'slug')),
+        email: inputs.emailAddress('--email', text(options, 'email')),
+        products: inputs.productList(text(options, 'products')),
+        revenueAccess: options.revenue === true,
       };
+      if (options.mail !== false) await checkMail(target, approval.email);
       const { approvePartner } = await import('../operations/partners');
       const { result, mail, sampleData } = await approvePartner(target, approval, Date.now());
-      io.err(mailNote(mail, approval.email));
       if (sampleData)
         io.err(
           `Sandbox sample data: ${sampleData.properties} properties with ${sampleData.reservations} reservations.`,
         );
-      if (target.stage === 'local') {
+      if (target.stage === 'local')
         io.err(
           `No hosts yet. For sample hosts, properties and reservations: npm run admin -- sample-data add --partner ${approval.slug}`,
         );
-      }
       return {
         json: result,
         text: [
@@ -88,35 +142,39 @@ const commands: Record<string, Command> = {
           `  reveal link: ${result.reveal_url}`,
           '  The link shows the key once. The key itself is never printed or stored.',
         ],
+        ...(options.mail === false
+          ? {}
+          : { afterPrinting: sendAfterPrinting(target, mail, io, `keys rotate --partner ${approval.slug}`) }),
       };
     },
-  },
-  'partners list': {
-    summary: 'List partners',
-    usage: 'partners list [--json]',
-    options: {},
-    async run() {
-      const { listAllPartners } = await import('../operations/partners');
-      const result = await listAllPartners();
-      return {
-        json: result,
-        text:
-          result.partners.length === 0
-            ? ['No partners yet. Approve one with: npm run admin -- partners approve --help']
-            : result.partners.map(
-                (p) =>
-                  `${String(p.partner_id).padStart(4)}  ${p.slug.padEnd(24)} ${p.name}  [${p.scopes.join(' ')}]  products: ${p.products.join(',')}`,
-              ),
-      };
-    },
-  },
-  'partners show': {
-    summary: 'Show a partner, its hosts, seats and properties',
-    usage: 'partners show SLUG [--json]',
-    options: {},
-    async run(_values, positionals) {
-      const slug = positionals[0];
-      if (!slug) throw new UsageError('Give the partner slug.\n\nUsage: partners show SLUG');
+  )
+    .requiredOption('--name <name>', 'partner name as hosts see it')
+    .requiredOption('--slug <slug>', 'the partner in activation links: lower-case letters, digits, hyphens')
+    .requiredOption('--email <email>', 'technical contact: receives the reveal link')
+    .requiredOption('--products <ids>', 'products of the agreement, comma-separated')
+    .option('--revenue', 'the agreement includes revenue-management data (revenue:read)', false)
+    .option('--no-mail', 'print the reveal link without e-mailing it');
+
+  define(partners, 'list', 'List partners', async () => {
+    const { listAllPartners } = await import('../operations/partners');
+    const result = await listAllPartners();
+    return {
+      json: result,
+      text:
+        result.partners.length === 0
+          ? ['No partners yet. Approve one with: npm run admin -- partners approve --help']
+          : result.partners.map(
+              (p) =>
+                `${String(p.partner_id).padStart(4)}  ${p.slug.padEnd(24)} ${p.name}  [${p.scopes.join(' ')}]  products: ${p.products.join(',')}`,
+            ),
+    };
+  });
+
+  define(
+    partners,
+    'show',
+    'Show a partner, its hosts, seats and properties',
+    async (_options, [slug = ''], _target) => {
       const { showPartner } = await import('../operations/partners');
       const partner = await showPartner(slug);
       return {
@@ -132,120 +190,134 @@ const commands: Record<string, Command> = {
         ],
       };
     },
-  },
-  'keys rotate': {
-    summary: "Issue a new key; the partner's current key expires after a grace period",
-    usage: 'keys rotate --partner SLUG [--grace-hours H] [--json]',
-    options: { partner: { type: 'string' }, 'grace-hours': { type: 'string', default: '24' } },
-    async run(values, _positionals, target, io) {
-      const usage = commands['keys rotate']?.usage ?? '';
+  ).argument('<slug>', 'the partner');
+
+  const keys = program.command('keys').description("Partners' API keys: rotate, revoke, list");
+  define(
+    keys,
+    'rotate',
+    "Issue a new key; the partner's current key retires a grace period after the new one is revealed",
+    async (options, _args, target, io) => {
       const inputs = await import('../operations/inputs');
       const { rotateKey, MAX_GRACE_HOURS } = await import('../operations/keys');
-      const slug = required(values, 'partner', usage);
+      const { requirePartner } = await import('../operations/keys');
+      const slug = text(options, 'partner');
       const graceHours = inputs.integerInRange(
         '--grace-hours',
-        String(values['grace-hours']),
+        text(options, 'graceHours'),
         0,
         MAX_GRACE_HOURS,
       );
+      if (options.mail !== false) await checkMail(target, (await requirePartner(slug)).contactEmail);
       const { result, mail } = await rotateKey(target, { slug, graceHours }, Date.now());
-      io.err(mailNote(mail, `the contact of ${slug}`));
       return {
         json: result,
         text: [
           `New key ${result.key_prefix} issued for "${slug}".`,
           `  reveal link: ${result.reveal_url}`,
-          result.previous_key_prefix
-            ? `  previous key ${result.previous_key_prefix} keeps working until ${result.previous_key_expires_at}`
-            : '  (there was no active key to retire)',
+          ...result.retiring.map(
+            (prefix) => `  key ${prefix} keeps working until ${graceHours} h after the new key is revealed`,
+          ),
+          ...result.superseded.map(
+            (prefix) => `  key ${prefix} was never revealed: revoked (its link no longer works)`,
+          ),
         ],
+        ...(options.mail === false
+          ? {}
+          : { afterPrinting: sendAfterPrinting(target, mail, io, `keys rotate --partner ${slug}`) }),
       };
     },
-  },
-  'keys revoke': {
-    summary: 'Revoke a key at once (refused by the API within 30 s)',
-    usage: 'keys revoke --prefix svc_XXXXXXXX [--json]',
-    options: { prefix: { type: 'string' } },
-    async run(values, _positionals, target) {
+  )
+    .requiredOption('--partner <slug>', 'the partner')
+    .option(
+      '--grace-hours <hours>',
+      'how long the current key keeps working once the new one is revealed',
+      '24',
+    )
+    .option('--no-mail', 'print the reveal link without e-mailing it');
+
+  define(
+    keys,
+    'revoke',
+    'Revoke a key at once (refused by the API within 30 s)',
+    async (options, _args, target) => {
       const inputs = await import('../operations/inputs');
-      const prefix = inputs.keyPrefix(required(values, 'prefix', commands['keys revoke']?.usage ?? ''));
+      const prefix = inputs.keyPrefix(text(options, 'prefix'));
       const { revokeKey } = await import('../operations/keys');
       const result = await revokeKey(target, prefix, Date.now());
       return { json: result, text: [`Key ${result.key_prefix} revoked at ${result.revoked_at}.`] };
     },
-  },
-  'keys list': {
-    summary: "List a partner's keys (prefixes, state, last use)",
-    usage: 'keys list --partner SLUG [--json]',
-    options: { partner: { type: 'string' } },
-    async run(values) {
-      const { listKeys } = await import('../operations/keys');
-      const result = await listKeys(
-        required(values, 'partner', commands['keys list']?.usage ?? ''),
-        Date.now(),
-      );
+  ).requiredOption('--prefix <prefix>', 'the key prefix, e.g. svc_AbC123xy');
+
+  define(keys, 'list', "List a partner's keys (prefixes, state, last use)", async (options) => {
+    const { listKeys } = await import('../operations/keys');
+    const result = await listKeys(text(options, 'partner'), Date.now());
+    return {
+      json: result,
+      text: result.keys.map(
+        (key) =>
+          `${key.key_prefix}  ${key.state.padEnd(8)} created ${key.created_at}${key.expires_at ? `  expires ${key.expires_at}` : ''}${key.retires_after_reveal_of.length > 0 ? `  retires after ${key.retires_after_reveal_of.join(', ')} is revealed` : ''}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}  last used ${key.last_used_at ?? 'never'}`,
+      ),
+    };
+  }).requiredOption('--partner <slug>', 'the partner');
+
+  define(
+    keys,
+    'prune',
+    'Remove the API Gateway keys of revoked and expired partner keys from the usage plan (deployed stages)',
+    async (_options, _args, target) => {
+      const { pruneUsagePlanKeys } = await import('../operations/keys');
+      const result = await pruneUsagePlanKeys(target, Date.now());
       return {
         json: result,
-        text: result.keys.map(
-          (key) =>
-            `${key.key_prefix}  ${key.state.padEnd(8)} created ${key.created_at}${key.expires_at ? `  expires ${key.expires_at}` : ''}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}  last used ${key.last_used_at ?? 'never'}`,
-        ),
-      };
-    },
-  },
-  'links create': {
-    summary: 'Mint a one-hour host activation link (operators only)',
-    usage:
-      'links create --partner SLUG --email E --name N --pms-hotel-id X --products a,b [--ttl-seconds T] [--json]',
-    options: {
-      partner: { type: 'string' },
-      email: { type: 'string' },
-      name: { type: 'string' },
-      'pms-hotel-id': { type: 'string' },
-      products: { type: 'string' },
-      'ttl-seconds': { type: 'string', default: '3600' },
-    },
-    async run(values, _positionals, target) {
-      const usage = commands['links create']?.usage ?? '';
-      const inputs = await import('../operations/inputs');
-      const { createActivationLink } = await import('../operations/links');
-      const link = await createActivationLink(
-        target,
-        {
-          slug: required(values, 'partner', usage),
-          email: inputs.emailAddress('--email', required(values, 'email', usage)),
-          name: inputs.displayName('--name', required(values, 'name', usage)),
-          pmsHotelId: inputs.pmsHotelId(required(values, 'pms-hotel-id', usage)),
-          products: inputs.productList(required(values, 'products', usage)),
-          ttlSeconds: inputs.integerInRange(
-            '--ttl-seconds',
-            String(values['ttl-seconds']),
-            60,
-            7 * 24 * 3_600,
-          ),
-        },
-        Date.now(),
-      );
-      return {
-        json: link,
         text: [
-          link.url,
-          `  expires ${link.expires_at}; works once. Open it in a browser, or embed it behind a button.`,
+          `Removed ${result.removed.length} API Gateway key(s)${result.removed.length > 0 ? `: ${result.removed.join(', ')}` : ''}.`,
         ],
       };
     },
-  },
-  'sample-data add': {
-    summary: 'Give a partner sample hosts, properties and a year of reservations (local and sandbox only)',
-    usage: 'sample-data add --partner SLUG [--json]',
-    options: { partner: { type: 'string' } },
-    async run(values, _positionals, target) {
+  );
+
+  const links = program.command('links').description('Host activation links');
+  define(links, 'create', 'Mint a host activation link (operators only)', async (options, _args, target) => {
+    const inputs = await import('../operations/inputs');
+    const { createActivationLink } = await import('../operations/links');
+    const link = await createActivationLink(
+      target,
+      {
+        slug: text(options, 'partner'),
+        email: inputs.emailAddress('--email', text(options, 'email')),
+        name: inputs.displayName('--name', text(options, 'name')),
+        pmsHotelId: inputs.pmsHotelId(text(options, 'pmsHotelId')),
+        products: inputs.productList(text(options, 'products')),
+        ttlSeconds: inputs.integerInRange('--ttl-seconds', text(options, 'ttlSeconds'), 60, 7 * 24 * 3_600),
+      },
+      Date.now(),
+    );
+    return {
+      json: link,
+      text: [
+        link.url,
+        `  expires ${link.expires_at}; works once. Open it in a browser, or embed it behind a button.`,
+      ],
+    };
+  })
+    .requiredOption('--partner <slug>', 'the partner')
+    .requiredOption('--email <email>', "the host's contact e-mail")
+    .requiredOption('--name <name>', "the host's contact or business name")
+    .requiredOption('--pms-hotel-id <id>', "the property's id in the partner's system")
+    .requiredOption('--products <ids>', 'products to offer, comma-separated')
+    .option('--ttl-seconds <seconds>', 'lifetime of the link', '3600');
+
+  const sampleData = program
+    .command('sample-data')
+    .description('Sample data for a partner (local and sandbox)');
+  define(
+    sampleData,
+    'add',
+    'Give a partner sample hosts, properties and a year of reservations (local and sandbox only)',
+    async (options, _args, target) => {
       const { addSampleData } = await import('../operations/partners');
-      const added = await addSampleData(
-        target,
-        required(values, 'partner', commands['sample-data add']?.usage ?? ''),
-        Date.now(),
-      );
+      const added = await addSampleData(target, text(options, 'partner'), Date.now());
       return {
         json: added,
         text: [
@@ -253,27 +325,28 @@ const commands: Record<string, Command> = {
         ],
       };
     },
-  },
-  'reservations import': {
-    summary: "Import a property's reservations from a JSON array (idempotent by id)",
-    usage: 'reservations import --property ID --file F.json [--units N] [--json]',
-    options: { property: { type: 'string' }, file: { type: 'string' }, units: { type: 'string' } },
-    async run(values) {
-      const usage = commands['reservations import']?.usage ?? '';
+  ).requiredOption('--partner <slug>', 'the partner');
+
+  const reservations = program.command('reservations').description("Properties' reservations");
+  define(
+    reservations,
+    'import',
+    "Import a property's reservations from a JSON array (idempotent by id)",
+    async (options) => {
       const inputs = await import('../operations/inputs');
       const propertyId = inputs.integerInRange(
         '--property',
-        required(values, 'property', usage),
+        text(options, 'property'),
         1,
         Number.MAX_SAFE_INTEGER,
       );
       const units =
-        typeof values.units === 'string'
-          ? inputs.integerInRange('--units', values.units, 1, 10_000)
+        typeof options.units === 'string'
+          ? inputs.integerInRange('--units', options.units, 1, 10_000)
           : undefined;
       const { importReservationFile } = await import('../operations/reservations');
       const result = await importReservationFile(
-        { propertyId, file: required(values, 'file', usage), units },
+        { propertyId, file: text(options, 'file'), units },
         Date.now(),
       );
       return {
@@ -281,91 +354,56 @@ const commands: Record<string, Command> = {
         text: [`Imported ${result.imported} reservation(s); ${result.unchanged} unchanged.`],
       };
     },
-  },
-};
+  )
+    .requiredOption('--property <id>', 'the property id (from partners show)')
+    .requiredOption('--file <path>', 'a JSON array of reservations')
+    .option('--units <count>', 'rentable units of the property');
 
-function overview(): string {
-  const width = Math.max(...Object.keys(commands).map((name) => name.length));
-  return [
-    'Operator CLI for the partner API.',
-    '',
-    'Usage: npm run admin -- <command> [options] [--stage local|sandbox|production] [--json]',
-    '',
-    'Commands:',
-    ...Object.entries(commands).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
-    '',
-    'By default commands act on the local server (npm start). --stage sandbox|production acts on a',
-    'deployed stage with your AWS credentials. --json prints one JSON object on stdout.',
-  ].join('\n');
+  return program;
 }
 
-async function resolveTarget(stage: string): Promise<OperatorTarget> {
-  if (stage === 'local') return (await import('./local-target')).localTarget();
-  if (stage === 'sandbox' || stage === 'production')
-    return (await import('./deployed-target')).deployedTarget(stage);
-  throw new UsageError(`--stage must be local, sandbox or production; got "${stage}".`);
-}
-
-/** Runs one CLI invocation and returns its exit code. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+/**
+ * Runs one CLI invocation and returns its exit code: 0, 1 for a refusal, 2 for a usage mistake.
+ * `target` replaces how `--stage` is resolved (tests give a target with a mailer of their own).
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  { target: targetOf = resolveTarget }: { target?: (stage: string) => Promise<OperatorTarget> } = {},
+): Promise<number> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const words = argv
-    .filter((arg) => !arg.startsWith('-'))
-    .slice(0, 2)
-    .join(' ');
-  const name = Object.keys(commands).find(
-    (candidate) => words === candidate || words.startsWith(`${candidate} `),
-  );
-  const command = name ? commands[name] : undefined;
-  if (!command || !name) {
-    const wantsHelp = argv.length === 0 || argv.includes('--help') || argv.includes('-h');
-    if (wantsHelp) {
-      io.out(overview());
-      return 0;
+  let exitCode = 0;
+  const program = buildProgram(io, async (action, options, args, globals) => {
+    try {
+      const target = await targetOf(globals.stage);
+      const { json, text: lines, afterPrinting } = await action(options, args, target, io);
+      io.out(globals.json ? JSON.stringify(json) : lines.join('\n'));
+      await afterPrinting?.();
+    } catch (error) {
+      if (error instanceof UsageError) {
+        io.err(error.message);
+        exitCode = 2;
+      } else if (error instanceof OperatorError) {
+        io.err(`Error: ${error.message}`);
+        exitCode = 1;
+      } else {
+        const reason =
+          (error as Error).name === 'CredentialsProviderError'
+            ? ' (no AWS credentials: configure them, e.g. AWS_PROFILE)'
+            : '';
+        io.err(`Error: ${(error as Error).message}${reason}`);
+        if (process.env.DEBUG) io.err(String((error as Error).stack));
+        exitCode = 1;
+      }
     }
-    io.err(`Unknown command "${words || argv.join(' ')}".\n\n${overview()}`);
-    return 2;
-  }
-  let parsed: { values: Values; positionals: string[] };
+  });
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { ...GLOBAL_OPTIONS, ...command.options },
-      allowPositionals: true,
-      strict: true,
-    }) as {
-      values: Values;
-      positionals: string[];
-    };
+    await program.parseAsync([...argv], { from: 'user' });
+    // A group without a subcommand (`npm run admin -- keys`) shows its help.
+    return exitCode;
   } catch (error) {
-    io.err(`${(error as Error).message}\n\nUsage: npm run admin -- ${command.usage}`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    io.out(`${command.summary}.\n\nUsage: npm run admin -- ${command.usage}`);
-    return 0;
-  }
-  const positionals = parsed.positionals.slice(name.split(' ').length);
-  try {
-    const target = await resolveTarget(String(parsed.values.stage));
-    const { json, text } = await command.run(parsed.values, positionals, target, io);
-    io.out(parsed.values.json ? JSON.stringify(json) : text.join('\n'));
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(error.message);
-      return 2;
-    }
-    if (error instanceof OperatorError) {
-      io.err(`Error: ${error.message}`);
-      return 1;
-    }
-    const reason =
-      (error as Error).name === 'CredentialsProviderError'
-        ? ' (no AWS credentials: configure them, e.g. AWS_PROFILE)'
-        : '';
-    io.err(`Error: ${(error as Error).message}${reason}`);
-    if (process.env.DEBUG) io.err(String((error as Error).stack));
-    return 1;
+    if (!(error instanceof CommanderError)) throw error;
+    // --help and a bare group print help and exit 0; every other parse error is a usage mistake.
+    return ['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code) ? 0 : 2;
   }
 }

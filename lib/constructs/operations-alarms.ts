@@ -24,7 +24,10 @@ export interface OperationsAlarmsProps {
   readonly apis: ReadonlyMap<string, ServiceRestApi>;
   /** The API whose access logs show authorizer failures. */
   readonly authorizedApi: ServiceRestApi;
-  /** Every function, by a short name used in alarm names. */
+  /**
+   * The functions whose errors (uncaught exceptions, timeouts) alarm, by a short name used in alarm
+   * names. Not the REQUEST authorizer: its "Unauthorized" answers count as Lambda errors.
+   */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly thresholds: AlarmThresholds;
   /** @default - alarms notify no one */

@@ -1,6 +1,7 @@
 import type { IResource, Method, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   AuthorizationType,
+  ContentHandling,
   MockIntegration,
   PassthroughBehavior,
   ResponseType,
@@ -61,9 +62,14 @@ export function addMethodNotAllowed(resource: IResource, allow: readonly string[
     new MockIntegration({
       // No request template: every body and content type reaches the default integration response.
       passthroughBehavior: PassthroughBehavior.WHEN_NO_TEMPLATES,
+      // With binary media types (the partner API has */*), a request or response without content
+      // handling is converted to binary; the MOCK's JSON then fails to decode and API Gateway answers
+      // 500. CONVERT_TO_TEXT keeps both as text ("Content type conversions in API Gateway").
+      contentHandling: ContentHandling.CONVERT_TO_TEXT,
       integrationResponses: [
         {
           statusCode: '405',
+          contentHandling: ContentHandling.CONVERT_TO_TEXT,
           responseTemplates: { 'application/json': methodNotAllowedTemplate(allow, path) },
           responseParameters: {
             'method.response.header.Allow': staticHeaderValue(allow.join(', ')),

@@ -4,6 +4,7 @@ import type { PartnerApiRouteId, PublicApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import type { ProblemName } from '../../lambdas/shared/problems';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog } from '../../lambdas/shared/problems';
+import { DEPLOYED_STAGES } from '../stage-config';
 import { RATE_LIMIT, RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS, rateLimitedDetail } from '../../lambdas/domain/rate-limit';
 
 type Json = Record<string, unknown>;
@@ -209,14 +210,20 @@ export function partnerApiDocument(): Json {
       contact: { name: 'Partner support', email: 'partners@example.com' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [
-      {
-        url: `https://{host}${API_BASE_PATH}`,
-        description: 'Production or sandbox: the host is in your onboarding e-mail; the sandbox has the same paths and seeded data.',
-        variables: { host: { default: 'partner-api.example.com', description: 'API host of the production or sandbox stage.' } },
-        'x-internal': false,
+    // The deployed base URLs carry the stage name before the base path (README "Deploying").
+    servers: DEPLOYED_STAGES.map((stage) => ({
+      url: `https://{host}/${stage}${API_BASE_PATH}`,
+      description:
+        stage === 'production'
+          ? 'Production: the host is in your onboarding e-mail.'
+          : 'Sandbox: the same paths, with sample data; its host is in your onboarding e-mail.',
+      variables: {
+        host: {
+          default: `${stage}-api-id.execute-api.eu-west-1.amazonaws.com`,
+          description: `Host of the ${stage} API, from the base URL in your onboarding e-mail.`,
+        },
       },
-    ],
+    })),
     tags: [
       { name: 'Partner data', description: 'What the API key gives access to.' },
       { name: 'About this API', description: 'This description, without a key.' },

@@ -3,22 +3,22 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../../lambdas/data/api-keys';
 import {
   apiKeyCreationItem,
-  apiKeyExpiryItem,
-  apiKeyKey,
+  apiKeyReplacementItem,
+  apiKeyRevocationItem,
   listApiKeysOfPartner,
   revokeApiKey,
 } from '../../lambdas/data/api-keys';
-import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
+import { documentClient } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
-import { getPartnerBySlug } from '../../lambdas/data/partners';
+import { getPartnerBySlug, listPartners } from '../../lambdas/data/partners';
 import { lastUsedOfKeys } from '../../lambdas/data/rate-windows';
 import type { RevealRecord } from '../../lambdas/data/reveals';
-import { REVEAL_LIFETIME_MS, revealCreationItem } from '../../lambdas/data/reveals';
-import { apiKeyState, generateApiKey } from '../../lambdas/domain/api-key';
+import { REVEAL_LIFETIME_MS, revealCreationItem, revealTimes } from '../../lambdas/data/reveals';
+import { apiKeyState, generateApiKey, withRetirement } from '../../lambdas/domain/api-key';
 import { sealForReveal } from '../../lambdas/domain/reveal-crypto';
 import type { Scope } from '../../lambdas/domain/scopes';
 import { scopesForAgreement } from '../../lambdas/domain/scopes';
-import type { MailReceipt } from './mailer';
+import type { OutgoingMail } from './mailer';
 import { revealLinkMail } from './mailer';
 import { OperatorError } from './operator-error';
 import type { OperatorTarget } from './target';
@@ -55,6 +55,7 @@ export async function issueKey(
       scopes,
       createdAt,
       usageIdentifierKey,
+      revealId,
     },
     reveal: {
       revealId,
@@ -76,22 +77,21 @@ export function issuedKeyItems(issued: IssuedKey): TransactItem[] {
   return [apiKeyCreationItem(issued.record), revealCreationItem(issued.reveal)];
 }
 
-export async function sendRevealLink(
+/** The message that carries an issued key's reveal link to the partner (sent by the caller). */
+export function revealMailOf(
   target: OperatorTarget,
   partner: Partner,
   issued: IssuedKey,
   rotation: boolean,
-): Promise<MailReceipt> {
-  return target.mailer.send(
-    revealLinkMail({
-      to: partner.contactEmail,
-      partnerName: partner.name,
-      revealUrl: issued.revealUrl,
-      keyPrefix: issued.record.prefix,
-      apiBaseUrl: target.apiBaseUrl,
-      rotation,
-    }),
-  );
+): OutgoingMail {
+  return revealLinkMail({
+    to: partner.contactEmail,
+    partnerName: partner.name,
+    revealUrl: issued.revealUrl,
+    keyPrefix: issued.record.prefix,
+    apiBaseUrl: target.apiBaseUrl,
+    rotation,
+  });
 }
 
 export async function requirePartner(slug: string): Promise<Partner> {
@@ -103,10 +103,25 @@ export async function requirePartner(slug: string): Promise<Partner> {
 
 export const MAX_GRACE_HOURS = 24 * 30;
 
+/** A partner's keys as in force now: each with its retirement by a revealed replacement applied. */
+async function keysInForce(partnerId: number) {
+  const keys = await listApiKeysOfPartner(partnerId);
+  const revealIds = keys.flatMap((key) => [
+    ...(key.revealId ? [key.revealId] : []),
+    ...(key.replacements ?? []).map((replacement) => replacement.revealId),
+  ]);
+  const revealed = await revealTimes(revealIds);
+  return {
+    revealed,
+    keys: keys.map((key) => (key.revokedAt === undefined ? withRetirement(key, revealed) : key)),
+  };
+}
+
 /**
- * Issues a new key and gives the partner's current key an expiry after a grace period, so
- * both work until the partner has switched. The new key never has wider scopes than the one
- * it replaces (nor than the agreement), and no expiry is ever pushed later.
+ * Issues a new key. The partner's current keys keep working until the grace period after the new
+ * key is revealed, so a partner is never left without a working key, whatever happens to the
+ * link; keys that earlier rotations issued but nobody revealed are revoked (their links stop
+ * working). The new key never has wider scopes than the key it replaces, nor than the agreement.
  */
 export async function rotateKey(
   target: OperatorTarget,
@@ -114,52 +129,49 @@ export async function rotateKey(
   nowMs: number,
 ) {
   const partner = await requirePartner(input.slug);
-  const keys = await listApiKeysOfPartner(partner.id);
-  const current = keys.filter((key) => apiKeyState(key, nowMs) === 'active').at(-1);
+  const { keys, revealed } = await keysInForce(partner.id);
+  const active = keys.filter((key) => apiKeyState(key, nowMs) === 'active');
+  const neverRevealed = (key: ApiKeyRecord) => key.revealId !== undefined && !revealed.has(key.revealId);
+  const superseded = active.filter(neverRevealed);
+  const current = active.filter((key) => !neverRevealed(key));
   const agreementScopes = scopesForAgreement(partner.revenueAccess);
-  const scopes = current
-    ? current.scopes.filter((scope) => agreementScopes.includes(scope))
-    : agreementScopes;
-  const graceEnd = new Date(nowMs + input.graceHours * 3_600_000).toISOString();
-  const previousExpiresAt =
-    current?.expiresAt !== undefined && current.expiresAt < graceEnd ? current.expiresAt : graceEnd;
+  const newest = current.at(-1);
+  const scopes = newest ? newest.scopes.filter((scope) => agreementScopes.includes(scope)) : agreementScopes;
 
   const issued = await issueKey(target, partner, scopes, nowMs);
-  const items: TransactItem[] = [...issuedKeyItems(issued)];
-  if (current) {
-    items.push(
-      previousExpiresAt === graceEnd
-        ? apiKeyExpiryItem(current.prefix, graceEnd)
-        : {
-            ConditionCheck: {
-              TableName: TABLE_NAME,
-              Key: apiKeyKey(current.prefix),
-              ConditionExpression: 'attribute_not_exists(revokedAt)',
-            },
-          },
-    );
-  }
+  const replacement = {
+    keyPrefix: issued.record.prefix,
+    revealId: issued.reveal.revealId,
+    graceMs: input.graceHours * 3_600_000,
+  };
+  const nowIso = new Date(nowMs).toISOString();
+  const items: TransactItem[] = [
+    ...issuedKeyItems(issued),
+    ...current.map((key) => apiKeyReplacementItem(key.prefix, replacement)),
+    ...superseded.map((key) => apiKeyRevocationItem(key.prefix, nowIso)),
+  ];
   try {
     await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
     // Nothing was written: the API Gateway key made for the new key must not stay usable.
-    await target.usagePlanKeys?.disable(issued.record.prefix);
+    await target.usagePlanKeys?.remove(issued.record.prefix);
     if ((error as Error).name === 'TransactionCanceledException') {
       throw new OperatorError(
-        `Key ${current?.prefix ?? ''} changed while rotating (revoked meanwhile?). Run the rotation again.`,
+        `A key of ${partner.slug} changed while rotating (revoked meanwhile?). Run the rotation again.`,
       );
     }
     throw error;
   }
-  const mail = await sendRevealLink(target, partner, issued, true);
+  for (const key of superseded) await target.usagePlanKeys?.remove(key.prefix);
   return {
     result: {
       key_prefix: issued.record.prefix,
       reveal_url: issued.revealUrl,
-      previous_key_prefix: current?.prefix ?? null,
-      previous_key_expires_at: current ? previousExpiresAt : null,
+      grace_hours: input.graceHours,
+      retiring: current.map((key) => key.prefix),
+      superseded: superseded.map((key) => key.prefix),
     },
-    mail,
+    mail: revealMailOf(target, partner, issued, true),
   };
 }
 
@@ -170,14 +182,31 @@ export async function revokeKey(target: OperatorTarget, prefix: string, nowMs: n
     throw new OperatorError(
       `No key with prefix ${prefix}. List a partner's keys with: npm run admin -- keys list --partner <slug>`,
     );
-  await target.usagePlanKeys?.disable(prefix);
+  await target.usagePlanKeys?.remove(prefix);
   return { key_prefix: prefix, revoked_at: revoked.revokedAt };
+}
+
+/**
+ * Deletes the API Gateway keys of every partner key that no longer works (revoked or expired):
+ * API Gateway holds at most 10,000 keys per region. Nothing to do locally.
+ */
+export async function pruneUsagePlanKeys(target: OperatorTarget, nowMs: number) {
+  const removed: string[] = [];
+  if (!target.usagePlanKeys) return { removed };
+  for (const partner of await listPartners()) {
+    for (const key of (await keysInForce(partner.id)).keys) {
+      if (key.usageIdentifierKey === undefined || apiKeyState(key, nowMs) === 'active') continue;
+      await target.usagePlanKeys.remove(key.prefix);
+      removed.push(key.prefix);
+    }
+  }
+  return { removed };
 }
 
 /** A partner's keys with their state and last use; never the keys themselves. */
 export async function listKeys(slug: string, nowMs: number) {
   const partner = await requirePartner(slug);
-  const keys = await listApiKeysOfPartner(partner.id);
+  const { keys, revealed } = await keysInForce(partner.id);
   const lastUsed = await lastUsedOfKeys(keys.map((key) => key.prefix));
   return {
     partner: partner.slug,
@@ -186,7 +215,11 @@ export async function listKeys(slug: string, nowMs: number) {
       state: apiKeyState(key, nowMs),
       scopes: key.scopes,
       created_at: key.createdAt,
+      revealed: key.revealId === undefined || revealed.has(key.revealId),
       expires_at: key.expiresAt ?? null,
+      retires_after_reveal_of: (key.replacements ?? [])
+        .filter((replacement) => !revealed.has(replacement.revealId))
+        .map((replacement) => replacement.keyPrefix),
       revoked_at: key.revokedAt ?? null,
       last_used_at: lastUsed.get(key.prefix) ?? null,
     })),

@@ -13,6 +13,8 @@ export type MailReceipt =
 
 /** Sends operator mail: SES in a deployed stage, `.eml` files in a local outbox folder. */
 export interface Mailer {
+  /** Why a message to `to` could not go out now (an unverified sender...), before anything is issued. */
+  check?(to: string): Promise<string[]>;
   send(mail: OutgoingMail): Promise<MailReceipt>;
 }
 
@@ -53,7 +55,7 @@ export function revealLinkMail(input: {
   rotation: boolean;
 }): OutgoingMail {
   const intro = input.rotation
-    ? `A new partner API key was issued for ${input.partnerName}. Your previous key keeps working until the expiry we told you about.`
+    ? `A new partner API key was issued for ${input.partnerName}. Your current key keeps working for the grace period we agreed on, counted from the moment you reveal the new one.`
     : `Welcome aboard: ${input.partnerName} is approved as a partner, and your API key is ready.`;
   return {
     to: input.to,

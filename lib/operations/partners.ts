@@ -13,7 +13,7 @@ import { scopesForAgreement } from '../../lambdas/domain/scopes';
 import { transactionCancellationCodes } from '../../lambdas/shared/aws-errors';
 import { seal } from '../../lambdas/shared/secret-box';
 import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
-import { issuedKeyItems, issueKey, requirePartner, sendRevealLink } from './keys';
+import { issuedKeyItems, issueKey, requirePartner, revealMailOf } from './keys';
 import { OperatorError } from './operator-error';
 import { sampleHostsFor, sponsorSampleHosts } from './sample-data';
 import type { OperatorTarget } from './target';
@@ -28,7 +28,8 @@ export interface PartnerApproval {
 
 /**
  * Creates the partner, its activation signing secret, its first key and the key's reveal in
- * one transaction (a taken slug leaves nothing behind), then mails the reveal link.
+ * one transaction (a taken slug leaves nothing behind). Returns the result and the reveal
+ * mail, which the caller sends once the result (with the link) is shown.
  */
 export async function approvePartner(target: OperatorTarget, approval: PartnerApproval, nowMs: number) {
   const { sealingKey } = await loadServiceSecrets();
@@ -52,7 +53,7 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
     );
   } catch (error) {
     // Nothing was written: the API Gateway key made for the new key must not stay usable.
-    await target.usagePlanKeys?.disable(issued.record.prefix);
+    await target.usagePlanKeys?.remove(issued.record.prefix);
     if (transactionCancellationCodes(error)?.[SLUG_CLAIM_ITEM] === 'ConditionalCheckFailed') {
       throw new OperatorError(
         `The slug "${partner.slug}" is taken by another partner. Choose another --slug.`,
@@ -60,7 +61,6 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
     }
     throw error;
   }
-  const mail = await sendRevealLink(target, partner, issued, false);
   // Sandbox accounts come with sample hosts, properties and a year of reservations.
   const sampleData =
     target.stage === 'sandbox'
@@ -73,7 +73,7 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
       key_prefix: issued.record.prefix,
       reveal_url: issued.revealUrl,
     },
-    mail,
+    mail: revealMailOf(target, partner, issued, false),
     sampleData,
   };
 }

@@ -5,8 +5,11 @@ import type { Mailer } from './mailer';
 export interface UsagePlanKeys {
   /** Creates an API Gateway key for a partner key, attaches it to the plan, returns its value. */
   issue(keyPrefix: string, partnerSlug: string): Promise<string>;
-  /** Disables the API Gateway key of a revoked partner key. */
-  disable(keyPrefix: string): Promise<void>;
+  /**
+   * Deletes the API Gateway key of a partner key that no longer works (revoked, expired, or never
+   * stored), which also takes it out of the usage plan: a region holds at most 10,000 API keys.
+   */
+  remove(keyPrefix: string): Promise<void>;
 }
 
 /** What operator commands run against: the local server or a deployed stage. */

@@ -4,11 +4,15 @@ import {
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
   GetApiKeysCommand,
-  UpdateApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
 import type { DescribeStacksCommandOutput, StackStatus } from '@aws-sdk/client-cloudformation';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import {
+  GetAccountCommand,
+  GetEmailIdentityCommand,
+  SESv2Client,
+  SendEmailCommand,
+} from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { apiGatewayUsagePlanKeys, sesMailer } from '../../lib/admin/aws-operator-services';
@@ -138,7 +142,7 @@ describe('usage-plan keys', () => {
     expect(apiGateway.commandCalls(DeleteApiKeyCommand)[0]?.args[0].input).toEqual({ apiKey: 'key-1' });
   });
 
-  it('disables the key with exactly that name, across pages', async () => {
+  it('deletes the key with exactly that name, across pages (which takes it out of the plan)', async () => {
     apiGateway
       .on(GetApiKeysCommand)
       .resolvesOnce({
@@ -146,16 +150,14 @@ describe('usage-plan keys', () => {
         position: 'p2',
       })
       .resolvesOnce({ items: [{ id: 'key-1', name: 'partner-svc_AbCdEfGh', enabled: true }] });
-    apiGateway.on(UpdateApiKeyCommand).resolves({});
+    apiGateway.on(DeleteApiKeyCommand).resolves({});
 
-    await apiGatewayUsagePlanKeys('plan123', new APIGatewayClient({ region: 'eu-west-1' })).disable(
+    await apiGatewayUsagePlanKeys('plan123', new APIGatewayClient({ region: 'eu-west-1' })).remove(
       'svc_AbCdEfGh',
     );
 
-    const updates = apiGateway.commandCalls(UpdateApiKeyCommand).map((call) => call.args[0].input);
-    expect(updates).toEqual([
-      { apiKey: 'key-1', patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] },
-    ]);
+    const deletions = apiGateway.commandCalls(DeleteApiKeyCommand).map((call) => call.args[0].input);
+    expect(deletions).toEqual([{ apiKey: 'key-1' }]);
     expect(apiGateway.commandCalls(GetApiKeysCommand)[1]?.args[0].input.position).toBe('p2');
   });
 });
@@ -178,5 +180,34 @@ describe('SES mailer', () => {
         Simple: { Subject: { Data: 'Your partner API key' }, Body: { Text: { Data: 'Open this link' } } },
       },
     });
+  });
+});
+
+describe('SES mailer: the check before anything is issued', () => {
+  const mailer = () => sesMailer(OUTPUTS.MailFrom, new SESv2Client({ region: 'eu-west-1' }));
+  const notFound = () => Object.assign(new Error('Identity not found'), { name: 'NotFoundException' });
+
+  it('passes a verified sender, through its domain too, outside the SES sandbox', async () => {
+    ses
+      .on(GetEmailIdentityCommand, { EmailIdentity: 'partners-sandbox@example.com' })
+      .rejects(notFound())
+      .on(GetEmailIdentityCommand, { EmailIdentity: 'example.com' })
+      .resolves({ VerifiedForSendingStatus: true });
+    ses.on(GetAccountCommand).resolves({ ProductionAccessEnabled: true });
+
+    expect(await mailer().check?.('partner@example.org')).toEqual([]);
+  });
+
+  it('names an unverified sender, and a recipient the SES sandbox would refuse', async () => {
+    ses.on(GetEmailIdentityCommand).rejects(notFound());
+    ses.on(GetAccountCommand).resolves({ ProductionAccessEnabled: false });
+
+    const problems = (await mailer().check?.('partner@example.org')) ?? [];
+
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toContain('partners-sandbox@example.com is not a verified SES identity in eu-west-1');
+    expect(problems[1]).toContain('sandbox');
+    expect(problems[1]).toContain('partner@example.org');
+    expect(ses.commandCalls(SendEmailCommand)).toHaveLength(0);
   });
 });

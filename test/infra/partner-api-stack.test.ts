@@ -4,10 +4,11 @@ import { gatewayResponses } from '../../lambdas/api/gateway-responses';
 import { createTableInput, tableDefinition } from '../../lambdas/data/table-definition';
 import { API_BASE_PATH, pageRoutes, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../lambdas/shared/problems';
+import { partnerApiDocument } from '../../lib/openapi/document';
 import type { DeployedStage } from '../../lib/stage-config';
-import { DEPLOYED_STAGES, STACK_OUTPUTS, stageConfigs } from '../../lib/stage-config';
+import { DEPLOYED_STAGES, STACK_OUTPUTS, stageConfig } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
-import { synthesizeApp } from './synthesized-app';
+import { synthesizeApp, TEST_MAIL_FROM } from './synthesized-app';
 
 interface Statement {
   readonly Action: string | string[];
@@ -79,7 +80,7 @@ const FUNCTION_COUNT = partnerApiRoutes.length + publicApiRoutes.length + 1 + pa
 const pagePaths = [...new Set(pageRoutes.map((route) => route.path))];
 
 describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
-  const config = stageConfigs[stage];
+  const config = stageConfig(stage, { mailFrom: TEST_MAIL_FROM[stage] });
 
   it('creates one function per route, the authorizer and one per page', () => {
     const assess = template(stage);
@@ -322,9 +323,11 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         Integration: {
           Type: 'MOCK',
           PassthroughBehavior: 'WHEN_NO_TEMPLATES',
+          ContentHandling: 'CONVERT_TO_TEXT',
           IntegrationResponses: [
             {
               StatusCode: '405',
+              ContentHandling: 'CONVERT_TO_TEXT',
               ResponseParameters: {
                 'method.response.header.Allow': `'${allow}'`,
                 'method.response.header.Content-Type': `'${PROBLEM_CONTENT_TYPE}'`,
@@ -451,8 +454,26 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     });
   });
 
-  it('raises alarms on 5xx rate, 429s, authorizer failures and errors of each function', () => {
-    const functions = FUNCTION_COUNT;
+  it('keeps every non-proxy integration of an API with binary media types as text (else its JSON is a 500)', () => {
+    const restApis = resources(stage, 'AWS::ApiGateway::RestApi');
+    const binaryApis = Object.keys(restApis).filter((id) => restApis[id]?.Properties.BinaryMediaTypes);
+    expect(binaryApis).toHaveLength(1);
+    const integrations = Object.values(resources(stage, 'AWS::ApiGateway::Method'))
+      .filter((method) => binaryApis.includes((method.Properties.RestApiId as { Ref: string }).Ref))
+      .map((method) => method.Properties.Integration as Record<string, unknown>)
+      .filter((integration) => integration.Type !== 'AWS_PROXY');
+    expect(integrations.length).toBeGreaterThan(0);
+
+    for (const integration of integrations) {
+      expect(integration.ContentHandling).toBe('CONVERT_TO_TEXT');
+      for (const response of integration.IntegrationResponses as Record<string, unknown>[])
+        expect(response.ContentHandling).toBe('CONVERT_TO_TEXT');
+    }
+  });
+
+  it('raises alarms on 5xx rate, 429s, authorizer failures and errors of each function but the authorizer', () => {
+    // The authorizer's 401s are Lambda errors ("Unauthorized"): its failures alarm from the access log.
+    const functions = FUNCTION_COUNT - 1;
     const assess = template(stage);
 
     assess.resourceCountIs('AWS::CloudWatch::Alarm', 2 * 2 + 1 + functions);
@@ -478,6 +499,14 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       { MetricName: 'Errors', Namespace: 'AWS/Lambda', Threshold: config.alarms.lambdaErrors },
       functions,
     );
+    assess.resourcePropertiesCountIs(
+      'AWS::CloudWatch::Alarm',
+      {
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(stage, AUTHORIZER) } }],
+      },
+      0,
+    );
   });
 
   it('outputs what the operator CLI reads, with both base URLs', () => {
@@ -486,6 +515,9 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     expect(Object.keys(outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
     const joined = (name: string) => JSON.stringify(outputs[name]?.Value);
     expect(joined(STACK_OUTPUTS.apiBaseUrl)).toMatch(new RegExp(`/${stage}${API_BASE_PATH}"\\]\\]}$`));
+    // Generated clients call the document's servers: one of them is this stage's base URL.
+    const servers = (partnerApiDocument().servers as { url: string }[]).map((server) => server.url);
+    expect(servers).toContain(`https://{host}/${stage}${API_BASE_PATH}`);
     expect(joined(STACK_OUTPUTS.activationBaseUrl)).toMatch(new RegExp(`/${stage}"\\]\\]}$`));
     expect(outputs[STACK_OUTPUTS.mailFrom]?.Value).toBe(config.mailFrom);
   });

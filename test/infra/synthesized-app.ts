@@ -6,7 +6,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { PartnerApiStack } from '../../lib/partner-api-stack';
 import type { DeployedStage } from '../../lib/stage-config';
-import { DEPLOYED_STAGES, stackName, stageConfigs } from '../../lib/stage-config';
+import { DEPLOYED_STAGES, stackName, stageConfig } from '../../lib/stage-config';
+
+/** What `-c mailFrom:<stage>=…` gives the app in the tests. */
+export const TEST_MAIL_FROM: Readonly<Record<DeployedStage, string>> = {
+  sandbox: 'Partner Team <partners-sandbox@example.com>',
+  production: 'Partner Team <partners@partner-api.dev>',
+};
 
 /** One rule finding of the validation report, as CDK writes it (the parts the tests read). */
 export interface ReportedViolation {
@@ -44,7 +50,9 @@ export function synthesizeApp(): SynthesizedApp {
   const stacks = Object.fromEntries(
     DEPLOYED_STAGES.map((stage) => [
       stage,
-      new PartnerApiStack(app, stackName(stage), { config: stageConfigs[stage] }),
+      new PartnerApiStack(app, stackName(stage), {
+        config: stageConfig(stage, { mailFrom: TEST_MAIL_FROM[stage] }),
+      }),
     ]),
   ) as Record<DeployedStage, PartnerApiStack>;
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
