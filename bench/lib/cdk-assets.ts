@@ -35,7 +35,7 @@ async function staleness(): Promise<string | undefined> {
   return undefined;
 }
 
-/** Runs `npx cdk synth --quiet` when cdk.out is missing or older than its inputs; returns seconds spent. */
+/** Runs `npm run synth` when cdk.out is missing or older than its inputs; returns seconds spent. */
 export async function ensureSynthesized(): Promise<{
   synthesized: boolean;
   reason: string;
@@ -45,11 +45,11 @@ export async function ensureSynthesized(): Promise<{
   if (!reason) return { synthesized: false, reason: 'cdk.out is current', seconds: 0 };
   progress(`cdk synth (${reason}), about 20 s…`);
   const started = performance.now();
-  const { code } = await runProcess('npx', ['cdk', 'synth', '--quiet'], {
+  const { code } = await runProcess('npm', ['run', '-s', 'synth'], {
     env: childEnvironment(),
     cwd: REPOSITORY_ROOT,
   });
-  if (code !== 0) throw new Error(`npx cdk synth --quiet exited with code ${code}`);
+  if (code !== 0) throw new Error(`npm run synth exited with code ${code}`);
   return { synthesized: true, reason, seconds: (performance.now() - started) / 1000 };
 }
 
