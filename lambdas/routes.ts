@@ -1,19 +1,53 @@
 import {
+  ACTIVATION_LINK_PARTITION,
+  API_KEY_PARTITION,
+  CATALOG_INDEX_PARTITION,
   COUNTER_PARTITION,
   HOST_EMAIL_PARTITION,
   HOST_PARTITION,
   NONCE_PARTITION,
   PARTNER_PARTITION,
+  PARTNER_SLUG_PARTITION,
   PROPERTY_PARTITION,
+  RATE_LIMIT_PARTITION,
   REVEAL_PARTITION,
+  SIGNING_SECRET_PARTITION,
 } from './data/partitions';
 import type { Scope } from './domain/scopes';
+import type { ServiceSecretName } from './shared/service-secrets';
 
 /**
  * The single route table. The local server, the CDK stack, the OpenAPI document and the tests
  * all read it, so a route cannot exist in one and be missing from another.
  */
 export const API_BASE_PATH = '/partner-api/v1';
+
+/**
+ * What a function may do in the table, action by action, as partition-key prefixes (the IAM
+ * condition `dynamodb:LeadingKeys`): the stack grants exactly this, nothing more, and the IAM tests
+ * check every call the functions make against the grant. A function without it has no table.
+ */
+export interface TableAccess {
+  readonly getItem?: readonly string[];
+  readonly query?: readonly string[];
+  /** Query on the global index, by the index's partition-key prefix. */
+  readonly queryIndex?: readonly string[];
+  readonly updateItem?: readonly string[];
+  readonly putItem?: readonly string[];
+  /** ConditionCheck inside a transaction. */
+  readonly conditionCheckItem?: readonly string[];
+}
+
+export type { ServiceSecretName } from './shared/service-secrets';
+
+/** What the function of a route (or the authorizer) may reach. */
+export interface FunctionAccess {
+  readonly table?: TableAccess;
+  readonly secrets?: readonly ServiceSecretName[];
+}
+
+/** Every partner API route counts its request in the rate window of the key. */
+const COUNTS_REQUESTS = { updateItem: [RATE_LIMIT_PARTITION] } as const;
 
 export interface QueryParameter {
   readonly name: string;
@@ -33,6 +67,7 @@ export interface PartnerApiRoute {
   readonly entry: string;
   readonly summary: string;
   readonly queryParameters: readonly QueryParameter[];
+  readonly access: FunctionAccess;
 }
 
 export const LOOKBACK_DAYS: QueryParameter = {
@@ -52,6 +87,7 @@ export const partnerApiRoutes = [
     entry: 'api/usage.ts',
     summary: 'Seat usage of the hosts the partner sponsors',
     queryParameters: [],
+    access: { table: { ...COUNTS_REQUESTS, query: [PARTNER_PARTITION] } },
   },
   {
     id: 'properties',
@@ -61,6 +97,7 @@ export const partnerApiRoutes = [
     entry: 'api/properties.ts',
     summary: 'Properties of the hosts the partner sponsors',
     queryParameters: [],
+    access: { table: { ...COUNTS_REQUESTS, query: [PARTNER_PARTITION] } },
   },
   {
     id: 'pricingSignals',
@@ -70,6 +107,14 @@ export const partnerApiRoutes = [
     entry: 'api/pricing-signals.ts',
     summary: 'Pricing signals and reservation statistics of one property',
     queryParameters: [LOOKBACK_DAYS],
+    access: {
+      table: {
+        ...COUNTS_REQUESTS,
+        getItem: [PARTNER_PARTITION],
+        query: [PROPERTY_PARTITION],
+        queryIndex: [PROPERTY_PARTITION],
+      },
+    },
   },
 ] as const satisfies readonly PartnerApiRoute[];
 
@@ -89,6 +134,7 @@ export interface PublicApiRoute {
   readonly path: string;
   readonly entry: string;
   readonly summary: string;
+  readonly access: FunctionAccess;
 }
 
 export const publicApiRoutes = [
@@ -98,6 +144,7 @@ export const publicApiRoutes = [
     path: '/openapi.json',
     entry: 'api/openapi-document.ts',
     summary: 'This API described in OpenAPI 3.1',
+    access: {},
   },
 ] as const satisfies readonly PublicApiRoute[];
 
@@ -107,14 +154,11 @@ export interface PageRoute {
   readonly methods: readonly ('GET' | 'POST')[];
   readonly path: string;
   readonly entry: string;
-  /** Whether the page reads the service secret (signing and session keys): only these get access. */
-  readonly usesServiceSecrets: boolean;
-  /**
-   * Partitions the page writes (IAM `dynamodb:LeadingKeys`); it reads everything. Empty for a
-   * page that only reads.
-   */
-  readonly writesPartitions: readonly string[];
+  readonly access: FunctionAccess;
 }
+
+/** What every activation page reads: the partner its address names, by slug. */
+const FINDS_PARTNER = [PARTNER_SLUG_PARTITION, PARTNER_PARTITION] as const;
 
 export const pageRoutes = [
   {
@@ -122,60 +166,94 @@ export const pageRoutes = [
     methods: ['GET', 'POST'],
     path: '/reveal/{revealId}',
     entry: 'pages/reveal.tsx',
-    usesServiceSecrets: false,
-    writesPartitions: [REVEAL_PARTITION],
+    access: { table: { getItem: [REVEAL_PARTITION], updateItem: [REVEAL_PARTITION] } },
   },
   {
     id: 'activate',
     methods: ['GET'],
     path: '/partner/{slug}/activate',
     entry: 'pages/activate.tsx',
-    usesServiceSecrets: true,
-    writesPartitions: [],
+    // Verifies links (the partner's sealed signing secret, the issued-link record, the used nonce)
+    // and starts a session; writes nothing.
+    access: {
+      table: {
+        getItem: [...FINDS_PARTNER, SIGNING_SECRET_PARTITION, ACTIVATION_LINK_PARTITION, NONCE_PARTITION],
+      },
+      secrets: ['sealing', 'session'],
+    },
   },
   {
     id: 'marketplace',
     methods: ['GET', 'POST'],
     path: '/partner/{slug}/marketplace',
     entry: 'pages/marketplace.tsx',
-    usesServiceSecrets: true,
-    writesPartitions: [
-      PARTNER_PARTITION,
-      HOST_PARTITION,
-      HOST_EMAIL_PARTITION,
-      NONCE_PARTITION,
-      COUNTER_PARTITION,
-    ],
+    // Provisions a host in one transaction: account and e-mail claim, sponsorship, property and
+    // PMS claim, seats, the used nonce; ids from counters.
+    access: {
+      table: {
+        getItem: [...FINDS_PARTNER, NONCE_PARTITION, HOST_EMAIL_PARTITION],
+        query: [PARTNER_PARTITION],
+        queryIndex: [CATALOG_INDEX_PARTITION],
+        updateItem: [PARTNER_PARTITION, COUNTER_PARTITION],
+        putItem: [PARTNER_PARTITION, HOST_PARTITION, HOST_EMAIL_PARTITION, NONCE_PARTITION],
+        conditionCheckItem: [PARTNER_PARTITION, HOST_EMAIL_PARTITION],
+      },
+      secrets: ['session'],
+    },
   },
   {
     id: 'onboarding',
     methods: ['GET', 'POST'],
     path: '/partner/{slug}/onboarding',
     entry: 'pages/onboarding.tsx',
-    usesServiceSecrets: true,
-    writesPartitions: [PARTNER_PARTITION, PROPERTY_PARTITION],
+    // The wizard: the property's name (the partner's item) and its knowledge base.
+    access: {
+      table: {
+        getItem: [...FINDS_PARTNER, PROPERTY_PARTITION],
+        query: [PARTNER_PARTITION],
+        queryIndex: [CATALOG_INDEX_PARTITION],
+        updateItem: [PARTNER_PARTITION, PROPERTY_PARTITION],
+      },
+      secrets: ['session'],
+    },
   },
 ] as const satisfies readonly PageRoute[];
 
-/** The REQUEST authorizer of the partner API: one function in front of every keyed route. */
-export const AUTHORIZER = { id: 'authorizer', entry: 'api/authorizer.ts' } as const;
+/**
+ * The REQUEST authorizer of the partner API: one function in front of every keyed route. It reads
+ * key records, and the reveals of keys that replace them (a key retires after its replacement
+ * is revealed).
+ */
+export const AUTHORIZER = {
+  id: 'authorizer',
+  entry: 'api/authorizer.ts',
+  access: { table: { getItem: [API_KEY_PARTITION, REVEAL_PARTITION] } } satisfies FunctionAccess,
+} as const;
 
 /** Name of a page route's function (alarms, logs, the local runtime). */
 export const pageFunctionName = (routeId: string) => `${routeId}Page`;
 
-/** A Lambda function of the service: its name in logs and alarms, and its module. */
+/** A Lambda function of the service: its name in logs and alarms, its module and what it may reach. */
 export interface ServiceFunctionSpec {
   readonly name: string;
   /** Handler module under `lambdas/`, exporting `handler`. */
   readonly entry: string;
+  readonly access: FunctionAccess;
 }
 
 /** Every function the route table makes: the authorizer, one per API route, one per page route. */
 export const serviceFunctions: readonly ServiceFunctionSpec[] = [
-  { name: AUTHORIZER.id, entry: AUTHORIZER.entry },
-  ...partnerApiRoutes.map((route) => ({ name: route.id, entry: route.entry })),
-  ...publicApiRoutes.map((route) => ({ name: route.id, entry: route.entry })),
-  ...pageRoutes.map((route) => ({ name: pageFunctionName(route.id), entry: route.entry })),
+  { name: AUTHORIZER.id, entry: AUTHORIZER.entry, access: AUTHORIZER.access },
+  ...[...partnerApiRoutes, ...publicApiRoutes].map((route) => ({
+    name: route.id,
+    entry: route.entry,
+    access: route.access,
+  })),
+  ...pageRoutes.map((route) => ({
+    name: pageFunctionName(route.id),
+    entry: route.entry,
+    access: route.access,
+  })),
 ];
 
 export type RouteMatch<R> =

@@ -148,7 +148,7 @@ export const STACK_OUTPUTS = {
   apiBaseUrl: 'ApiBaseUrl',
   activationBaseUrl: 'ActivationBaseUrl',
   tableName: 'TableName',
-  serviceSecretArn: 'ServiceSecretArn',
+  sealingSecretArn: 'SealingSecretArn',
   usagePlanId: 'UsagePlanId',
   mailFrom: 'MailFrom',
 } as const;

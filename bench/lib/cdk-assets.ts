@@ -85,8 +85,8 @@ interface AssetManifest {
 function resolveVariable(name: string, value: unknown): string {
   if (typeof value === 'string') return value;
   if (name === 'TABLE_NAME') return 'PartnerApi-sandbox-DataTable';
-  if (name === 'SERVICE_SECRETS_ARN')
-    return 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ServiceSecret-bench';
+  if (name.endsWith('_SECRET_ARN'))
+    return `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${name.toLowerCase()}-bench`;
   return `unresolved-${name}`;
 }
 

@@ -14,8 +14,8 @@ export async function createBenchPartner(label: string, nowMs: number): Promise<
   const { allocateId } = await import('../../lambdas/data/counters');
   const { partnerCreationItems } = await import('../../lambdas/data/partners');
   const { seal } = await import('../../lambdas/shared/secret-box');
-  const { loadServiceSecrets } = await import('../../lambdas/shared/service-secrets');
-  const { sealingKey } = await loadServiceSecrets();
+  const { loadServiceKey } = await import('../../lambdas/shared/service-secrets');
+  const sealingKey = await loadServiceKey('sealing');
   const id = await allocateId('partner');
   const slug = `bench-${label}-${randomBytes(3).toString('hex')}`;
   await documentClient.send(

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { freePort } from '../../lib/local/dynamodb-local';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { readRuntime } from '../../lib/local/runtime';
+import { localEnvironment } from '../../lib/local/service';
 import { childEnvironment } from './child';
 
 export interface ServiceProcess {
@@ -53,13 +54,7 @@ export async function startServiceProcess(): Promise<ServiceProcess> {
 
 /** Points this process's data modules at the service's DynamoDB Local (before importing them). */
 export function useServiceTable(runtime: LocalRuntime): void {
-  Object.assign(process.env, {
-    STAGE: 'local',
-    TABLE_NAME: runtime.tableName,
-    DYNAMODB_ENDPOINT: runtime.dynamoDbEndpoint,
-    SERVICE_SECRETS_FILE: runtime.secretsFile,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  });
+  Object.assign(process.env, localEnvironment(runtime));
 }
 
 /** Mints `count` keys for a partner straight into the table; returns the plaintext keys. */

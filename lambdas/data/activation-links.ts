@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, TABLE_NAME, ttlEpochSeconds } from './db';
+import { ACTIVATION_LINK_PARTITION } from './partitions';
 
 /**
  * Links an operator issued (no token, no claims: only whose it is and until when). It lets the
@@ -13,7 +14,10 @@ export interface IssuedLink {
   readonly expiresAt: string;
 }
 
-const issuedLinkKey = (nonce: string) => ({ PK: `ACTIVATION_LINK#${nonce}`, SK: 'ACTIVATION_LINK' });
+const issuedLinkKey = (nonce: string) => ({
+  PK: `${ACTIVATION_LINK_PARTITION}${nonce}`,
+  SK: 'ACTIVATION_LINK',
+});
 
 export async function recordIssuedLink(link: IssuedLink): Promise<void> {
   await documentClient.send(

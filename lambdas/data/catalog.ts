@@ -3,8 +3,9 @@ import type { Product } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import { isConditionFailure } from '../shared/aws-errors';
 import { documentClient, GSI1, TABLE_NAME } from './db';
+import { CATALOG_INDEX_PARTITION, PRODUCT_PARTITION } from './partitions';
 
-const productKey = (id: string) => ({ PK: `PRODUCT#${id}`, SK: 'PRODUCT' });
+const productKey = (id: string) => ({ PK: `${PRODUCT_PARTITION}${id}`, SK: 'PRODUCT' });
 
 /**
  * Creates the catalog's missing products; products already stored are left as they are, so
@@ -17,7 +18,12 @@ export async function ensureCatalog(products: readonly Product[]): Promise<void>
         await documentClient.send(
           new PutCommand({
             TableName: TABLE_NAME,
-            Item: { ...productKey(product.id), GSI1PK: 'PRODUCTS', GSI1SK: product.id, ...product },
+            Item: {
+              ...productKey(product.id),
+              GSI1PK: CATALOG_INDEX_PARTITION,
+              GSI1SK: product.id,
+              ...product,
+            },
             ConditionExpression: 'attribute_not_exists(PK)',
           }),
         );
@@ -35,7 +41,7 @@ export async function listCatalog(): Promise<Product[]> {
       TableName: TABLE_NAME,
       IndexName: GSI1,
       KeyConditionExpression: 'GSI1PK = :products',
-      ExpressionAttributeValues: { ':products': 'PRODUCTS' },
+      ExpressionAttributeValues: { ':products': CATALOG_INDEX_PARTITION },
     }),
   );
   return Items.flatMap((item) =>

@@ -2,7 +2,12 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import { documentClient, GSI1, queryAll, TABLE_NAME, type TransactItem } from './db';
-import { partnerPartition } from './partitions';
+import {
+  PARTNER_SLUG_PARTITION,
+  PARTNERS_INDEX_PARTITION,
+  partnerPartition,
+  SIGNING_SECRET_PARTITION,
+} from './partitions';
 
 export interface Partner {
   readonly id: number;
@@ -17,8 +22,11 @@ export interface Partner {
 }
 
 export const partnerKey = (partnerId: number) => ({ PK: partnerPartition(partnerId), SK: 'PARTNER' });
-const slugKey = (slug: string) => ({ PK: `PARTNERSLUG#${slug}`, SK: 'PARTNERSLUG' });
-const signingSecretKey = (partnerId: number) => ({ PK: partnerPartition(partnerId), SK: 'SIGNING_SECRET' });
+const slugKey = (slug: string) => ({ PK: `${PARTNER_SLUG_PARTITION}${slug}`, SK: 'PARTNERSLUG' });
+const signingSecretKey = (partnerId: number) => ({
+  PK: `${SIGNING_SECRET_PARTITION}${partnerId}`,
+  SK: 'SIGNING_SECRET',
+});
 
 /** Position of the slug claim among `partnerCreationItems` (a failed condition there: slug taken). */
 export const SLUG_CLAIM_ITEM = 1;
@@ -32,7 +40,12 @@ export function partnerCreationItems(partner: Partner, sealedSigningSecret: stri
     {
       Put: {
         TableName: TABLE_NAME,
-        Item: { ...partnerKey(partner.id), GSI1PK: 'PARTNERS', GSI1SK: partner.slug, ...partner },
+        Item: {
+          ...partnerKey(partner.id),
+          GSI1PK: PARTNERS_INDEX_PARTITION,
+          GSI1SK: partner.slug,
+          ...partner,
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -43,14 +56,19 @@ export function partnerCreationItems(partner: Partner, sealedSigningSecret: stri
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
-    {
-      Put: {
-        TableName: TABLE_NAME,
-        Item: { ...signingSecretKey(partner.id), sealed: sealedSigningSecret },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    signingSecretItem(partner.id, sealedSigningSecret),
   ];
+}
+
+/** Transaction item creating a partner's sealed signing secret, in its own partition. */
+export function signingSecretItem(partnerId: number, sealedSigningSecret: string): TransactItem {
+  return {
+    Put: {
+      TableName: TABLE_NAME,
+      Item: { ...signingSecretKey(partnerId), sealed: sealedSigningSecret },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
 }
 
 function toPartner(item: Record<string, unknown> | undefined): Partner | undefined {
@@ -85,7 +103,7 @@ export async function listPartners(): Promise<Partner[]> {
     TableName: TABLE_NAME,
     IndexName: GSI1,
     KeyConditionExpression: 'GSI1PK = :partners',
-    ExpressionAttributeValues: { ':partners': 'PARTNERS' },
+    ExpressionAttributeValues: { ':partners': PARTNERS_INDEX_PARTITION },
   });
   return items.flatMap((item) => toPartner(item) ?? []);
 }

@@ -83,7 +83,12 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
     if (existingPropertyId !== undefined) {
       // Strongly consistent: a property created a moment ago by another host must be seen here.
       const property = await getPropertyOfPartner(partnerId, existingPropertyId, { consistent: true });
-      if (property && property.hostUserId !== hostUserId) throw new PropertyHeldByAnotherHostError();
+      if (property && property.hostUserId !== hostUserId) {
+        // The reads can straddle another provisioning's commit: the e-mail claim read before it
+        // (no account yet), the property after it. Read again (the nonce first) before refusing.
+        if (existingHostId === undefined && attempt < MAX_ATTEMPTS - 1) continue;
+        throw new PropertyHeldByAnotherHostError();
+      }
       alreadyActive = await listActiveProductsOfProperty(partnerId, existingPropertyId);
     }
     const newProducts = [...new Set(request.productIds)].filter(

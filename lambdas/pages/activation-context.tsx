@@ -8,7 +8,7 @@ import type { Product } from '../domain/catalog';
 import { isPartnerSlug } from '../domain/partner-slug';
 import { config } from '../shared/config';
 import { unseal } from '../shared/secret-box';
-import { loadServiceSecrets } from '../shared/service-secrets';
+import { loadServiceKey } from '../shared/service-secrets';
 import type { HostSession } from './host-session';
 import { readSession } from './host-session';
 import type { PageResponse } from './html';
@@ -39,12 +39,12 @@ export const productCatalog = () => cached('catalog', listCatalog);
 export async function signingSecretOf(partnerId: number): Promise<Buffer | undefined> {
   return cached(`secret:${partnerId}`, async () => {
     const sealed = await getSealedSigningSecret(partnerId);
-    return sealed ? unseal(sealed, (await loadServiceSecrets()).sealingKey) : undefined;
+    return sealed ? unseal(sealed, await loadServiceKey('sealing')) : undefined;
   });
 }
 
 export async function sessionKey(): Promise<Buffer> {
-  return (await loadServiceSecrets()).sessionKey;
+  return loadServiceKey('session');
 }
 
 /**

@@ -29,6 +29,8 @@ function stageEnv(): Stage {
 export const config = {
   stage: stageEnv(),
   tableName: requiredEnv('TABLE_NAME'),
-  /** DynamoDB Local's address in local mode; unset in AWS. */
+  /** The local DynamoDB address in local mode; unset in AWS. */
   dynamoDbEndpoint: optionalEnv('DYNAMODB_ENDPOINT'),
+  /** Locally, who signs the calls (the function's name, or `operator`): any key works there. */
+  localAccessKeyId: optionalEnv('AWS_ACCESS_KEY_ID') ?? 'local',
 } as const;

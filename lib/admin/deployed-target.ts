@@ -50,7 +50,7 @@ function readOutputs(outputs: readonly Output[], name: string): StackOutputs {
     apiBaseUrl: read(STACK_OUTPUTS.apiBaseUrl),
     activationBaseUrl: read(STACK_OUTPUTS.activationBaseUrl),
     tableName: read(STACK_OUTPUTS.tableName),
-    serviceSecretArn: read(STACK_OUTPUTS.serviceSecretArn),
+    sealingSecretArn: read(STACK_OUTPUTS.sealingSecretArn),
     usagePlanId: read(STACK_OUTPUTS.usagePlanId),
     mailFrom: read(STACK_OUTPUTS.mailFrom),
   };
@@ -81,9 +81,9 @@ export async function deployedTarget(
   const outputs = readOutputs(stack.Outputs ?? [], name);
   process.env.STAGE = stage;
   process.env.TABLE_NAME = outputs.tableName;
-  process.env.SERVICE_SECRETS_ARN = outputs.serviceSecretArn;
+  process.env.SEALING_SECRET_ARN = outputs.sealingSecretArn;
   delete process.env.DYNAMODB_ENDPOINT;
-  delete process.env.SERVICE_SECRETS_FILE;
+  delete process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
   return {
     stage,
     apiBaseUrl: outputs.apiBaseUrl.replace(/\/+$/, ''),

@@ -13,10 +13,7 @@ export async function localTarget(): Promise<OperatorTarget> {
       `The local server is not running (no live ${directory}/runtime.json). Start it with "npm start" in another terminal, or pass --stage sandbox|production.`,
     );
   }
-  Object.assign(
-    process.env,
-    localEnvironment({ dynamoDbEndpoint: runtime.dynamoDbEndpoint, secretsFile: runtime.secretsFile }),
-  );
+  Object.assign(process.env, localEnvironment(runtime));
   return {
     stage: 'local',
     apiBaseUrl: runtime.apiBaseUrl,

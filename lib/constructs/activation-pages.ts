@@ -1,22 +1,17 @@
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { PageRoute } from '../../lambdas/routes';
-import { pageRoutes } from '../../lambdas/routes';
+import { pageFunctionName, pageRoutes } from '../../lambdas/routes';
 import { acknowledgeNagFinding } from './nag';
 import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';
-import type { FunctionSettings } from './service-function';
+import type { AccessResources, FunctionSettings } from './service-function';
 import { ServiceFunction } from './service-function';
 import type { ServiceRestApiProps } from './service-rest-api';
 import { ServiceRestApi } from './service-rest-api';
 
 export interface ActivationPagesProps {
-  readonly table: ITableV2;
-  /** Name of the global secondary index the pages query. */
-  readonly indexName: string;
-  /** The service secret (master key of the sealing and session keys). */
-  readonly serviceSecret: ISecret;
+  /** The table, index and secrets the functions' grants refer to. */
+  readonly resources: AccessResources;
   readonly functionSettings: FunctionSettings;
   readonly api: Omit<ServiceRestApiProps, 'apiKeySourceType' | 'restApiName' | 'description'>;
   /** @default pageRoutes (lambdas/routes.ts) */
@@ -50,17 +45,12 @@ export class ActivationPages extends Construct {
       for (const route of routesOfPath) {
         const pageFunction = new ServiceFunction(this, `${pascalCase(route.id)}PageFunction`, {
           ...props.functionSettings,
+          name: pageFunctionName(route.id),
           entry: route.entry,
           description: `${route.methods.join(', ')} ${route.path} (page)`,
         });
-        // Pages read anything and write only the partitions the route table names for them.
-        pageFunction.bindTable({
-          table: props.table,
-          accessMode: 'R',
-          indexNames: [props.indexName],
-          writablePartitionKeyPrefixes: route.writesPartitions,
-        });
-        if (route.usesServiceSecrets) pageFunction.bindServiceSecret(props.serviceSecret);
+        // Each page reaches exactly the partitions and secrets the route table names for it.
+        pageFunction.grantAccess(route.access, props.resources);
         const integration = new LambdaIntegration(pageFunction.function, { allowTestInvoke: false });
         for (const method of route.methods) {
           const pageMethod = resource.addMethod(method, integration, {

@@ -6,22 +6,19 @@ import {
   LambdaIntegration,
   RequestAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { API_KEY_PARTITION, RATE_LIMIT_PARTITION } from '../../lambdas/data/partitions';
 import type { PartnerApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, AUTHORIZER, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { acknowledgeNagFinding } from './nag';
 import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';
-import type { FunctionSettings } from './service-function';
+import type { AccessResources, FunctionSettings } from './service-function';
 import { ServiceFunction } from './service-function';
 import type { ServiceRestApiProps } from './service-rest-api';
 import { ServiceRestApi } from './service-rest-api';
 
 export interface PartnerApiProps {
-  readonly table: ITableV2;
-  /** Name of the global secondary index the handlers query. */
-  readonly indexName: string;
+  /** The table, index and secrets the functions' grants refer to. */
+  readonly resources: AccessResources;
   readonly functionSettings: FunctionSettings;
   readonly api: Omit<ServiceRestApiProps, 'apiKeySourceType' | 'restApiName' | 'description'>;
   /** Per-key throttle of the usage plan (the backstop of the exact limit in code). */
@@ -63,15 +60,11 @@ export class PartnerApi extends Construct {
 
     this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
       ...props.functionSettings,
+      name: AUTHORIZER.id,
       entry: AUTHORIZER.entry,
       description: 'Partner API key authorizer',
     });
-    this.authorizerFunction.bindTable({
-      table: props.table,
-      accessMode: 'R',
-      actions: ['dynamodb:GetItem'],
-      partitionKeyPrefixes: [API_KEY_PARTITION],
-    });
+    this.authorizerFunction.grantAccess(AUTHORIZER.access, props.resources);
     this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
       authorizerName: `partner-api-key-${props.api.stageName}`,
       handler: this.authorizerFunction.function,
@@ -92,16 +85,12 @@ export class PartnerApi extends Construct {
       for (const route of routesOfPath) {
         const routeFunction = new ServiceFunction(this, `${pascalCase(route.id)}Function`, {
           ...props.functionSettings,
+          name: route.id,
           entry: route.entry,
           description: `${route.method} ${API_BASE_PATH}${route.path}: ${route.summary}`,
         });
-        // Reads only; the one write is the exact rate-limit counter of the calling key.
-        routeFunction.bindTable({
-          table: props.table,
-          accessMode: 'R',
-          indexNames: [props.indexName],
-          updatablePartitionKeyPrefixes: [RATE_LIMIT_PARTITION],
-        });
+        // Reads of its own partitions; the one write is the rate window of the calling key.
+        routeFunction.grantAccess(route.access, props.resources);
         const method = resource.addMethod(
           route.method,
           new LambdaIntegration(routeFunction.function, { allowTestInvoke: false }),
@@ -139,6 +128,7 @@ export class PartnerApi extends Construct {
       const resource = api.root.resourceForPath(API_BASE_PATH + route.path);
       const publicFunction = new ServiceFunction(this, `${pascalCase(route.id)}Function`, {
         ...props.functionSettings,
+        name: route.id,
         entry: route.entry,
         description: `${route.method} ${API_BASE_PATH}${route.path}: ${route.summary}`,
       });

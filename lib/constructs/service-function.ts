@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Duration } from 'aws-cdk-lib';
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -8,13 +8,20 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import type { FunctionAccess, ServiceSecretName, TableAccess } from '../../lambdas/routes';
+import { secretArnVariable } from '../../lambdas/shared/service-secrets';
 import { acknowledgeNagFinding } from './nag';
 import { BUNDLING_DEFAULTS, baseEnvironment, LAMBDA_DEFAULTS } from './secure-defaults';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LAMBDAS_DIRECTORY = fileURLToPath(new URL('../../lambdas/', import.meta.url));
 
+/** Tag that names each function as the route table does (`usage`, `authorizer`, `revealPage`...). */
+export const SERVICE_FUNCTION_TAG = 'service-function';
+
 export interface ServiceFunctionProps {
+  /** The function's name in the route table (`serviceFunctions`), set as its `service-function` tag. */
+  readonly name: string;
   /** Handler module under `lambdas/`, exporting `handler` (the route table's `entry`). */
   readonly entry: string;
   /** Value of STAGE for the code. */
@@ -33,55 +40,35 @@ export interface ServiceFunctionProps {
 }
 
 /** Settings every function of the service shares: all but what names the function. */
-export type FunctionSettings = Omit<ServiceFunctionProps, 'entry' | 'description'>;
+export type FunctionSettings = Omit<ServiceFunctionProps, 'name' | 'entry' | 'description'>;
 
-/**
- * Table access of one function. `R` reads (GetItem, BatchGetItem, Query); `RW` also writes
- * (PutItem, UpdateItem, DeleteItem, BatchWriteItem, ConditionCheckItem; transactions need these
- * per item).
- */
-export interface TableBinding {
+/** The IAM action of each kind of table access of the route table (`TableAccess`). */
+const TABLE_ACTIONS = {
+  getItem: 'dynamodb:GetItem',
+  query: 'dynamodb:Query',
+  updateItem: 'dynamodb:UpdateItem',
+  putItem: 'dynamodb:PutItem',
+  conditionCheckItem: 'dynamodb:ConditionCheckItem',
+} as const satisfies Record<Exclude<keyof TableAccess, 'queryIndex'>, string>;
+
+/** What a function's grants refer to. */
+export interface AccessResources {
   readonly table: ITableV2;
-  readonly accessMode: 'R' | 'RW';
-  /** Narrows the actions of the mode to these. @default - every action of the mode */
-  readonly actions?: readonly string[];
-  /**
-   * Restricts the access to items whose partition key starts with one of these prefixes
-   * (IAM condition `dynamodb:LeadingKeys`).
-   * @default - every item
-   */
-  readonly partitionKeyPrefixes?: readonly string[];
-  /** Global secondary indexes the function may query. @default - none */
-  readonly indexNames?: readonly string[];
-  /**
-   * In `R` mode, the only write allowed: UpdateItem on items whose partition key starts with one
-   * of these prefixes (a counter on the read path).
-   * @default - no write
-   */
-  readonly updatablePartitionKeyPrefixes?: readonly string[];
-  /**
-   * In `R` mode, writes (PutItem, UpdateItem, ConditionCheckItem: what transactions need) on
-   * items whose partition key starts with one of these prefixes.
-   * @default - no write
-   */
-  readonly writablePartitionKeyPrefixes?: readonly string[];
+  /** The global index the route table's `queryIndex` means. */
+  readonly indexName: string;
+  readonly secrets: Readonly<Record<ServiceSecretName, ISecret>>;
 }
 
-const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
-const WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-];
-const INDEX_ACTIONS = ['dynamodb:Query'];
-
-function leadingKeys(prefixes: readonly string[] | undefined): Record<string, unknown> | undefined {
-  if (prefixes === undefined) return undefined;
-  if (prefixes.length === 0)
-    throw new Error('partitionKeyPrefixes must not be empty: omit it to allow every item.');
-  return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } };
+/**
+ * Only items whose partition key starts with one of the prefixes; and the key must be known to
+ * the request (a missing `dynamodb:LeadingKeys` would satisfy `ForAllValues` by itself).
+ */
+function leadingKeys(prefixes: readonly string[]): Record<string, unknown> {
+  if (prefixes.length === 0) throw new Error('A grant needs at least one partition-key prefix.');
+  return {
+    'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) },
+    Null: { 'dynamodb:LeadingKeys': 'false' },
+  };
 }
 
 /** Statements of the role's policy that grant anything but X-Ray on every resource. */
@@ -138,6 +125,7 @@ export class ServiceFunction extends Construct implements IGrantable {
       ...(props.timeout ? { timeout: props.timeout } : {}),
       ...(props.memorySize ? { memorySize: props.memorySize } : {}),
     });
+    Tags.of(this.function).add(SERVICE_FUNCTION_TAG, props.name);
     acknowledgeNagFinding(
       this,
       'IAM5[Resource::*]',
@@ -147,67 +135,42 @@ export class ServiceFunction extends Construct implements IGrantable {
     this.node.addValidation({ validate: () => wildcardGrantsOtherThanXray(this.role) });
   }
 
-  /** Grants table access as described by the binding and passes the table name (TABLE_NAME). */
-  bindTable(binding: TableBinding): void {
-    const { table } = binding;
-    const modeActions = binding.accessMode === 'RW' ? [...READ_ACTIONS, ...WRITE_ACTIONS] : READ_ACTIONS;
-    const actions = binding.actions ?? modeActions;
-    const outsideMode = actions.filter((action) => !modeActions.includes(action));
-    if (outsideMode.length > 0)
-      throw new Error(`${outsideMode.join(', ')} not allowed in ${binding.accessMode} mode`);
-    const conditions = leadingKeys(binding.partitionKeyPrefixes);
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: [...actions],
-        resources: [table.tableArn],
-        ...(conditions ? { conditions } : {}),
-      }),
-    );
-    const indexNames = binding.indexNames ?? [];
-    const indexActions = actions.filter((action) => INDEX_ACTIONS.includes(action));
-    if (indexNames.length > 0 && indexActions.length > 0) {
-      this.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: indexActions,
-          resources: indexNames.map((name) => `${table.tableArn}/index/${name}`),
-        }),
-      );
-    }
-    const updatable = binding.updatablePartitionKeyPrefixes;
-    if (updatable !== undefined) {
-      if (binding.accessMode !== 'R')
-        throw new Error('updatablePartitionKeyPrefixes is for R mode; RW writes anywhere');
-      this.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: ['dynamodb:UpdateItem'],
-          resources: [table.tableArn],
-          conditions: leadingKeys(updatable),
-        }),
-      );
-    }
-    const writable = binding.writablePartitionKeyPrefixes;
-    if (writable !== undefined && writable.length > 0) {
-      if (binding.accessMode !== 'R')
-        throw new Error('writablePartitionKeyPrefixes is for R mode; RW writes anywhere');
-      this.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
-          resources: [table.tableArn],
-          conditions: leadingKeys(writable),
-        }),
-      );
-    }
-    this.function.addEnvironment('TABLE_NAME', table.tableName);
-  }
-
   /**
-   * Lets the function read the service secret (GetSecretValue only) and tells it where the
-   * secret is (SERVICE_SECRETS_ARN): the ARN, never the value.
+   * Grants exactly the access the route table declares for the function: each table action on
+   * the partition prefixes it names (no Scan, no BatchGetItem, nothing on other items) and read
+   * access to the secrets it names; passes their names and ARNs in its environment.
    */
-  bindServiceSecret(secret: ISecret): void {
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
-    );
-    this.function.addEnvironment('SERVICE_SECRETS_ARN', secret.secretArn);
+  grantAccess(access: FunctionAccess, resources: AccessResources): void {
+    const { table } = access;
+    if (table) {
+      for (const [kind, action] of Object.entries(TABLE_ACTIONS) as [keyof typeof TABLE_ACTIONS, string][]) {
+        const prefixes = table[kind];
+        if (!prefixes) continue;
+        this.role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: [action],
+            resources: [resources.table.tableArn],
+            conditions: leadingKeys(prefixes),
+          }),
+        );
+      }
+      if (table.queryIndex) {
+        this.role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: ['dynamodb:Query'],
+            resources: [`${resources.table.tableArn}/index/${resources.indexName}`],
+            conditions: leadingKeys(table.queryIndex),
+          }),
+        );
+      }
+      this.function.addEnvironment('TABLE_NAME', resources.table.tableName);
+    }
+    for (const name of access.secrets ?? []) {
+      const secret = resources.secrets[name];
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+      );
+      this.function.addEnvironment(secretArnVariable(name), secret.secretArn);
+    }
   }
 }

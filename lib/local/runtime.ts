@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { generateServiceSecrets } from '../../lambdas/shared/service-secrets';
+import type { ServiceSecretName } from '../../lambdas/shared/service-secrets';
+import { generateServiceSecret } from '../../lambdas/shared/service-secrets';
 
 /**
  * Local state lives in one git-ignored folder (`.local/` unless PARTNER_API_LOCAL_DIR says
@@ -20,6 +21,9 @@ export interface LocalRuntime {
   readonly tableName: string;
   readonly secretsFile: string;
   readonly outboxDirectory: string;
+  /** The local AWS endpoint (DynamoDB and Secrets Manager) and the secrets' local ARNs. */
+  readonly awsEndpoint: string;
+  readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
   readonly startedAt: string;
 }
 
@@ -51,12 +55,16 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** The local service secrets file, created with fresh random keys on first use. */
+/**
+ * The local secret file, created with a fresh random master key on first use: the local AWS
+ * endpoint serves it as the value of every service secret (each key derives from it for its own
+ * purpose, as from its own secret in AWS).
+ */
 export async function ensureSecretsFile(directory: string): Promise<string> {
   await mkdir(directory, { recursive: true });
   const file = join(directory, 'secrets.json');
   if (!existsSync(file))
-    await writeFile(file, `${JSON.stringify(generateServiceSecrets(), null, 2)}\n`, { mode: 0o600 });
+    await writeFile(file, `${JSON.stringify(generateServiceSecret(), null, 2)}\n`, { mode: 0o600 });
   await chmod(file, 0o600);
   return file;
 }

@@ -1,17 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyCreationItem, listApiKeysOfPartner, revokeApiKey } from '../../lambdas/data/api-keys';
 import { ensureCatalog } from '../../lambdas/data/catalog';
 import { allocateId } from '../../lambdas/data/counters';
-import { documentClient } from '../../lambdas/data/db';
+import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
+import { partnerPartition } from '../../lambdas/data/partitions';
 import type { Partner } from '../../lambdas/data/partners';
-import { getPartnerBySlug, partnerCreationItems } from '../../lambdas/data/partners';
+import {
+  getPartnerBySlug,
+  getSealedSigningSecret,
+  listPartners,
+  partnerCreationItems,
+  signingSecretItem,
+} from '../../lambdas/data/partners';
 import { apiKeyState, generateApiKey } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
 import { scopesForAgreement } from '../../lambdas/domain/scopes';
 import { seal } from '../../lambdas/shared/secret-box';
-import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
+import { loadServiceKey } from '../../lambdas/shared/service-secrets';
 import type { SampleHost } from '../operations/sample-data';
 import { SAMPLE_HOSTS, sponsorSampleHosts } from '../operations/sample-data';
 
@@ -59,7 +66,7 @@ async function ensurePartner(
 ): Promise<{ partner: Partner; created: boolean }> {
   const existing = await getPartnerBySlug(demo.slug);
   if (existing) return { partner: existing, created: false };
-  const { sealingKey } = await loadServiceSecrets();
+  const sealingKey = await loadServiceKey('sealing');
   const partner: Partner = {
     id: await allocateId('partner'),
     slug: demo.slug,
@@ -103,9 +110,30 @@ async function freshDemoKey(partner: Partner, nowMs: number): Promise<string> {
   return material.key;
 }
 
+/**
+ * Data kept with `--persist` by an earlier version: signing secrets lived in the partner's own
+ * partition (`PARTNER#<id>` / `SIGNING_SECRET`), which the pages may write; they move to theirs.
+ */
+async function moveSigningSecrets(): Promise<void> {
+  for (const partner of await listPartners()) {
+    if (await getSealedSigningSecret(partner.id)) continue;
+    const { Item } = await documentClient.send(
+      new GetCommand({
+        TableName: TABLE_NAME,
+        Key: { PK: partnerPartition(partner.id), SK: 'SIGNING_SECRET' },
+      }),
+    );
+    if (typeof Item?.sealed === 'string')
+      await documentClient.send(
+        new TransactWriteCommand({ TransactItems: [signingSecretItem(partner.id, Item.sealed)] }),
+      );
+  }
+}
+
 /** Seeds the catalog and the demo partners (idempotent), and returns a working key for each. */
 export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
   await ensureCatalog(DEFAULT_CATALOG);
+  await moveSigningSecrets();
   const keys: DemoKey[] = [];
   for (const demo of DEMO_PARTNERS) {
     const { partner, created } = await ensurePartner(demo, nowMs);

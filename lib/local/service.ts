@@ -1,14 +1,18 @@
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import type { ServiceFunctionSpec, ServiceSecretName } from '../../lambdas/routes';
 import { API_BASE_PATH, serviceFunctions } from '../../lambdas/routes';
+import { secretArnVariable } from '../../lambdas/shared/service-secrets';
 import { FUNCTION_NODE_OPTIONS } from '../function-defaults';
 import { LocalApiGateway } from './api-gateway';
+import type { AwsCall, LocalAwsEndpoint } from './aws-endpoint';
+import { startAwsEndpoint } from './aws-endpoint';
 import { bundleFunctions } from './bundles';
 import type { DynamoDbLocal } from './dynamodb-local';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import type { HttpServerOptions } from './http-server';
-import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
+import type { LambdaRuntimeOptions } from './lambda-runtime';
 import { DEFAULT_LAMBDA_RUNTIME_OPTIONS, LocalLambdaRuntime } from './lambda-runtime';
 import { ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
 import type { DemoKey } from './seed';
@@ -29,6 +33,8 @@ export interface LocalServiceOptions {
   readonly log: (line: string) => void;
   /** The local Lambda runtime's instance cap and idle time. @default DEFAULT_LAMBDA_RUNTIME_OPTIONS */
   readonly lambda?: Partial<LambdaRuntimeOptions>;
+  /** Keep every AWS call the functions make (the integration suite's IAM check). @default false */
+  readonly recordAwsCalls?: boolean;
 }
 
 export interface LocalService {
@@ -38,7 +44,11 @@ export interface LocalService {
   readonly tableName: string;
   readonly secretsFile: string;
   readonly outboxDirectory: string;
+  readonly awsEndpoint: string;
+  readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
   readonly demoKeys: readonly DemoKey[];
+  /** The AWS calls the functions made so far (with `recordAwsCalls`). */
+  awsCalls(): readonly AwsCall[];
   /** A fresh one-hour activation link of the demo partner, for a new demo host. */
   readonly activationLink: string;
   /** Heap of the server's own thread and of the idle Lambda instances, after a full GC where Node allows it. */
@@ -70,29 +80,56 @@ async function demoActivationLink(origin: string, outboxDirectory: string): Prom
   return url;
 }
 
-/** Every function of the route table, bundled from its source as the stack bundles it. */
-async function bundledFunctions(
-  directory: string,
-  environment: Record<string, string>,
-): Promise<LocalFunction[]> {
-  const bundles = await bundleFunctions(serviceFunctions, directory);
-  return serviceFunctions.map((spec) => ({
-    name: spec.name,
-    module: bundles.get(spec.name) ?? '',
-    environment,
-  }));
+/** Where the local AWS APIs are, as a function or an operator sees them. */
+export interface LocalAwsSettings {
+  /** The local AWS endpoint (DynamoDB and Secrets Manager): functions' calls go there. */
+  readonly awsEndpoint: string;
+  readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
 }
 
-/** The environment the handlers read at cold start, as the stack sets it in AWS. */
-export function localEnvironment(input: {
-  dynamoDbEndpoint: string;
-  secretsFile: string;
-}): Record<string, string> {
+/**
+ * A function's environment as the stack sets it, with the local AWS endpoint and credentials of
+ * its own (its name, so its calls can be told apart): the table only for functions that have
+ * table access, and each secret's ARN only for the functions the route table grants it to.
+ */
+export function functionEnvironment(
+  spec: ServiceFunctionSpec,
+  aws: LocalAwsSettings,
+): Record<string, string> {
+  return {
+    STAGE: 'local',
+    POWERTOOLS_SERVICE_NAME: 'partner-api',
+    POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    AWS_REGION: 'local',
+    AWS_ACCESS_KEY_ID: spec.name,
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.awsEndpoint,
+    ...(spec.access.table ? { TABLE_NAME: LOCAL_TABLE_NAME, DYNAMODB_ENDPOINT: aws.awsEndpoint } : {}),
+    ...Object.fromEntries(
+      (spec.access.secrets ?? []).map((name) => [secretArnVariable(name), aws.secretArns[name]]),
+    ),
+  };
+}
+
+/**
+ * The environment of what runs beside the functions (seeding, the operator CLI, the tests): the
+ * table straight on DynamoDB (Local), and the secrets an operator reads through the local AWS
+ * endpoint, as the `operator`.
+ */
+export function localEnvironment(
+  input: { dynamoDbEndpoint: string } & LocalAwsSettings,
+): Record<string, string> {
   return {
     STAGE: 'local',
     TABLE_NAME: LOCAL_TABLE_NAME,
     DYNAMODB_ENDPOINT: input.dynamoDbEndpoint,
-    SERVICE_SECRETS_FILE: input.secretsFile,
+    AWS_REGION: 'local',
+    AWS_ACCESS_KEY_ID: 'operator',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: input.awsEndpoint,
+    SEALING_SECRET_ARN: input.secretArns.sealing,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }
@@ -111,6 +148,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   let ownDynamoDb: DynamoDbLocal | undefined;
   let server: Server | undefined;
   let lambdas: LocalLambdaRuntime | undefined;
+  let aws: LocalAwsEndpoint | undefined;
   try {
     if (!options.dynamoDbEndpoint) {
       const dataDirectory = options.persist ? join(options.directory, 'dynamodb') : undefined;
@@ -118,20 +156,22 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       ownDynamoDb = await startDynamoDbLocal(dataDirectory ? { dataDirectory } : {});
     }
     const dynamoDbEndpoint = options.dynamoDbEndpoint ?? ownDynamoDb?.endpoint ?? '';
-    Object.assign(process.env, localEnvironment({ dynamoDbEndpoint, secretsFile }));
+    aws = await startAwsEndpoint({ dynamoDbEndpoint, secretsFile, record: options.recordAwsCalls ?? false });
+    const awsSettings = { awsEndpoint: aws.url, secretArns: aws.secretArns };
+    Object.assign(process.env, localEnvironment({ dynamoDbEndpoint, ...awsSettings }));
     process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
     await ensureTable(dynamoDbEndpoint, LOCAL_TABLE_NAME);
     // Imported only now: the data modules read the environment set above when they load.
     const { seedLocalData } = await import('./seed');
     const demoKeys = await seedLocalData(Date.now());
     const { startHttpServer } = await import('./http-server');
+    const bundles = await bundleFunctions(serviceFunctions, join(options.directory, 'bundles'));
     lambdas = new LocalLambdaRuntime(
-      await bundledFunctions(join(options.directory, 'bundles'), {
-        ...localEnvironment({ dynamoDbEndpoint, secretsFile }),
-        POWERTOOLS_SERVICE_NAME: 'partner-api',
-        POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
-        NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
-      }),
+      serviceFunctions.map((spec) => ({
+        name: spec.name,
+        module: bundles.get(spec.name) ?? '',
+        environment: functionEnvironment(spec, awsSettings),
+      })),
       { ...DEFAULT_LAMBDA_RUNTIME_OPTIONS, ...options.lambda },
     );
     server = await startHttpServer({
@@ -153,6 +193,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       tableName: LOCAL_TABLE_NAME,
       secretsFile,
       outboxDirectory,
+      ...awsSettings,
       demoKeys,
     };
     // Field by field: the demo keys are printed once and never written anywhere.
@@ -164,13 +205,17 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       tableName: service.tableName,
       secretsFile: service.secretsFile,
       outboxDirectory: service.outboxDirectory,
+      awsEndpoint: service.awsEndpoint,
+      secretArns: service.secretArns,
       startedAt: new Date().toISOString(),
     });
     const runningServer = server;
     const runningLambdas = lambdas;
+    const runningAws = aws;
     return {
       ...service,
       activationLink,
+      awsCalls: () => runningAws.calls(),
       async memory() {
         // gc is there when the server runs with --expose-gc (the load test starts it so).
         (globalThis as { gc?: () => void }).gc?.();
@@ -183,6 +228,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         runningServer.closeAllConnections();
         await new Promise<void>((resolve) => runningServer.close(() => resolve()));
         await runningLambdas.stop();
+        await runningAws.stop();
         await ownDynamoDb?.stop();
         await removeRuntime(options.directory, process.pid);
       },
@@ -190,6 +236,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   } catch (error) {
     server?.close();
     await lambdas?.stop();
+    await aws?.stop();
     await ownDynamoDb?.stop();
     throw error;
   }

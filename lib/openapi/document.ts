@@ -223,6 +223,7 @@ export function partnerApiDocument(): Json {
           description: `Host of the ${stage} API, from the base URL in your onboarding e-mail.`,
         },
       },
+      'x-internal': false,
     })),
     tags: [
       { name: 'Partner data', description: 'What the API key gives access to.' },

@@ -3,7 +3,7 @@ import { getSealedSigningSecret } from '../../lambdas/data/partners';
 import { InvalidActivationClaimsError, mintActivationToken } from '../../lambdas/domain/activation-token';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { unseal } from '../../lambdas/shared/secret-box';
-import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
+import { loadServiceKey } from '../../lambdas/shared/service-secrets';
 import { requirePartner } from './keys';
 import { OperatorError } from './operator-error';
 import type { OperatorTarget } from './target';
@@ -34,7 +34,7 @@ export async function createActivationLink(target: OperatorTarget, request: Link
     throw new OperatorError(
       `Partner ${partner.slug} has no signing secret; it was not created by "partners approve".`,
     );
-  const secret = unseal(sealed, (await loadServiceSecrets()).sealingKey);
+  const secret = unseal(sealed, await loadServiceKey('sealing'));
   const { token, claims } = mintOrExplain(
     {
       contact_email: request.email,

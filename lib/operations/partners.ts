@@ -12,7 +12,7 @@ import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
 import { scopesForAgreement } from '../../lambdas/domain/scopes';
 import { transactionCancellationCodes } from '../../lambdas/shared/aws-errors';
 import { seal } from '../../lambdas/shared/secret-box';
-import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
+import { loadServiceKey } from '../../lambdas/shared/service-secrets';
 import { issuedKeyItems, issueKey, requirePartner, revealMailOf } from './keys';
 import { OperatorError } from './operator-error';
 import { sampleHostsFor, sponsorSampleHosts } from './sample-data';
@@ -32,7 +32,7 @@ export interface PartnerApproval {
  * mail, which the caller sends once the result (with the link) is shown.
  */
 export async function approvePartner(target: OperatorTarget, approval: PartnerApproval, nowMs: number) {
-  const { sealingKey } = await loadServiceSecrets();
+  const sealingKey = await loadServiceKey('sealing');
   // Deployed stages have no seed step: the first approval creates the product catalog.
   await ensureCatalog(DEFAULT_CATALOG);
   const partner: Partner = {

@@ -4,7 +4,7 @@ import { getSealedSigningSecret } from '../../lambdas/data/partners';
 import { mintActivationToken } from '../../lambdas/domain/activation-token';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { unseal } from '../../lambdas/shared/secret-box';
-import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
+import { loadServiceKey } from '../../lambdas/shared/service-secrets';
 import { createActivationLink } from '../../lib/operations/links';
 import { launchChromium, screenshot } from '../support/browser';
 import type { TestPartner } from '../support/partners';
@@ -150,7 +150,7 @@ describe('activation link in Chromium', () => {
   it('an expired link ends on a clear 410 page', async () => {
     const page = await freshPage();
     const sealed = await getSealedSigningSecret(partner.id);
-    const secret = unseal(sealed ?? '', (await loadServiceSecrets()).sealingKey);
+    const secret = unseal(sealed ?? '', await loadServiceKey('sealing'));
     const { token } = mintActivationToken(
       {
         contact_email: 'late@example.com',

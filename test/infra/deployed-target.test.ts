@@ -28,7 +28,7 @@ const OUTPUTS = {
   [STACK_OUTPUTS.apiBaseUrl]: 'https://abc.execute-api.eu-west-1.amazonaws.com/sandbox/partner-api/v1',
   [STACK_OUTPUTS.activationBaseUrl]: 'https://def.execute-api.eu-west-1.amazonaws.com/sandbox',
   [STACK_OUTPUTS.tableName]: 'PartnerApi-sandbox-DataTable-XYZ',
-  [STACK_OUTPUTS.serviceSecretArn]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ServiceSecret-abc',
+  [STACK_OUTPUTS.sealingSecretArn]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:SealingSecret-abc',
   [STACK_OUTPUTS.usagePlanId]: 'plan123',
   [STACK_OUTPUTS.mailFrom]: 'Partner Team <partners-sandbox@example.com>',
 };
@@ -67,7 +67,7 @@ describe('deployedTarget', () => {
       .on(DescribeStacksCommand, { StackName: 'PartnerApi-sandbox' })
       .resolves(describedStack(OUTPUTS));
     process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:8000';
-    process.env.SERVICE_SECRETS_FILE = '.local/secrets.json';
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = 'http://127.0.0.1:8001';
 
     const target = await deployedTarget('sandbox', client());
 
@@ -77,10 +77,10 @@ describe('deployedTarget', () => {
     expect(process.env).toMatchObject({
       STAGE: 'sandbox',
       TABLE_NAME: OUTPUTS.TableName,
-      SERVICE_SECRETS_ARN: OUTPUTS.ServiceSecretArn,
+      SEALING_SECRET_ARN: OUTPUTS.SealingSecretArn,
     });
     expect(process.env.DYNAMODB_ENDPOINT).toBeUndefined();
-    expect(process.env.SERVICE_SECRETS_FILE).toBeUndefined();
+    expect(process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER).toBeUndefined();
   });
 
   it('says how to deploy when the stack does not exist', async () => {

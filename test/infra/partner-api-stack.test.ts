@@ -2,7 +2,13 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponses } from '../../lambdas/api/gateway-responses';
 import { createTableInput, tableDefinition } from '../../lambdas/data/table-definition';
-import { API_BASE_PATH, pageRoutes, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
+import {
+  API_BASE_PATH,
+  pageRoutes,
+  partnerApiRoutes,
+  publicApiRoutes,
+  serviceFunctions,
+} from '../../lambdas/routes';
 import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../lambdas/shared/problems';
 import { partnerApiDocument } from '../../lib/openapi/document';
 import type { DeployedStage } from '../../lib/stage-config';
@@ -42,6 +48,18 @@ function only<T>(values: readonly T[], what: string): T {
   return value;
 }
 
+/** Logical id of the Lambda function the route table names `name` (its `service-function` tag). */
+function functionIdOf(stage: DeployedStage, name: string): string {
+  const ids = Object.entries(resources(stage, 'AWS::Lambda::Function'))
+    .filter(([, resource]) =>
+      (resource.Properties.Tags as { Key: string; Value: string }[] | undefined)?.some(
+        (tag) => tag.Key === 'service-function' && tag.Value === name,
+      ),
+    )
+    .map(([id]) => id);
+  return only(ids, `function ${name}`);
+}
+
 /** Logical id of the Lambda function whose description starts with `description`. */
 function functionId(stage: DeployedStage, description: string): string {
   const ids = Object.entries(resources(stage, 'AWS::Lambda::Function'))
@@ -50,9 +68,9 @@ function functionId(stage: DeployedStage, description: string): string {
   return only(ids, `function "${description}"`);
 }
 
-/** Every statement granted to a function's role (its role has no other policy). */
-function statementsOf(stage: DeployedStage, description: string): Statement[] {
-  const fn = resources(stage, 'AWS::Lambda::Function')[functionId(stage, description)];
+/** Every statement granted to a function's role (its role has no other policy), by its route-table name. */
+function statementsOf(stage: DeployedStage, name: string): Statement[] {
+  const fn = resources(stage, 'AWS::Lambda::Function')[functionIdOf(stage, name)];
   const role = fn?.Properties.Role as { 'Fn::GetAtt': [string, string] };
   const roleId = role['Fn::GetAtt'][0];
   expect(
@@ -65,8 +83,6 @@ function statementsOf(stage: DeployedStage, description: string): Statement[] {
 }
 
 const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
-const dynamoActions = (statements: Statement[]): string[] =>
-  statements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'));
 
 const getRouteDescription = (route: (typeof partnerApiRoutes)[number]) =>
   `GET ${API_BASE_PATH}${route.path}:`;
@@ -90,7 +106,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     assess.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     assess.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
     assess.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
-    assess.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    assess.resourceCountIs('AWS::SecretsManager::Secret', 2);
     const pageMethods = pageRoutes.reduce((count, route) => count + route.methods.length, 0);
     assess.resourceCountIs(
       'AWS::ApiGateway::Method',
@@ -133,33 +149,42 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     );
   });
 
-  it('puts no secret value and nothing local in any environment', () => {
-    const secretId = only(Object.keys(resources(stage, 'AWS::SecretsManager::Secret')), 'secret');
-    const secretReaders = new Set(
-      pageRoutes
-        .filter((route) => route.usesServiceSecrets)
-        .map((route) => functionId(stage, pageDescription(route))),
-    );
+  it('puts no secret value and nothing local in any environment, and each secret ARN only where granted', () => {
+    const secrets = resources(stage, 'AWS::SecretsManager::Secret');
+    const secretId = (name: string) =>
+      only(
+        Object.keys(secrets).filter((id) =>
+          id.startsWith(`${name.charAt(0).toUpperCase()}${name.slice(1)}Secret`),
+        ),
+        `${name} secret`,
+      );
 
-    for (const [id, fn] of Object.entries(resources(stage, 'AWS::Lambda::Function'))) {
-      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    for (const spec of serviceFunctions) {
+      const fn = resources(stage, 'AWS::Lambda::Function')[functionIdOf(stage, spec.name)];
+      const variables =
+        (fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined)?.Variables ?? {};
       expect(Object.keys(variables)).not.toContain('DYNAMODB_ENDPOINT');
-      expect(Object.keys(variables)).not.toContain('SERVICE_SECRETS_FILE');
+      expect(Object.keys(variables)).not.toContain('AWS_ENDPOINT_URL_SECRETS_MANAGER');
       for (const [name, value] of Object.entries(variables)) {
         expect(JSON.stringify(value), name).not.toMatch(/masterKey|SecretString|[A-Za-z0-9_-]{40,}/);
       }
-      if (secretReaders.has(id)) expect(variables.SERVICE_SECRETS_ARN).toEqual({ Ref: secretId });
-      else expect(variables.SERVICE_SECRETS_ARN).toBeUndefined();
+      for (const name of ['session', 'sealing'] as const) {
+        const variable = variables[`${name.toUpperCase()}_SECRET_ARN`];
+        if (spec.access.secrets?.includes(name)) expect(variable, spec.name).toEqual({ Ref: secretId(name) });
+        else expect(variable, spec.name).toBeUndefined();
+      }
     }
-    template(stage).hasResourceProperties('AWS::SecretsManager::Secret', {
-      SecretString: Match.absent(),
-      GenerateSecretString: {
-        SecretStringTemplate: '{}',
-        GenerateStringKey: 'masterKey',
-        PasswordLength: 64,
-        ExcludePunctuation: true,
-      },
-    });
+    for (const secret of Object.values(secrets)) {
+      expect(secret.Properties).toMatchObject({
+        GenerateSecretString: {
+          SecretStringTemplate: '{}',
+          GenerateStringKey: 'masterKey',
+          PasswordLength: 64,
+          ExcludePunctuation: true,
+        },
+      });
+      expect(secret.Properties.SecretString).toBeUndefined();
+    }
   });
 
   it('passes gzip-compressed (base64) handler bodies of the partner API to clients as bytes', () => {
@@ -355,78 +380,67 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     }
   });
 
-  it('lets the authorizer read API key items and nothing else', () => {
-    const statements = statementsOf(stage, AUTHORIZER);
-
-    expect(dynamoActions(statements)).toEqual(['dynamodb:GetItem']);
-    expect(
-      statements.find((statement) => actionsOf(statement).includes('dynamodb:GetItem'))?.Condition,
-    ).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] },
-    });
-    expect(statements.flatMap(actionsOf).filter((action) => action.startsWith('secretsmanager:'))).toEqual(
-      [],
+  it.each(serviceFunctions)('grants $name exactly the table actions and secrets of its route', (spec) => {
+    const statements = statementsOf(stage, spec.name);
+    const secretArns = Object.fromEntries(
+      Object.keys(resources(stage, 'AWS::SecretsManager::Secret')).map((id) => [id, { Ref: id }]),
     );
-  });
-
-  it.each(partnerApiRoutes)('lets the $id handler read, and write only its rate-limit counter', (route) => {
-    const statements = statementsOf(stage, getRouteDescription(route));
-    const actions = dynamoActions(statements);
-
-    expect(new Set(actions)).toEqual(
-      new Set(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']),
-    );
-    for (const write of ['PutItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems', 'Scan']) {
-      expect(actions).not.toContain(`dynamodb:${write}`);
-    }
-    const updates = statements.filter((statement) => actionsOf(statement).includes('dynamodb:UpdateItem'));
-    expect(only(updates, 'UpdateItem statement')).toMatchObject({
-      Action: 'dynamodb:UpdateItem',
-      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATELIMIT#*'] } },
-    });
-    expect(statements.flatMap(actionsOf).filter((action) => action.startsWith('secretsmanager:'))).toEqual(
-      [],
-    );
-  });
-
-  it.each(pageRoutes)(
-    'lets the $id page read the table, write only its own partitions, and read the secret only if it uses it',
-    (route) => {
-      const statements = statementsOf(stage, pageDescription(route));
-      const secretId = only(Object.keys(resources(stage, 'AWS::SecretsManager::Secret')), 'secret');
-      const secretActions = statements
-        .flatMap(actionsOf)
-        .filter((action) => action.startsWith('secretsmanager:'));
-
-      const writes = statements.filter((statement) =>
-        actionsOf(statement).some((action) =>
-          /PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem/.test(action),
-        ),
-      );
-      if (route.writesPartitions.length === 0) {
-        expect(writes).toEqual([]);
-      } else {
-        expect(only(writes, `write statement of ${route.id}`)).toMatchObject({
-          Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
-          Condition: {
-            'ForAllValues:StringLike': {
-              'dynamodb:LeadingKeys': route.writesPartitions.map((prefix) => `${prefix}*`),
+    const granted = statements
+      .filter((statement) =>
+        actionsOf(statement).some((action) => /^(dynamodb|secretsmanager):/.test(action)),
+      )
+      .map((statement) => ({
+        action: actionsOf(statement).join(','),
+        onIndex: JSON.stringify(statement.Resource).includes('/index/'),
+        partitions: (
+          statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string[] | undefined
+        )
+          ?.map((prefix) => prefix.replace(/\*$/, ''))
+          .sort(),
+        keyRequired: statement.Condition?.Null?.['dynamodb:LeadingKeys'] === 'false',
+        secret: actionsOf(statement)[0]?.startsWith('secretsmanager:')
+          ? Object.keys(secretArns).find(
+              (id) => JSON.stringify(statement.Resource) === JSON.stringify({ Ref: id }),
+            )
+          : undefined,
+      }));
+    const table = spec.access.table ?? {};
+    const expected = [
+      ...(['getItem', 'query', 'updateItem', 'putItem', 'conditionCheckItem'] as const).flatMap((kind) =>
+        table[kind]
+          ? [
+              {
+                action: `dynamodb:${kind.charAt(0).toUpperCase()}${kind.slice(1)}`,
+                onIndex: false,
+                partitions: [...table[kind]].sort(),
+                keyRequired: true,
+                secret: undefined,
+              },
+            ]
+          : [],
+      ),
+      ...(table.queryIndex
+        ? [
+            {
+              action: 'dynamodb:Query',
+              onIndex: true,
+              partitions: [...table.queryIndex].sort(),
+              keyRequired: true,
+              secret: undefined,
             },
-          },
-        });
-      }
-      expect(dynamoActions(statements)).toEqual(
-        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']),
-      );
-      if (route.usesServiceSecrets) {
-        expect(statements).toContainEqual(
-          expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: { Ref: secretId } }),
-        );
-      } else {
-        expect(secretActions).toEqual([]);
-      }
-    },
-  );
+          ]
+        : []),
+      ...(spec.access.secrets ?? []).map((name) => ({
+        action: 'secretsmanager:GetSecretValue',
+        onIndex: false,
+        partitions: undefined,
+        keyRequired: false,
+        secret: expect.stringMatching(new RegExp(`^${name.charAt(0).toUpperCase()}${name.slice(1)}Secret`)),
+      })),
+    ];
+
+    expect(granted).toEqual(expected);
+  });
 
   it('grants every resource ("*") to functions only for X-Ray', () => {
     for (const policy of Object.values(resources(stage, 'AWS::IAM::Policy'))) {

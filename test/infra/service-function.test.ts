@@ -2,6 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { describe, expect, it } from 'vitest';
 import { ServiceFunction } from '../../lib/constructs/service-function';
 
@@ -10,13 +11,21 @@ function stackWithFunction() {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Test');
   const table = new TableV2(stack, 'Table', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
+  const secrets = { session: new Secret(stack, 'Session'), sealing: new Secret(stack, 'Sealing') };
   const serviceFunction = new ServiceFunction(stack, 'Usage', {
+    name: 'usage',
     entry: 'api/usage.ts',
     stage: 'sandbox',
     description: 'test',
   });
-  return { app, stack, table, serviceFunction };
+  return { app, stack, resources: { table, indexName: 'GSI1', secrets }, serviceFunction };
 }
+
+const tableArn = { 'Fn::GetAtt': [Match.stringLikeRegexp('^Table'), 'Arn'] };
+const onlyPartitions = (...prefixes: string[]) => ({
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) },
+  Null: { 'dynamodb:LeadingKeys': 'false' },
+});
 
 describe('ServiceFunction', () => {
   it('fails the synthesis when anything but X-Ray is granted on every resource', () => {
@@ -28,12 +37,19 @@ describe('ServiceFunction', () => {
     expect(() => app.synth()).toThrow(/s3:GetObject is granted on every resource/);
   });
 
-  it('binds a table for reads plus one conditional counter write', () => {
-    const { stack, table, serviceFunction } = stackWithFunction();
+  it('grants each declared table action on its partitions only, the index by its partitions, and named secrets', () => {
+    const { stack, resources, serviceFunction } = stackWithFunction();
 
-    serviceFunction.bindTable({ table, accessMode: 'R', updatablePartitionKeyPrefixes: ['RATELIMIT#'] });
+    serviceFunction.grantAccess(
+      {
+        table: { getItem: ['PARTNER#'], queryIndex: ['PROPERTY#'], updateItem: ['RATELIMIT#'] },
+        secrets: ['session'],
+      },
+      resources,
+    );
 
-    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: [
           {
@@ -43,32 +59,47 @@ describe('ServiceFunction', () => {
           },
           { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
           {
-            Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+            Action: 'dynamodb:GetItem',
+            Condition: onlyPartitions('PARTNER#'),
             Effect: 'Allow',
-            Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Table'), 'Arn'] },
+            Resource: tableArn,
           },
           {
             Action: 'dynamodb:UpdateItem',
-            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATELIMIT#*'] } },
+            Condition: onlyPartitions('RATELIMIT#'),
             Effect: 'Allow',
-            Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Table'), 'Arn'] },
+            Resource: tableArn,
+          },
+          {
+            Action: 'dynamodb:Query',
+            Condition: onlyPartitions('PROPERTY#'),
+            Effect: 'Allow',
+            Resource: { 'Fn::Join': ['', [tableArn, '/index/GSI1']] },
+          },
+          {
+            Action: 'secretsmanager:GetSecretValue',
+            Effect: 'Allow',
+            Resource: { Ref: Match.stringLikeRegexp('^Session') },
           },
         ],
       },
     });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          TABLE_NAME: { Ref: Match.stringLikeRegexp('^Table') },
+          SESSION_SECRET_ARN: { Ref: Match.stringLikeRegexp('^Session') },
+        }),
+      },
+      Tags: Match.arrayWith([{ Key: 'service-function', Value: 'usage' }]),
+    });
   });
 
-  it('refuses bindings that would widen access by mistake', () => {
-    const { table, serviceFunction } = stackWithFunction();
+  it('refuses a grant on no partition (it would not be a narrowing)', () => {
+    const { resources, serviceFunction } = stackWithFunction();
 
-    expect(() =>
-      serviceFunction.bindTable({ table, accessMode: 'R', actions: ['dynamodb:PutItem'] }),
-    ).toThrow(/not allowed in R mode/);
-    expect(() => serviceFunction.bindTable({ table, accessMode: 'R', partitionKeyPrefixes: [] })).toThrow(
-      /must not be empty/,
+    expect(() => serviceFunction.grantAccess({ table: { getItem: [] } }, resources)).toThrow(
+      /at least one partition-key prefix/,
     );
-    expect(() =>
-      serviceFunction.bindTable({ table, accessMode: 'RW', updatablePartitionKeyPrefixes: ['RATELIMIT#'] }),
-    ).toThrow(/for R mode/);
   });
 });

@@ -8,10 +8,7 @@ import { localEnvironment } from '../../lib/local/service';
 
 const runtime = await readRuntime(localDirectory());
 if (!runtime) throw new Error('No runtime.json in PARTNER_API_LOCAL_DIR');
-Object.assign(
-  process.env,
-  localEnvironment({ dynamoDbEndpoint: runtime.dynamoDbEndpoint, secretsFile: runtime.secretsFile }),
-);
+Object.assign(process.env, localEnvironment(runtime));
 const [mode = '', ...args] = process.argv.slice(2);
 
 if (mode === 'prepare') {

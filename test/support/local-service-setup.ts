@@ -47,7 +47,7 @@ export default async function setup(project: TestProject) {
   project.provide('activationBaseUrl', service.activationBaseUrl);
   project.provide('localDirectory', directory);
   project.provide('localEnvironment', {
-    ...localEnvironment({ dynamoDbEndpoint: service.dynamoDbEndpoint, secretsFile: service.secretsFile }),
+    ...localEnvironment(service),
     PARTNER_API_LOCAL_DIR: directory,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   });

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { freePort } from '../../lib/local/dynamodb-local';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { readRuntime } from '../../lib/local/runtime';
+import { localEnvironment } from '../../lib/local/service';
 
 const QUIET = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' };
 
@@ -38,13 +39,11 @@ export async function startServerProcess(
   const directory = await mkdtemp(join(tmpdir(), 'partner-api-server-'));
   if (sameSecretAs) await copyFile(sameSecretAs.runtime.secretsFile, join(directory, 'secrets.json'));
   // Not this process's local service settings: the new server gets its own DynamoDB and secret.
-  const {
-    DYNAMODB_ENDPOINT: _endpoint,
-    SERVICE_SECRETS_FILE: _secrets,
-    TABLE_NAME: _table,
-    STAGE: _stage,
-    ...inherited
-  } = process.env;
+  const inherited = { ...process.env };
+  for (const name of Object.keys(
+    localEnvironment({ dynamoDbEndpoint: '', awsEndpoint: '', secretArns: { session: '', sealing: '' } }),
+  ))
+    if (name !== 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED') delete inherited[name];
   const env = {
     ...inherited,
     ...QUIET,

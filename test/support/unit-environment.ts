@@ -1,14 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { generateServiceSecrets } from '../../lambdas/shared/service-secrets';
-
-// Handlers read their configuration when first imported; unit tests mock DynamoDB, so any names do.
-const secretsFile = join(tmpdir(), `partner-api-unit-secrets-${process.pid}.json`);
-writeFileSync(secretsFile, JSON.stringify(generateServiceSecrets()));
+// Handlers read their configuration when first imported; unit tests mock AWS, so any names do.
 process.env.STAGE = 'local';
 process.env.TABLE_NAME = 'unit-test-table';
 process.env.AWS_REGION = 'eu-west-1';
-process.env.SERVICE_SECRETS_FILE = secretsFile;
+process.env.SESSION_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:unit-session';
+process.env.SEALING_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:unit-sealing';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

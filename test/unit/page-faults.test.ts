@@ -1,3 +1,4 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   DeleteCommand,
   DynamoDBDocumentClient,
@@ -16,10 +17,14 @@ import { forgetCachedLookups } from '../../lambdas/pages/activation-context';
 import { csrfToken, newSession, sessionCookie } from '../../lambdas/pages/host-session';
 import { handler as marketplace } from '../../lambdas/pages/marketplace';
 import { handler as reveal } from '../../lambdas/pages/reveal';
-import { loadServiceSecrets } from '../../lambdas/shared/service-secrets';
+import { generateServiceSecret, loadServiceKey } from '../../lambdas/shared/service-secrets';
 import { awsError, lambdaContext, proxyEvent } from '../support/events';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
+// The pages read their session key from Secrets Manager, as in AWS.
+mockClient(SecretsManagerClient)
+  .on(GetSecretValueCommand)
+  .resolves({ SecretString: JSON.stringify(generateServiceSecret()) });
 const partner = {
   id: 7,
   slug: 'acme',
@@ -39,7 +44,7 @@ function cancelled(...codes: string[]): Error {
 }
 
 async function provisioningPost() {
-  const { sessionKey } = await loadServiceSecrets();
+  const sessionKey = await loadServiceKey('session');
   const { claims } = mintActivationToken(
     {
       contact_email: 'host@example.com',

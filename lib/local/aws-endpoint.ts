@@ -1,0 +1,241 @@
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import { tableDefinition } from '../../lambdas/data/table-definition';
+import type { ServiceSecretName } from '../../lambdas/shared/service-secrets';
+
+/**
+ * The AWS APIs the functions call, on one local address: DynamoDB requests go on to DynamoDB
+ * Local, and Secrets Manager's GetSecretValue is answered from the local secret file, so the
+ * functions use the same SDK calls (by ARN) as in AWS. Each function signs its requests with its
+ * own access key id (its name, as Lambda gives each function its role's credentials), so every
+ * call can be recorded with the function that made it: the IAM tests check them against the
+ * synthesized policies.
+ */
+export interface AwsCall {
+  /** The access key id of the caller: a function's name, or `operator` for the CLI and seeding. */
+  readonly caller: string;
+  /** The IAM action, e.g. `dynamodb:GetItem` (a transaction counts as its items' actions). */
+  readonly action: string;
+  /** The table, or the table and `/index/<name>` for a query on an index. */
+  readonly resource?: string;
+  /** Partition-key values the call touches (`dynamodb:LeadingKeys`). */
+  readonly leadingKeys?: readonly string[];
+  /** The secret a GetSecretValue asked for: `session` or `sealing`. */
+  readonly secret?: ServiceSecretName;
+}
+
+export interface LocalAwsEndpoint {
+  readonly url: string;
+  /** The local ARN of each secret (what `<NAME>_SECRET_ARN` holds locally). */
+  readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
+  /** Calls recorded so far (only with `record`). */
+  calls(): readonly AwsCall[];
+  stop(): Promise<void>;
+}
+
+const SECRET_NAMES: readonly ServiceSecretName[] = ['session', 'sealing'];
+const localSecretArn = (name: ServiceSecretName) =>
+  `arn:aws:secretsmanager:local:000000000000:secret:partner-api-local-${name}`;
+
+type AttributeValue = { S?: string };
+type Json = Record<string, unknown>;
+
+/** The partition key of an item key or item, in DynamoDB's JSON. */
+function partitionKeyOf(item: unknown): string | undefined {
+  return (
+    (item as Record<string, AttributeValue> | undefined)?.[tableDefinition.partitionKey] as AttributeValue
+  )?.S;
+}
+
+/** The partition-key value a Query asks for: the equality on the (index) partition key. */
+function queriedPartition(body: Json): string | undefined {
+  const attribute = body.IndexName ? tableDefinition.globalIndex.partitionKey : tableDefinition.partitionKey;
+  const names = (body.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const values = (body.ExpressionAttributeValues ?? {}) as Record<string, AttributeValue>;
+  for (const condition of String(body.KeyConditionExpression ?? '').split(/\s+AND\s+/i)) {
+    const match = /^\s*\(?\s*([#\w]+)\s*=\s*(:\w+)\s*\)?\s*$/.exec(condition);
+    if (match && (names[match[1] ?? ''] ?? match[1]) === attribute) return values[match[2] ?? '']?.S;
+  }
+  return undefined;
+}
+
+const TRANSACTION_ACTIONS: Record<string, string> = {
+  Put: 'dynamodb:PutItem',
+  Update: 'dynamodb:UpdateItem',
+  Delete: 'dynamodb:DeleteItem',
+  ConditionCheck: 'dynamodb:ConditionCheckItem',
+  Get: 'dynamodb:GetItem',
+};
+
+/** What a DynamoDB request does, as IAM sees it: one call, or one per item of a transaction. */
+export function dynamoDbCalls(caller: string, operation: string, body: Json): AwsCall[] {
+  const call = (
+    action: string,
+    resource: string | undefined,
+    leadingKeys: (string | undefined)[],
+  ): AwsCall => ({
+    caller,
+    action,
+    ...(resource ? { resource } : {}),
+    leadingKeys: leadingKeys.filter((key): key is string => key !== undefined),
+  });
+  const table = typeof body.TableName === 'string' ? body.TableName : undefined;
+  switch (operation) {
+    case 'GetItem':
+    case 'UpdateItem':
+    case 'DeleteItem':
+      return [call(`dynamodb:${operation}`, table, [partitionKeyOf(body.Key)])];
+    case 'PutItem':
+      return [call('dynamodb:PutItem', table, [partitionKeyOf(body.Item)])];
+    case 'Query':
+      return [
+        call('dynamodb:Query', body.IndexName ? `${table}/index/${body.IndexName}` : table, [
+          queriedPartition(body),
+        ]),
+      ];
+    case 'TransactWriteItems':
+    case 'TransactGetItems':
+      return ((body.TransactItems ?? []) as Record<string, Json>[]).flatMap((entry) =>
+        Object.entries(entry).map(([kind, item]) =>
+          call(TRANSACTION_ACTIONS[kind] ?? `dynamodb:${kind}`, String(item.TableName), [
+            partitionKeyOf(item.Key ?? item.Item),
+          ]),
+        ),
+      );
+    case 'BatchGetItem':
+      return Object.entries((body.RequestItems ?? {}) as Record<string, { Keys?: unknown[] }>).map(
+        ([name, request]) => call('dynamodb:BatchGetItem', name, (request.Keys ?? []).map(partitionKeyOf)),
+      );
+    case 'BatchWriteItem':
+      return Object.entries((body.RequestItems ?? {}) as Record<string, Json[]>).map(([name, requests]) =>
+        call(
+          'dynamodb:BatchWriteItem',
+          name,
+          requests.map((entry) =>
+            partitionKeyOf((entry.PutRequest as Json)?.Item ?? (entry.DeleteRequest as Json)?.Key),
+          ),
+        ),
+      );
+    default:
+      return [{ caller, action: `dynamodb:${operation}`, ...(table ? { resource: table } : {}) }];
+  }
+}
+
+/** The access key id a request was signed with (SigV4 `Credential=<id>/…`). */
+function callerOf(request: IncomingMessage): string {
+  return /Credential=([^/,\s]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? 'unsigned';
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function sendJson(response: ServerResponse, status: number, body: Json): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'Content-Type': 'application/x-amz-json-1.1',
+    'Content-Length': Buffer.byteLength(text),
+    'x-amzn-RequestId': crypto.randomUUID(),
+  });
+  response.end(text);
+}
+
+/** Starts the endpoint on a free loopback port. */
+export async function startAwsEndpoint(options: {
+  readonly dynamoDbEndpoint: string;
+  /** The local secret file (`{"masterKey": …}`), served as every secret's value. */
+  readonly secretsFile: string;
+  /** Keep every call (the integration suite's IAM check). */
+  readonly record: boolean;
+}): Promise<LocalAwsEndpoint> {
+  const dynamoDb = new URL(options.dynamoDbEndpoint);
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const secretArns = Object.fromEntries(SECRET_NAMES.map((name) => [name, localSecretArn(name)])) as Record<
+    ServiceSecretName,
+    string
+  >;
+  const recorded: AwsCall[] = [];
+
+  const server = createServer(async (request, response) => {
+    const body = await readBody(request);
+    const target = String(request.headers['x-amz-target'] ?? '');
+    const caller = callerOf(request);
+    if (target.startsWith('secretsmanager.')) {
+      const { SecretId } = JSON.parse(body.toString() || '{}') as { SecretId?: string };
+      const name = SECRET_NAMES.find((candidate) => secretArns[candidate] === SecretId);
+      if (options.record)
+        recorded.push({
+          caller,
+          action: `secretsmanager:${target.slice('secretsmanager.'.length)}`,
+          ...(name ? { secret: name } : {}),
+        });
+      if (target !== 'secretsmanager.GetSecretValue' || !name) {
+        sendJson(response, 400, {
+          __type: 'ResourceNotFoundException',
+          message: 'Secrets Manager can\u2019t find the specified secret.',
+        });
+        return;
+      }
+      sendJson(response, 200, {
+        ARN: SecretId,
+        Name: `partner-api-local-${name}`,
+        SecretString: await readFile(options.secretsFile, 'utf8'),
+        VersionId: 'local',
+        VersionStages: ['AWSCURRENT'],
+      });
+      return;
+    }
+    if (options.record && target.startsWith('DynamoDB_')) {
+      try {
+        recorded.push(
+          ...dynamoDbCalls(
+            caller,
+            target.slice(target.indexOf('.') + 1),
+            JSON.parse(body.toString() || '{}'),
+          ),
+        );
+      } catch {
+        recorded.push({ caller, action: `dynamodb:${target.slice(target.indexOf('.') + 1)}` });
+      }
+    }
+    // Everything else is DynamoDB: on to DynamoDB Local, unchanged.
+    const upstream = httpRequest(
+      {
+        host: dynamoDb.hostname,
+        port: dynamoDb.port,
+        method: request.method,
+        path: request.url,
+        headers: { ...request.headers, host: dynamoDb.host },
+        agent,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    upstream.on('error', (error) => {
+      // DynamoDB Local is unreachable: the caller sees a refused connection, as it would directly.
+      request.socket.destroy(error);
+    });
+    upstream.end(body);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    secretArns,
+    calls: () => recorded,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      agent.destroy();
+    },
+  };
+}
