@@ -2,10 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { API_BASE_PATH } from '../../lambdas/routes';
+import { API_BASE_PATH, serviceFunctions } from '../../lambdas/routes';
 import { localEnvironment, startLocalService } from '../../lib/local/service';
 import { contractChecker } from '../../lib/openapi/contract';
 import { partnerApiDocument } from '../../lib/openapi/document';
+import { checkRecordedCalls, functionsWithAccess } from './iam';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,6 +36,7 @@ export default async function setup(project: TestProject) {
     port: 0,
     directory,
     persist: false,
+    recordAwsCalls: true,
     log: () => undefined,
     observe: (exchange) => {
       if (!exchange.path.startsWith(API_BASE_PATH) || exchange.path.startsWith(`${API_BASE_PATH}/docs`))
@@ -54,8 +56,19 @@ export default async function setup(project: TestProject) {
   project.provide('demoKey', service.demoKeys[0]?.key ?? '');
   project.provide('metricsOnlyKey', service.demoKeys[1]?.key ?? '');
   return async () => {
+    const calls = service.awsCalls();
     await service.stop();
     await rm(directory, { recursive: true, force: true });
+    // IAM: every call a function made must be one its synthesized policy allows.
+    const functionNames = functionsWithAccess(serviceFunctions);
+    const iam = await checkRecordedCalls(calls, functionNames);
+    if (iam.denied.length > 0)
+      throw new Error(
+        `${iam.denied.length} call(s) the synthesized IAM policies would deny:\n${iam.denied.join('\n')}`,
+      );
+    console.log(
+      `IAM check: ${iam.distinct} distinct calls of ${functionNames.length - iam.silent.length} functions are allowed by their synthesized policies${iam.silent.length > 0 ? ` (no call from ${iam.silent.join(', ')})` : ''}.`,
+    );
     if (violations.length > 0) {
       const unique = [...new Set(violations)];
       throw new Error(

@@ -1,0 +1,134 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { serviceFunctions } from '../../lambdas/routes';
+import type { FunctionPolicies, IamRequest } from '../support/iam';
+import { decision, functionPolicies, synthesizedTemplate } from '../support/iam';
+
+/**
+ * What each function must never be able to do, evaluated against its synthesized policy the way
+ * AWS evaluates it. (What each may do is proven from the other side: every call the functions
+ * make during the integration suite is checked against the same policies when it ends.)
+ */
+let synthesized: FunctionPolicies;
+
+beforeAll(() => {
+  synthesized = functionPolicies(synthesizedTemplate('sandbox'));
+});
+
+type Call = (policies: FunctionPolicies) => IamRequest;
+const item =
+  (action: string, key: string): Call =>
+  (p) => ({ action: `dynamodb:${action}`, resource: p.tableArn, leadingKeys: [key] });
+const onIndex =
+  (key: string): Call =>
+  (p) => ({ action: 'dynamodb:Query', resource: `${p.tableArn}/index/GSI1`, leadingKeys: [key] });
+const secret =
+  (name: string): Call =>
+  (p) => ({
+    action: 'secretsmanager:GetSecretValue',
+    resource: p.secretArns.get(name) ?? `missing ${name}`,
+  });
+const batchGet: Call = (p) => ({
+  action: 'dynamodb:BatchGetItem',
+  resource: p.tableArn,
+  leadingKeys: ['PARTNER#1', 'PROPERTY#1'],
+});
+const scan: Call = (p) => ({ action: 'dynamodb:Scan', resource: p.tableArn });
+
+/** Secrets, keys and host data no GET handler needs, and any way to read the whole table. */
+const NOT_FOR_GET_HANDLERS: Record<string, Call> = {
+  'read an API key record': item('GetItem', 'APIKEY#svc_AbCdEfGh'),
+  'read a reveal record': item('GetItem', 'REVEAL#revealid'),
+  "read a host's e-mail claim": item('GetItem', 'HOSTEMAIL#host@example.com'),
+  "read a partner's sealed signing secret": item('GetItem', 'SIGNING_SECRET#1'),
+  'query API keys': item('Query', 'APIKEY#svc_AbCdEfGh'),
+  'list every partner on the index': onIndex('PARTNERS'),
+  'batch-read items': batchGet,
+  'scan the table': scan,
+  'write a partner item': item('PutItem', 'PARTNER#1'),
+  'change an API key': item('UpdateItem', 'APIKEY#svc_AbCdEfGh'),
+  'read the session secret': secret('session'),
+  'read the sealing secret': secret('sealing'),
+};
+
+const FORBIDDEN: Record<string, Record<string, Call>> = {
+  authorizer: {
+    'read a partner item': item('GetItem', 'PARTNER#1'),
+    "read a partner's sealed signing secret": item('GetItem', 'SIGNING_SECRET#1'),
+    'change an API key': item('UpdateItem', 'APIKEY#svc_AbCdEfGh'),
+    'create an API key': item('PutItem', 'APIKEY#svc_AbCdEfGh'),
+    'spend a reveal': item('UpdateItem', 'REVEAL#revealid'),
+    'read the sealing secret': secret('sealing'),
+    'scan the table': scan,
+  },
+  usage: NOT_FOR_GET_HANDLERS,
+  properties: NOT_FOR_GET_HANDLERS,
+  pricingSignals: NOT_FOR_GET_HANDLERS,
+  openapiDocument: {
+    'read anything in the table': item('GetItem', 'PARTNER#1'),
+    'read the session secret': secret('session'),
+  },
+  revealPage: {
+    'create a reveal': item('PutItem', 'REVEAL#revealid'),
+    'read a partner item': item('GetItem', 'PARTNER#1'),
+    'read an API key record': item('GetItem', 'APIKEY#svc_AbCdEfGh'),
+    'change an API key': item('UpdateItem', 'APIKEY#svc_AbCdEfGh'),
+    'query reveals': item('Query', 'REVEAL#revealid'),
+    'read the session secret': secret('session'),
+  },
+  activatePage: {
+    'write anything (opening a link writes nothing)': item('PutItem', 'NONCE#1#nonce'),
+    'update a partner item': item('UpdateItem', 'PARTNER#1'),
+    'read an API key record': item('GetItem', 'APIKEY#svc_AbCdEfGh'),
+    "read a host's e-mail claim": item('GetItem', 'HOSTEMAIL#host@example.com'),
+  },
+  marketplacePage: {
+    'read the sealing secret (it verifies nothing)': secret('sealing'),
+    "read a partner's sealed signing secret": item('GetItem', 'SIGNING_SECRET#1'),
+    "overwrite a partner's signing secret": item('PutItem', 'SIGNING_SECRET#1'),
+    'read an API key record': item('GetItem', 'APIKEY#svc_AbCdEfGh'),
+    'create an API key': item('PutItem', 'APIKEY#svc_AbCdEfGh'),
+    'read a reveal record': item('GetItem', 'REVEAL#revealid'),
+  },
+  onboardingPage: {
+    'create or overwrite a partner item': item('PutItem', 'PARTNER#1'),
+    'check conditions on partner items': item('ConditionCheckItem', 'PARTNER#1'),
+    "overwrite a partner's signing secret": item('UpdateItem', 'SIGNING_SECRET#1'),
+    "read a partner's sealed signing secret": item('GetItem', 'SIGNING_SECRET#1'),
+    'read the sealing secret': secret('sealing'),
+    'create a host account': item('PutItem', 'HOST#1'),
+  },
+};
+
+describe('least privilege of the synthesized functions', () => {
+  it('has a list of forbidden calls for every function of the route table', () => {
+    expect(Object.keys(FORBIDDEN).sort()).toEqual(serviceFunctions.map((spec) => spec.name).sort());
+    expect([...synthesized.policies.keys()].sort()).toEqual(serviceFunctions.map((spec) => spec.name).sort());
+  });
+
+  for (const [name, calls] of Object.entries(FORBIDDEN)) {
+    it.each(Object.entries(calls))(`denies ${name}: %s`, async (_what, call) => {
+      const policy = synthesized.policies.get(name);
+
+      expect(await decision(policy, call(synthesized))).toBe('ImplicitlyDenied');
+    });
+  }
+
+  it('denies a request naming two partitions when only one is granted (every key must match)', async () => {
+    const policy = synthesized.policies.get('pricingSignals');
+
+    expect(
+      await decision(policy, {
+        action: 'dynamodb:GetItem',
+        resource: synthesized.tableArn,
+        leadingKeys: ['PARTNER#1'],
+      }),
+    ).toBe('Allowed');
+    expect(
+      await decision(policy, {
+        action: 'dynamodb:GetItem',
+        resource: synthesized.tableArn,
+        leadingKeys: ['PARTNER#1', 'APIKEY#svc_AbCdEfGh'],
+      }),
+    ).toBe('ImplicitlyDenied');
+  });
+});
