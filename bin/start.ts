@@ -9,6 +9,8 @@ const USAGE = `Usage: npm start [-- --persist] [-- --quiet] [-- --max-instances 
   --quiet            no access log
   --max-instances N  Lambda instances per function at most (default ${DEFAULT_LAMBDA_RUNTIME_OPTIONS.maxInstances}; env LOCAL_LAMBDA_MAX_INSTANCES)
   --idle-seconds S   an instance idle this long is retired (default ${DEFAULT_LAMBDA_RUNTIME_OPTIONS.idleSeconds}; env LOCAL_LAMBDA_IDLE_SECONDS)
+  --bundles DIR      run the bundles "npm run synth" built into DIR (cdk.out), with the template's
+                     environment, instead of bundling the sources (env PARTNER_API_BUNDLES)
   DYNAMODB_ENDPOINT=http://host:port uses that DynamoDB (Local) instead of starting one.`;
 
 function positiveInteger(name: string, value: string | undefined, fallback: number): number {
@@ -27,6 +29,7 @@ function readOptions() {
         quiet: { type: 'boolean', default: false },
         'max-instances': { type: 'string' },
         'idle-seconds': { type: 'string' },
+        bundles: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     });
@@ -52,6 +55,7 @@ function readOptions() {
     return {
       persist: values.persist,
       quiet: values.quiet,
+      bundles: values.bundles ?? process.env.PARTNER_API_BUNDLES,
       lambda,
       port,
       host: process.env.HOST ?? '127.0.0.1',
@@ -74,6 +78,7 @@ try {
     persist: options.persist,
     dynamoDbEndpoint: externalDynamoDb,
     lambda: options.lambda,
+    ...(options.bundles ? { deployedBundles: options.bundles } : {}),
     log: options.quiet ? () => undefined : (line) => console.log(line),
   });
   const [demo, metricsOnly] = service.demoKeys;
@@ -84,6 +89,7 @@ try {
     `  Pages:          ${service.activationBaseUrl} (reveal and activation links)`,
     `  DynamoDB:       ${service.dynamoDbEndpoint} (${externalDynamoDb ? 'external, from DYNAMODB_ENDPOINT' : options.persist ? 'DynamoDB Local, data in .local/dynamodb' : 'DynamoDB Local in memory; --persist keeps data'})`,
     `  Lambda runtime: up to ${options.lambda.maxInstances} instances per function (worker threads), idle ones retired after ${options.lambda.idleSeconds} s`,
+    `  Functions:      ${options.bundles ? `the bundles synthesized into ${options.bundles} (the sandbox stack)` : 'bundled from the sources at start, as the stack bundles them'}`,
   ];
   if (demo) {
     lines.push(

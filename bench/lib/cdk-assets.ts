@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { DeployedFunction } from '../../lib/local/deployed-bundles';
+import { deployedFunctions } from '../../lib/local/deployed-bundles';
 import { childEnvironment, runProcess } from './child';
 import { progress } from './progress';
 
@@ -53,32 +55,10 @@ export async function ensureSynthesized(): Promise<{
   return { synthesized: true, reason, seconds: (performance.now() - started) / 1000 };
 }
 
-export interface FunctionBundle {
-  readonly logicalId: string;
-  readonly description: string;
-  readonly assetHash: string;
-  readonly directory: string;
-  readonly handlerFile: string;
+export interface FunctionBundle extends DeployedFunction {
   /** The function's environment as the template sets it; references resolved to stand-ins. */
   readonly environment: Record<string, string>;
   readonly memorySize: number;
-  readonly runtime: string;
-}
-
-interface TemplateFunction {
-  Type: string;
-  Properties?: {
-    Description?: string;
-    Handler?: string;
-    Runtime?: string;
-    MemorySize?: number;
-    Code?: { S3Key?: unknown };
-    Environment?: { Variables?: Record<string, unknown> };
-  };
-}
-
-interface AssetManifest {
-  files: Record<string, { source: { path: string; packaging?: string } }>;
 }
 
 /** Stand-ins for values CloudFormation fills in at deploy time (`Ref`s in the template). */
@@ -90,49 +70,13 @@ function resolveVariable(name: string, value: unknown): string {
   return `unresolved-${name}`;
 }
 
-/**
- * Each AWS::Lambda::Function of the synthesized sandbox template, mapped to the asset folder CDK
- * bundled for it: the Code S3Key is `<asset hash>.zip`, and the asset manifest names that
- * hash's source folder.
- */
+/** Each function of the synthesized sandbox template with its bundle (lib/local/deployed-bundles.ts). */
 export async function functionBundles(): Promise<FunctionBundle[]> {
-  const template = JSON.parse(await readFile(join(CDK_OUT, `${SANDBOX_STACK}.template.json`), 'utf8')) as {
-    Resources: Record<string, TemplateFunction>;
-  };
-  const manifest = JSON.parse(
-    await readFile(join(CDK_OUT, `${SANDBOX_STACK}.assets.json`), 'utf8'),
-  ) as AssetManifest;
-  const bundles: FunctionBundle[] = [];
-  for (const [logicalId, resource] of Object.entries(template.Resources)) {
-    if (resource.Type !== 'AWS::Lambda::Function') continue;
-    const properties = resource.Properties ?? {};
-    const s3Key = properties.Code?.S3Key;
-    if (typeof s3Key !== 'string') throw new Error(`${logicalId}: Code.S3Key is not a literal asset key`);
-    const assetHash = s3Key.replace(/\.zip$/, '');
-    const asset = manifest.files[assetHash];
-    if (!asset) throw new Error(`${logicalId}: asset ${assetHash} is not in the asset manifest`);
-    const directory = join(CDK_OUT, asset.source.path);
-    const [fileName = 'index'] = (properties.Handler ?? 'index.handler').split('.');
-    const handlerFile = ['.mjs', '.js', '.cjs']
-      .map((extension) => join(directory, fileName + extension))
-      .find((path) => existsSync(path));
-    if (!handlerFile) throw new Error(`${logicalId}: no ${fileName}.mjs in ${directory}`);
-    const environment = Object.fromEntries(
-      Object.entries(properties.Environment?.Variables ?? {}).map(([name, value]) => [
-        name,
-        resolveVariable(name, value),
-      ]),
-    );
-    bundles.push({
-      logicalId,
-      description: properties.Description ?? logicalId,
-      assetHash,
-      directory,
-      handlerFile,
-      environment,
-      memorySize: properties.MemorySize ?? 128,
-      runtime: properties.Runtime ?? 'unknown',
-    });
-  }
-  return bundles;
+  return (await deployedFunctions(CDK_OUT, SANDBOX_STACK)).map((deployed) => ({
+    ...deployed,
+    environment: Object.fromEntries(
+      Object.entries(deployed.variables).map(([name, value]) => [name, resolveVariable(name, value)]),
+    ),
+    memorySize: deployed.memoryMb,
+  }));
 }

@@ -36,6 +36,7 @@ function invocationNotes(result: GatewayResult): string {
     ...(invocation.coldStartMs === undefined
       ? []
       : [`cold start ${invocation.instance} (init ${invocation.coldStartMs.toFixed(0)}ms)`]),
+    ...(invocation.error ? [`${invocation.instance} failed: ${invocation.error}`] : []),
     ...(invocation.queuedMs >= 1
       ? [`${invocation.instance} after ${invocation.queuedMs.toFixed(0)}ms queued`]
       : []),

@@ -5,6 +5,8 @@
  * bundle the way Lambda's Node.js runtime loads an ES module handler, reports the init time,
  * then answers invocations with the handler's result serialized as Lambda returns it (JSON).
  */
+
+import { pathToFileURL } from 'node:url';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -42,7 +44,7 @@ function lambdaContext(requestId, deadlineMs) {
 const started = performance.now();
 let handler;
 try {
-  ({ handler } = await import(module));
+  ({ handler } = await import(pathToFileURL(module).href));
   if (typeof handler !== 'function') throw new TypeError(`${module} does not export a handler function`);
 } catch (error) {
   port.postMessage({ type: 'init-error', ...describe(error) });

@@ -38,6 +38,8 @@ export interface InvocationReport {
   /** Time spent waiting for a free instance (all `maxInstances` busy). */
   readonly queuedMs: number;
   readonly durationMs: number;
+  /** Set when the invocation failed: Lambda's error type and message, as its logs show them. */
+  readonly error?: string;
 }
 
 /** A function's answer as Lambda gives it to API Gateway. */
@@ -262,6 +264,7 @@ class FunctionInstances {
       queuedMs: started - queuedFrom,
       durationMs: performance.now() - started,
       ...(coldStartMs === undefined ? {} : { coldStartMs }),
+      ...(settled.ok ? {} : { error: `${settled.errorType}: ${settled.errorMessage}` }),
     };
     return { ...settled, report };
   }

@@ -5,14 +5,16 @@ import type { ServiceFunctionSpec, ServiceSecretName } from '../../lambdas/route
 import { API_BASE_PATH, serviceFunctions } from '../../lambdas/routes';
 import { secretArnVariable } from '../../lambdas/shared/service-secrets';
 import { FUNCTION_NODE_OPTIONS } from '../function-defaults';
+import { stackName } from '../stage-config';
 import { LocalApiGateway } from './api-gateway';
 import type { AwsCall, LocalAwsEndpoint } from './aws-endpoint';
 import { startAwsEndpoint } from './aws-endpoint';
 import { bundleFunctions } from './bundles';
+import { deployedFunctions } from './deployed-bundles';
 import type { DynamoDbLocal } from './dynamodb-local';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import type { HttpServerOptions } from './http-server';
-import type { LambdaRuntimeOptions } from './lambda-runtime';
+import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
 import { DEFAULT_LAMBDA_RUNTIME_OPTIONS, LocalLambdaRuntime } from './lambda-runtime';
 import { ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
 import type { DemoKey } from './seed';
@@ -35,6 +37,12 @@ export interface LocalServiceOptions {
   readonly lambda?: Partial<LambdaRuntimeOptions>;
   /** Keep every AWS call the functions make (the integration suite's IAM check). @default false */
   readonly recordAwsCalls?: boolean;
+  /**
+   * Run the bundles `cdk synth` built into this cloud assembly (`cdk.out`), each with the
+   * environment of its function in the sandbox template, instead of bundling the sources.
+   * @default - bundle the sources now, as the stack does
+   */
+  readonly deployedBundles?: string;
 }
 
 export interface LocalService {
@@ -113,6 +121,54 @@ export function functionEnvironment(
   };
 }
 
+/** Every function of the route table, bundled from its source now, as the stack bundles it. */
+async function sourceFunctions(directory: string, aws: LocalAwsSettings): Promise<LocalFunction[]> {
+  const bundles = await bundleFunctions(serviceFunctions, directory);
+  return serviceFunctions.map((spec) => ({
+    name: spec.name,
+    module: bundles.get(spec.name) ?? '',
+    environment: functionEnvironment(spec, aws),
+  }));
+}
+
+/**
+ * Every function of the sandbox stack as synthesized: its bundle, timeout, memory and the
+ * environment of the template, with what CloudFormation would fill in (the table, the secrets)
+ * and what only exists locally (endpoint, credentials) put in. An unknown reference fails.
+ */
+async function synthesizedFunctions(cdkOut: string, aws: LocalAwsSettings): Promise<LocalFunction[]> {
+  const deployed = await deployedFunctions(cdkOut, stackName('sandbox'));
+  return serviceFunctions.map((spec) => {
+    const fn = deployed.find((candidate) => candidate.name === spec.name);
+    if (!fn) throw new Error(`${cdkOut} has no function tagged ${spec.name}: run "npm run synth" again.`);
+    const local = functionEnvironment(spec, aws);
+    const environment = Object.fromEntries(
+      Object.entries(fn.variables).map(([name, value]) => {
+        if (typeof value === 'string') return [name, value];
+        const filled = local[name];
+        if (filled === undefined)
+          throw new Error(`${fn.logicalId}: no local value for ${name} (${JSON.stringify(value)})`);
+        return [name, filled];
+      }),
+    );
+    const onlyLocal = [
+      'AWS_REGION',
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+      'DYNAMODB_ENDPOINT',
+    ];
+    for (const name of onlyLocal) if (local[name] !== undefined) environment[name] = local[name];
+    return {
+      name: spec.name,
+      module: fn.handlerFile,
+      environment,
+      timeoutSeconds: fn.timeoutSeconds,
+      memoryMb: fn.memoryMb,
+    };
+  });
+}
+
 /**
  * The environment of what runs beside the functions (seeding, the operator CLI, the tests): the
  * table straight on DynamoDB (Local), and the secrets an operator reads through the local AWS
@@ -165,13 +221,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const { seedLocalData } = await import('./seed');
     const demoKeys = await seedLocalData(Date.now());
     const { startHttpServer } = await import('./http-server');
-    const bundles = await bundleFunctions(serviceFunctions, join(options.directory, 'bundles'));
     lambdas = new LocalLambdaRuntime(
-      serviceFunctions.map((spec) => ({
-        name: spec.name,
-        module: bundles.get(spec.name) ?? '',
-        environment: functionEnvironment(spec, awsSettings),
-      })),
+      options.deployedBundles
+        ? await synthesizedFunctions(options.deployedBundles, awsSettings)
+        : await sourceFunctions(join(options.directory, 'bundles'), awsSettings),
       { ...DEFAULT_LAMBDA_RUNTIME_OPTIONS, ...options.lambda },
     );
     server = await startHttpServer({

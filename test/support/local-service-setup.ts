@@ -37,6 +37,8 @@ export default async function setup(project: TestProject) {
     directory,
     persist: false,
     recordAwsCalls: true,
+    // `npm run test:deployed`: the bundles `cdk synth` built, not the sources.
+    ...(process.env.PARTNER_API_BUNDLES ? { deployedBundles: process.env.PARTNER_API_BUNDLES } : {}),
     log: () => undefined,
     observe: (exchange) => {
       if (!exchange.path.startsWith(API_BASE_PATH) || exchange.path.startsWith(`${API_BASE_PATH}/docs`))
