@@ -147,7 +147,7 @@ function judge(
       if (type !== PROBLEM_TYPE_BASE + wantedType) failures.push(`problem type ${type}, not ${wantedType}`);
     }
   }
-  if (!answer.headers.get('x-request-id')) failures.push('no X-Request-Id header');
+  if (!answer.headers.get('x-amzn-requestid')) failures.push('no x-amzn-RequestId header');
   return {
     name,
     expected: expectedText,

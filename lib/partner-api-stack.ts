@@ -116,12 +116,14 @@ export class PartnerApiStack extends Stack {
       resources,
       functionSettings,
       api: { ...apiSettings, throttle: config.apiThrottle },
+      requestsPerIp: config.firewall.api,
       usagePlanThrottle: config.usagePlanThrottle,
     });
     this.activationPages = new ActivationPages(this, 'Pages', {
       resources,
       functionSettings,
       api: { ...apiSettings, throttle: config.pagesThrottle },
+      requestsPerIp: config.firewall.pages,
     });
     for (const restApi of [this.partnerApi.restApi, this.activationPages.restApi]) {
       restApi.api.deploymentStage.node.addDependency(apiGatewayAccount);

@@ -28,6 +28,19 @@ export interface AlarmThresholds {
   readonly lambdaErrors: number;
 }
 
+/** WAF rate-based windows (the only ones AWS WAF accepts). */
+export type FirewallWindowSeconds = 60 | 120 | 300 | 600;
+
+/**
+ * A per-IP limit of a web ACL: AWS WAF counts each client IP's requests over the window and
+ * blocks it (429) while it is over; it applies the limit "near" the number, not exactly.
+ */
+export interface FirewallLimit {
+  /** At least 10 (WAF's minimum). */
+  readonly requests: number;
+  readonly windowSeconds: FirewallWindowSeconds;
+}
+
 export interface StageConfig {
   readonly stage: DeployedStage;
   /**
@@ -46,6 +59,12 @@ export interface StageConfig {
   readonly apiThrottle: ThrottleConfig;
   /** Stage-wide throttle of the reveal and activation pages (no API key there). */
   readonly pagesThrottle: ThrottleConfig;
+  /**
+   * Per-IP limits of the web ACLs in front of the two REST API stages. The API's sits well above
+   * what one key may use (a partner's servers may share an address); the pages' is tight, so one
+   * client cannot spend the pages' small stage throttle that every host shares.
+   */
+  readonly firewall: { readonly api: FirewallLimit; readonly pages: FirewallLimit };
   readonly alarms: AlarmThresholds;
   /**
    * SNS topic that receives alarm state changes. Created outside this stack (one per account,
@@ -85,6 +104,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 50, burstLimit: 100 },
     pagesThrottle: { rateLimit: 10, burstLimit: 20 },
+    // Sandbox pages also serve partners' automated tests of their activation flow.
+    firewall: { api: { requests: 1_500, windowSeconds: 300 }, pages: { requests: 100, windowSeconds: 60 } },
     alarms: {
       serverErrorRatePercent: 5,
       serverErrorMinRequests: 20,
@@ -101,6 +122,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 500, burstLimit: 1000 },
     pagesThrottle: { rateLimit: 20, burstLimit: 40 },
+    // A key may use 600 requests in 5 minutes; a host's whole activation is about 15 page requests.
+    firewall: { api: { requests: 3_000, windowSeconds: 300 }, pages: { requests: 60, windowSeconds: 60 } },
     alarms: {
       serverErrorRatePercent: 1,
       serverErrorMinRequests: 20,

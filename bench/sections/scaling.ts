@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/api/response-encoding';
 import { runWorker } from '../lib/child';
 import { benchReservations, createBenchPartner, writeProperties } from '../lib/datasets';
 import type { DynamoUsage } from '../lib/dynamo-meter';
@@ -19,7 +20,6 @@ const LOOKBACKS = [90, 365];
 const PRICING_CALLS = 25;
 const PROPERTY_SIZES = [100, 10_000, 50_000];
 const PROPERTIES_CALLS = 3;
-const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
 const LAMBDA_TIMEOUT_MS = 15_000;
 const LARGE_LISTS_WORKER = fileURLToPath(new URL('../workers/large-lists.ts', import.meta.url));
 

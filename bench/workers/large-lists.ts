@@ -7,12 +7,15 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import {
+  LAMBDA_RESPONSE_LIMIT_BYTES,
+  payloadBytes as lambdaPayloadBytes,
+} from '../../lambdas/api/response-encoding';
 import { ADMITTED_RATE_WINDOW_WRITE, lambdaContext, proxyEvent } from '../lib/events';
 import type { LargeListCase, LargeListsOutput } from '../sections/scaling';
 
 const SIZES = (process.env.BENCH_LARGE_LISTS ?? '150000,800000,1500000').split(',').map(Number);
 const PAGE_ITEMS = 5_000;
-const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const { handler } = await import('../../lambdas/api/properties');
@@ -47,7 +50,7 @@ for (const properties of SIZES) {
       lambdaContext,
     );
     const ms = performance.now() - started;
-    const payloadBytes = Buffer.byteLength(JSON.stringify(result));
+    const payloadBytes = lambdaPayloadBytes(result);
     const problem =
       result.statusCode >= 400 ? (JSON.parse(result.body) as { type?: string; detail?: string }) : undefined;
     const encoding = Object.entries(result.headers ?? {}).find(

@@ -1,6 +1,6 @@
 import { RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS } from '../domain/rate-limit';
 import type { ProblemName } from '../shared/problems';
-import { PROBLEM_CONTENT_TYPE, problemCatalog, problemTypeUri } from '../shared/problems';
+import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog, problemTypeUri } from '../shared/problems';
 
 /**
  * Responses API Gateway produces without reaching a handler, rewritten as problem details.
@@ -18,6 +18,7 @@ export type GatewayResponseType =
   | 'QUOTA_EXCEEDED'
   | 'AUTHORIZER_FAILURE'
   | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'WAF_FILTERED'
   | 'DEFAULT_4XX'
   | 'DEFAULT_5XX';
 
@@ -108,6 +109,12 @@ const definitions: GatewayResponseDefinition[] = [
     'The service could not check your key just now; retry shortly.',
     { 'Retry-After': '1' },
   ),
+  catalogued(
+    // The web firewall blocked the request (a managed rule matched); its rate limit answers 429 itself.
+    'WAF_FILTERED',
+    'request-blocked',
+    'Our firewall refused this request: it looks like an attack pattern. If it is a legitimate call, quote the request_id to support.',
+  ),
   {
     // Any other refusal by API Gateway (e.g. a body too large). Gateway responses have no
     // status-code variable, and `status` is advisory in RFC 9457, so it is left out here.
@@ -127,6 +134,19 @@ export const gatewayResponses: readonly GatewayResponseDefinition[] = definition
   ...response,
   headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...response.headers },
 }));
+
+/**
+ * The body of the web firewall's 429 (per client IP, before API Gateway): static, so without a
+ * request_id, and sent as `application/json` (the only JSON type AWS WAF can declare).
+ */
+export function firewallThrottledProblem(limit: { requests: number; windowSeconds: number }): string {
+  return JSON.stringify(
+    problemBody(
+      'rate-limited',
+      `Too many requests from your IP address: more than ${limit.requests} in ${limit.windowSeconds} seconds, all keys together. Retry after ${limit.windowSeconds} seconds.`,
+    ),
+  );
+}
 
 /** The detail of the 405 problem, identical from the stack's MOCK method and the local server. */
 export function methodNotAllowedDetail(

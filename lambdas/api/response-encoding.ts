@@ -9,8 +9,26 @@ import { ProblemError } from '../shared/problems';
  * partner with hundreds of thousands of properties get its whole list in one response.
  */
 export const COMPRESS_ABOVE_BYTES = 256 * 1024;
-/** What fits in Lambda's 6 MB response payload with headers and the JSON envelope around it. */
-export const MAX_BODY_BYTES = 5_500_000;
+
+/**
+ * Lambda's limit on a synchronous response. It applies to the payload the function returns: the
+ * proxy result serialized as JSON, so the body string with its escapes (every `"` of a JSON body
+ * costs two bytes), the headers and the base64 of a binary body. Over it, the invocation fails
+ * and API Gateway answers 502. The local gateway enforces the same number.
+ */
+export const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
+
+/** Room kept for the headers the middleware adds after the body is encoded (rate limit, request id). */
+export const HEADER_RESERVE_BYTES = 8 * 1024;
+
+/** The size of a proxy result as Lambda measures it: serialized, escapes included. */
+export function payloadBytes(result: APIGatewayProxyResult): number {
+  return Buffer.byteLength(JSON.stringify(result));
+}
+
+function fits(result: APIGatewayProxyResult): boolean {
+  return payloadBytes(result) + HEADER_RESERVE_BYTES <= LAMBDA_RESPONSE_LIMIT_BYTES;
+}
 
 export function acceptsGzip(headers: Record<string, string | undefined> | null | undefined): boolean {
   const value = headerValue(headers, 'accept-encoding') ?? '';
@@ -31,25 +49,26 @@ export function jsonResponse(
   const bytes = Buffer.byteLength(json);
   const headers = { 'Content-Type': 'application/json', Vary: 'Accept-Encoding' };
   if (bytes <= COMPRESS_ABOVE_BYTES || !acceptsGzip(requestHeaders)) {
-    if (bytes > MAX_BODY_BYTES) {
+    const plain = { statusCode: 200, headers, body: json };
+    if (!fits(plain)) {
       throw new ProblemError(
         'not-acceptable',
         `This response is ${(bytes / 1e6).toFixed(1)} MB of JSON, more than can be sent uncompressed. Send Accept-Encoding: gzip.`,
       );
     }
-    return { statusCode: 200, headers, body: json };
+    return plain;
   }
-  const compressed = gzipSync(json).toString('base64');
-  if (compressed.length > MAX_BODY_BYTES) {
-    throw new ProblemError(
-      'response-too-large',
-      `This list is ${(bytes / 1e6).toFixed(0)} MB of JSON, ${(compressed.length / 1e6).toFixed(1)} MB compressed: more than one response can carry. Contact us to raise it.`,
-    );
-  }
-  return {
+  const compressed: APIGatewayProxyResult = {
     statusCode: 200,
     headers: { ...headers, 'Content-Encoding': 'gzip' },
-    body: compressed,
+    body: gzipSync(json).toString('base64'),
     isBase64Encoded: true,
   };
+  if (!fits(compressed)) {
+    throw new ProblemError(
+      'response-too-large',
+      `This list is ${(bytes / 1e6).toFixed(0)} MB of JSON, ${(compressed.body.length / 1e6).toFixed(1)} MB compressed: more than one response can carry. Contact us to raise it.`,
+    );
+  }
+  return compressed;
 }

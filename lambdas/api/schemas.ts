@@ -137,7 +137,7 @@ export const problemSchema = z
       z
         .uuid()
         .check(z.maxLength(36))
-        .register(apiSchemas, { description: 'Same as the X-Request-Id header: quote it to support.' }),
+        .register(apiSchemas, { description: 'Same as the x-amzn-RequestId header: quote it to support.' }),
     ),
   })
   .register(apiSchemas, { id: 'Problem', description: 'RFC 9457 problem details.' });

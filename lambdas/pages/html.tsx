@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 
@@ -47,7 +47,8 @@ ol.steps li[aria-current=step] { background: var(--accent); color: #fff; border-
 
 export function Layout(props: {
   title: string;
-  nonce: string;
+  /** The response's CSP nonce; a static page (no nonce) allows its style sheet by hash instead. */
+  nonce?: string;
   children: ComponentChildren;
   script?: string;
 }): VNode {
@@ -78,14 +79,21 @@ export function cspNonce(): string {
   return randomBytes(16).toString('base64');
 }
 
+/** The CSP source that allows the style sheet of a page rendered without a nonce. */
+const STYLES_HASH = `'sha256-${createHash('sha256').update(STYLES).digest('base64')}'`;
+
 /** Headers every page carries: strict CSP, no referrer, no caching, no framing. */
 export function pageHeaders(nonce: string): Record<string, string> {
+  return securityHeaders(`'nonce-${nonce}'`, `'nonce-${nonce}'`);
+}
+
+function securityHeaders(styleSource: string, scriptSource: string): Record<string, string> {
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Security-Policy': [
       "default-src 'none'",
-      `style-src 'nonce-${nonce}'`,
-      `script-src 'nonce-${nonce}'`,
+      `style-src ${styleSource}`,
+      `script-src ${scriptSource}`,
       "connect-src 'self'",
       "img-src 'self' data:",
       "form-action 'self'",
@@ -113,6 +121,23 @@ export function htmlPage(
   };
 }
 
+function Message(props: {
+  statusCode: number;
+  title: string;
+  nonce?: string;
+  children: ComponentChildren;
+}): VNode {
+  const failed = props.statusCode >= 400;
+  return (
+    <Layout title={props.title} {...(props.nonce === undefined ? {} : { nonce: props.nonce })}>
+      <h1>{props.title}</h1>
+      <div class={failed ? 'notice error' : 'notice'} role={failed ? 'alert' : undefined}>
+        {props.children}
+      </div>
+    </Layout>
+  );
+}
+
 /** A page that says what went wrong and what to do next. */
 export function messagePage(
   statusCode: number,
@@ -123,18 +148,33 @@ export function messagePage(
   return htmlPage(
     statusCode,
     (nonce) => (
-      <Layout title={title} nonce={nonce}>
-        <h1>{title}</h1>
-        <div
-          class={statusCode >= 400 ? 'notice error' : 'notice'}
-          role={statusCode >= 400 ? 'alert' : undefined}
-        >
-          {message}
-        </div>
-      </Layout>
+      <Message statusCode={statusCode} title={title} nonce={nonce}>
+        {message}
+      </Message>
     ),
     extraHeaders,
   );
+}
+
+/**
+ * A message page that is the same for every request, for a responder that cannot run code (the
+ * web firewall's block response): no nonce, its style sheet allowed by hash, no script.
+ */
+export function staticMessagePage(
+  statusCode: number,
+  title: string,
+  message: ComponentChildren,
+  extraHeaders: Record<string, string> = {},
+): PageResponse {
+  return {
+    statusCode,
+    headers: { ...securityHeaders(STYLES_HASH, "'none'"), ...extraHeaders },
+    body: `<!doctype html>${renderToString(
+      <Message statusCode={statusCode} title={title}>
+        {message}
+      </Message>,
+    )}`,
+  };
 }
 
 /** Busy or unreachable dependencies: a page that asks to try again, never a raw 5xx. */

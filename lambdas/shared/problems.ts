@@ -12,6 +12,7 @@ export const problemCatalog = {
   'expired-api-key': { status: 401, title: 'API key expired' },
   'revoked-api-key': { status: 401, title: 'API key revoked' },
   'insufficient-scope': { status: 403, title: 'Scope missing' },
+  'request-blocked': { status: 403, title: 'Request blocked' },
   'not-found': { status: 404, title: 'Not found' },
   'property-not-found': { status: 404, title: 'Property not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },

@@ -192,7 +192,7 @@ function buildProgram(
     },
   ).argument('<slug>', 'the partner');
 
-  const keys = program.command('keys').description("Partners' API keys: rotate, revoke, list");
+  const keys = program.command('keys').description("Partners' API keys: rotate, revoke, list, prune");
   define(
     keys,
     'rotate',

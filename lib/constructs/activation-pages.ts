@@ -1,21 +1,33 @@
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
+import { firewallThrottledPage } from '../../lambdas/pages/firewall-page';
 import type { PageRoute } from '../../lambdas/routes';
 import { pageFunctionName, pageRoutes } from '../../lambdas/routes';
+import type { FirewallLimit } from '../stage-config';
 import { acknowledgeNagFinding } from './nag';
 import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';
 import type { AccessResources, FunctionSettings } from './service-function';
 import { ServiceFunction } from './service-function';
 import type { ServiceRestApiProps } from './service-rest-api';
 import { ServiceRestApi } from './service-rest-api';
+import type { FirewallResponse } from './web-firewall';
 
 export interface ActivationPagesProps {
   /** The table, index and secrets the functions' grants refer to. */
   readonly resources: AccessResources;
   readonly functionSettings: FunctionSettings;
-  readonly api: Omit<ServiceRestApiProps, 'apiKeySourceType' | 'restApiName' | 'description'>;
+  readonly api: Omit<ServiceRestApiProps, 'apiKeySourceType' | 'restApiName' | 'description' | 'firewall'>;
+  /** Per-IP limit of the web ACL in front of the pages: tight, as the stage throttle is shared by every host. */
+  readonly requestsPerIp: FirewallLimit;
   /** @default pageRoutes (lambdas/routes.ts) */
   readonly routes?: readonly PageRoute[];
+}
+
+/** The firewall's 429 as the page a host reads (same headers as every page, no Content-Type: WAF sets it). */
+function firewallThrottledResponse(limit: FirewallLimit): FirewallResponse {
+  const { headers, body } = firewallThrottledPage(limit.windowSeconds);
+  const { 'Content-Type': _contentType, ...rest } = headers;
+  return { contentType: 'TEXT_HTML', body, headers: rest };
 }
 
 /**
@@ -37,6 +49,17 @@ export class ActivationPages extends Construct {
       ...props.api,
       restApiName: `partner-pages-${props.api.stageName}`,
       description: 'Partner key reveal and host activation pages',
+      firewall: {
+        requestsPerIp: props.requestsPerIp,
+        throttledResponse: firewallThrottledResponse(props.requestsPerIp),
+        // Legitimate here: wizard forms over 8 KB, activation tokens up to 4 KB in the query, and text
+        // a host types with angle brackets (every page escapes what it prints).
+        commonRulesThatCount: [
+          'SizeRestrictions_BODY',
+          'SizeRestrictions_QUERYSTRING',
+          'CrossSiteScripting_BODY',
+        ],
+      },
     });
     const { api } = this.restApi;
     const pageFunctions = new Map<string, ServiceFunction>();

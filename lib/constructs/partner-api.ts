@@ -7,8 +7,10 @@ import {
   RequestAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
+import { firewallThrottledProblem } from '../../lambdas/api/gateway-responses';
 import type { PartnerApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, AUTHORIZER, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
+import type { FirewallLimit } from '../stage-config';
 import { acknowledgeNagFinding } from './nag';
 import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';
 import type { AccessResources, FunctionSettings } from './service-function';
@@ -20,7 +22,9 @@ export interface PartnerApiProps {
   /** The table, index and secrets the functions' grants refer to. */
   readonly resources: AccessResources;
   readonly functionSettings: FunctionSettings;
-  readonly api: Omit<ServiceRestApiProps, 'apiKeySourceType' | 'restApiName' | 'description'>;
+  readonly api: Omit<ServiceRestApiProps, 'apiKeySourceType' | 'restApiName' | 'description' | 'firewall'>;
+  /** Per-IP limit of the web ACL in front of the API. */
+  readonly requestsPerIp: FirewallLimit;
   /** Per-key throttle of the usage plan (the backstop of the exact limit in code). */
   readonly usagePlanThrottle: ThrottleSettings;
   /** @default partnerApiRoutes (lambdas/routes.ts) */
@@ -55,6 +59,16 @@ export class PartnerApi extends Construct {
       // applies before compression); API Gateway decodes them to bytes for any Accept value. The
       // API is GET-only, so no request body is affected.
       binaryMediaTypes: ['*/*'],
+      firewall: {
+        requestsPerIp: props.requestsPerIp,
+        throttledResponse: {
+          contentType: 'APPLICATION_JSON',
+          body: firewallThrottledProblem(props.requestsPerIp),
+          headers: { 'Retry-After': String(props.requestsPerIp.windowSeconds), 'Cache-Control': 'no-store' },
+        },
+        // Partners' HTTP clients need not send a User-Agent; the API is GET-only (no body rules apply).
+        commonRulesThatCount: ['NoUserAgent_HEADER'],
+      },
     });
     const { api } = this.restApi;
 

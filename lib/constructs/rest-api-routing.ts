@@ -18,7 +18,10 @@ export function staticHeaderValue(value: string): string {
 
 /**
  * Installs every gateway response of `lambdas/api/gateway-responses.ts` (the local server renders
- * the same definitions), each with the request id in `X-Request-Id`.
+ * the same definitions). Their bodies carry the request id (`$context.requestId` is documented in
+ * gateway-response templates); their headers only static values: API Gateway documents no
+ * `context.*` source for gateway-response header mappings, and a mapping it refuses would roll the
+ * whole deployment back. Clients get the id in `x-amzn-RequestId`, which API Gateway always sends.
  */
 export function addProblemGatewayResponses(api: RestApi): void {
   for (const response of gatewayResponses) {
@@ -29,7 +32,7 @@ export function addProblemGatewayResponses(api: RestApi): void {
       type: ResponseType.of(response.type),
       ...(response.statusCode === undefined ? {} : { statusCode: String(response.statusCode) }),
       templates: { 'application/json': response.template },
-      responseHeaders: { ...headers, 'X-Request-Id': 'context.requestId' },
+      responseHeaders: headers,
     });
   }
 }
@@ -88,6 +91,8 @@ export function addMethodNotAllowed(resource: IResource, allow: readonly string[
           responseParameters: {
             'method.response.header.Allow': true,
             'method.response.header.Content-Type': true,
+            // Set by the template's $context.responseOverride (documented for non-proxy integrations).
+            'method.response.header.X-Request-Id': true,
           },
         },
       ],

@@ -5,9 +5,10 @@ import { LogGroupLogDestination, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { acknowledgeNagFinding } from './nag';
 import { addProblemGatewayResponses } from './rest-api-routing';
 import { ACCESS_LOG_FORMAT, REST_API_ENDPOINT_TYPES, STAGE_DEFAULTS } from './secure-defaults';
+import type { WebFirewallProps } from './web-firewall';
+import { WebFirewall } from './web-firewall';
 
 export interface ServiceRestApiProps {
   readonly restApiName: string;
@@ -26,12 +27,15 @@ export interface ServiceRestApiProps {
    * @default - none: bodies pass as text
    */
   readonly binaryMediaTypes?: string[];
+  /** The web ACL in front of the stage (named after the API). */
+  readonly firewall: Omit<WebFirewallProps, 'stage' | 'name'>;
 }
 
 /**
  * A regional REST API with the service's stage defaults: access logs in their own log group,
  * X-Ray, error-level execution logs without request data, a stage-wide throttle, a validator
- * for declared request parameters, and every API Gateway error rewritten as problem details.
+ * for declared request parameters, every API Gateway error rewritten as problem details, and a
+ * WAF web ACL in front.
  * The account-level CloudWatch role is the stack's business (one per account, not per API).
  */
 export class ServiceRestApi extends Construct {
@@ -41,6 +45,7 @@ export class ServiceRestApi extends Construct {
   public readonly parameterValidator: RequestValidator;
   /** The stage's base URL, without a trailing slash. */
   public readonly stageUrl: string;
+  public readonly firewall: WebFirewall;
 
   constructor(scope: Construct, id: string, props: ServiceRestApiProps) {
     super(scope, id);
@@ -72,13 +77,11 @@ export class ServiceRestApi extends Construct {
       validateRequestParameters: true,
       validateRequestBody: true,
     });
-    acknowledgeNagFinding(
-      this.api.deploymentStage,
-      'APIG3',
-      'No WAF web ACL by default: partner calls need a valid key and are limited exactly per key in code, by the ' +
-        'usage plan per key and by the stage throttle; the pages are stage-throttled and a GET spends nothing. ' +
-        'A WAFv2 web ACL (a monthly cost per stage) can be associated with this stage without code changes here.',
-    );
+    this.firewall = new WebFirewall(this, 'Firewall', {
+      ...props.firewall,
+      stage: this.api.deploymentStage,
+      name: props.restApiName,
+    });
     addProblemGatewayResponses(this.api);
     const stack = Stack.of(this);
     this.stageUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;

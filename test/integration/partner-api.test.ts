@@ -103,7 +103,7 @@ describe('401: missing or bad keys, each with its own problem type', () => {
       type: `https://developers.example.com/partner-api/problems/${problem}`,
       status: 401,
     });
-    expect(json.request_id).toBe(responseHeaders.get('x-request-id'));
+    expect(json.request_id).toBe(responseHeaders.get('x-amzn-requestid'));
   });
 
   it('a well-formed key that was never issued is unknown', async () => {

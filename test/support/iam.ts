@@ -84,7 +84,10 @@ export function functionPolicies(template: Template): FunctionPolicies {
     if (!name || !role) continue;
     const statements = byType('AWS::IAM::Policy')
       .filter(([, policy]) => JSON.stringify(policy.Properties?.Roles) === JSON.stringify([{ Ref: role }]))
-      .flatMap(([, policy]) => (policy.Properties?.PolicyDocument as { Statement: unknown[] }).Statement);
+      .flatMap(
+        ([, policy]) =>
+          (policy.Properties?.PolicyDocument as { Statement: unknown[] } | undefined)?.Statement ?? [],
+      );
     const document = { Version: '2012-10-17', Statement: resolve(statements) as Record<string, unknown>[] };
     for (const statement of document.Statement)
       for (const resource of [statement.Resource].flat())

@@ -1,6 +1,12 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, jsonResponse, MAX_BODY_BYTES } from '../../lambdas/api/response-encoding';
+import {
+  acceptsGzip,
+  HEADER_RESERVE_BYTES,
+  jsonResponse,
+  LAMBDA_RESPONSE_LIMIT_BYTES,
+  payloadBytes,
+} from '../../lambdas/api/response-encoding';
 import { ProblemError } from '../../lambdas/shared/problems';
 
 const list = (count: number, nameLength = 24) => ({
@@ -48,7 +54,7 @@ describe('JSON response encoding', () => {
   });
 
   it('asks for gzip (406) when the uncompressed body cannot fit in a response', () => {
-    const body = list(Math.ceil(MAX_BODY_BYTES / 30));
+    const body = list(Math.ceil(LAMBDA_RESPONSE_LIMIT_BYTES / 30));
 
     expect(() => jsonResponse(body, {})).toThrow(ProblemError);
     try {
@@ -60,5 +66,43 @@ describe('JSON response encoding', () => {
       });
     }
     expect(jsonResponse(body, { 'Accept-Encoding': 'gzip' }).isBase64Encoded).toBe(true);
+  });
+
+  it('measures what Lambda measures: 190,000 short-named properties fit as a body but not as a payload', () => {
+    // Short names: every `"` of the body is escaped in the payload, about 20% more bytes.
+    const body = {
+      properties: Array.from({ length: 190_000 }, (_, id) => ({
+        id: 100_000 + id,
+        name: `P${String(id % 1_000).padStart(3, '0')}`,
+      })),
+    };
+    const bodyBytes = Buffer.byteLength(JSON.stringify(body));
+    const asPayload = payloadBytes({ statusCode: 200, headers: {}, body: JSON.stringify(body) });
+    expect(bodyBytes).toBeLessThan(5_500_000);
+    expect(asPayload).toBeGreaterThan(LAMBDA_RESPONSE_LIMIT_BYTES);
+
+    expect(() => jsonResponse(body, {})).toThrow(expect.objectContaining({ statusCode: 406 }));
+    const compressed = jsonResponse(body, { 'Accept-Encoding': 'gzip' });
+    expect(compressed.headers?.['Content-Encoding']).toBe('gzip');
+    expect(payloadBytes(compressed) + HEADER_RESERVE_BYTES).toBeLessThanOrEqual(LAMBDA_RESPONSE_LIMIT_BYTES);
+  });
+
+  it('never returns a payload that leaves less than the header reserve under the limit', () => {
+    // Around the edge: bodies whose escaped payload is just under or just over the limit.
+    for (const count of [150_000, 160_000, 170_000, 180_000, 190_000, 200_000]) {
+      const body = list(count, 4);
+      for (const accept of [{}, { 'Accept-Encoding': 'gzip' }]) {
+        let response: ReturnType<typeof jsonResponse> | undefined;
+        try {
+          response = jsonResponse(body, accept);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ProblemError);
+        }
+        if (response)
+          expect(payloadBytes(response) + HEADER_RESERVE_BYTES).toBeLessThanOrEqual(
+            LAMBDA_RESPONSE_LIMIT_BYTES,
+          );
+      }
+    }
   });
 });
