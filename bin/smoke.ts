@@ -247,9 +247,9 @@ async function run(): Promise<CheckResult[]> {
   const postResult = judge('POST /properties', post, { 405: problem }, { 405: 'method-not-allowed' });
   const allow = post.headers.get('allow');
   record(
-    allow === 'GET' || !postResult.pass
+    allow === 'GET, HEAD' || !postResult.pass
       ? postResult
-      : { ...postResult, pass: false, note: `Allow header "${allow ?? ''}", not GET` },
+      : { ...postResult, pass: false, note: `Allow header "${allow ?? ''}", not "GET, HEAD"` },
   );
   record(
     judge(

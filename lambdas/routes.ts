@@ -55,6 +55,8 @@ export interface QueryParameter {
   readonly minimum: number;
   readonly maximum: number;
   readonly default: number;
+  /** A typical value, for the OpenAPI document (generated clients and contract tools use it). */
+  readonly example: number;
 }
 
 export interface PartnerApiRoute {
@@ -76,6 +78,7 @@ export const LOOKBACK_DAYS: QueryParameter = {
   minimum: 1,
   maximum: 365,
   default: 90,
+  example: 30,
 };
 
 export const partnerApiRoutes = [
@@ -125,6 +128,14 @@ export function partnerApiRoute(id: PartnerApiRouteId): PartnerApiRoute {
   const route = partnerApiRoutes.find((candidate) => candidate.id === id);
   if (!route) throw new Error(`No route ${id}`);
   return route;
+}
+
+/**
+ * The methods an API route answers: HEAD wherever GET works (RFC 9110), with the same function,
+ * authorizer, status and headers, and no body. A HEAD counts against the key's rate limit.
+ */
+export function answeredMethods(route: { readonly method: 'GET' }): readonly ('GET' | 'HEAD')[] {
+  return [route.method, 'HEAD'];
 }
 
 /** Routes of the partner API that need no key: the API's own description. */

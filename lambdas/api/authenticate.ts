@@ -34,15 +34,29 @@ export function presentedKey(headers: Headers): { key: string } | { wrongScheme:
 
 /**
  * Key records by prefix, as in force (a rotation's retirement applied). Entries live 25 s, inside
- * the 30 s within which a revocation must take effect; unknown prefixes are cached too, so
- * made-up keys cost one read per 25 s.
+ * the 30 s within which a revocation must take effect. Unknown prefixes are cached too, so made-up
+ * keys cost one read per 25 s, but apart: a flood of well-formed random keys evicts only other
+ * unknown prefixes, never a partner's key.
  */
 const KEY_CACHE_TTL_MS = 25_000;
-const KEY_CACHE_LIMIT = 5_000;
-const keyCache = new Map<string, { record: ApiKeyRecord | undefined; fetchedAtMs: number }>();
+const KNOWN_KEYS_LIMIT = 5_000;
+const UNKNOWN_PREFIXES_LIMIT = 5_000;
+type CachedKey = { readonly record: ApiKeyRecord | undefined; readonly fetchedAtMs: number };
+const knownKeys = new Map<string, CachedKey>();
+const unknownPrefixes = new Map<string, CachedKey>();
+
+/** Adds an entry as the newest, dropping the oldest beyond the limit (Map keeps insertion order). */
+function remember(cache: Map<string, CachedKey>, limit: number, prefix: string, entry: CachedKey): void {
+  cache.delete(prefix);
+  cache.set(prefix, entry);
+  if (cache.size > limit) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+}
 
 async function keyRecord(prefix: string, nowMs: number): Promise<ApiKeyRecord | undefined> {
-  const cached = keyCache.get(prefix);
+  const cached = knownKeys.get(prefix) ?? unknownPrefixes.get(prefix);
   if (cached && nowMs - cached.fetchedAtMs < KEY_CACHE_TTL_MS) return cached.record;
   const stored = await getApiKey(prefix);
   // A key being replaced: one more read per replacement, to see whether the new key was revealed.
@@ -53,18 +67,21 @@ async function keyRecord(prefix: string, nowMs: number): Promise<ApiKeyRecord | 
           await revealTimes(stored.replacements.map((replacement) => replacement.revealId)),
         )
       : stored;
-  keyCache.delete(prefix);
-  keyCache.set(prefix, { record, fetchedAtMs: nowMs });
-  if (keyCache.size > KEY_CACHE_LIMIT) {
-    const oldest = keyCache.keys().next().value;
-    if (oldest !== undefined) keyCache.delete(oldest);
+  const entry = { record, fetchedAtMs: nowMs };
+  if (record) {
+    unknownPrefixes.delete(prefix);
+    remember(knownKeys, KNOWN_KEYS_LIMIT, prefix, entry);
+  } else {
+    knownKeys.delete(prefix);
+    remember(unknownPrefixes, UNKNOWN_PREFIXES_LIMIT, prefix, entry);
   }
   return record;
 }
 
 /** Forgets cached keys (tests). */
 export function forgetCachedKeys(): void {
-  keyCache.clear();
+  knownKeys.clear();
+  unknownPrefixes.clear();
 }
 
 /**

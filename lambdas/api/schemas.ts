@@ -133,12 +133,10 @@ export const problemSchema = z
     detail: text(1, 1_000).register(apiSchemas, {
       description: 'What happened and what to do, in plain words.',
     }),
-    request_id: z.optional(
-      z
-        .uuid()
-        .check(z.maxLength(36))
-        .register(apiSchemas, { description: 'Same as the x-amzn-RequestId header: quote it to support.' }),
-    ),
+    request_id: z
+      .uuid()
+      .check(z.maxLength(36))
+      .register(apiSchemas, { description: 'Same as the x-amzn-RequestId header: quote it to support.' }),
   })
   .register(apiSchemas, { id: 'Problem', description: 'RFC 9457 problem details.' });
 

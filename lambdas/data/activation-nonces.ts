@@ -12,6 +12,11 @@ export interface ConsumedNonce {
   readonly propertyId: number;
   readonly activatedProductIds: readonly ProductId[];
   readonly consumedAt: string;
+  /**
+   * The host session that used the link: only it may go on to the wizard. Absent on links used
+   * before sessions were recorded, which then continue for no session.
+   */
+  readonly sessionId?: string;
 }
 
 const nonceKey = (partnerId: number, nonce: string) => ({
@@ -49,5 +54,6 @@ export async function getConsumedNonce(partnerId: number, nonce: string): Promis
       ? Item.activatedProductIds.filter(isProductId)
       : [],
     consumedAt: String(Item.consumedAt),
+    ...(typeof Item.sessionId === 'string' ? { sessionId: Item.sessionId } : {}),
   };
 }

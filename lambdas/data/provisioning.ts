@@ -22,8 +22,11 @@ export interface ProvisioningRequest {
   readonly pmsHotelId: string;
   readonly propertyName: string;
   readonly productIds: readonly ProductId[];
-  /** The activation link's nonce: consumed in the same transaction, so a link provisions once. */
-  readonly nonce?: { readonly value: string; readonly tokenExpiresAtMs: number };
+  /**
+   * The activation link's nonce: consumed in the same transaction, so a link provisions once,
+   * with the host session that used it.
+   */
+  readonly nonce?: { readonly value: string; readonly tokenExpiresAtMs: number; readonly sessionId?: string };
   readonly nowMs: number;
 }
 
@@ -33,6 +36,8 @@ export interface ProvisioningResult {
   readonly activatedProductIds: readonly ProductId[];
   /** True when this link had already provisioned: the earlier result is returned unchanged. */
   readonly alreadyProvisioned: boolean;
+  /** The host session that used the link (this request's, unless it had already provisioned). */
+  readonly sessionId?: string;
 }
 
 /** The property for this `pms_hotel_id` belongs to another host account of the partner. */
@@ -55,8 +60,14 @@ const MAX_ATTEMPTS = 4;
 
 /** The result a link's earlier, committed provisioning recorded under its nonce. */
 function earlierResult(consumed: ConsumedNonce): ProvisioningResult {
-  const { hostUserId, propertyId, activatedProductIds } = consumed;
-  return { hostUserId, propertyId, activatedProductIds, alreadyProvisioned: true };
+  const { hostUserId, propertyId, activatedProductIds, sessionId } = consumed;
+  return {
+    hostUserId,
+    propertyId,
+    activatedProductIds,
+    alreadyProvisioned: true,
+    ...(sessionId ? { sessionId } : {}),
+  };
 }
 
 /**
@@ -126,14 +137,28 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
     if (nonce) {
       transactItems.push(
         nonceConsumptionItem(
-          { partnerId, nonce: nonce.value, hostUserId, propertyId, activatedProductIds, consumedAt: nowIso },
+          {
+            partnerId,
+            nonce: nonce.value,
+            hostUserId,
+            propertyId,
+            activatedProductIds,
+            consumedAt: nowIso,
+            ...(nonce.sessionId ? { sessionId: nonce.sessionId } : {}),
+          },
           nonce.tokenExpiresAtMs,
         ),
       );
     }
     try {
       await documentClient.send(new TransactWriteCommand({ TransactItems: transactItems }));
-      return { hostUserId, propertyId, activatedProductIds, alreadyProvisioned: false };
+      return {
+        hostUserId,
+        propertyId,
+        activatedProductIds,
+        alreadyProvisioned: false,
+        ...(nonce?.sessionId ? { sessionId: nonce.sessionId } : {}),
+      };
     } catch (error) {
       const codes = transactionCancellationCodes(error);
       if (isRetryableCancellation(error)) {

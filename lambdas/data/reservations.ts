@@ -3,8 +3,15 @@ import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dayOfMonth, isoDate, monthOf, parseIsoDate } from '../domain/calendar';
 import type { BookingTotals, BookingWindow } from '../domain/pricing-signals';
 import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../domain/pricing-signals';
-import type { Reservation, ReservationContribution } from '../domain/reservations';
-import { contributionOf, sameReservation, storedReservation } from '../domain/reservations';
+import type { ChannelsByMonth, Reservation, ReservationContribution } from '../domain/reservations';
+import {
+  channelCapBreaches,
+  channelsBookedByMonth,
+  contributionOf,
+  sameReservation,
+  storedReservation,
+  TooManyChannelsError,
+} from '../domain/reservations';
 import { isRetryableCancellation, transactionCancellationCodes } from '../shared/aws-errors';
 import { documentClient, GSI1, queryAll, TABLE_NAME, type TransactItem } from './db';
 import { propertyPartition } from './partitions';
@@ -31,6 +38,11 @@ const stayAttribute = (day: number) => `s${dayOfMonth(day)}`;
 const channelAttribute = (day: number, channel: string) => `c${dayOfMonth(day)}:${channel}`;
 const nightAttributeOf = (isoDay: string) => `o${isoDay.slice(8, 10)}`;
 const nightAttribute = (night: number) => nightAttributeOf(isoDate(night));
+/**
+ * An attribute of a BOOKED# item: kind, day of month and, for `c`, the channel. `[\s\S]`, not
+ * `.`: a channel is any text, and `.` stops at U+2028 and U+2029.
+ */
+const BOOKED_ATTRIBUTE = /^([nlsc])(\d{2})(?::([\s\S]*))?$/;
 
 /** Changes to aggregate counters: sort key of the month item -> attribute -> delta. */
 export type AggregateDeltas = Map<string, Map<string, number>>;
@@ -177,18 +189,53 @@ function aggregateUpdateItem(propertyId: number, sk: string, attributes: Map<str
 
 const MAX_BATCH_ATTEMPTS = 3;
 
+/** What an import will write: decided from what is stored, and checked, before any write. */
+export interface ReservationImportPlan {
+  readonly propertyId: number;
+  readonly changes: readonly ReservationChange[];
+  /** Rows identical to the stored ones. */
+  readonly unchanged: number;
+}
+
+/** The channels stored in the BOOKED# items of these months (any counter, also one at 0). */
+async function getStoredChannels(propertyId: number, months: readonly string[]): Promise<ChannelsByMonth> {
+  const channels: ChannelsByMonth = new Map();
+  for (let start = 0; start < months.length; start += 100) {
+    let keys: Record<string, unknown>[] | undefined = months
+      .slice(start, start + 100)
+      .map((month) => ({ PK: propertyPartition(propertyId), SK: `BOOKED#${month}` }));
+    while (keys && keys.length > 0) {
+      const page: BatchGetCommandOutput = await documentClient.send(
+        new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: keys, ConsistentRead: true } } }),
+      );
+      for (const item of page.Responses?.[TABLE_NAME] ?? []) {
+        channels.set(String(item.SK).slice('BOOKED#'.length), channelsOfBookedItem(item));
+      }
+      keys = page.UnprocessedKeys?.[TABLE_NAME]?.Keys;
+    }
+  }
+  return channels;
+}
+
+function channelsOfBookedItem(item: Record<string, unknown>): Set<string> {
+  const channels = new Set<string>();
+  for (const attribute of Object.keys(item)) {
+    const channel = BOOKED_ATTRIBUTE.exec(attribute)?.[3];
+    if (channel !== undefined) channels.add(channel);
+  }
+  return channels;
+}
+
 /**
- * Imports reservations of one property, idempotently by id: an identical row changes nothing,
- * a changed row (a cancellation, new dates) replaces the stored one and moves its counts.
- * Each transaction writes reservations together with the aggregate changes they cause, so
- * the aggregates never disagree with the stored reservations.
+ * Reads what is stored for these rows and decides what importing them changes. Writes nothing.
+ * Throws `TooManyChannelsError` when the import would take a month of the property over
+ * `MAX_CHANNELS_PER_MONTH` channels (counting those already stored), so an import that cannot
+ * fit DynamoDB's item limit is refused before its first write, every time it is tried.
  */
-export async function importReservations(
+export async function planReservationImport(
   propertyId: number,
   reservations: readonly Reservation[],
-  nowMs: number,
-): Promise<{ imported: number; unchanged: number }> {
-  const nowIso = new Date(nowMs).toISOString();
+): Promise<ReservationImportPlan> {
   const stored = await getStoredReservations(
     propertyId,
     reservations.map((reservation) => reservation.id),
@@ -198,9 +245,27 @@ export async function importReservations(
     const previous = stored.get(next.id);
     if (!previous || !sameReservation(previous.reservation, next)) changes.push({ previous, next });
   }
+  const added = channelsBookedByMonth(changes.map((change) => change.next));
+  const storedChannels = await getStoredChannels(propertyId, [...added.keys()]);
+  const breaches = channelCapBreaches(storedChannels, added);
+  if (breaches.length > 0) throw new TooManyChannelsError(propertyId, breaches);
+  return { propertyId, changes, unchanged: reservations.length - changes.length };
+}
+
+/**
+ * Writes a plan: each transaction writes reservations together with the aggregate changes they
+ * cause, so the aggregates never disagree with the stored reservations. A row another import
+ * changed meanwhile is rebased on what is stored then.
+ */
+export async function writeReservationImport(
+  plan: ReservationImportPlan,
+  nowMs: number,
+): Promise<{ imported: number; unchanged: number }> {
+  const { propertyId } = plan;
+  const nowIso = new Date(nowMs).toISOString();
   let imported = 0;
-  let unchanged = reservations.length - changes.length;
-  for (let batch of planImportBatches(changes)) {
+  let unchanged = plan.unchanged;
+  for (let batch of planImportBatches(plan.changes)) {
     for (let attempt = 1; ; attempt++) {
       const deltas: AggregateDeltas = new Map();
       for (const change of batch) aggregateDeltas(change.previous?.reservation, change.next, deltas);
@@ -239,6 +304,19 @@ export async function importReservations(
   return { imported, unchanged };
 }
 
+/**
+ * Imports reservations of one property, idempotently by id: an identical row changes nothing,
+ * a changed row (a cancellation, new dates) replaces the stored one and moves its counts.
+ * Refused (`TooManyChannelsError`) before any write when a month would get too many channels.
+ */
+export async function importReservations(
+  propertyId: number,
+  reservations: readonly Reservation[],
+  nowMs: number,
+): Promise<{ imported: number; unchanged: number }> {
+  return writeReservationImport(await planReservationImport(propertyId, reservations), nowMs);
+}
+
 function sumBookedMonth(
   item: Record<string, unknown>,
   month: string,
@@ -250,7 +328,7 @@ function sumBookedMonth(
   const monthStart = parseIsoDate(`${month}-01`);
   if (monthStart === undefined) return;
   for (const [attribute, value] of Object.entries(item)) {
-    const match = /^([nlsc])(\d{2})(?::(.*))?$/.exec(attribute);
+    const match = BOOKED_ATTRIBUTE.exec(attribute);
     if (!match || typeof value !== 'number') continue;
     const day = monthStart + Number(match[2]) - 1;
     if (day < firstDay || day > lastDay) continue;

@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { storedDigestProof } from '../domain/reveal-crypto';
 import { isConditionFailure } from '../shared/aws-errors';
 import { documentClient, TABLE_NAME, type TransactItem, ttlEpochSeconds } from './db';
 import { REVEAL_PARTITION } from './partitions';
@@ -12,10 +13,11 @@ export interface RevealRecord {
   readonly partnerId: number;
   readonly partnerName: string;
   /**
-   * SHA-256 of the fragment secret: lets the page refuse a truncated or altered link before
-   * the one-time ciphertext is spent, without the server ever learning the secret.
+   * SHA-256 of the digest the page presents (itself the SHA-256 of the fragment secret): lets the
+   * page refuse a truncated or altered link before the one-time ciphertext is spent, without the
+   * server ever learning the secret, and without storing what a request must present.
    */
-  readonly secretDigest: string;
+  readonly secretDigestProof: string;
   readonly keyPrefix: string;
   readonly iv: string;
   readonly ciphertext: string;
@@ -102,8 +104,12 @@ export async function takeReveal(
         TableName: TABLE_NAME,
         Key: revealKey(revealId),
         UpdateExpression: 'REMOVE ciphertext, iv SET revealedAt = :now',
-        ConditionExpression: 'attribute_exists(ciphertext) AND expiresAt > :now AND secretDigest = :digest',
-        ExpressionAttributeValues: { ':now': new Date(nowMs).toISOString(), ':digest': secretDigest },
+        ConditionExpression:
+          'attribute_exists(ciphertext) AND expiresAt > :now AND secretDigestProof = :proof',
+        ExpressionAttributeValues: {
+          ':now': new Date(nowMs).toISOString(),
+          ':proof': storedDigestProof(secretDigest),
+        },
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),

@@ -8,6 +8,10 @@ import { isOneLine } from './text';
 /** Longest token accepted: far above a real one (~500 characters), checked before any parsing. */
 export const MAX_TOKEN_LENGTH = 4_096;
 export const DEFAULT_TOKEN_TTL_SECONDS = 3_600;
+/** The longest life a link may have (`links create --ttl-seconds`); a later `exp` is refused. */
+export const MAX_TOKEN_TTL_SECONDS = 7 * 24 * 3_600;
+/** How far a partner's clock may run ahead of ours when it sets `exp`. */
+const CLOCK_SKEW_SECONDS = 300;
 
 /**
  * Claims of spec 2.4, exactly: an unknown claim makes the token invalid. Built on the first
@@ -58,6 +62,8 @@ export function mintActivationToken(
   nowMs: number,
   ttlSeconds = DEFAULT_TOKEN_TTL_SECONDS,
 ): { token: string; claims: ActivationClaims } {
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_TOKEN_TTL_SECONDS)
+    throw new InvalidActivationClaimsError([`exp must be 1 s to ${MAX_TOKEN_TTL_SECONDS} s from now`]);
   const claims: ActivationClaims = {
     contact_email: input.contact_email,
     contact_name: input.contact_name,
@@ -89,7 +95,8 @@ export function activationClaimProblems(claims: unknown): string[] {
 }
 
 /**
- * DESIGN.md's order: shape and size, signature (constant time), claims schema, expiry. The
+ * The order: shape and size, signature (constant time), claims schema, expiry (neither past nor
+ * beyond the longest life a link may have). The
  * partner comes first from the URL's slug; the nonce is checked against the table last.
  */
 export function verifyActivationToken(
@@ -103,6 +110,10 @@ export function verifyActivationToken(
   const parsed = z.safeParse(claimsSchema, signed.payload);
   if (!parsed.success) return { ok: false, reason: 'invalid-claims' };
   const claims: ActivationClaims = parsed.data;
+  // An `exp` beyond the longest life a link may have is not a link we or a partner should make
+  // (and far-future values overflow the date arithmetic of sessions).
+  if (claims.exp > Math.floor(nowMs / 1000) + MAX_TOKEN_TTL_SECONDS + CLOCK_SKEW_SECONDS)
+    return { ok: false, reason: 'invalid-claims' };
   if (claims.exp * 1000 <= nowMs) return { ok: false, reason: 'expired', claims };
   return { ok: true, claims };
 }

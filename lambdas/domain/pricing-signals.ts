@@ -78,6 +78,20 @@ function occupancyRatio(occupiedUnits: number, units: number): number {
   return roundSignal(Math.min(1, Math.max(0, occupiedUnits) / units));
 }
 
+/**
+ * Each channel's share of the bookings, rounded, sorted by channel. Every channel with a booking
+ * is an own key, whatever its name: `Object.fromEntries` defines properties, so `__proto__` or
+ * `constructor` are keys like any other (assigning `object[channel]` would set the prototype
+ * for `__proto__`), and `JSON.stringify` writes them all.
+ */
+export function sourceMix(bookings: BookingTotals): Record<string, number> {
+  const shares = [...bookings.byChannel]
+    .filter(([, count]) => count > 0)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([channel, count]): [string, number] => [channel, roundSignal(count / bookings.count)]);
+  return Object.fromEntries(shares);
+}
+
 /** The DESIGN.md formulas, from totals already restricted to the window. */
 export function pricingSignals(input: {
   propertyId: number;
@@ -90,10 +104,7 @@ export function pricingSignals(input: {
   const { bookings, units } = input;
   const today = dayOfTimestamp(input.nowMs);
   const mean = (sum: number) => (bookings.count === 0 ? 0 : roundSignal(sum / bookings.count));
-  const sourceMix: Record<string, number> = {};
-  for (const [channel, count] of [...bookings.byChannel].sort(([a], [b]) => a.localeCompare(b))) {
-    if (count > 0) sourceMix[channel] = roundSignal(count / bookings.count);
-  }
+  // Keys are YYYY-MM-DD dates: plain assignment is safe here, unlike channel names.
   const occupancy30d: Record<string, number> = {};
   for (let night = today; night < today + OCCUPANCY_NIGHTS; night++) {
     occupancy30d[isoDate(night)] = occupancyRatio(input.occupiedUnits(night), units);
@@ -104,7 +115,7 @@ export function pricingSignals(input: {
       occupancy_today: occupancyRatio(input.occupiedUnits(today), units),
       avg_lead_time_days: mean(bookings.leadDaysSum),
       avg_stay_nights: mean(bookings.stayNightsSum),
-      source_mix: sourceMix,
+      source_mix: sourceMix(bookings),
       total_reservations: bookings.count,
     },
     occupancy_30d: occupancy30d,

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { parseIsoDate } from './calendar';
 import type { Reservation } from './reservations';
+import { MAX_CHANNEL_LENGTH } from './reservations';
 import { isOneLine } from './text';
 
 /** Longest stay accepted on import (two years): bounds the aggregate items one row touches. */
@@ -31,7 +32,7 @@ export const reservationSchema = z
       .check(
         z.trim(),
         z.minLength(1, 'must not be empty'),
-        z.maxLength(64, 'must be at most 64 characters'),
+        z.maxLength(MAX_CHANNEL_LENGTH, `must be at most ${MAX_CHANNEL_LENGTH} characters`),
         z.refine(isOneLine, 'must be one line of text'),
       ),
     booked_at: z.pipe(
@@ -71,6 +72,24 @@ export const reservationSchema = z
 // The schema produces exactly the stored Reservation shape.
 const outputIsReservation: z.output<typeof reservationSchema> extends Reservation ? true : false = true;
 void outputIsReservation;
+
+/** U+FEFF: some editors and spreadsheet exports begin UTF-8 files with it. */
+const BYTE_ORDER_MARK = '\uFEFF';
+
+/**
+ * The JSON value of an import file's text, or why it is not JSON. A leading byte order mark is
+ * ignored (it is not part of the JSON); one anywhere else is an error, as JSON says.
+ */
+export function parseReservationJson(
+  text: string,
+): { ok: true; rows: unknown } | { ok: false; message: string } {
+  const json = text.startsWith(BYTE_ORDER_MARK) ? text.slice(BYTE_ORDER_MARK.length) : text;
+  try {
+    return { ok: true, rows: JSON.parse(json) };
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+}
 
 export interface RowError {
   readonly index: number;

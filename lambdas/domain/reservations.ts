@@ -1,4 +1,4 @@
-import { dayOfTimestamp, parseIsoDate } from './calendar';
+import { dayOfTimestamp, monthOf, parseIsoDate } from './calendar';
 
 /**
  * A reservation (DESIGN.md "Reservations"). Import files are checked by
@@ -15,6 +15,9 @@ export interface Reservation {
   readonly check_out: string;
   readonly status: 'confirmed' | 'cancelled';
 }
+
+/** Longest channel name accepted on import, in UTF-16 code units (JavaScript string length). */
+export const MAX_CHANNEL_LENGTH = 64;
 
 /** A stored reservation read back, or undefined if the item is not one. */
 export function storedReservation(value: unknown): Reservation | undefined {
@@ -42,6 +45,7 @@ export interface ReservationContribution {
   readonly endNight: number;
 }
 
+/** What a reservation adds to the aggregates; undefined when it adds nothing (cancelled). */
 export function contributionOf(reservation: Reservation): ReservationContribution | undefined {
   if (reservation.status !== 'confirmed') return undefined;
   const checkIn = parseIsoDate(reservation.check_in);
@@ -63,4 +67,93 @@ const FIELDS = ['id', 'property_id', 'channel', 'booked_at', 'check_in', 'check_
 /** Same reservation, same fields: re-importing it changes nothing. */
 export function sameReservation(a: Reservation, b: Reservation): boolean {
   return FIELDS.every((field) => a[field] === b[field]);
+}
+
+/**
+ * Distinct booking channels one property may have in one month (by `booked_at`, UTC). The
+ * month's `BOOKED#<YYYY-MM>` item holds one counter per day and channel, and DynamoDB refuses an
+ * item over 400 KB (409,600 bytes). Its size is the UTF-8 bytes of every attribute name plus
+ * its value (a number: at most 21 bytes). Worst case for a month of 31 days:
+ *   keys       PK "PROPERTY#" + 16 digits, SK "BOOKED#YYYY-MM", with their names:    43 bytes
+ *   n/l/s<dd>  3 × 31 × (3-byte name + 21):                                      2,232 bytes
+ *   c<dd>:<ch> per channel, 31 × (4 + 64 code units × 3 bytes + 21) = 31 × 217:  6,727 bytes
+ * so the item is 2,275 + 6,727 × N bytes, and 400 KB would allow N = 60. The response sets the
+ * lower bound: `source_mix` may hold at most 256 channels (the OpenAPI document), and a
+ * 365-day window reads up to 13 months, so 13 × 19 = 247 ≤ 256. At 19 the worst-case item is
+ * 2,275 + 127,813 = 130,088 bytes (127 KiB, a third of the limit): even three imports racing
+ * past the check at once (57 channels, 385,714 bytes) stay under it.
+ * A channel counts for its month once it has been stored there, also after its bookings were
+ * cancelled or moved: its counters stay in the item (at 0) and still take their bytes.
+ */
+export const MAX_CHANNELS_PER_MONTH = 19;
+
+/** Channels per month (`YYYY-MM`); a Map, so no channel name can collide with an object's own properties. */
+export type ChannelsByMonth = Map<string, Set<string>>;
+
+/** A month in which an import would leave more channels than `MAX_CHANNELS_PER_MONTH`. */
+export interface ChannelCapBreach {
+  readonly month: string;
+  readonly channels: number;
+}
+
+/** Months named in the message; a file of many years could otherwise fill the screen. */
+const SHOWN_BREACHES = 12;
+
+/** The import refused because of `MAX_CHANNELS_PER_MONTH`; its message is for the operator. */
+export class TooManyChannelsError extends Error {
+  constructor(
+    readonly propertyId: number,
+    readonly breaches: readonly ChannelCapBreach[],
+  ) {
+    const months = breaches
+      .slice(0, SHOWN_BREACHES)
+      .map((breach) => `${breach.channels} booking channels in ${breach.month}`);
+    if (breaches.length > SHOWN_BREACHES)
+      months.push(`and ${breaches.length - SHOWN_BREACHES} more months over the cap`);
+    super(
+      `Nothing was imported: property ${propertyId} would have ${months.join(', ')}; ` +
+        `at most ${MAX_CHANNELS_PER_MONTH} are allowed per property and month (the channels already ` +
+        'imported for that month count too). Map the rare channels to one name, such as "Other", and import the file again.',
+    );
+    this.name = 'TooManyChannelsError';
+  }
+}
+
+function addChannel(into: ChannelsByMonth, month: string, channel: string): void {
+  let channels = into.get(month);
+  if (!channels) {
+    channels = new Set();
+    into.set(month, channels);
+  }
+  channels.add(channel);
+}
+
+/** The channels that confirmed reservations book into each month; cancelled ones book none. */
+export function channelsBookedByMonth(reservations: readonly Reservation[]): ChannelsByMonth {
+  const channels: ChannelsByMonth = new Map();
+  for (const reservation of reservations) {
+    const contribution = contributionOf(reservation);
+    if (contribution) addChannel(channels, monthOf(contribution.bookedDay), contribution.channel);
+  }
+  return channels;
+}
+
+/**
+ * The months, in order, where the added channels that are not stored yet would take the month
+ * over `cap`. Empty when the import fits. Bookings of channels a month already has are never
+ * refused, so a month stored over the cap (before it existed) can still be corrected.
+ */
+export function channelCapBreaches(
+  stored: ReadonlyMap<string, ReadonlySet<string>>,
+  added: ReadonlyMap<string, ReadonlySet<string>>,
+  cap: number = MAX_CHANNELS_PER_MONTH,
+): ChannelCapBreach[] {
+  const breaches: ChannelCapBreach[] = [];
+  for (const [month, channels] of added) {
+    const storedChannels = stored.get(month) ?? new Set<string>();
+    const newChannels = [...channels].filter((channel) => !storedChannels.has(channel));
+    const total = storedChannels.size + newChannels.length;
+    if (newChannels.length > 0 && total > cap) breaches.push({ month, channels: total });
+  }
+  return breaches.sort((a, b) => (a.month < b.month ? -1 : 1));
 }

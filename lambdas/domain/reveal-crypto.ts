@@ -28,6 +28,14 @@ export function sealForReveal(plaintext: string): SealedReveal {
   };
 }
 
+/**
+ * What the table stores of the digest the page presents: its SHA-256. Reading the table then
+ * gives nothing that can be presented, so whoever reads it cannot spend (destroy) a reveal.
+ */
+export function storedDigestProof(secretDigest: string): string {
+  return createHash('sha256').update(secretDigest, 'utf8').digest('base64url');
+}
+
 /** Node counterpart of the page's WebCrypto decryption (used by tests and the smoke check). */
 export function openReveal(sealed: { fragmentSecret: string; iv: string; ciphertext: string }): string {
   const data = Buffer.from(sealed.ciphertext, 'base64url');

@@ -1,20 +1,28 @@
 /**
- * Control characters (C0 and DEL): names, channels and messages are text on one line without
- * them, so nothing we store or echo can break a log line, a header or a page.
+ * Text on one line: names, channels and messages are stored and echoed without the characters
+ * that could break a log line, a header, a terminal or a page's layout:
+ * - C0 controls and DEL (U+0000–U+001F, U+007F), including tab, CR and LF;
+ * - C1 controls (U+0080–U+009F), which terminals read as escape sequences;
+ * - the line and paragraph separators U+2028 and U+2029;
+ * - bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which
+ *   reorder the text around them ("Trojan source").
+ * The implicit direction marks (U+200E, U+200F, U+061C) stay allowed: right-to-left names need
+ * them, and they change nothing beyond their own position.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's purpose.
-export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: as above, for replacing them.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+const UNSAFE_RANGES = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+
+const CONTROL_CHARACTER = new RegExp(`[${UNSAFE_RANGES}]`);
+const CONTROL_CHARACTERS = new RegExp(`[${UNSAFE_RANGES}]`, 'g');
 
 /** The same rule as a JSON Schema `pattern` (the OpenAPI document's text fields). */
-export const ONE_LINE_PATTERN = `^[^${'\\u0000'}-${'\\u001f'}${'\\u007f'}]*$`;
+export const ONE_LINE_PATTERN = `^[^${UNSAFE_RANGES}]*$`;
 
+/** True when the text has none of the characters above. */
 export function isOneLine(text: string): boolean {
   return !CONTROL_CHARACTER.test(text);
 }
 
-/** The text with each control character replaced. */
+/** The text with each character above replaced. */
 export function withoutControlCharacters(text: string, replacement: string): string {
   return text.replace(CONTROL_CHARACTERS, replacement);
 }

@@ -13,6 +13,7 @@ import type { HostSession } from './host-session';
 import { readSession } from './host-session';
 import type { PageResponse } from './html';
 import { Layout, messagePage } from './html';
+import { MAX_FORM_BODY_CHARS, overlongFields } from './onboarding-forms';
 
 /** Looked-up data that changes rarely, kept for a minute per warm instance. */
 const CACHE_MS = 60_000;
@@ -118,10 +119,18 @@ export function linkProblemPage(
     title,
     <>
       <p>{explain(claims)}</p>
-      <p>
-        <strong>Ask {partnerName} for a fresh link:</strong> go back to {partnerName} and use its activation
-        button again. Nothing was set up with this link.
-      </p>
+      {problem === 'used' ? (
+        <p>
+          If you set up your account with it, there is nothing more to do here. If not,{' '}
+          <strong>ask {partnerName} for a fresh link</strong> and tell them this one was used in another
+          browser.
+        </p>
+      ) : (
+        <p>
+          <strong>Ask {partnerName} for a fresh link:</strong> go back to {partnerName} and use its activation
+          button again. Nothing was set up with this link.
+        </p>
+      )}
     </>,
   );
 }
@@ -184,11 +193,38 @@ export function seeOther(location: string, setCookie?: string): APIGatewayProxyR
   };
 }
 
-/** An urlencoded form body (API Gateway may hand it over base64-encoded). */
-export function formBody(event: APIGatewayProxyEvent): URLSearchParams {
+/** A posted form, or the page that says it is longer than these pages' forms can be. */
+export type PostedForm =
+  | { readonly ok: true; readonly form: URLSearchParams }
+  | { readonly ok: false; readonly page: PageResponse };
+
+/** An urlencoded form body (API Gateway may hand it over base64-encoded), within the wizard's size. */
+export function postedForm(event: APIGatewayProxyEvent): PostedForm {
   const raw = event.body ?? '';
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  return new URLSearchParams(text.length > 200_000 ? '' : text);
+  if (text.length <= MAX_FORM_BODY_CHARS) return { ok: true, form: new URLSearchParams(text) };
+  return { ok: false, page: formTooLargePage(overlongFields(new URLSearchParams(text))) };
+}
+
+/** 413: nothing saved; which text was too long, so the host can shorten exactly that. */
+export function formTooLargePage(overlong: readonly string[]): PageResponse {
+  return messagePage(
+    413,
+    'Your text is too long',
+    <>
+      <p>Nothing was saved: what you sent is longer than this form takes.</p>
+      {overlong.length > 0 ? (
+        <ul>
+          {overlong.map((line) => (
+            <li>{line}</li>
+          ))}
+        </ul>
+      ) : (
+        <p>It has more entries than the form shows.</p>
+      )}
+      <p>Go back, shorten it, and send the form again.</p>
+    </>,
+  );
 }
 
 const STEPS = ['Choose products', 'Set up your assistant', 'Live'] as const;

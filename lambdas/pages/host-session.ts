@@ -1,13 +1,16 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { ActivationClaims } from '../domain/activation-token';
 import { isProductId } from '../domain/catalog';
-import { signJson, verifySignedJson } from '../domain/signed-json';
 import { headerValue } from '../shared/http-headers';
+import { seal, unseal } from '../shared/secret-box';
 
 /**
- * The host's session after a verified activation link: a signed cookie holding the verified
- * claims (so opening a link writes nothing), and after provisioning, what was provisioned.
+ * The host's session after a verified activation link: a cookie holding the verified claims (so
+ * opening a link writes nothing), and after provisioning, what was provisioned. The cookie is
+ * encrypted and authenticated (AES-256-GCM under a key derived from the session key): it carries
+ * the host's e-mail address, which nobody reading the cookie (a proxy log, a shared computer's
+ * profile) should learn.
  * No Path attribute: it then defaults to the pages' own folder (`…/partner/<slug>`), whatever
  * prefix API Gateway's stage or a custom domain adds.
  */
@@ -51,10 +54,26 @@ export function provisionedSession(
   return { ...session, provisioned, exp: Math.floor(nowMs / 1000) + ONBOARDING_TTL_SECONDS };
 }
 
+/** The cookie's encryption key: its own, derived from the session key (which also signs CSRF tokens). */
+function cookieKey(key: Uint8Array): Buffer {
+  return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'host-session-cookie/v1', 32));
+}
+
 /** The Set-Cookie value (Secure everywhere except the local http server). */
 export function sessionCookie(session: HostSession, key: Uint8Array, secure: boolean, nowMs: number): string {
   const maxAge = Math.max(0, session.exp - Math.floor(nowMs / 1000));
-  return `${SESSION_COOKIE}=${signJson(session, key)}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  const value = seal(Buffer.from(JSON.stringify(session), 'utf8'), cookieKey(key));
+  return `${SESSION_COOKIE}=${value}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+}
+
+/** The session a cookie value holds, if it opens under the key (authentic and unaltered). */
+function openCookie(cookie: string, key: Uint8Array): unknown {
+  if (cookie.length > MAX_COOKIE_LENGTH) return undefined;
+  try {
+    return JSON.parse(unseal(cookie, cookieKey(key)).toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 function cookieValue(event: APIGatewayProxyEvent, name: string): string | undefined {
@@ -74,9 +93,7 @@ export function readSession(
 ): HostSession | undefined {
   const cookie = cookieValue(event, SESSION_COOKIE);
   if (!cookie) return undefined;
-  const verified = verifySignedJson(cookie, key, MAX_COOKIE_LENGTH);
-  if (!verified.ok) return undefined;
-  const session = verified.payload;
+  const session = openCookie(cookie, key);
   if (!isHostSession(session) || session.slug !== slug || session.exp * 1000 <= nowMs) return undefined;
   return session;
 }
@@ -85,7 +102,7 @@ const isInteger = (value: unknown): value is number => Number.isSafeInteger(valu
 const isText = (value: unknown): value is string => typeof value === 'string';
 
 /**
- * The shape of a session payload. Its signature proved we wrote it, so this only guards against
+ * The shape of a session payload. Its authentication proved we wrote it, so this only guards against
  * a payload of another version of this code, not against forgery: no schema library needed.
  */
 function isHostSession(value: unknown): value is HostSession {

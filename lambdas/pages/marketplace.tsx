@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { getConsumedNonce } from '../data/activation-nonces';
 import type { Partner } from '../data/partners';
 import {
   PropertyHeldByAnotherHostError,
@@ -8,11 +9,11 @@ import {
 import type { Product } from '../domain/catalog';
 import {
   ActivationLayout,
-  formBody,
   formExpiredPage,
   linkProblemPage,
   offeredProducts,
   openSession,
+  postedForm,
   productCatalog,
   SECURE_COOKIES,
   seeOther,
@@ -81,7 +82,9 @@ async function provision(
   key: Buffer,
   offered: readonly Product[],
 ): Promise<APIGatewayProxyResult> {
-  const form = formBody(event);
+  const posted = postedForm(event);
+  if (!posted.ok) return posted.page;
+  const { form } = posted;
   if (!isValidCsrfToken(session, key, form.get('csrf'))) return formExpiredPage();
   const chosen = form.getAll('product');
   const offeredIds = offered.map((product) => product.id);
@@ -104,9 +107,17 @@ async function provision(
       pmsHotelId: session.claims.pms_hotel_id,
       propertyName: session.claims.contact_name,
       productIds,
-      nonce: { value: session.claims.nonce, tokenExpiresAtMs: session.claims.exp * 1000 },
+      nonce: {
+        value: session.claims.nonce,
+        tokenExpiresAtMs: session.claims.exp * 1000,
+        sessionId: session.sid,
+      },
       nowMs: now,
     });
+    // Another session used this link first (someone who opened it before the host): it has no door
+    // into that host's wizard.
+    if (result.alreadyProvisioned && result.sessionId !== session.sid)
+      return linkProblemPage('used', partner.name, session.claims);
     const next = provisionedSession(
       session,
       { hostUserId: result.hostUserId, propertyId: result.propertyId },
@@ -142,6 +153,9 @@ export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
   if (session.provisioned) return seeOther('onboarding');
   if (session.claims.exp * 1000 <= Date.now())
     return linkProblemPage('expired', partner.name, session.claims);
+  // Used by another session meanwhile: say so now rather than after the host chooses products.
+  const used = await getConsumedNonce(partner.id, session.claims.nonce);
+  if (used && used.sessionId !== session.sid) return linkProblemPage('used', partner.name, session.claims);
   const offered = offeredProducts(await productCatalog(), partner, session.claims);
   if (event.httpMethod === 'POST') return provision(event, partner, session, key, offered);
   return marketplacePage(partner, session, offered, csrfToken(session, key));

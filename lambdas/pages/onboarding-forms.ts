@@ -8,6 +8,50 @@ export const MAX_FAQS = 20;
 export const MAX_UPSELLS = 20;
 export const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'AUD', 'CAD'] as const;
 
+/** The longest text each wizard field takes: the page's `maxlength` and the parsers' check. */
+export const FIELD_MAX_LENGTH = {
+  property_name: 120,
+  checkin_instructions: 4_000,
+  question: 300,
+  answer: 2_000,
+  title: 120,
+  description: 1_000,
+} as const;
+type TextField = keyof typeof FIELD_MAX_LENGTH;
+
+const FIELD_LABEL: Record<TextField, string> = {
+  property_name: 'The property name',
+  checkin_instructions: 'The check-in instructions',
+  question: 'A question',
+  answer: 'An answer',
+  title: 'An offer title',
+  description: 'An offer description',
+};
+
+/**
+ * The longest urlencoded body the wizard's forms produce. The largest step is the questions:
+ * 20 × (300 + 2,000) = 46,000 characters; urlencoded, a character takes at most 9 (one of 3
+ * UTF-8 bytes is `%XX%XX%XX`; a pair of 4 bytes takes 12 for 2); field names, the step and the
+ * CSRF token add under 4,000. A longer body cannot come from these pages as served.
+ */
+export const MAX_FORM_BODY_CHARS =
+  9 * MAX_FAQS * (FIELD_MAX_LENGTH.question + FIELD_MAX_LENGTH.answer) + 4_000;
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+/** What in a form is longer than its field takes, in words a host reads ("An answer has 5,120 …"). */
+export function overlongFields(form: URLSearchParams): string[] {
+  const found: string[] = [];
+  for (const field of Object.keys(FIELD_MAX_LENGTH) as TextField[]) {
+    const longest = Math.max(0, ...form.getAll(field).map((value) => value.trim().length));
+    if (longest > FIELD_MAX_LENGTH[field])
+      found.push(
+        `${FIELD_LABEL[field]} has ${count(longest)} characters; it takes at most ${count(FIELD_MAX_LENGTH[field])}.`,
+      );
+  }
+  return found;
+}
+
 const text = (form: URLSearchParams, name: string) => (form.get(name) ?? '').trim();
 
 export function parseDetails(
@@ -16,10 +60,14 @@ export function parseDetails(
   const propertyName = text(form, 'property_name');
   const checkInInstructions = text(form, 'checkin_instructions');
   const errors: string[] = [];
-  if (propertyName.length < 1 || propertyName.length > 120 || !isOneLine(propertyName)) {
+  if (
+    propertyName.length < 1 ||
+    propertyName.length > FIELD_MAX_LENGTH.property_name ||
+    !isOneLine(propertyName)
+  ) {
     errors.push('Property name: enter 1 to 120 characters, on one line.');
   }
-  if (checkInInstructions.length < 10 || checkInInstructions.length > 4_000) {
+  if (checkInInstructions.length < 10 || checkInInstructions.length > FIELD_MAX_LENGTH.checkin_instructions) {
     errors.push(
       'Check-in instructions: enter 10 to 4,000 characters, e.g. where the keys are and from what time.',
     );
@@ -38,7 +86,7 @@ export function parseFaqs(form: URLSearchParams): FormResult<KnowledgeBase['faqs
     const answer = answers[index] ?? '';
     if (!question && !answer) return;
     if (!question || !answer) errors.push(`Question ${index + 1}: fill in both the question and its answer.`);
-    else if (question.length > 300 || answer.length > 2_000)
+    else if (question.length > FIELD_MAX_LENGTH.question || answer.length > FIELD_MAX_LENGTH.answer)
       errors.push(`Question ${index + 1}: keep questions under 300 and answers under 2,000 characters.`);
     else faqs.push({ question, answer });
   });
@@ -70,9 +118,9 @@ export function parseUpsells(form: URLSearchParams): FormResult<UpsellOffer[]> {
     const currency = (CURRENCIES as readonly string[]).includes(currencies[index] ?? '')
       ? (currencies[index] ?? 'EUR')
       : undefined;
-    if (!title || title.length > 120)
+    if (!title || title.length > FIELD_MAX_LENGTH.title)
       errors.push(`Offer ${index + 1}: give it a title of up to 120 characters.`);
-    else if (description.length > 1_000)
+    else if (description.length > FIELD_MAX_LENGTH.description)
       errors.push(`Offer ${index + 1}: keep the description under 1,000 characters.`);
     else if (priceMinor === undefined)
       errors.push(`Offer ${index + 1}: enter the guest price as a number, e.g. 25 or 19.90.`);

@@ -8,9 +8,9 @@ import { listActiveProductsOfProperty } from '../data/seats';
 import type { ProductId } from '../domain/catalog';
 import {
   ActivationLayout,
-  formBody,
   formExpiredPage,
   openSession,
+  postedForm,
   productCatalog,
   seeOther,
 } from './activation-context';
@@ -20,6 +20,7 @@ import type { PageResponse } from './html';
 import { htmlPage } from './html';
 import {
   CURRENCIES,
+  FIELD_MAX_LENGTH,
   formatPrice,
   MAX_FAQS,
   MAX_UPSELLS,
@@ -127,7 +128,7 @@ function stepBody(
             id="property_name"
             name="property_name"
             value={drafts.propertyName}
-            maxlength={120}
+            maxlength={FIELD_MAX_LENGTH.property_name}
             required
             autocomplete="organization"
           />
@@ -139,7 +140,7 @@ function stepBody(
             id="checkin_instructions"
             name="checkin_instructions"
             aria-describedby="checkin-help"
-            maxlength={4000}
+            maxlength={FIELD_MAX_LENGTH.checkin_instructions}
             required
           >
             {drafts.checkInInstructions}
@@ -162,10 +163,10 @@ function stepBody(
                 id={`question-${index}`}
                 name="question"
                 value={faq.question}
-                maxlength={300}
+                maxlength={FIELD_MAX_LENGTH.question}
               />
               <label for={`answer-${index}`}>Answer</label>
-              <textarea id={`answer-${index}`} name="answer" maxlength={2000}>
+              <textarea id={`answer-${index}`} name="answer" maxlength={FIELD_MAX_LENGTH.answer}>
                 {faq.answer}
               </textarea>
             </fieldset>
@@ -187,9 +188,19 @@ function stepBody(
             <fieldset>
               <legend>Offer {index + 1}</legend>
               <label for={`title-${index}`}>Title</label>
-              <input type="text" id={`title-${index}`} name="title" value={offer.title} maxlength={120} />
+              <input
+                type="text"
+                id={`title-${index}`}
+                name="title"
+                value={offer.title}
+                maxlength={FIELD_MAX_LENGTH.title}
+              />
               <label for={`description-${index}`}>Description</label>
-              <textarea id={`description-${index}`} name="description" maxlength={1000}>
+              <textarea
+                id={`description-${index}`}
+                name="description"
+                maxlength={FIELD_MAX_LENGTH.description}
+              >
                 {offer.description}
               </textarea>
               <label for={`price-${index}`}>Guest price</label>
@@ -298,7 +309,9 @@ async function saveStep(
   key: Buffer,
   propertyName: string,
 ): Promise<APIGatewayProxyResult> {
-  const form = formBody(event);
+  const posted = postedForm(event);
+  if (!posted.ok) return posted.page;
+  const { form } = posted;
   if (!isValidCsrfToken(context.session, key, form.get('csrf'))) return formExpiredPage();
   const step = form.get('step') as Step;
   const { partnerId } = context.session;

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { quoted, withoutControlCharacters } from '../../lambdas/domain/text';
 import type { MailReceipt, OutgoingMail } from '../operations/mailer';
 import { OperatorError } from '../operations/operator-error';
 import type { OperatorTarget } from '../operations/target';
@@ -118,7 +119,7 @@ function buildProgram(
       const inputs = await import('../operations/inputs');
       const approval = {
         name: inputs.displayName('--name', text(options, 'name')),
-        slug: inputs.partnerSlug(text(options, 'slug')),
+        slug: inputs.partnerSlug(text(options, 'slug'), '--slug'),
         email: inputs.emailAddress('--email', text(options, 'email')),
         products: inputs.productList(text(options, 'products')),
         revenueAccess: options.revenue === true,
@@ -176,7 +177,8 @@ function buildProgram(
     'Show a partner, its hosts, seats and properties',
     async (_options, [slug = ''], _target) => {
       const { showPartner } = await import('../operations/partners');
-      const partner = await showPartner(slug);
+      const inputs = await import('../operations/inputs');
+      const partner = await showPartner(inputs.partnerSlug(slug, '<slug>'));
       return {
         json: partner,
         text: [
@@ -201,7 +203,7 @@ function buildProgram(
       const inputs = await import('../operations/inputs');
       const { rotateKey, MAX_GRACE_HOURS } = await import('../operations/keys');
       const { requirePartner } = await import('../operations/keys');
-      const slug = text(options, 'partner');
+      const slug = inputs.partnerSlug(text(options, 'partner'), '--partner');
       const graceHours = inputs.integerInRange(
         '--grace-hours',
         text(options, 'graceHours'),
@@ -251,7 +253,8 @@ function buildProgram(
 
   define(keys, 'list', "List a partner's keys (prefixes, state, last use)", async (options) => {
     const { listKeys } = await import('../operations/keys');
-    const result = await listKeys(text(options, 'partner'), Date.now());
+    const inputs = await import('../operations/inputs');
+    const result = await listKeys(inputs.partnerSlug(text(options, 'partner'), '--partner'), Date.now());
     return {
       json: result,
       text: result.keys.map(
@@ -281,15 +284,21 @@ function buildProgram(
   define(links, 'create', 'Mint a host activation link (operators only)', async (options, _args, target) => {
     const inputs = await import('../operations/inputs');
     const { createActivationLink } = await import('../operations/links');
+    const { MAX_TOKEN_TTL_SECONDS } = await import('../../lambdas/domain/activation-token');
     const link = await createActivationLink(
       target,
       {
-        slug: text(options, 'partner'),
+        slug: inputs.partnerSlug(text(options, 'partner'), '--partner'),
         email: inputs.emailAddress('--email', text(options, 'email')),
         name: inputs.displayName('--name', text(options, 'name')),
         pmsHotelId: inputs.pmsHotelId(text(options, 'pmsHotelId')),
         products: inputs.productList(text(options, 'products')),
-        ttlSeconds: inputs.integerInRange('--ttl-seconds', text(options, 'ttlSeconds'), 60, 7 * 24 * 3_600),
+        ttlSeconds: inputs.integerInRange(
+          '--ttl-seconds',
+          text(options, 'ttlSeconds'),
+          60,
+          MAX_TOKEN_TTL_SECONDS,
+        ),
       },
       Date.now(),
     );
@@ -317,7 +326,12 @@ function buildProgram(
     'Give a partner sample hosts, properties and a year of reservations (local and sandbox only)',
     async (options, _args, target) => {
       const { addSampleData } = await import('../operations/partners');
-      const added = await addSampleData(target, text(options, 'partner'), Date.now());
+      const inputs = await import('../operations/inputs');
+      const added = await addSampleData(
+        target,
+        inputs.partnerSlug(text(options, 'partner'), '--partner'),
+        Date.now(),
+      );
       return {
         json: added,
         text: [
@@ -377,7 +391,12 @@ export async function runCli(
     try {
       const target = await targetOf(globals.stage);
       const { json, text: lines, afterPrinting } = await action(options, args, target, io);
-      io.out(globals.json ? JSON.stringify(json) : lines.join('\n'));
+      // Names come from the table: whatever an older version stored, no control character reaches the terminal.
+      io.out(
+        globals.json
+          ? JSON.stringify(json)
+          : lines.map((line) => withoutControlCharacters(line, '?')).join('\n'),
+      );
       await afterPrinting?.();
     } catch (error) {
       if (error instanceof UsageError) {
@@ -391,7 +410,11 @@ export async function runCli(
           (error as Error).name === 'CredentialsProviderError'
             ? ' (no AWS credentials: configure them, e.g. AWS_PROFILE)'
             : '';
-        io.err(`Error: ${(error as Error).message}${reason}`);
+        // Unexpected (an AWS service refusing, a network failure): its name and a bounded message,
+        // never a stack unless asked for.
+        const { name, message } = error as Error;
+        io.err(`Error: ${name && name !== 'Error' ? `${name}: ` : ''}${quoted(message, 300)}${reason}`);
+        io.err('The command stopped there. Run it again with DEBUG=1 for details.');
         if (process.env.DEBUG) io.err(String((error as Error).stack));
         exitCode = 1;
       }

@@ -9,7 +9,13 @@ import {
 import { Construct } from 'constructs';
 import { firewallThrottledProblem } from '../../lambdas/api/gateway-responses';
 import type { PartnerApiRoute } from '../../lambdas/routes';
-import { API_BASE_PATH, AUTHORIZER, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
+import {
+  API_BASE_PATH,
+  AUTHORIZER,
+  answeredMethods,
+  partnerApiRoutes,
+  publicApiRoutes,
+} from '../../lambdas/routes';
 import type { FirewallLimit } from '../stage-config';
 import { acknowledgeNagFinding } from './nag';
 import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';
@@ -105,13 +111,14 @@ export class PartnerApi extends Construct {
         });
         // Reads of its own partitions; the one write is the rate window of the calling key.
         routeFunction.grantAccess(route.access, props.resources);
-        const method = resource.addMethod(
-          route.method,
-          new LambdaIntegration(routeFunction.function, { allowTestInvoke: false }),
-          {
+        // GET and HEAD: the same function behind the same authorizer and usage-plan key.
+        const integration = new LambdaIntegration(routeFunction.function, { allowTestInvoke: false });
+        for (const httpMethod of answeredMethods(route)) {
+          const method = resource.addMethod(httpMethod, integration, {
             authorizer: this.authorizer,
             apiKeyRequired: true,
-            operationName: route.id,
+            operationName:
+              httpMethod === 'GET' ? route.id : `${route.id}${pascalCase(httpMethod.toLowerCase())}`,
             requestValidator: this.restApi.parameterValidator,
             requestParameters: {
               ...Object.fromEntries(
@@ -125,17 +132,17 @@ export class PartnerApi extends Construct {
                 ]),
               ),
             },
-          },
-        );
-        acknowledgeNagFinding(
-          method,
-          'COG4',
-          'Partners are machines holding API keys, not Cognito users: the Lambda REQUEST authorizer checks the key ' +
-            '(digest, expiry, revocation) and API Gateway requires its usage-plan key.',
-        );
+          });
+          acknowledgeNagFinding(
+            method,
+            'COG4',
+            'Partners are machines holding API keys, not Cognito users: the Lambda REQUEST authorizer checks the key ' +
+              '(digest, expiry, revocation) and API Gateway requires its usage-plan key.',
+          );
+        }
         routeFunctions.set(route.id, routeFunction);
       }
-      const allow = [...new Set(routesOfPath.map((route) => route.method))];
+      const allow = [...new Set(routesOfPath.flatMap((route) => answeredMethods(route)))];
       addMethodNotAllowed(resource, allow, API_BASE_PATH + path);
     }
     for (const route of publicApiRoutes) {
@@ -146,18 +153,18 @@ export class PartnerApi extends Construct {
         entry: route.entry,
         description: `${route.method} ${API_BASE_PATH}${route.path}: ${route.summary}`,
       });
-      const method = resource.addMethod(
-        route.method,
-        new LambdaIntegration(publicFunction.function, { allowTestInvoke: false }),
-        {
-          operationName: route.id,
-        },
-      );
+      const integration = new LambdaIntegration(publicFunction.function, { allowTestInvoke: false });
       const reason =
         "The API's own OpenAPI description: public by design (partners read it before they have a key), no data.";
-      acknowledgeNagFinding(method, 'APIG4', reason);
-      acknowledgeNagFinding(method, 'COG4', reason);
-      addMethodNotAllowed(resource, [route.method], API_BASE_PATH + route.path);
+      for (const httpMethod of answeredMethods(route)) {
+        const method = resource.addMethod(httpMethod, integration, {
+          operationName:
+            httpMethod === 'GET' ? route.id : `${route.id}${pascalCase(httpMethod.toLowerCase())}`,
+        });
+        acknowledgeNagFinding(method, 'APIG4', reason);
+        acknowledgeNagFinding(method, 'COG4', reason);
+      }
+      addMethodNotAllowed(resource, answeredMethods(route), API_BASE_PATH + route.path);
       routeFunctions.set(route.id, publicFunction);
     }
     this.routeFunctions = routeFunctions;

@@ -12,6 +12,7 @@ import type { PageRoute, PartnerApiRoute, PublicApiRoute } from '../../lambdas/r
 import {
   API_BASE_PATH,
   AUTHORIZER,
+  answeredMethods,
   matchRoute,
   pageFunctionName,
   pageRoutes,
@@ -51,18 +52,26 @@ interface ParsedRequest {
   readonly multiValueQueryStringParameters: Record<string, string[]> | null;
 }
 
+/**
+ * A map from names a client chose to values, without a prototype: a header or query parameter
+ * named `constructor`, `__proto__` or `toString` is a name like any other, as in AWS's JSON event.
+ */
+function dictionary<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 function parseRequest(request: GatewayRequest): ParsedRequest {
   const url = new URL(request.url, 'http://local');
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const headers = dictionary<string>();
+  const multiValueHeaders = dictionary<string[]>();
   for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
     const name = request.rawHeaders[index] ?? '';
     const value = request.rawHeaders[index + 1] ?? '';
     headers[name] = value;
     multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query = dictionary<string>();
+  const multiQuery = dictionary<string[]>();
   for (const [name, value] of url.searchParams) {
     query[name] = value;
     multiQuery[name] = [...(multiQuery[name] ?? []), value];
@@ -218,16 +227,22 @@ export class LocalApiGateway {
   constructor(private readonly lambdas: LocalLambdaRuntime) {}
 
   async handle(request: GatewayRequest): Promise<GatewayResult> {
+    const result = await this.answer(request);
+    // A HEAD answer has a GET's status and headers and no body.
+    return request.method === 'HEAD' ? { ...result, body: '' } : result;
+  }
+
+  private async answer(request: GatewayRequest): Promise<GatewayResult> {
     const requestId = randomUUID();
     const parsed = parseRequest(request);
     if (parsed.path === API_BASE_PATH || parsed.path.startsWith(`${API_BASE_PATH}/`)) {
       const apiPath = parsed.path.slice(API_BASE_PATH.length);
-      const open = matchRoute(publicApiRoutes, (route) => [route.method], request.method, apiPath);
+      const open = matchRoute(publicApiRoutes, answeredMethods, request.method, apiPath);
       if (open.kind === 'match') return this.invokePublic(request, parsed, open.route, requestId);
       if (open.kind === 'method-not-allowed') {
         return methodNotAllowed(open.allow, request.method, API_BASE_PATH + open.path, requestId);
       }
-      const match = matchRoute(partnerApiRoutes, (route) => [route.method], request.method, apiPath);
+      const match = matchRoute(partnerApiRoutes, answeredMethods, request.method, apiPath);
       if (match.kind === 'no-route') return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId, []);
       if (match.kind === 'method-not-allowed') {
         return methodNotAllowed(match.allow, request.method, API_BASE_PATH + match.path, requestId);

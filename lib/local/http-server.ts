@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import { renderGatewayResponse } from '../../lambdas/api/gateway-responses';
 import { API_BASE_PATH } from '../../lambdas/routes';
 import type { ObservedExchange } from '../openapi/contract';
 import type { GatewayResult, LocalApiGateway } from './api-gateway';
@@ -92,7 +94,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Serve
     } catch (error) {
       // The gateway already turns handler failures into responses; this is the server's own last resort.
       options.log(`${request.method} ${request.url?.split('?')[0]} failed: ${(error as Error).message}`);
-      if (!response.headersSent) send(response, 502, { 'Content-Type': 'text/plain' }, 'Bad gateway');
+      if (!response.headersSent) {
+        const requestId = randomUUID();
+        const problem = renderGatewayResponse('DEFAULT_5XX', { requestId });
+        send(response, 502, { ...problem.headers, 'x-amzn-RequestId': requestId }, problem.body);
+      }
     }
   });
   server.keepAliveTimeout = 65_000;

@@ -27,7 +27,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
  * body that breaks its schema, is a violation. Requests to no documented operation (unknown
  * paths, other methods) must still answer with the Problem schema.
  */
-export function contractChecker(document: Json): (exchange: ObservedExchange) => string[] {
+export function contractChecker(published: Json): (exchange: ObservedExchange) => string[] {
+  const document = withClosedObjects(published);
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   for (const format of ['int32', 'int64', 'double', 'float']) ajv.addFormat(format, true);
@@ -104,6 +105,25 @@ export function contractChecker(document: Json): (exchange: ObservedExchange) =>
     if (!validate(parse())) violations.push(`${where}: body breaks the schema: ${ajv.errorsText(validate.errors)}`);
     return violations;
   };
+}
+
+/**
+ * The document with its response objects closed: the published document leaves them open so v1
+ * can add fields, but our own server must send exactly the documented ones (an object that
+ * states `additionalProperties` itself, like `signals`, keeps it).
+ */
+function withClosedObjects(document: Json): Json {
+  const components = (document.components ?? {}) as Json;
+  const schemas = (components.schemas ?? {}) as Record<string, Json>;
+  const closed = Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [
+      name,
+      schema.properties !== undefined && schema.additionalProperties === undefined
+        ? { ...schema, additionalProperties: false }
+        : schema,
+    ]),
+  );
+  return { ...document, components: { ...components, schemas: closed } };
 }
 
 /** Follows a local `$ref` of the document. */

@@ -2,6 +2,8 @@ import * as z from 'zod/mini';
 import { apiSchemas } from '../../lambdas/api/schemas';
 import type { PartnerApiRouteId, PublicApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
+import type { Scope } from '../../lambdas/domain/scopes';
+import { scopesForAgreement } from '../../lambdas/domain/scopes';
 import type { ProblemName } from '../../lambdas/shared/problems';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog } from '../../lambdas/shared/problems';
 import { firewallThrottledProblem } from '../../lambdas/api/gateway-responses';
@@ -17,14 +19,28 @@ const RESPONSE_SCHEMAS: Record<PartnerApiRouteId, string> = {
   pricingSignals: 'PricingSignals',
 };
 
-/** Components generated from the zod schemas, with `$ref`s between them. */
+/**
+ * Components generated from the zod schemas, with `$ref`s between them. Response objects are
+ * left open (no `additionalProperties: false`): v1 may add fields, and a closed object would
+ * make every addition break partners' generated validators and mocks. Our own tests still hold
+ * the server to exactly the documented fields (`lib/openapi/contract.ts` closes them).
+ */
 function schemaComponents(): Record<string, Json> {
   const { schemas } = z.toJSONSchema(apiSchemas, {
     target: 'draft-2020-12',
     metadata: apiSchemas,
     uri: (id) => `#/components/schemas/${id}`,
   }) as { schemas: Record<string, Json> };
-  return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, withoutSchemaIds(schema)]));
+  const components = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, openObject(withoutSchemaIds(schema))]));
+  const problem = components.Problem ?? {};
+  return {
+    ...components,
+    FirewallProblem: {
+      ...problem,
+      description: 'The problem of the firewall’s 429: static, so without request_id.',
+      required: ((problem.required ?? []) as string[]).filter((name) => name !== 'request_id'),
+    },
+  };
 }
 
 function withoutSchemaIds(schema: Json): Json {
@@ -32,9 +48,18 @@ function withoutSchemaIds(schema: Json): Json {
   return rest;
 }
 
+function openObject(schema: Json): Json {
+  const { additionalProperties, ...rest } = schema;
+  return additionalProperties === false ? rest : schema;
+}
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+/** A header every answer of this response carries: the component, marked required. */
+const requiredHeader = (name: string): Json => ({ ...HEADERS[name], required: true });
 const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+/** Headers on every answer of the API's own code to an authenticated request. */
+const ALWAYS_SENT_BY_API = [...RATE_LIMIT_HEADERS, 'Cache-Control'];
 
 const REQUEST_ID_SCHEMA = { type: 'string', format: 'uuid', maxLength: 36 };
 const HEADERS: Record<string, Json> = {
@@ -91,9 +116,10 @@ const HEADERS: Record<string, Json> = {
 };
 
 /**
- * Who answers with this status: the API's own code (X-Request-Id always), the gateway alone
- * (gateway responses can carry only static headers, so no X-Request-Id), either of them, or any
- * of them and the web firewall (its 429 is a static `application/json` body).
+ * Who answers with this status (the response's `x-answered-by`): the API's own code (X-Request-Id
+ * and, to an authenticated request, the rate-limit headers always), the gateway alone (gateway
+ * responses can carry only static headers, so no X-Request-Id), either of them, or any of them
+ * and the web firewall (its 429 is a static `application/json` body).
  */
 type AnsweredBy = 'api' | 'gateway' | 'either' | 'any';
 
@@ -113,7 +139,7 @@ const FIREWALL_LIMITS_TEXT = DEPLOYED_STAGES.map((stage) => {
 /** The firewall's 429, as it comes: `application/json`, no request_id. */
 const FIREWALL_CONTENT: Json = {
   'application/json': {
-    schema: ref('Problem'),
+    schema: ref('FirewallProblem'),
     examples: {
       firewall: {
         summary: 'Too many requests from one IP address (our firewall)',
@@ -129,11 +155,16 @@ function problemResponse(
   headers: readonly string[],
   answeredBy: AnsweredBy = 'api',
 ): Json {
+  // Headers the API itself always sets are required when only the API answers this status.
+  const always = answeredBy === 'api';
   return {
     description,
+    'x-answered-by': answeredBy,
     headers: {
       ...requestIdHeaders(answeredBy),
-      ...Object.fromEntries(headers.map((name) => [name, headerRef(name)])),
+      ...Object.fromEntries(
+        headers.map((name) => [name, always && ALWAYS_SENT_BY_API.includes(name) ? requiredHeader(name) : headerRef(name)]),
+      ),
     },
     content: {
       [PROBLEM_CONTENT_TYPE]: {
@@ -167,12 +198,35 @@ function exampleDetail(name: ProblemName): string {
   return details[name] ?? problemCatalog[name].title;
 }
 
+/** A scope every key carries, whatever the partner's agreement. */
+function everyKeyHas(scope: Scope): boolean {
+  return scopesForAgreement(false).includes(scope);
+}
+
+/**
+ * The HEAD twin of a GET operation: the same status codes and headers, no body. Every answer
+ * of the API to HEAD is the GET answer without its content.
+ */
+function headOperation(get: Json): Json {
+  const responses = Object.fromEntries(
+    Object.entries(get.responses as Record<string, Json>).map(([status, { content: _content, ...response }]) => [status, response]),
+  );
+  return {
+    ...get,
+    operationId: `${String(get.operationId)}Head`,
+    summary: `${String(get.summary)} (headers only)`,
+    description: `${String(get.description)} HEAD answers as GET does, with the same status and headers and no body; it counts against the rate limit like a GET.`,
+    responses,
+  };
+}
+
 function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
   const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({
     name: match[1],
     in: 'path',
     required: true,
     description: 'A property id from GET /properties.',
+    example: 1,
     schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
   }));
   const queryParameters = route.queryParameters.map((parameter) => ({
@@ -180,6 +234,7 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
     in: 'query',
     required: false,
     description: `${parameter.description} An integer from ${parameter.minimum} to ${parameter.maximum}; default ${parameter.default}.`,
+    example: parameter.example,
     schema: { type: 'integer', format: 'int32', minimum: parameter.minimum, maximum: parameter.maximum, default: parameter.default },
   }));
   const rateLimited = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
@@ -194,17 +249,20 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
     responses: {
       '200': {
         description: 'The result.',
+        'x-answered-by': 'api',
         headers: {
           ...requestIdHeaders('api'),
-          ...Object.fromEntries(
-            [...rateLimited, 'Cache-Control', 'Vary', ...(isList ? ['Content-Encoding'] : [])].map((name) => [name, headerRef(name)]),
-          ),
+          ...Object.fromEntries([...rateLimited, 'Cache-Control'].map((name) => [name, requiredHeader(name)])),
+          ...Object.fromEntries(['Vary', ...(isList ? ['Content-Encoding'] : [])].map((name) => [name, headerRef(name)])),
         },
         content: { 'application/json': { schema: ref(RESPONSE_SCHEMAS[route.id]) } },
       },
       '400': problemResponse('A query or path parameter is invalid (the detail names it), or a partner_id was sent.', ['invalid-request'], [...rateLimited, 'Cache-Control']),
       '401': problemResponse('The API key is missing, malformed, unknown, revoked or expired; the problem type says which.', ['missing-api-key', 'malformed-api-key', 'unknown-api-key', 'revoked-api-key', 'expired-api-key'], ['WWW-Authenticate'], 'gateway'),
-      '403': problemResponse(`The key is valid but lacks the ${route.scope} scope, or our firewall blocked the request (request-blocked).`, ['insufficient-scope', 'request-blocked'], [...rateLimited, 'Cache-Control'], 'either'),
+      // Every key carries the base scopes: a route needing one of them answers 403 only from the firewall.
+      '403': everyKeyHas(route.scope)
+        ? problemResponse('Our firewall blocked the request (request-blocked).', ['request-blocked'], [], 'gateway')
+        : problemResponse(`The key is valid but lacks the ${route.scope} scope, or our firewall blocked the request (request-blocked).`, ['insufficient-scope', 'request-blocked'], [...rateLimited, 'Cache-Control'], 'either'),
       ...(route.path.includes('{propertyId}')
         ? { '404': problemResponse('The property does not exist or is not sponsored by your account (not distinguished).', ['property-not-found'], [...rateLimited, 'Cache-Control']) }
         : {}),
@@ -218,7 +276,10 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
         isList ? 'Unexpected failure, or a list larger than one response can carry even compressed.' : 'Unexpected failure; quote the request_id.',
         isList ? ['internal-error', 'response-too-large'] : ['internal-error'],
         [...rateLimited, 'Cache-Control'],
+        // Also API Gateway's, when Lambda refuses to run the function (its concurrency limit).
+        'either',
       ),
+      '502': problemResponse('The function failed or timed out before answering; retry, and quote the request_id if it persists.', ['internal-error'], [], 'gateway'),
       '503': problemResponse('Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.', ['service-unavailable'], ['Retry-After', ...rateLimited, 'Cache-Control'], 'either'),
     },
   };
@@ -258,13 +319,19 @@ const DESCRIPTION = `Seat usage, properties and pricing signals of the hosts you
 
 **Errors** are RFC 9457 problem details (\`application/problem+json\`) whose \`type\` is stable; \`request_id\` matches the \`x-amzn-RequestId\` header every answer carries (and \`X-Request-Id\` on the API's own answers).
 
-**Compatibility.** The version is in the path (\`/partner-api/v1\`). Within v1 fields may be added (notably to \`signals\`): ignore fields you do not know. Only GET is live: there are no write endpoints, webhooks or token minting.`;
+**Compatibility.** The version is in the path (\`/partner-api/v1\`). Within v1 fields may be added (notably to \`signals\`): ignore fields you do not know. Only GET (and HEAD, the same answer without a body) is live: there are no write endpoints, webhooks or token minting.`;
 
 /** The OpenAPI 3.1 document of the partner API, from the route table and the zod schemas. */
 export function partnerApiDocument(): Json {
   const paths: Record<string, Json> = {};
-  for (const route of partnerApiRoutes) paths[route.path] = { ...(paths[route.path] ?? {}), get: partnerOperation(route) };
-  for (const route of publicApiRoutes) paths[route.path] = { ...(paths[route.path] ?? {}), get: publicOperation(route) };
+  for (const route of partnerApiRoutes) {
+    const get = partnerOperation(route);
+    paths[route.path] = { ...(paths[route.path] ?? {}), get, head: headOperation(get) };
+  }
+  for (const route of publicApiRoutes) {
+    const get = publicOperation(route);
+    paths[route.path] = { ...(paths[route.path] ?? {}), get, head: headOperation(get) };
+  }
   return {
     openapi: '3.1.0',
     info: {

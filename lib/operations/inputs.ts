@@ -2,15 +2,15 @@ import { isKeyPrefix } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { isProductId, PRODUCT_IDS } from '../../lambdas/domain/catalog';
 import { isPartnerSlug } from '../../lambdas/domain/partner-slug';
-import { isOneLine } from '../../lambdas/domain/text';
+import { isOneLine, quoted } from '../../lambdas/domain/text';
 import { OperatorError } from './operator-error';
 
 /** Operator input checks with messages that say what to fix. */
-export function partnerSlug(value: string): string {
+export function partnerSlug(value: string, flag: string): string {
   const slug = value.trim();
   if (!isPartnerSlug(slug)) {
     throw new OperatorError(
-      `--slug "${value}" is not valid: use 1-40 lower-case letters, digits and hyphens, not starting or ending with a hyphen.`,
+      `${flag} "${quoted(value, 60)}" is not a partner slug: 1-40 lower-case letters, digits and hyphens, not starting or ending with a hyphen.`,
     );
   }
   return slug;
@@ -19,7 +19,7 @@ export function partnerSlug(value: string): string {
 export function emailAddress(flag: string, value: string): string {
   const email = value.trim();
   if (email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-    throw new OperatorError(`${flag} "${value}" is not an e-mail address.`);
+    throw new OperatorError(`${flag} "${quoted(value, 60)}" is not an e-mail address.`);
   }
   return email;
 }
@@ -50,7 +50,7 @@ export function keyPrefix(value: string): string {
   const prefix = value.trim();
   if (!isKeyPrefix(prefix)) {
     throw new OperatorError(
-      `--prefix "${value}" is not a key prefix: it is the first 12 characters of a key, like svc_AbC123xy.`,
+      `--prefix "${quoted(value, 60)}" is not a key prefix: it is the first 12 characters of a key, like svc_AbC123xy.`,
     );
   }
   return prefix;
@@ -59,7 +59,9 @@ export function keyPrefix(value: string): string {
 export function integerInRange(flag: string, value: string, minimum: number, maximum: number): number {
   const number = /^-?[0-9]+$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(number) || number < minimum || number > maximum) {
-    throw new OperatorError(`${flag} must be an integer from ${minimum} to ${maximum}; got "${value}".`);
+    throw new OperatorError(
+      `${flag} must be an integer from ${minimum} to ${maximum}; got "${quoted(value, 60)}".`,
+    );
   }
   return number;
 }
@@ -69,7 +71,7 @@ export function pmsHotelId(value: string): string {
   const id = value.trim();
   if (!/^[\x21-\x7e]{1,128}$/.test(id)) {
     throw new OperatorError(
-      `--pms-hotel-id "${value}" is not valid: use 1-128 printable characters without spaces.`,
+      `--pms-hotel-id "${quoted(value, 60)}" is not valid: use 1-128 printable characters without spaces.`,
     );
   }
   return id;

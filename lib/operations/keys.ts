@@ -15,7 +15,7 @@ import { lastUsedOfKeys } from '../../lambdas/data/rate-windows';
 import type { RevealRecord } from '../../lambdas/data/reveals';
 import { REVEAL_LIFETIME_MS, revealCreationItem, revealTimes } from '../../lambdas/data/reveals';
 import { apiKeyState, generateApiKey, withRetirement } from '../../lambdas/domain/api-key';
-import { sealForReveal } from '../../lambdas/domain/reveal-crypto';
+import { sealForReveal, storedDigestProof } from '../../lambdas/domain/reveal-crypto';
 import type { Scope } from '../../lambdas/domain/scopes';
 import { scopesForAgreement } from '../../lambdas/domain/scopes';
 import type { OutgoingMail } from './mailer';
@@ -62,7 +62,7 @@ export async function issueKey(
       partnerId: partner.id,
       partnerName: partner.name,
       keyPrefix: material.prefix,
-      secretDigest: sealed.secretDigest,
+      secretDigestProof: storedDigestProof(sealed.secretDigest),
       iv: sealed.iv,
       ciphertext: sealed.ciphertext,
       createdAt,

@@ -1,15 +1,93 @@
-import { readFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { findPropertyById, updateProperty } from '../../lambdas/data/properties';
-import { importReservations } from '../../lambdas/data/reservations';
-import { parseReservationFile } from '../../lambdas/domain/reservation-file';
+import type { ReservationImportPlan } from '../../lambdas/data/reservations';
+import { planReservationImport, writeReservationImport } from '../../lambdas/data/reservations';
+import { parseReservationFile, parseReservationJson } from '../../lambdas/domain/reservation-file';
+import type { Reservation } from '../../lambdas/domain/reservations';
+import { TooManyChannelsError } from '../../lambdas/domain/reservations';
 import { OperatorError } from './operator-error';
 
 /** Largest file accepted in one import; split bigger histories into several files. */
 const MAX_FILE_BYTES = 50 * 1024 * 1024;
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+function tooLarge(file: string): OperatorError {
+  return new OperatorError(`${file} is larger than 50 MB; split it into several files.`);
+}
+
+function cannotRead(file: string, error: unknown): OperatorError {
+  return new OperatorError(
+    `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+  );
+}
+
+/** Reads at most `limit` + 1 bytes: enough to tell that a file (or a pipe) is over the limit. */
+async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  while (total <= limit) {
+    const chunk = Buffer.alloc(Math.min(READ_CHUNK_BYTES, limit + 1 - total));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+  }
+  return Buffer.concat(chunks, total);
+}
 
 /**
- * Imports a JSON array of reservations for one property. Every row is checked first; one bad
- * row stops the import before anything is written, and every bad row is reported by index.
+ * The text of an import file, refused when it is over 50 MB. The size is checked from the
+ * file's metadata before anything is read; a file that grows meanwhile, or a pipe, is read no
+ * further than one byte past the limit.
+ */
+async function readImportFile(file: string): Promise<string> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    throw cannotRead(file, error);
+  }
+  try {
+    if ((await handle.stat()).size > MAX_FILE_BYTES) throw tooLarge(file);
+    const bytes = await readAtMost(handle, MAX_FILE_BYTES);
+    if (bytes.length > MAX_FILE_BYTES) throw tooLarge(file);
+    return bytes.toString('utf8');
+  } catch (error) {
+    throw error instanceof OperatorError ? error : cannotRead(file, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The file's rows, checked; every problem is an `OperatorError` that names what to fix. */
+async function readReservations(file: string, propertyId: number): Promise<Reservation[]> {
+  const json = parseReservationJson(await readImportFile(file));
+  if (!json.ok) throw new OperatorError(`${file} is not valid JSON: ${json.message}`);
+  const parsed = parseReservationFile(json.rows, propertyId);
+  if (parsed.ok) return parsed.reservations;
+  const shown = parsed.errors
+    .slice(0, 50)
+    .map((error) => (error.index < 0 ? error.message : `row ${error.index}: ${error.message}`));
+  const more = parsed.errors.length > 50 ? `\n...and ${parsed.errors.length - 50} more` : '';
+  throw new OperatorError(
+    `Nothing was imported: ${parsed.errors.length} invalid row(s) in ${file}:\n${shown.join('\n')}${more}`,
+  );
+}
+
+async function planImport(propertyId: number, reservations: Reservation[]): Promise<ReservationImportPlan> {
+  try {
+    return await planReservationImport(propertyId, reservations);
+  } catch (error) {
+    if (error instanceof TooManyChannelsError) throw new OperatorError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Imports a JSON array of reservations for one property. The file's size, its JSON, every row
+ * and the channels per month (`MAX_CHANNELS_PER_MONTH`, with those already stored) are checked
+ * first: a refused import writes nothing, not even `units`, and every bad row is reported by index.
  */
 export async function importReservationFile(
   input: { propertyId: number; file: string; units?: number },
@@ -20,34 +98,9 @@ export async function importReservationFile(
     throw new OperatorError(
       `No property ${input.propertyId}. Find ids with: npm run admin -- partners show <slug>`,
     );
-
-  let text: string;
-  try {
-    text = await readFile(input.file, 'utf8');
-  } catch (error) {
-    throw new OperatorError(
-      `Cannot read ${input.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
-  if (Buffer.byteLength(text) > MAX_FILE_BYTES)
-    throw new OperatorError(`${input.file} is larger than 50 MB; split it into several files.`);
-  let rows: unknown;
-  try {
-    rows = JSON.parse(text);
-  } catch (error) {
-    throw new OperatorError(`${input.file} is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = parseReservationFile(rows, input.propertyId);
-  if (!parsed.ok) {
-    const shown = parsed.errors
-      .slice(0, 50)
-      .map((error) => (error.index < 0 ? error.message : `row ${error.index}: ${error.message}`));
-    const more = parsed.errors.length > 50 ? `\n...and ${parsed.errors.length - 50} more` : '';
-    throw new OperatorError(
-      `Nothing was imported: ${parsed.errors.length} invalid row(s) in ${input.file}:\n${shown.join('\n')}${more}`,
-    );
-  }
+  const reservations = await readReservations(input.file, input.propertyId);
+  const plan = await planImport(input.propertyId, reservations);
   if (input.units !== undefined)
     await updateProperty(property.partnerId, property.id, { units: input.units });
-  return importReservations(input.propertyId, parsed.reservations, nowMs);
+  return writeReservationImport(plan, nowMs);
 }

@@ -142,7 +142,7 @@ describe('activation link in Chromium', () => {
     expect(second?.status()).toBe(410);
     const text = await second?.text();
     expect(text).toContain('This link was already used');
-    expect(text).toContain('Ask Harbour PMS for a fresh link');
+    expect(text).toContain('ask Harbour PMS for a fresh link');
     await screenshot(context.pages()[0] as Page, '06-used-link');
     expect(await usageSeats()).toEqual(before);
   });
@@ -257,6 +257,44 @@ describe('activation link in Chromium', () => {
     expect(await second.textContent('h1')).toBe('Your property and check-in');
   });
 
+  it('whoever opened the link before the host gets no door into the host’s wizard', async () => {
+    const url = await link({ ...uniqueHost(), products: ['assistant'] });
+    // Someone opens the link first (a forwarded mail, a scanner that keeps cookies)...
+    const early = await (await browser.newContext()).newPage();
+    await early.goto(url);
+    const earlyCsrf = await early.locator('input[name="csrf"]').getAttribute('value');
+    // ...then the host opens it in their own browser and provisions.
+    const host = await freshPage();
+    await host.goto(url);
+    await host.getByRole('button', { name: 'Activate selected products' }).click();
+    await host.waitForURL(/onboarding$/);
+    await host.getByLabel('Property name').fill('The Host’s Own Place');
+    await host
+      .getByLabel('Check-in instructions')
+      .fill('Only the host knows: the key is under the third pot.');
+    await host.getByRole('button', { name: 'Save and continue' }).click();
+    await host.waitForURL(/step=faqs/);
+
+    const reloaded = await early.reload();
+    expect(reloaded?.status()).toBe(410);
+    expect(await early.title()).toBe('This link was already used');
+    // The early session's own form, valid CSRF token included, sent after the host provisioned.
+    const posted = await early.evaluate(async (csrf) => {
+      const response = await fetch('marketplace', {
+        method: 'POST',
+        body: new URLSearchParams({ product: 'assistant', csrf }),
+      });
+      return { status: response.status, url: response.url, text: await response.text() };
+    }, earlyCsrf ?? '');
+    const wizard = await early.goto(early.url().replace(/marketplace.*$/, 'onboarding?step=details'));
+    await screenshot(early, '13-early-opener-refused');
+
+    expect(posted.status).toBe(410);
+    expect(posted.text).not.toContain('third pot');
+    expect(wizard?.status()).not.toBe(200);
+    expect(await early.textContent('main')).not.toContain('third pot');
+  });
+
   it('never runs script from a claim or a form', async () => {
     const page = await freshPage();
     const dialogs: string[] = [];
@@ -297,5 +335,36 @@ describe('activation link in Chromium', () => {
     );
 
     expect(status).toBe(403);
+  });
+
+  it('a wizard answer longer than the form takes gets a 413 page naming it, and nothing is saved', async () => {
+    const page = await freshPage();
+    await page.goto(await link(uniqueHost()));
+    await page.getByRole('button', { name: 'Activate selected products' }).click();
+    await page.waitForURL(/onboarding$/);
+    await page.getByLabel('Property name').fill('Casa Larga');
+    await page.getByLabel('Check-in instructions').fill('Check in from 3 pm at the front desk.');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await page.waitForURL(/step=faqs/);
+    await page.locator('#question-0').fill('Is there parking?');
+    // A client that ignores maxlength (a script, an old browser) sends 420,000 characters.
+    await page.locator('#answer-0').evaluate((textarea: HTMLTextAreaElement) => {
+      textarea.removeAttribute('maxlength');
+      textarea.value = 'x'.repeat(420_000);
+    });
+
+    const [response] = await Promise.all([
+      page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Save and continue' }).click(),
+    ]);
+    await screenshot(page, '12-wizard-too-long');
+
+    expect(response.status()).toBe(413);
+    expect(await page.title()).toBe('Your text is too long');
+    expect(await page.getByRole('alert').textContent()).toContain(
+      'An answer has 420,000 characters; it takes at most 2,000.',
+    );
+    await page.goto(page.url().replace(/onboarding.*$/, 'onboarding?step=faqs'));
+    expect(await page.locator('#question-0').inputValue()).toBe('');
   });
 });

@@ -113,7 +113,11 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     const pageMethods = pageRoutes.reduce((count, route) => count + route.methods.length, 0);
     assess.resourceCountIs(
       'AWS::ApiGateway::Method',
-      partnerApiRoutes.length + publicApiRoutes.length + partnerPaths.length + pageMethods + pagePaths.length,
+      // GET and HEAD per API route, one 405 mock per path.
+      2 * (partnerApiRoutes.length + publicApiRoutes.length) +
+        partnerPaths.length +
+        pageMethods +
+        pagePaths.length,
     );
     for (const route of partnerApiRoutes) functionId(stage, getRouteDescription(route));
     for (const route of pageRoutes) functionId(stage, pageDescription(route));
@@ -225,16 +229,18 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     });
   });
 
-  it('has one authorized, key-requiring GET per route of the table, proxied to its function', () => {
+  it('has one authorized, key-requiring GET and HEAD per route of the table, proxied to its function', () => {
     const authorizerId = only(Object.keys(resources(stage, 'AWS::ApiGateway::Authorizer')), 'authorizer');
 
-    for (const route of partnerApiRoutes) {
+    for (const [route, httpMethod] of partnerApiRoutes.flatMap((route) =>
+      (['GET', 'HEAD'] as const).map((httpMethod) => [route, httpMethod] as const),
+    )) {
       const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(
         (match) => `method.request.path.${match[1]}`,
       );
       template(stage).hasResourceProperties('AWS::ApiGateway::Method', {
-        HttpMethod: 'GET',
-        OperationName: route.id,
+        HttpMethod: httpMethod,
+        OperationName: httpMethod === 'GET' ? route.id : `${route.id}Head`,
         AuthorizationType: 'CUSTOM',
         AuthorizerId: { Ref: authorizerId },
         ApiKeyRequired: true,
@@ -344,7 +350,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     expect(mocks).toHaveLength(partnerPaths.length + pagePaths.length);
 
     for (const [path, allow] of [
-      ...partnerPaths.map((path) => [API_BASE_PATH + path, 'GET'] as const),
+      ...partnerPaths.map((path) => [API_BASE_PATH + path, 'GET, HEAD'] as const),
       ...pageRoutes.map((route) => [route.path, route.methods.join(', ')] as const),
     ]) {
       const method = only(
@@ -621,7 +627,10 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
 
       const apiBody = bodies('PartnerApiRestApi').throttled;
       expect(apiBody?.ContentType).toBe('APPLICATION_JSON');
-      const problem = problemSchema.parse(JSON.parse(apiBody?.Content ?? ''));
+      // A static body: every field of a problem but the request id, which WAF cannot know.
+      const body = JSON.parse(apiBody?.Content ?? '') as Record<string, unknown>;
+      expect(body.request_id).toBeUndefined();
+      const problem = problemSchema.parse({ ...body, request_id: '0f1e2d3c-4b5a-4978-8796-a5b4c3d2e1f0' });
       expect(problem.type).toBe(problemTypeUri('rate-limited'));
       expect(problem.status).toBe(429);
       expect(problem.detail).toContain(`more than ${config.firewall.api.requests} in`);
@@ -751,12 +760,12 @@ describe('cdk-nag (AwsSolutions)', () => {
       expect(finding.reason?.length ?? 0, finding.ruleName).toBeGreaterThan(40);
   });
 
-  it('acknowledges missing authorization only on 405 mocks, pages and public routes, never on a partner GET', () => {
+  it('acknowledges missing authorization only on 405 mocks, pages and public routes, never on a partner GET or HEAD', () => {
     const unauthorized = (nag().suppressedViolations ?? [])
       .filter((finding) => finding.ruleName === 'AwsSolutions-APIG4')
       .flatMap((finding) => finding.violatingConstructs.map((construct) => construct.constructPath));
-    const publicMethods = publicApiRoutes.map(
-      (route) => `${API_BASE_PATH}${route.path}/${route.method}/Resource`,
+    const publicMethods = publicApiRoutes.flatMap((route) =>
+      ['GET', 'HEAD'].map((method) => `${API_BASE_PATH}${route.path}/${method}/Resource`),
     );
 
     for (const path of unauthorized) {
@@ -765,10 +774,10 @@ describe('cdk-nag (AwsSolutions)', () => {
         publicMethods.some((method) => path.endsWith(method));
       expect(allowed, path).toBe(true);
     }
-    for (const route of partnerApiRoutes) {
-      expect(unauthorized.some((path) => path.endsWith(`${API_BASE_PATH}${route.path}/GET/Resource`))).toBe(
-        false,
-      );
-    }
+    for (const route of partnerApiRoutes)
+      for (const method of ['GET', 'HEAD'])
+        expect(
+          unauthorized.some((path) => path.endsWith(`${API_BASE_PATH}${route.path}/${method}/Resource`)),
+        ).toBe(false);
   });
 });

@@ -362,10 +362,84 @@ describe('one-time reveal page', () => {
     expect(await pageAfter.text()).toContain('already shown');
   });
 
+  it('cannot be spent by whoever reads the table: nothing stored is what the page presents', async () => {
+    const { approvePartner } = await import('../../lib/operations/partners');
+    const { testTarget, uniqueSlug } = await import('../support/partners');
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { documentClient, TABLE_NAME } = await import('../../lambdas/data/db');
+    const { result } = await approvePartner(
+      testTarget(),
+      {
+        name: 'Table Reader',
+        slug: uniqueSlug('reader'),
+        email: 't@t.example',
+        products: ['assistant'],
+        revenueAccess: false,
+      },
+      Date.now(),
+    );
+    const [pageUrl = ''] = result.reveal_url.split('#');
+    const revealId = pageUrl.split('/').at(-1) ?? '';
+    const { Item = {} } = await documentClient.send(
+      new GetCommand({ TableName: TABLE_NAME, Key: { PK: `REVEAL#${revealId}`, SK: 'REVEAL' } }),
+    );
+    const storedStrings = Object.values(Item).filter((value): value is string => typeof value === 'string');
+    expect(storedStrings.length).toBeGreaterThan(5);
+
+    // Every stored string presented as the digest: none spends the reveal.
+    for (const value of storedStrings) {
+      const attempt = await fetch(pageUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ secret_digest: value }),
+      });
+      expect(attempt.status, `presenting a stored value (${value.slice(0, 12)}…)`).toBe(400);
+    }
+    expect((await revealKey(result.reveal_url)).startsWith(result.key_prefix)).toBe(true);
+  });
+
   it('answers an unknown reveal link with a 404 page', async () => {
     const response = await fetch(`${inject('activationBaseUrl')}/reveal/AAAAAAAAAAAAAAAAAAAAAAAA`);
 
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('text/html');
   });
+});
+
+describe('operator input that DynamoDB would refuse', () => {
+  const longSlug = 'a'.repeat(3_000);
+
+  it.each([
+    ['partners', 'show', longSlug],
+    ['keys', 'list', '--partner', longSlug],
+    ['keys', 'rotate', '--partner', longSlug, '--no-mail'],
+    ['sample-data', 'add', '--partner', longSlug],
+    [
+      'links',
+      'create',
+      '--partner',
+      longSlug,
+      '--email',
+      'h@example.com',
+      '--name',
+      'Casa',
+      '--pms-hotel-id',
+      'P-1',
+      '--products',
+      'assistant',
+    ],
+  ])(
+    '%s %s: a 3,000-character slug is refused by name, briefly, never as a DynamoDB error',
+    async (...argv) => {
+      const { code, stdout, stderr } = await admin(...argv);
+
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/is not a partner slug/);
+      expect(stderr).not.toMatch(
+        /ValidationException|Key|aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/,
+      );
+      expect(stderr.length).toBeLessThan(300);
+    },
+  );
 });

@@ -179,8 +179,66 @@ describe('405: write methods are not live', () => {
     });
 
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
     expect(response.headers.get('content-type')).toBe(PROBLEM);
+  });
+});
+
+describe('HEAD: wherever GET works, the same answer without a body', () => {
+  const head = (path: string, key?: string) =>
+    fetch(`${inject('apiBaseUrl')}${path}`, {
+      method: 'HEAD',
+      headers: key ? { Authorization: `Bearer ${key}` } : {},
+    });
+  // Headers that may differ between two answers (per-request ids, counters, time, transport).
+  const varying = [
+    'date',
+    'x-amzn-requestid',
+    'x-request-id',
+    'ratelimit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+    'content-length',
+    'connection',
+    'keep-alive',
+  ];
+  const comparable = (headers: Headers) => {
+    const kept: Record<string, string> = {};
+    headers.forEach((value, name) => {
+      if (!varying.includes(name)) kept[name] = value;
+    });
+    return kept;
+  };
+
+  it.each([
+    ['/usage', 'revenue'],
+    ['/properties', 'revenue'],
+    ['/properties/{own}/pricing-signals?lookback_days=30', 'revenue'],
+    ['/properties', 'metrics'],
+    ['/properties/999999/pricing-signals', 'revenue'],
+    ['/usage', 'none'],
+    ['/openapi.json', 'none'],
+  ])('HEAD %s (%s key)', async (template, who) => {
+    const path = template.replace('{own}', String(ownPropertyId));
+    const key = who === 'revenue' ? revenuePartner.key : who === 'metrics' ? metricsPartner.key : undefined;
+    const get = await fetch(`${inject('apiBaseUrl')}${path}`, {
+      headers: key ? { Authorization: `Bearer ${key}` } : {},
+    });
+    await get.arrayBuffer();
+    const answer = await head(path, key);
+
+    expect(answer.status).toBe(get.status);
+    expect(comparable(answer.headers)).toEqual(comparable(get.headers));
+    expect((await answer.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  it('counts against the rate limit like a GET', async () => {
+    const first = await head('/usage', metricsPartner.key);
+    const second = await head('/usage', metricsPartner.key);
+
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(
+      Number(first.headers.get('x-ratelimit-remaining')) - 1,
+    );
   });
 });
 

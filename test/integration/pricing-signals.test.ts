@@ -207,6 +207,34 @@ describe('reservations import and pricing signals', () => {
     expect(Object.values(signals.occupancy_30d).slice(0, 4)).toEqual([1, 1, 0.6667, 0.3333]);
   });
 
+  it('keeps channels named like object properties in source_mix, as own keys of the JSON', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const channels = ['__proto__', 'constructor', '__proto__', 'toString', 'hasOwnProperty'];
+    const rows = channels.map((channel, i) =>
+      reservation(propertyId, `o${i}`, { bookedAgoMs: (i + 2) * DAY, checkInInDays: 5, nights: 1, channel }),
+    );
+    expect((await importFile(propertyId, rows)).result).toEqual({ imported: 5, unchanged: 0 });
+
+    const { status, text } = await apiGet(
+      `/properties/${propertyId}/pricing-signals?lookback_days=30`,
+      partner.key,
+    );
+    const body = JSON.parse(text) as PricingSignalsResponse;
+    const mix = body.signals.source_mix;
+
+    expect(status).toBe(200);
+    expect(text).toContain('"__proto__":0.4');
+    expect(Object.hasOwn(mix, '__proto__')).toBe(true);
+    expect(Object.hasOwn(mix, 'constructor')).toBe(true);
+    expect(Object.entries(mix).sort(([a], [b]) => (a < b ? -1 : 1))).toEqual([
+      ['__proto__', 0.4],
+      ['constructor', 0.2],
+      ['hasOwnProperty', 0.2],
+      ['toString', 0.2],
+    ]);
+    expect(body.signals.total_reservations).toBe(5);
+  });
+
   it('reports invalid rows by index and imports nothing', async () => {
     const { propertyId } = await sponsoredProperty(partner.id);
     const good = reservation(propertyId, 'good', { bookedAgoMs: DAY, checkInInDays: 0, nights: 1 });

@@ -23,9 +23,11 @@ export function pricingOracle(
   const count = windowed.length;
   const mean = (values: number[]) =>
     values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
-  const sourceMix: Record<string, number> = {};
+  // A Map: a channel named `__proto__` or `constructor` is a channel like any other.
+  const shares = new Map<string, number>();
   for (const reservation of windowed)
-    sourceMix[reservation.channel] = (sourceMix[reservation.channel] ?? 0) + 1 / count;
+    shares.set(reservation.channel, (shares.get(reservation.channel) ?? 0) + 1 / count);
+  const sourceMix: Record<string, number> = Object.fromEntries(shares);
   const today = Math.floor(nowMs / DAY);
   const occupancy = (night: number) =>
     Math.min(

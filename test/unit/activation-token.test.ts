@@ -5,6 +5,7 @@ import {
   claimedNonce,
   InvalidActivationClaimsError,
   MAX_TOKEN_LENGTH,
+  MAX_TOKEN_TTL_SECONDS,
   mintActivationToken,
   verifyActivationToken,
 } from '../../lambdas/domain/activation-token';
@@ -179,5 +180,32 @@ describe('activation token', () => {
       ),
       { numRuns: 3_000 },
     );
+  });
+
+  it('refuses an exp beyond the longest life a link may have (7 days, with 5 minutes of clock skew)', () => {
+    const withExp = (exp: number) => signJson({ ...claims, exp }, secret);
+    const nowSeconds = NOW / 1000;
+
+    expect(verifyActivationToken(withExp(nowSeconds + MAX_TOKEN_TTL_SECONDS), secret, NOW).ok).toBe(true);
+    expect(verifyActivationToken(withExp(nowSeconds + MAX_TOKEN_TTL_SECONDS + 300), secret, NOW).ok).toBe(
+      true,
+    );
+    for (const exp of [
+      nowSeconds + MAX_TOKEN_TTL_SECONDS + 301,
+      nowSeconds + 365 * 86_400,
+      Number.MAX_SAFE_INTEGER,
+    ])
+      expect(verifyActivationToken(withExp(exp), secret, NOW)).toEqual({
+        ok: false,
+        reason: 'invalid-claims',
+      });
+    expect(() =>
+      mintActivationToken(
+        { ...input, requested_product_ids: ['assistant'] },
+        secret,
+        NOW,
+        MAX_TOKEN_TTL_SECONDS + 1,
+      ),
+    ).toThrow(InvalidActivationClaimsError);
   });
 });

@@ -39,6 +39,26 @@ describe('REQUEST authorizer', () => {
     });
   });
 
+  it('keeps a partner key cached while a flood of well-formed random keys comes and goes', async () => {
+    dynamo
+      .on(GetCommand)
+      .callsFake((input: { Key: { PK: string } }) =>
+        input.Key.PK === `APIKEY#${issued.prefix}` ? { Item: record } : {},
+      );
+    const allowed = async () =>
+      (await handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }))).policyDocument.Statement[0]
+        ?.Effect;
+
+    expect(await allowed()).toBe('Allow');
+    for (let index = 0; index < 12_000; index++)
+      await handler(authorizerEvent({ Authorization: `Bearer ${generateApiKey().key}` }));
+    const readsBefore = dynamo.commandCalls(GetCommand).length;
+    expect(await allowed()).toBe('Allow');
+
+    // Still cached: no read for the partner's key after 12,000 unknown ones.
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(readsBefore);
+  });
+
   it('accepts X-Enterprise-Key, prefers Authorization when both are sent, and wants the Bearer scheme', () => {
     expect(presentedKey({ 'x-enterprise-key': 'svc_a' })).toEqual({ key: 'svc_a' });
     expect(presentedKey({ 'X-Enterprise-Key': 'svc_b', AUTHORIZATION: 'bearer svc_c' })).toEqual({

@@ -34,7 +34,7 @@ function cookieValue(setCookie: string): string {
 }
 
 describe('host session cookie', () => {
-  it('is signed, HttpOnly, SameSite=Lax, Secure outside local, and read back', () => {
+  it('is encrypted, HttpOnly, SameSite=Lax, Secure outside local, and read back', () => {
     const session = newSession(7, 'acme', claims, NOW);
     const secure = sessionCookie(session, key, true, NOW);
     const local = sessionCookie(session, key, false, NOW);
@@ -44,6 +44,20 @@ describe('host session cookie', () => {
     expect(readSession(eventWithCookie(`other=1; ${cookieValue(secure)}`), key, 'acme', NOW)).toEqual(
       session,
     );
+  });
+
+  it("keeps the host's e-mail and name unreadable to whoever sees the cookie", () => {
+    const value = cookieValue(sessionCookie(newSession(7, 'acme', claims, NOW), key, true, NOW));
+    // Every base64 alignment of the e-mail, in both alphabets, besides the text itself.
+    const encodings = [0, 1, 2].flatMap((shift) => {
+      const bytes = Buffer.concat([Buffer.alloc(shift), Buffer.from(claims.contact_email)]);
+      const trim = (text: string) => text.slice(Math.ceil((shift * 4) / 3) + 1, -3);
+      return [trim(bytes.toString('base64')), trim(bytes.toString('base64url'))];
+    });
+
+    for (const form of [claims.contact_email, encodeURIComponent(claims.contact_email), ...encodings])
+      expect(value).not.toContain(form);
+    expect(value.length).toBeLessThan(3_000);
   });
 
   it('never outlives the link before provisioning, and lasts for onboarding after it', () => {

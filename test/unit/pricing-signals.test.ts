@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, parseIsoDate } from '../../lambdas/domain/calendar';
-import { bookingWindow, emptyBookingTotals, pricingSignals } from '../../lambdas/domain/pricing-signals';
+import type { PricingSignalsResponse } from '../../lambdas/domain/pricing-signals';
+import {
+  bookingWindow,
+  emptyBookingTotals,
+  pricingSignals,
+  roundSignal,
+} from '../../lambdas/domain/pricing-signals';
+import { channelName } from '../support/awkward-channels';
 
 const NOW = Date.parse('2026-11-22T15:30:00.000Z');
 const TODAY = Math.floor(NOW / DAY_MS);
@@ -125,5 +132,81 @@ describe('pricing signal formulas', () => {
 
     expect(Object.keys(response.occupancy_30d)).toContain('2028-02-29');
     expect(Object.keys(response.occupancy_30d).every((date) => parseIsoDate(date) !== undefined)).toBe(true);
+  });
+});
+
+describe('source_mix for any channel names (property-based)', () => {
+  it('has every channel with a booking as an own key, and the shares sum to 1 within rounding', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(channelName, fc.integer({ min: 1, max: 500 })), {
+          minLength: 1,
+          maxLength: 12,
+          selector: ([channel]) => channel,
+        }),
+        (counts) => {
+          const byChannel = new Map(counts);
+          const count = counts.reduce((sum, [, n]) => sum + n, 0);
+          const response = pricingSignals({
+            propertyId: 1,
+            units: 1,
+            nowMs: NOW,
+            bookings: { count, leadDaysSum: 0, stayNightsSum: 0, byChannel },
+            occupiedUnits: () => 0,
+          });
+          // What a partner receives: the serialized body, parsed again.
+          const mix = (JSON.parse(JSON.stringify(response)) as PricingSignalsResponse).signals.source_mix;
+          const keys = Object.keys(mix);
+          const shares = Object.values(mix);
+
+          expect(keys.sort()).toEqual([...byChannel.keys()].sort());
+          for (const [channel, n] of byChannel)
+            expect(Object.hasOwn(mix, channel) && mix[channel]).toBe(roundSignal(n / count));
+          // Each share is rounded to 4 decimals: the sum is 1 within half a unit of the 4th decimal per share.
+          expect(Math.abs(shares.reduce((sum, share) => sum + share, 0) - 1)).toBeLessThanOrEqual(
+            shares.length * 0.00005 + 1e-12,
+          );
+        },
+      ),
+      {
+        numRuns: 500,
+        examples: [
+          [
+            [
+              ['__proto__', 1],
+              ['constructor', 1],
+              ['toString', 1],
+              ['hasOwnProperty', 1],
+            ],
+          ],
+        ],
+      },
+    );
+  });
+
+  it('keeps __proto__ as an own key of the serialized source_mix', () => {
+    const response = pricingSignals({
+      propertyId: 1,
+      units: 1,
+      nowMs: NOW,
+      bookings: {
+        count: 4,
+        leadDaysSum: 0,
+        stayNightsSum: 0,
+        byChannel: new Map([
+          ['__proto__', 2],
+          ['constructor', 1],
+          ['toString', 1],
+        ]),
+      },
+      occupiedUnits: () => 0,
+    });
+
+    expect(JSON.stringify(response.signals.source_mix)).toBe(
+      '{"__proto__":0.5,"constructor":0.25,"toString":0.25}',
+    );
+    expect(Object.getPrototypeOf(JSON.parse(JSON.stringify(response.signals.source_mix)))).toBe(
+      Object.prototype,
+    );
   });
 });

@@ -1,8 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { AggregateDeltas } from '../../lambdas/data/reservations';
 import { aggregateDeltas, planImportBatches } from '../../lambdas/data/reservations';
-import { parseReservationFile } from '../../lambdas/domain/reservation-file';
+import { parseReservationFile, parseReservationJson } from '../../lambdas/domain/reservation-file';
 import type { Reservation } from '../../lambdas/domain/reservations';
+import {
+  channelCapBreaches,
+  channelsBookedByMonth,
+  MAX_CHANNELS_PER_MONTH,
+  TooManyChannelsError,
+} from '../../lambdas/domain/reservations';
 
 const base: Reservation = {
   id: 'r-1',
@@ -55,6 +62,99 @@ describe('reservation file', () => {
       ok: false,
       errors: [{ index: -1, message: 'the file must hold a JSON array' }],
     });
+  });
+});
+
+describe('import file text', () => {
+  it('ignores a UTF-8 byte order mark at the start of the file', () => {
+    expect(parseReservationJson(`\uFEFF${JSON.stringify([base])}`)).toEqual({ ok: true, rows: [base] });
+    expect(parseReservationJson('[]')).toEqual({ ok: true, rows: [] });
+  });
+
+  it('still refuses a byte order mark anywhere else, and text that is not JSON', () => {
+    expect(parseReservationJson('[\uFEFF]').ok).toBe(false);
+    expect(parseReservationJson('\uFEFF\uFEFF[]').ok).toBe(false);
+    expect(parseReservationJson('[{"id": ')).toMatchObject({ ok: false, message: expect.any(String) });
+  });
+});
+
+describe('channels per property and month', () => {
+  const months = (entries: [string, string[]][]) => new Map(entries.map(([month, c]) => [month, new Set(c)]));
+  const names = (count: number, prefix = 'C') => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+  it('groups the channels of confirmed reservations by the month they were booked in', () => {
+    const channels = channelsBookedByMonth([
+      base,
+      { ...base, id: 'b', channel: '__proto__' },
+      { ...base, id: 'c', channel: 'Vrbo', booked_at: '2026-11-30T23:59:59.000Z' },
+      { ...base, id: 'd', channel: 'Cancelled', status: 'cancelled' },
+    ]);
+
+    expect(channels).toEqual(
+      months([
+        ['2026-10', ['Airbnb', '__proto__']],
+        ['2026-11', ['Vrbo']],
+      ]),
+    );
+  });
+
+  it('allows up to the cap with the stored channels, and refuses one new channel more', () => {
+    const stored = months([['2026-10', names(MAX_CHANNELS_PER_MONTH - 1)]]);
+
+    expect(channelCapBreaches(stored, months([['2026-10', ['C0', 'New']]]))).toEqual([]);
+    expect(channelCapBreaches(stored, months([['2026-10', ['New', 'Newer']]]))).toEqual([
+      { month: '2026-10', channels: MAX_CHANNELS_PER_MONTH + 1 },
+    ]);
+  });
+
+  it('reports every month over the cap, in order, and never refuses channels a month already has', () => {
+    const over = names(MAX_CHANNELS_PER_MONTH + 5);
+    const breaches = channelCapBreaches(
+      months([['2025-01', over]]),
+      months([
+        ['2026-03', names(MAX_CHANNELS_PER_MONTH + 1)],
+        ['2025-01', over.slice(0, 3)],
+        ['2025-12', names(80)],
+      ]),
+    );
+
+    expect(breaches).toEqual([
+      { month: '2025-12', channels: 80 },
+      { month: '2026-03', channels: MAX_CHANNELS_PER_MONTH + 1 },
+    ]);
+    expect(new TooManyChannelsError(12, breaches).message).toContain(
+      `property 12 would have 80 booking channels in 2025-12, ${MAX_CHANNELS_PER_MONTH + 1} booking channels in 2026-03; at most ${MAX_CHANNELS_PER_MONTH}`,
+    );
+    const years = Array.from({ length: 15 }, (_, i) => ({ month: `2020-${i}`, channels: 30 }));
+    expect(new TooManyChannelsError(12, years).message).toContain(
+      'in 2020-11, and 3 more months over the cap;',
+    );
+  });
+
+  it('keeps the worst-case month item (31 days, longest names in 3-byte characters) far under 400 KB', () => {
+    const longest = (i: number) => `${'€'.repeat(63)}${String.fromCharCode(0x4e00 + i)}`;
+    const channels = Array.from({ length: MAX_CHANNELS_PER_MONTH }, (_, i) => longest(i));
+    const rows: Reservation[] = [];
+    for (let day = 1; day <= 31; day++)
+      for (const channel of channels)
+        rows.push({
+          ...base,
+          id: `${day}-${channel}`,
+          channel,
+          booked_at: `2026-10-${String(day).padStart(2, '0')}T10:00:00.000Z`,
+          check_in: '2026-12-01',
+          check_out: '2026-12-02',
+        });
+    const deltas: AggregateDeltas = new Map();
+    for (const row of rows) aggregateDeltas(undefined, row, deltas);
+    const attributes = deltas.get('BOOKED#2026-10') ?? new Map<string, number>();
+    // DynamoDB's item size: UTF-8 bytes of each name, plus at most 21 bytes per number, plus the keys.
+    const bytes = 43 + [...attributes.keys()].reduce((sum, name) => sum + Buffer.byteLength(name) + 21, 0);
+
+    expect(Buffer.byteLength(longest(0))).toBe(192);
+    expect(attributes.size).toBe(31 * (3 + MAX_CHANNELS_PER_MONTH));
+    expect(bytes).toBe(2_275 + 6_727 * MAX_CHANNELS_PER_MONTH);
+    expect(bytes).toBeLessThan(400 * 1024 * 0.35);
   });
 });
 

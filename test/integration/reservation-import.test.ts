@@ -1,0 +1,260 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
+import { findPropertyById } from '../../lambdas/data/properties';
+import { DAY_MS, isoDate } from '../../lambdas/domain/calendar';
+import type { Reservation } from '../../lambdas/domain/reservations';
+import { MAX_CHANNELS_PER_MONTH } from '../../lambdas/domain/reservations';
+import { runCli } from '../../lib/admin/cli';
+import type { TestPartner } from '../support/partners';
+import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
+
+let partner: TestPartner;
+let folder: string;
+
+beforeAll(async () => {
+  partner = await approvedPartner();
+  folder = await mkdtemp(join(tmpdir(), 'reservation-import-'));
+});
+
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** A whole month of 31 days that ended before today, within the last year (first day number). */
+function past31DayMonth(): number {
+  const now = new Date();
+  for (let back = 1; ; back++) {
+    const first = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1);
+    const start = new Date(first);
+    if (new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 31)).getUTCDate() === 31)
+      return first / DAY_MS;
+  }
+}
+
+/** The longest channel name the parser accepts, in bytes: 64 characters of 3 UTF-8 bytes each. */
+function worstCaseChannel(index: number): string {
+  return `${'€'.repeat(63)}${String.fromCharCode(0x4e00 + index)}`;
+}
+
+/** One confirmed reservation per channel and per day of the month, each for one night. */
+function monthOfBookings(propertyId: number, firstDay: number, channels: readonly string[], tag: string) {
+  const rows: Reservation[] = [];
+  for (let day = firstDay; day < firstDay + 31; day++) {
+    channels.forEach((channel, index) => {
+      rows.push({
+        id: `${tag}-${day}-${index}`,
+        property_id: propertyId,
+        channel,
+        booked_at: new Date(day * DAY_MS + 10 * 3_600_000).toISOString(),
+        check_in: isoDate(day + 7),
+        check_out: isoDate(day + 8),
+        status: 'confirmed',
+      });
+    });
+  }
+  return rows;
+}
+
+async function writeRows(rows: unknown, prefix = ''): Promise<string> {
+  const file = join(folder, `${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(file, `${prefix}${JSON.stringify(rows)}`);
+  return file;
+}
+
+/** `npm run admin -- reservations import` as a real process. */
+async function importAsProcess(propertyId: number, file: string, ...extra: string[]) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      join('node_modules', '.bin', 'tsx'),
+      [
+        'bin/admin.ts',
+        'reservations',
+        'import',
+        '--property',
+        String(propertyId),
+        '--file',
+        file,
+        '--json',
+        ...extra,
+      ],
+      {
+        env: { ...process.env, PARTNER_API_LOCAL_DIR: inject('localDirectory') },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+/** The same import in-process (same code path as `npm run admin`). */
+async function importInProcess(propertyId: number, file: string, ...extra: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(
+    ['reservations', 'import', '--property', String(propertyId), '--file', file, '--json', ...extra],
+    { out: (text) => out.push(text), err: (text) => err.push(text) },
+  );
+  return { code, stdout: out.join(''), stderr: err.join('\n') };
+}
+
+/** Everything stored in a property's partition: reservations and aggregate items. */
+async function storedItemsOf(propertyId: number) {
+  const { Items = [] } = await documentClient.send(
+    new QueryCommand({
+      TableName: TABLE_NAME,
+      KeyConditionExpression: 'PK = :property',
+      ExpressionAttributeValues: { ':property': `PROPERTY#${propertyId}` },
+      ProjectionExpression: 'SK',
+    }),
+  );
+  return Items.map((item) => String(item.SK));
+}
+
+describe('booking channels per property and month', () => {
+  it('refuses a file whose channels would overflow the month aggregate, before writing anything, on every retry', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const month = past31DayMonth();
+    // 80 channels of 64 three-byte characters on each of 31 days: about 480 KB of attribute names alone,
+    // more than DynamoDB's 400 KB item limit for the BOOKED# item of that month.
+    const channels = Array.from({ length: 80 }, (_, index) => worstCaseChannel(index));
+    const file = await writeRows(monthOfBookings(propertyId, month, channels, 'wide'));
+    const unitsBefore = (await findPropertyById(propertyId))?.units;
+
+    const first = await importAsProcess(propertyId, file, '--units', '7');
+    const retry = await importAsProcess(propertyId, file, '--units', '7');
+
+    for (const attempt of [first, retry]) {
+      expect(attempt.code).toBe(1);
+      expect(attempt.stdout).toBe('');
+      expect(attempt.stderr).toContain('Nothing was imported');
+      expect(attempt.stderr).toContain(`property ${propertyId}`);
+      expect(attempt.stderr).toContain(isoDate(month).slice(0, 7));
+      expect(attempt.stderr).toContain(`at most ${MAX_CHANNELS_PER_MONTH}`);
+      expect(attempt.stderr).not.toContain('ValidationError');
+    }
+    expect(retry.stderr).toBe(first.stderr);
+    expect(await storedItemsOf(propertyId)).toEqual([]);
+    expect((await findPropertyById(propertyId))?.units).toBe(unitsBefore);
+    const signals = await apiGet(`/properties/${propertyId}/pricing-signals?lookback_days=365`, partner.key);
+    expect((signals.json.signals as { total_reservations: number }).total_reservations).toBe(0);
+  });
+
+  it('accepts exactly the cap of longest channel names on every day of a month, in an item well under 400 KB', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const month = past31DayMonth();
+    const channels = Array.from({ length: MAX_CHANNELS_PER_MONTH }, (_, index) => worstCaseChannel(index));
+    const rows = monthOfBookings(propertyId, month, channels, 'cap');
+
+    const result = await importInProcess(propertyId, await writeRows(rows));
+
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ imported: rows.length, unchanged: 0 });
+    // Measured by DynamoDB itself: a strongly consistent read costs one unit per started 4 KB.
+    const read = await documentClient.send(
+      new GetCommand({
+        TableName: TABLE_NAME,
+        Key: { PK: `PROPERTY#${propertyId}`, SK: `BOOKED#${isoDate(month).slice(0, 7)}` },
+        ConsistentRead: true,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    const attributes = Object.keys(read.Item ?? {});
+    const nameBytes = attributes.reduce((sum, name) => sum + Buffer.byteLength(name), 0);
+    const measuredAtMost = (read.ConsumedCapacity?.CapacityUnits ?? Number.NaN) * 4096;
+
+    expect(attributes.filter((name) => name.startsWith('c'))).toHaveLength(31 * MAX_CHANNELS_PER_MONTH);
+    // Names alone (115,727 bytes here) plus one byte or more per value: within DynamoDB's measure...
+    expect(nameBytes + attributes.length).toBeLessThanOrEqual(measuredAtMost);
+    // ...which is within the worst case of MAX_CHANNELS_PER_MONTH's arithmetic, a third of 400 KB.
+    expect(measuredAtMost).toBeLessThanOrEqual(
+      Math.ceil((2_275 + 6_727 * MAX_CHANNELS_PER_MONTH) / 4096) * 4096,
+    );
+    expect(measuredAtMost).toBeLessThan((400 * 1024) / 3);
+  });
+
+  it('counts the channels already stored for the month: one more channel later is refused and nothing of it is stored', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const month = past31DayMonth();
+    const channels = Array.from({ length: MAX_CHANNELS_PER_MONTH }, (_, index) => `Channel ${index}`);
+    const first = await importInProcess(
+      propertyId,
+      await writeRows(monthOfBookings(propertyId, month, channels, 'a')),
+    );
+    expect(first.code).toBe(0);
+    const before = await storedItemsOf(propertyId);
+    const extra: Reservation = {
+      id: 'one-more',
+      property_id: propertyId,
+      channel: 'One channel too many',
+      booked_at: new Date((month + 20) * DAY_MS).toISOString(),
+      check_in: isoDate(month + 25),
+      check_out: isoDate(month + 26),
+      status: 'confirmed',
+    };
+
+    const refused = await importInProcess(propertyId, await writeRows([extra]));
+    const again = await importInProcess(propertyId, await writeRows([extra]));
+    // An existing channel on another day of the month is still fine.
+    const existing = await importInProcess(
+      propertyId,
+      await writeRows([{ ...extra, id: 'existing-channel', channel: 'Channel 3' }]),
+    );
+
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `${MAX_CHANNELS_PER_MONTH + 1} booking channels in ${isoDate(month).slice(0, 7)}`,
+    );
+    expect(again.stderr).toBe(refused.stderr);
+    expect(existing.code).toBe(0);
+    expect(await storedItemsOf(propertyId)).toEqual([...before, 'RES#existing-channel'].sort());
+  });
+});
+
+describe('reading the import file', () => {
+  it('refuses a file over the size limit from its size alone, without reading it', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const file = join(folder, 'huge.json');
+    // A sparse 3 GiB file: no disk space, far over 50 MB, and more than one string can hold: read whole, it fails.
+    const handle = await open(file, 'w');
+    await handle.truncate(3 * 1024 ** 3);
+    await handle.close();
+
+    const started = Date.now();
+    const result = await importInProcess(propertyId, file);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('is larger than 50 MB');
+    expect(result.stderr).toContain('split it into several files');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await storedItemsOf(propertyId)).toEqual([]);
+  });
+
+  it('accepts a file that starts with a UTF-8 byte order mark', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const day = Math.floor(Date.now() / DAY_MS) - 3;
+    const row: Reservation = {
+      id: 'bom',
+      property_id: propertyId,
+      channel: 'Direct',
+      booked_at: new Date(day * DAY_MS).toISOString(),
+      check_in: isoDate(day + 5),
+      check_out: isoDate(day + 7),
+      status: 'confirmed',
+    };
+
+    const result = await importInProcess(propertyId, await writeRows([row], '\uFEFF'));
+
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ imported: 1, unchanged: 0 });
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { API_BASE_PATH } from '../../lambdas/routes';
+import { contractChecker } from '../../lib/openapi/contract';
+import { partnerApiDocument } from '../../lib/openapi/document';
+
+const document = partnerApiDocument();
+const schemas = (document.components as { schemas: Record<string, Record<string, unknown>> }).schemas;
+const REQUEST_ID = '0f1e2d3c-4b5a-4978-8796-a5b4c3d2e1f0';
+const rateLimit = {
+  'RateLimit-Policy': '"per-key";q=120;w=60',
+  RateLimit: '"per-key";r=119;t=0',
+  'X-RateLimit-Limit': '120',
+  'X-RateLimit-Remaining': '119',
+  'X-RateLimit-Reset': '1795313232',
+};
+const usage = { partner_id: 1, generated_at: '2026-11-22T10:00:00.000Z', active_seats: 0, hosts: [] };
+
+function exchange(body: unknown, headers: Record<string, string> = rateLimit) {
+  return {
+    method: 'GET',
+    path: `${API_BASE_PATH}/usage`,
+    status: 200,
+    headers: {
+      'content-type': 'application/json',
+      'x-amzn-requestid': REQUEST_ID,
+      'x-request-id': REQUEST_ID,
+      'cache-control': 'no-store',
+      vary: 'Accept-Encoding',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  };
+}
+
+describe('the published document and our own contract check', () => {
+  it('leaves response objects open for partners: v1 may add fields', () => {
+    for (const name of [
+      'UsageReport',
+      'HostSeats',
+      'PropertyList',
+      'PropertySummary',
+      'PricingSignals',
+      'Problem',
+    ])
+      expect(schemas[name]?.additionalProperties, name).toBeUndefined();
+  });
+
+  it('still holds our own server to exactly the documented fields', () => {
+    const check = contractChecker(document);
+
+    expect(check(exchange(usage))).toEqual([]);
+    expect(check(exchange({ ...usage, undocumented: true })).join('\n')).toMatch(/additional properties/);
+  });
+
+  it('requires what the API always sends: rate-limit headers on a 200, request_id in its problems', () => {
+    const check = contractChecker(document);
+    const { 'X-RateLimit-Reset': _reset, ...withoutReset } = rateLimit;
+
+    expect(check(exchange(usage, withoutReset)).join('\n')).toMatch(
+      /required header x-ratelimit-reset is missing/,
+    );
+    expect(schemas.Problem?.required).toContain('request_id');
+    expect(schemas.FirewallProblem?.required).not.toContain('request_id');
+  });
+
+  it('documents a 403 on /usage only from the firewall: every key has metrics:read', () => {
+    type Response = { content?: Record<string, { examples?: Record<string, unknown> }> };
+    const paths = document.paths as Record<string, { get: { responses: Record<string, Response> } }>;
+    const forbidden = paths['/usage']?.get.responses['403'];
+    const examples = Object.keys(forbidden?.content?.['application/problem+json']?.examples ?? {});
+
+    expect(examples).toEqual(['request-blocked']);
+  });
+});
