@@ -1,4 +1,4 @@
-import { runCli } from '../lib/admin/cli';
+import { runCli } from '../lib/cli/cli';
 
 process.exitCode = await runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(`${text}\n`),

@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { problemCatalog, problemTypeUri } from '../../contract/problems';
 import { withoutControlCharacters } from '../domain/text';
 import { logger } from '../shared/logger';
-import { problemCatalog, problemTypeUri } from '../shared/problems';
 import { authenticate } from './authenticate';
 
 /**

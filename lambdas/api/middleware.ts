@@ -1,7 +1,8 @@
 import type middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-
+import type { ProblemBody } from '../../contract/problems';
+import { PROBLEM_CONTENT_TYPE, ProblemError } from '../../contract/problems';
 import { consumeRequest } from '../data/rate-windows';
 import type { RateDecision } from '../domain/rate-limit';
 import { rateLimitedDetail, rateLimitHeaders } from '../domain/rate-limit';
@@ -10,8 +11,6 @@ import { parseScopeList } from '../domain/scopes';
 import { isTransientAwsError } from '../shared/aws-errors';
 import { headerValue } from '../shared/http-headers';
 import { logger } from '../shared/logger';
-import type { ProblemBody } from '../shared/problems';
-import { PROBLEM_CONTENT_TYPE, ProblemError } from '../shared/problems';
 
 /** The authenticated partner, from the authorizer's context: identity comes only from the key. */
 export interface AuthenticatedPartner {

@@ -1,9 +1,9 @@
+import { ProblemError } from '../../contract/problems';
 import { getPropertyOfPartner } from '../data/properties';
 import { readPricingInputs } from '../data/reservations';
 import { dayOfTimestamp } from '../domain/calendar';
 import { bookingWindow, pricingSignals } from '../domain/pricing-signals';
 import { LOOKBACK_DAYS } from '../routes';
-import { ProblemError } from '../shared/problems';
 import { partnerApiHandler } from './partner-api-handler';
 import { parsePathId } from './request-parameters';
 

@@ -1,6 +1,6 @@
+import { ProblemError } from '../../contract/problems';
 import { quoted } from '../domain/text';
 import type { PartnerApiRoute } from '../routes';
-import { ProblemError } from '../shared/problems';
 
 type QueryValues = Record<string, string[] | undefined> | null | undefined;
 

@@ -1,6 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isRetryableCancellation, transactionCancellationCodes } from '../shared/aws-errors';
+import { pauseBeforeRetry } from '../shared/backoff';
 import type { ConsumedNonce } from './activation-nonces';
 import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
 import { allocateId } from './counters';
@@ -163,7 +164,7 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
       const codes = transactionCancellationCodes(error);
       if (isRetryableCancellation(error)) {
         // Another transaction held one of these items: nothing was written; try again shortly.
-        await new Promise((resolve) => setTimeout(resolve, 20 * (attempt + 1) * Math.random()));
+        await pauseBeforeRetry(attempt + 1, 20);
         continue;
       }
       if (!codes?.includes('ConditionalCheckFailed')) throw error;

@@ -13,6 +13,7 @@ import {
   TooManyChannelsError,
 } from '../domain/reservations';
 import { isRetryableCancellation, transactionCancellationCodes } from '../shared/aws-errors';
+import { pauseBeforeRetry } from '../shared/backoff';
 import { documentClient, GSI1, queryAll, TABLE_NAME, type TransactItem } from './db';
 import { propertyPartition } from './partitions';
 
@@ -281,7 +282,7 @@ export async function writeReservationImport(
         if (attempt === MAX_BATCH_ATTEMPTS) throw error;
         if (isRetryableCancellation(error)) {
           // Contention or throttling: nothing of this batch was written; try it again shortly.
-          await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+          await pauseBeforeRetry(attempt, 50);
           continue;
         }
         if (!transactionCancellationCodes(error)?.includes('ConditionalCheckFailed')) throw error;

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { storedDigestProof } from '../domain/reveal-crypto';
+import { storedDigestProof } from '../../contract/reveal-crypto';
 import { isConditionFailure } from '../shared/aws-errors';
 import { documentClient, TABLE_NAME, type TransactItem, ttlEpochSeconds } from './db';
 import { REVEAL_PARTITION } from './partitions';

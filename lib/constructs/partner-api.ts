@@ -7,7 +7,7 @@ import {
   RequestAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
-import { firewallThrottledProblem } from '../../lambdas/api/gateway-responses';
+import { firewallThrottledProblem } from '../../contract/gateway-responses';
 import type { PartnerApiRoute } from '../../lambdas/routes';
 import {
   API_BASE_PATH,

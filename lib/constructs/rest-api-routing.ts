@@ -6,8 +6,8 @@ import {
   PassthroughBehavior,
   ResponseType,
 } from 'aws-cdk-lib/aws-apigateway';
-import { gatewayResponses, methodNotAllowedDetail } from '../../lambdas/api/gateway-responses';
-import { PROBLEM_CONTENT_TYPE, problemBody } from '../../lambdas/shared/problems';
+import { gatewayResponses, methodNotAllowedDetail } from '../../contract/gateway-responses';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../../contract/problems';
 import { acknowledgeNagFinding } from './nag';
 
 /** A static header value as API Gateway wants it in a mapping: single-quoted. */
@@ -17,7 +17,7 @@ export function staticHeaderValue(value: string): string {
 }
 
 /**
- * Installs every gateway response of `lambdas/api/gateway-responses.ts` (the local server renders
+ * Installs every gateway response of `contract/gateway-responses.ts` (the local server renders
  * the same definitions). Their bodies carry the request id (`$context.requestId` is documented in
  * gateway-response templates); their headers only static values: API Gateway documents no
  * `context.*` source for gateway-response header mappings, and a mapping it refuses would roll the

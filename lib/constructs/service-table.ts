@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { tableDefinition } from '../../lambdas/data/table-definition';
+import { tableDefinition } from '../../contract/table-definition';
 
 export interface ServiceTableProps {
   /**
@@ -12,7 +12,7 @@ export interface ServiceTableProps {
 }
 
 /**
- * The service's single table, from `lambdas/data/table-definition.ts` (the local server creates
+ * The service's single table, from `contract/table-definition.ts` (the local server creates
  * DynamoDB Local's table from the same definition): on-demand, point-in-time recovery, TTL.
  */
 export class ServiceTable extends Construct {

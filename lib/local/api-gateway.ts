@@ -5,8 +5,9 @@ import type {
   APIGatewayProxyResult,
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
-import type { GatewayResponseType } from '../../lambdas/api/gateway-responses';
-import { methodNotAllowedDetail, renderGatewayResponse } from '../../lambdas/api/gateway-responses';
+import type { GatewayResponseType } from '../../contract/gateway-responses';
+import { methodNotAllowedDetail, renderGatewayResponse } from '../../contract/gateway-responses';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../../contract/problems';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/api/response-encoding';
 import type { PageRoute, PartnerApiRoute, PublicApiRoute } from '../../lambdas/routes';
 import {
@@ -19,7 +20,6 @@ import {
   partnerApiRoutes,
   publicApiRoutes,
 } from '../../lambdas/routes';
-import { PROBLEM_CONTENT_TYPE, problemBody } from '../../lambdas/shared/problems';
 import type { InvocationOutcome, InvocationReport, LocalLambdaRuntime } from './lambda-runtime';
 
 /** An HTTP request as the local server received it. */

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Agent, createServer, request as httpRequest } from 'node:http';
-import { tableDefinition } from '../../lambdas/data/table-definition';
+import { tableDefinition } from '../../contract/table-definition';
 import type { ServiceSecretName } from '../../lambdas/shared/service-secrets';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
-import { renderGatewayResponse } from '../../lambdas/api/gateway-responses';
+import { renderGatewayResponse } from '../../contract/gateway-responses';
 import { API_BASE_PATH } from '../../lambdas/routes';
 import type { ObservedExchange } from '../openapi/contract';
 import type { GatewayResult, LocalApiGateway } from './api-gateway';

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { API_BASE_PATH } from '../../lambdas/routes';
 
@@ -17,7 +17,15 @@ export interface ObservedExchange {
 type Json = Record<string, unknown>;
 
 /** Transport headers, added by HTTP servers and gateways, that an API description does not list. */
-const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'x-amzn-requestid', 'content-type']);
+const TRANSPORT_HEADERS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+  'x-amzn-requestid',
+  'content-type',
+]);
 const DOCUMENT_ID = 'partner-api.json';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -45,7 +53,9 @@ export function contractChecker(published: Json): (exchange: ObservedExchange) =
     return validate;
   };
   const paths = Object.entries((document.paths ?? {}) as Record<string, Json>).map(([template, item]) => ({
-    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}$`),
+    pattern: new RegExp(
+      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}$`,
+    ),
     item,
   }));
   const problem = validatorFor({ $ref: '#/components/schemas/Problem' });
@@ -53,12 +63,19 @@ export function contractChecker(published: Json): (exchange: ObservedExchange) =
   return (exchange) => {
     const where = `${exchange.method} ${exchange.path} → ${exchange.status}`;
     const apiPath = exchange.path.split('?')[0]?.slice(API_BASE_PATH.length) ?? '';
-    const headers = Object.fromEntries(Object.entries(exchange.headers).map(([name, value]) => [name.toLowerCase(), [value].flat().join(', ')]));
+    const headers = Object.fromEntries(
+      Object.entries(exchange.headers).map(([name, value]) => [
+        name.toLowerCase(),
+        [value].flat().join(', '),
+      ]),
+    );
     const contentType = (headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
     const bodyText = (() => {
       if (exchange.method === 'HEAD') return '';
       const bytes = typeof exchange.body === 'string' ? Buffer.from(exchange.body) : exchange.body;
-      return headers['content-encoding'] === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+      return headers['content-encoding'] === 'gzip'
+        ? gunzipSync(bytes).toString('utf8')
+        : bytes.toString('utf8');
     })();
     const parse = (): unknown => {
       try {
@@ -67,20 +84,32 @@ export function contractChecker(published: Json): (exchange: ObservedExchange) =
         return undefined;
       }
     };
-    const operation = paths.find((path) => path.pattern.test(apiPath))?.item[exchange.method.toLowerCase()] as Json | undefined;
+    const operation = paths.find((path) => path.pattern.test(apiPath))?.item[exchange.method.toLowerCase()] as
+      | Json
+      | undefined;
     if (!operation) {
       if (exchange.method === 'HEAD') return [];
       const violations: string[] = [];
-      if (contentType !== 'application/problem+json') violations.push(`${where}: no documented operation, and the answer is not a problem (${contentType})`);
-      else if (!problem(parse())) violations.push(`${where}: problem body breaks the Problem schema: ${ajv.errorsText(problem.errors)}`);
+      if (contentType !== 'application/problem+json')
+        violations.push(
+          `${where}: no documented operation, and the answer is not a problem (${contentType})`,
+        );
+      else if (!problem(parse()))
+        violations.push(
+          `${where}: problem body breaks the Problem schema: ${ajv.errorsText(problem.errors)}`,
+        );
       return violations;
     }
     const responses = (operation.responses ?? {}) as Record<string, Json>;
-    const response = responses[String(exchange.status)] ?? responses[`${String(exchange.status)[0]}XX`] ?? responses.default;
+    const response =
+      responses[String(exchange.status)] ?? responses[`${String(exchange.status)[0]}XX`] ?? responses.default;
     if (!response) return [`${where}: status ${exchange.status} is not documented for this operation`];
     const violations: string[] = [];
     const documentedHeaders = Object.fromEntries(
-      Object.entries((response.headers ?? {}) as Record<string, Json>).map(([name, header]) => [name.toLowerCase(), resolve(document, header)]),
+      Object.entries((response.headers ?? {}) as Record<string, Json>).map(([name, header]) => [
+        name.toLowerCase(),
+        resolve(document, header),
+      ]),
     );
     for (const [name, value] of Object.entries(headers)) {
       if (TRANSPORT_HEADERS.has(name)) continue;
@@ -92,17 +121,26 @@ export function contractChecker(published: Json): (exchange: ObservedExchange) =
       const schema = (header.schema ?? {}) as Json;
       const typed = schema.type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value;
       const validate = validatorFor(schema);
-      if (!validate(typed)) violations.push(`${where}: header ${name}=${value} breaks its schema: ${ajv.errorsText(validate.errors)}`);
+      if (!validate(typed))
+        violations.push(
+          `${where}: header ${name}=${value} breaks its schema: ${ajv.errorsText(validate.errors)}`,
+        );
     }
     for (const [name, header] of Object.entries(documentedHeaders)) {
-      if (header.required === true && headers[name] === undefined) violations.push(`${where}: required header ${name} is missing`);
+      if (header.required === true && headers[name] === undefined)
+        violations.push(`${where}: required header ${name} is missing`);
     }
     if (exchange.method === 'HEAD') return violations;
     const content = (response.content ?? {}) as Record<string, Json>;
     const media = content[contentType];
-    if (!media) return [...violations, `${where}: content type ${contentType || '(none)'} is not documented (${Object.keys(content).join(', ')})`];
+    if (!media)
+      return [
+        ...violations,
+        `${where}: content type ${contentType || '(none)'} is not documented (${Object.keys(content).join(', ')})`,
+      ];
     const validate = validatorFor((media.schema ?? {}) as Json);
-    if (!validate(parse())) violations.push(`${where}: body breaks the schema: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(parse()))
+      violations.push(`${where}: body breaks the schema: ${ajv.errorsText(validate.errors)}`);
     return violations;
   };
 }

@@ -1,14 +1,19 @@
 import * as z from 'zod/mini';
-import { apiSchemas } from '../../lambdas/api/schemas';
-import type { PartnerApiRouteId, PublicApiRoute } from '../../lambdas/routes';
-import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
+import { apiSchemas } from '../../contract/api-schemas';
+import { firewallThrottledProblem } from '../../contract/gateway-responses';
+import type { ProblemName } from '../../contract/problems';
+import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog } from '../../contract/problems';
+import {
+  RATE_LIMIT,
+  RATE_LIMIT_POLICY_TEXT,
+  RATE_LIMIT_WINDOW_SECONDS,
+  rateLimitedDetail,
+} from '../../lambdas/domain/rate-limit';
 import type { Scope } from '../../lambdas/domain/scopes';
 import { scopesForAgreement } from '../../lambdas/domain/scopes';
-import type { ProblemName } from '../../lambdas/shared/problems';
-import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog } from '../../lambdas/shared/problems';
-import { firewallThrottledProblem } from '../../lambdas/api/gateway-responses';
+import type { PartnerApiRouteId, PublicApiRoute } from '../../lambdas/routes';
+import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { DEPLOYED_STAGES, stageSettings } from '../stage-config';
-import { RATE_LIMIT, RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS, rateLimitedDetail } from '../../lambdas/domain/rate-limit';
 
 type Json = Record<string, unknown>;
 
@@ -31,7 +36,9 @@ function schemaComponents(): Record<string, Json> {
     metadata: apiSchemas,
     uri: (id) => `#/components/schemas/${id}`,
   }) as { schemas: Record<string, Json> };
-  const components = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, openObject(withoutSchemaIds(schema))]));
+  const components = Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [name, openObject(withoutSchemaIds(schema))]),
+  );
   const problem = components.Problem ?? {};
   return {
     ...components,
@@ -57,14 +64,21 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 /** A header every answer of this response carries: the component, marked required. */
 const requiredHeader = (name: string): Json => ({ ...HEADERS[name], required: true });
-const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+const RATE_LIMIT_HEADERS = [
+  'RateLimit-Policy',
+  'RateLimit',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+];
 /** Headers on every answer of the API's own code to an authenticated request. */
 const ALWAYS_SENT_BY_API = [...RATE_LIMIT_HEADERS, 'Cache-Control'];
 
 const REQUEST_ID_SCHEMA = { type: 'string', format: 'uuid', maxLength: 36 };
 const HEADERS: Record<string, Json> = {
   'x-amzn-RequestId': {
-    description: 'Identifies this request, on every answer; the same value is in problem bodies as request_id. Quote it to support.',
+    description:
+      'Identifies this request, on every answer; the same value is in problem bodies as request_id. Quote it to support.',
     required: true,
     schema: REQUEST_ID_SCHEMA,
   },
@@ -74,12 +88,14 @@ const HEADERS: Record<string, Json> = {
     schema: REQUEST_ID_SCHEMA,
   },
   'x-amzn-RequestId-Optional': {
-    description: "Identifies this request; a 429 of our firewall (too many requests from one IP address) may come without it.",
+    description:
+      'Identifies this request; a 429 of our firewall (too many requests from one IP address) may come without it.',
     required: false,
     schema: REQUEST_ID_SCHEMA,
   },
   'X-Request-Id-Optional': {
-    description: 'The same value as x-amzn-RequestId; absent when the gateway or our firewall answered before the API (a stage throttle, a failed key check, a blocked request).',
+    description:
+      'The same value as x-amzn-RequestId; absent when the gateway or our firewall answered before the API (a stage throttle, a failed key check, a blocked request).',
     required: false,
     schema: REQUEST_ID_SCHEMA,
   },
@@ -94,24 +110,49 @@ const HEADERS: Record<string, Json> = {
   },
   RateLimit: {
     description: 'r: requests left in the window; t: seconds until one more is available.',
-    schema: { type: 'string', maxLength: 100, pattern: '^"per-key";r=[0-9]+;t=[0-9]+$', examples: ['"per-key";r=117;t=58'] },
+    schema: {
+      type: 'string',
+      maxLength: 100,
+      pattern: '^"per-key";r=[0-9]+;t=[0-9]+$',
+      examples: ['"per-key";r=117;t=58'],
+    },
   },
-  'X-RateLimit-Limit': { description: `Requests allowed per rolling ${RATE_LIMIT_WINDOW_SECONDS} seconds.`, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 100_000 } },
-  'X-RateLimit-Remaining': { description: `Requests left in the rolling ${RATE_LIMIT_WINDOW_SECONDS} seconds.`, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 100_000 } },
+  'X-RateLimit-Limit': {
+    description: `Requests allowed per rolling ${RATE_LIMIT_WINDOW_SECONDS} seconds.`,
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 100_000 },
+  },
+  'X-RateLimit-Remaining': {
+    description: `Requests left in the rolling ${RATE_LIMIT_WINDOW_SECONDS} seconds.`,
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 100_000 },
+  },
   'X-RateLimit-Reset': {
     description: 'Unix time (seconds) at which one more request is available.',
     schema: { type: 'integer', format: 'int64', minimum: 0, maximum: 99_999_999_999 },
   },
-  'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3_600 } },
-  'Cache-Control': { description: 'Responses are never cached.', schema: { type: 'string', maxLength: 100, enum: ['no-store'] } },
-  Vary: { description: 'Bodies depend on Accept-Encoding.', schema: { type: 'string', maxLength: 100, enum: ['Accept-Encoding'] } },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3_600 },
+  },
+  'Cache-Control': {
+    description: 'Responses are never cached.',
+    schema: { type: 'string', maxLength: 100, enum: ['no-store'] },
+  },
+  Vary: {
+    description: 'Bodies depend on Accept-Encoding.',
+    schema: { type: 'string', maxLength: 100, enum: ['Accept-Encoding'] },
+  },
   'Content-Encoding': {
     description: 'gzip when the body is large and the client sent Accept-Encoding: gzip.',
     schema: { type: 'string', maxLength: 20, enum: ['gzip'] },
   },
   'WWW-Authenticate': {
     description: 'How to authenticate.',
-    schema: { type: 'string', maxLength: 200, enum: ['Bearer realm="partner-api"', 'Bearer realm="partner-api", error="invalid_token"'] },
+    schema: {
+      type: 'string',
+      maxLength: 200,
+      enum: ['Bearer realm="partner-api"', 'Bearer realm="partner-api", error="invalid_token"'],
+    },
   },
 };
 
@@ -127,7 +168,9 @@ function requestIdHeaders(answeredBy: AnsweredBy): Record<string, Json> {
   return {
     'x-amzn-RequestId': headerRef(answeredBy === 'any' ? 'x-amzn-RequestId-Optional' : 'x-amzn-RequestId'),
     ...(answeredBy === 'api' ? { 'X-Request-Id': headerRef('X-Request-Id') } : {}),
-    ...(answeredBy === 'either' || answeredBy === 'any' ? { 'X-Request-Id': headerRef('X-Request-Id-Optional') } : {}),
+    ...(answeredBy === 'either' || answeredBy === 'any'
+      ? { 'X-Request-Id': headerRef('X-Request-Id-Optional') }
+      : {}),
   };
 }
 
@@ -163,14 +206,25 @@ function problemResponse(
     headers: {
       ...requestIdHeaders(answeredBy),
       ...Object.fromEntries(
-        headers.map((name) => [name, always && ALWAYS_SENT_BY_API.includes(name) ? requiredHeader(name) : headerRef(name)]),
+        headers.map((name) => [
+          name,
+          always && ALWAYS_SENT_BY_API.includes(name) ? requiredHeader(name) : headerRef(name),
+        ]),
       ),
     },
     content: {
       [PROBLEM_CONTENT_TYPE]: {
         schema: ref('Problem'),
         examples: Object.fromEntries(
-          names.map((name) => [name, { summary: problemCatalog[name].title, value: problemBody(name, exampleDetail(name), { request_id: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0' }) }]),
+          names.map((name) => [
+            name,
+            {
+              summary: problemCatalog[name].title,
+              value: problemBody(name, exampleDetail(name), {
+                request_id: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+              }),
+            },
+          ]),
         ),
       },
       ...(answeredBy === 'any' ? FIREWALL_CONTENT : {}),
@@ -180,13 +234,15 @@ function problemResponse(
 
 function exampleDetail(name: ProblemName): string {
   const details: Partial<Record<ProblemName, string>> = {
-    'missing-api-key': 'Send your API key in the Authorization header as Bearer <key>, or in X-Enterprise-Key.',
+    'missing-api-key':
+      'Send your API key in the Authorization header as Bearer <key>, or in X-Enterprise-Key.',
     'unknown-api-key': 'This API key is not recognised.',
     'revoked-api-key': 'This API key was revoked. Use your current key or ask us for a new one.',
     'expired-api-key': 'This API key expired after a rotation. Use the key that replaced it.',
     'malformed-api-key': 'This is not a partner API key: keys start with svc_ and are 50 characters long.',
     'insufficient-scope': 'This endpoint needs the revenue:read scope, which your key does not carry.',
-    'request-blocked': 'Our firewall refused this request: it looks like an attack pattern. If it is a legitimate call, quote the request_id to support.',
+    'request-blocked':
+      'Our firewall refused this request: it looks like an attack pattern. If it is a legitimate call, quote the request_id to support.',
     'property-not-found': 'No property 42 is sponsored by your account.',
     'invalid-request': 'lookback_days must be an integer from 1 to 365; got "0".',
     'not-acceptable': 'This API only returns application/json. Send Accept: application/json.',
@@ -209,7 +265,9 @@ function everyKeyHas(scope: Scope): boolean {
  */
 function headOperation(get: Json): Json {
   const responses = Object.fromEntries(
-    Object.entries(get.responses as Record<string, Json>).map(([status, { content: _content, ...response }]) => [status, response]),
+    Object.entries(get.responses as Record<string, Json>).map(
+      ([status, { content: _content, ...response }]) => [status, response],
+    ),
   );
   return {
     ...get,
@@ -235,9 +293,21 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
     required: false,
     description: `${parameter.description} An integer from ${parameter.minimum} to ${parameter.maximum}; default ${parameter.default}.`,
     example: parameter.example,
-    schema: { type: 'integer', format: 'int32', minimum: parameter.minimum, maximum: parameter.maximum, default: parameter.default },
+    schema: {
+      type: 'integer',
+      format: 'int32',
+      minimum: parameter.minimum,
+      maximum: parameter.maximum,
+      default: parameter.default,
+    },
   }));
-  const rateLimited = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+  const rateLimited = [
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'RateLimit-Policy',
+    'RateLimit',
+  ];
   const isList = route.id === 'properties';
   return {
     operationId: route.id,
@@ -252,35 +322,83 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
         'x-answered-by': 'api',
         headers: {
           ...requestIdHeaders('api'),
-          ...Object.fromEntries([...rateLimited, 'Cache-Control'].map((name) => [name, requiredHeader(name)])),
-          ...Object.fromEntries(['Vary', ...(isList ? ['Content-Encoding'] : [])].map((name) => [name, headerRef(name)])),
+          ...Object.fromEntries(
+            [...rateLimited, 'Cache-Control'].map((name) => [name, requiredHeader(name)]),
+          ),
+          ...Object.fromEntries(
+            ['Vary', ...(isList ? ['Content-Encoding'] : [])].map((name) => [name, headerRef(name)]),
+          ),
         },
         content: { 'application/json': { schema: ref(RESPONSE_SCHEMAS[route.id]) } },
       },
-      '400': problemResponse('A query or path parameter is invalid (the detail names it), or a partner_id was sent.', ['invalid-request'], [...rateLimited, 'Cache-Control']),
-      '401': problemResponse('The API key is missing, malformed, unknown, revoked or expired; the problem type says which.', ['missing-api-key', 'malformed-api-key', 'unknown-api-key', 'revoked-api-key', 'expired-api-key'], ['WWW-Authenticate'], 'gateway'),
+      '400': problemResponse(
+        'A query or path parameter is invalid (the detail names it), or a partner_id was sent.',
+        ['invalid-request'],
+        [...rateLimited, 'Cache-Control'],
+      ),
+      '401': problemResponse(
+        'The API key is missing, malformed, unknown, revoked or expired; the problem type says which.',
+        ['missing-api-key', 'malformed-api-key', 'unknown-api-key', 'revoked-api-key', 'expired-api-key'],
+        ['WWW-Authenticate'],
+        'gateway',
+      ),
       // Every key carries the base scopes: a route needing one of them answers 403 only from the firewall.
       '403': everyKeyHas(route.scope)
-        ? problemResponse('Our firewall blocked the request (request-blocked).', ['request-blocked'], [], 'gateway')
-        : problemResponse(`The key is valid but lacks the ${route.scope} scope, or our firewall blocked the request (request-blocked).`, ['insufficient-scope', 'request-blocked'], [...rateLimited, 'Cache-Control'], 'either'),
+        ? problemResponse(
+            'Our firewall blocked the request (request-blocked).',
+            ['request-blocked'],
+            [],
+            'gateway',
+          )
+        : problemResponse(
+            `The key is valid but lacks the ${route.scope} scope, or our firewall blocked the request (request-blocked).`,
+            ['insufficient-scope', 'request-blocked'],
+            [...rateLimited, 'Cache-Control'],
+            'either',
+          ),
       ...(route.path.includes('{propertyId}')
-        ? { '404': problemResponse('The property does not exist or is not sponsored by your account (not distinguished).', ['property-not-found'], [...rateLimited, 'Cache-Control']) }
+        ? {
+            '404': problemResponse(
+              'The property does not exist or is not sponsored by your account (not distinguished).',
+              ['property-not-found'],
+              [...rateLimited, 'Cache-Control'],
+            ),
+          }
         : {}),
       '406': problemResponse(
-        isList ? 'The Accept header excludes JSON, or the list is too large to send uncompressed: send Accept-Encoding: gzip.' : 'The Accept header excludes JSON.',
+        isList
+          ? 'The Accept header excludes JSON, or the list is too large to send uncompressed: send Accept-Encoding: gzip.'
+          : 'The Accept header excludes JSON.',
         ['not-acceptable'],
         [...rateLimited, 'Cache-Control'],
       ),
-      '429': problemResponse(`More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key, or too many from your IP address (our firewall: ${FIREWALL_LIMITS_TEXT}).`, ['rate-limited'], ['Retry-After', ...rateLimited, 'Cache-Control'], 'any'),
+      '429': problemResponse(
+        `More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key, or too many from your IP address (our firewall: ${FIREWALL_LIMITS_TEXT}).`,
+        ['rate-limited'],
+        ['Retry-After', ...rateLimited, 'Cache-Control'],
+        'any',
+      ),
       '500': problemResponse(
-        isList ? 'Unexpected failure, or a list larger than one response can carry even compressed.' : 'Unexpected failure; quote the request_id.',
+        isList
+          ? 'Unexpected failure, or a list larger than one response can carry even compressed.'
+          : 'Unexpected failure; quote the request_id.',
         isList ? ['internal-error', 'response-too-large'] : ['internal-error'],
         [...rateLimited, 'Cache-Control'],
         // Also API Gateway's, when Lambda refuses to run the function (its concurrency limit).
         'either',
       ),
-      '502': problemResponse('The function failed or timed out before answering; retry, and quote the request_id if it persists.', ['internal-error'], [], 'gateway'),
-      '503': problemResponse('Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.', ['service-unavailable'], ['Retry-After', ...rateLimited, 'Cache-Control'], 'either'),
+      '502': problemResponse(
+        'The function failed or timed out before answering; retry, and quote the request_id if it persists.',
+        ['internal-error'],
+        [],
+        'gateway',
+      ),
+      '503': problemResponse(
+        'Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.',
+        ['service-unavailable'],
+        ['Retry-After', ...rateLimited, 'Cache-Control'],
+        'either',
+      ),
     },
   };
 }
@@ -297,12 +415,27 @@ function publicOperation(route: PublicApiRoute): Json {
         description: 'This document.',
         headers: {
           ...requestIdHeaders('api'),
-          'Cache-Control': { description: 'May be cached for five minutes.', schema: { type: 'string', maxLength: 100, enum: ['public, max-age=300'] } },
+          'Cache-Control': {
+            description: 'May be cached for five minutes.',
+            schema: { type: 'string', maxLength: 100, enum: ['public, max-age=300'] },
+          },
         },
-        content: { 'application/json': { schema: { type: 'object', maxProperties: 20, additionalProperties: true } } },
+        content: {
+          'application/json': { schema: { type: 'object', maxProperties: 20, additionalProperties: true } },
+        },
       },
-      '429': problemResponse('Too many requests to this stage, or from your IP address (our firewall).', ['rate-limited'], ['Retry-After'], 'any'),
-      '4XX': problemResponse('Any other refusal by the gateway, or by our firewall (request-blocked).', ['invalid-request', 'request-blocked'], [], 'gateway'),
+      '429': problemResponse(
+        'Too many requests to this stage, or from your IP address (our firewall).',
+        ['rate-limited'],
+        ['Retry-After'],
+        'any',
+      ),
+      '4XX': problemResponse(
+        'Any other refusal by the gateway, or by our firewall (request-blocked).',
+        ['invalid-request', 'request-blocked'],
+        [],
+        'gateway',
+      ),
     },
   };
 }
@@ -365,12 +498,20 @@ export function partnerApiDocument(): Json {
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key> (preferred).' },
-        enterpriseKey: { type: 'apiKey', in: 'header', name: 'X-Enterprise-Key', description: 'The API key, for clients that cannot set Authorization.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Authorization: Bearer <API key> (preferred).',
+        },
+        enterpriseKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Enterprise-Key',
+          description: 'The API key, for clients that cannot set Authorization.',
+        },
       },
       headers: HEADERS,
       schemas: schemaComponents(),
     },
   };
 }
-

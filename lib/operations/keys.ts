@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { sealForReveal, storedDigestProof } from '../../contract/reveal-crypto';
 import type { ApiKeyRecord } from '../../lambdas/data/api-keys';
 import {
   apiKeyCreationItem,
@@ -15,7 +16,6 @@ import { lastUsedOfKeys } from '../../lambdas/data/rate-windows';
 import type { RevealRecord } from '../../lambdas/data/reveals';
 import { REVEAL_LIFETIME_MS, revealCreationItem, revealTimes } from '../../lambdas/data/reveals';
 import { apiKeyState, generateApiKey, withRetirement } from '../../lambdas/domain/api-key';
-import { sealForReveal, storedDigestProof } from '../../lambdas/domain/reveal-crypto';
 import type { Scope } from '../../lambdas/domain/scopes';
 import { scopesForAgreement } from '../../lambdas/domain/scopes';
 import type { OutgoingMail } from './mailer';

@@ -1,9 +1,9 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
+import { parseReservationFile, parseReservationJson } from '../../contract/reservation-file';
 import { findPropertyById, updateProperty } from '../../lambdas/data/properties';
 import type { ReservationImportPlan } from '../../lambdas/data/reservations';
 import { planReservationImport, writeReservationImport } from '../../lambdas/data/reservations';
-import { parseReservationFile, parseReservationJson } from '../../lambdas/domain/reservation-file';
 import type { Reservation } from '../../lambdas/domain/reservations';
 import { TooManyChannelsError } from '../../lambdas/domain/reservations';
 import { OperatorError } from './operator-error';

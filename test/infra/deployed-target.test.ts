@@ -15,8 +15,8 @@ import {
 } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { apiGatewayUsagePlanKeys, sesMailer } from '../../lib/admin/aws-operator-services';
-import { deployedTarget } from '../../lib/admin/deployed-target';
+import { apiGatewayUsagePlanKeys, sesMailer } from '../../lib/cli/aws-operator-services';
+import { deployedTarget } from '../../lib/cli/deployed-target';
 import { OperatorError } from '../../lib/operations/operator-error';
 import { STACK_OUTPUTS } from '../../lib/stage-config';
 

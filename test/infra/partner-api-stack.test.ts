@@ -1,8 +1,9 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayResponses } from '../../lambdas/api/gateway-responses';
-import { problemSchema } from '../../lambdas/api/schemas';
-import { createTableInput, tableDefinition } from '../../lambdas/data/table-definition';
+import { problemSchema } from '../../contract/api-schemas';
+import { gatewayResponses } from '../../contract/gateway-responses';
+import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../contract/problems';
+import { createTableInput, tableDefinition } from '../../contract/table-definition';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../lambdas/domain/rate-limit';
 import {
   API_BASE_PATH,
@@ -11,7 +12,6 @@ import {
   publicApiRoutes,
   serviceFunctions,
 } from '../../lambdas/routes';
-import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../lambdas/shared/problems';
 import { MANAGED_RULE_GROUPS } from '../../lib/constructs/web-firewall';
 import { partnerApiDocument } from '../../lib/openapi/document';
 import type { DeployedStage } from '../../lib/stage-config';

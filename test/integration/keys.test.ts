@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
-import { runCli } from '../../lib/admin/cli';
+import { runCli } from '../../lib/cli/cli';
 import { apiGet, approvedPartner, revealKey } from '../support/partners';
 
 /** Runs the operator CLI in-process (same code path as `npm run admin`), capturing its output. */

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PricingSignalsResponse } from '../../lambdas/domain/pricing-signals';
 import type { Reservation } from '../../lambdas/domain/reservations';
-import { runCli } from '../../lib/admin/cli';
+import { runCli } from '../../lib/cli/cli';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
 import { expectSignalsClose, pricingOracle } from '../support/pricing-oracle';

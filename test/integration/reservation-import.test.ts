@@ -10,7 +10,7 @@ import { findPropertyById } from '../../lambdas/data/properties';
 import { DAY_MS, isoDate } from '../../lambdas/domain/calendar';
 import type { Reservation } from '../../lambdas/domain/reservations';
 import { MAX_CHANNELS_PER_MONTH } from '../../lambdas/domain/reservations';
-import { runCli } from '../../lib/admin/cli';
+import { runCli } from '../../lib/cli/cli';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../lib/admin/cli';
+import { runCli } from '../../lib/cli/cli';
 import { apiGet, approvedPartner } from '../support/partners';
 
 async function admin(...argv: string[]) {

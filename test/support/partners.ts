@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { openReveal } from '../../contract/reveal-crypto';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
 import type { ProductId } from '../../lambdas/domain/catalog';
-import { openReveal } from '../../lambdas/domain/reveal-crypto';
 import type { OutgoingMail } from '../../lib/operations/mailer';
 import type { OperatorTarget } from '../../lib/operations/target';
 

@@ -1,9 +1,9 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { renderGatewayResponse } from '../../contract/gateway-responses';
 import { forgetCachedKeys, presentedKey } from '../../lambdas/api/authenticate';
 import { handler, templateSafe } from '../../lambdas/api/authorizer';
-import { renderGatewayResponse } from '../../lambdas/api/gateway-responses';
 import { generateApiKey } from '../../lambdas/domain/api-key';
 import { authorizerEvent, awsError } from '../support/events';
 

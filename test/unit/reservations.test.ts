@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseReservationFile, parseReservationJson } from '../../contract/reservation-file';
 import type { AggregateDeltas } from '../../lambdas/data/reservations';
 import { aggregateDeltas, planImportBatches } from '../../lambdas/data/reservations';
-import { parseReservationFile, parseReservationJson } from '../../lambdas/domain/reservation-file';
 import type { Reservation } from '../../lambdas/domain/reservations';
 import {
   channelCapBreaches,

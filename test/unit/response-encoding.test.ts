@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { ProblemError } from '../../contract/problems';
 import {
   acceptsGzip,
   HEADER_RESERVE_BYTES,
@@ -7,7 +8,6 @@ import {
   LAMBDA_RESPONSE_LIMIT_BYTES,
   payloadBytes,
 } from '../../lambdas/api/response-encoding';
-import { ProblemError } from '../../lambdas/shared/problems';
 
 const list = (count: number, nameLength = 24) => ({
   properties: Array.from({ length: count }, (_, id) => ({

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { propertySummarySchema } from '../../lambdas/api/schemas';
+import { propertySummarySchema } from '../../contract/api-schemas';
 import { activationClaimProblems, newNonce } from '../../lambdas/domain/activation-token';
 import { isOneLine, quoted } from '../../lambdas/domain/text';
 import { parseDetails } from '../../lambdas/pages/onboarding-forms';

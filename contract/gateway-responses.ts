@@ -1,6 +1,6 @@
-import { RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS } from '../domain/rate-limit';
-import type { ProblemName } from '../shared/problems';
-import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog, problemTypeUri } from '../shared/problems';
+import { RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS } from '../lambdas/domain/rate-limit';
+import type { ProblemName } from './problems';
+import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog, problemTypeUri } from './problems';
 
 /**
  * Responses API Gateway produces without reaching a handler, rewritten as problem details.

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import type { PricingSignalsResponse } from '../domain/pricing-signals';
-import { ONE_LINE_PATTERN } from '../domain/text';
-import type { UsageReport } from '../domain/usage';
+import type { PricingSignalsResponse } from '../lambdas/domain/pricing-signals';
+import { ONE_LINE_PATTERN } from '../lambdas/domain/text';
+import type { UsageReport } from '../lambdas/domain/usage';
 
 /**
  * The response bodies of the partner API, as zod/mini schemas: the single source of the OpenAPI

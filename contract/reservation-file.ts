@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { parseIsoDate } from './calendar';
-import type { Reservation } from './reservations';
-import { MAX_CHANNEL_LENGTH } from './reservations';
-import { isOneLine } from './text';
+import { parseIsoDate } from '../lambdas/domain/calendar';
+import type { Reservation } from '../lambdas/domain/reservations';
+import { MAX_CHANNEL_LENGTH } from '../lambdas/domain/reservations';
+import { isOneLine } from '../lambdas/domain/text';
 
 /** Longest stay accepted on import (two years): bounds the aggregate items one row touches. */
 export const MAX_STAY_NIGHTS = 730;
