@@ -1,4 +1,5 @@
 import { RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS } from '../lambdas/domain/rate-limit';
+import { partnerApiRoutes } from '../lambdas/routes';
 import type { ProblemName } from './problems';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog, problemTypeUri } from './problems';
 
@@ -49,8 +50,10 @@ function catalogued(
   };
 }
 
-const NOT_FOUND_DETAIL =
-  'There is no such resource. Live routes: GET /usage, GET /properties, GET /properties/{propertyId}/pricing-signals.';
+/** Lists the live routes from the route table, so a new route shows up here by itself. */
+const NOT_FOUND_DETAIL = `There is no such resource. Live routes: ${partnerApiRoutes
+  .map((route) => `${route.method} ${route.path}`)
+  .join(', ')}.`;
 
 const definitions: GatewayResponseDefinition[] = [
   catalogued(

@@ -1,3 +1,4 @@
+import type { ProblemName } from '../contract/problems';
 import {
   ACTIVATION_LINK_PARTITION,
   API_KEY_PARTITION,
@@ -59,18 +60,43 @@ export interface QueryParameter {
   readonly example: number;
 }
 
+/** A `{name}` segment of a route's path: a positive integer id. */
+export interface PathParameter {
+  readonly name: string;
+  /** What the id is and where a client gets one (the document, and the 400 that refuses a bad one). */
+  readonly description: string;
+  readonly example: number;
+  /** The problem when no such item is the partner's, and how the document describes that 404. */
+  readonly notFound: { readonly problem: ProblemName; readonly description: string };
+}
+
 export interface PartnerApiRoute {
   readonly id: string;
   readonly method: 'GET';
   /** Path relative to {@link API_BASE_PATH}, with `{name}` path parameters. */
   readonly path: string;
+  readonly pathParameters: readonly PathParameter[];
   readonly scope: Scope;
   /** Handler module under `lambdas/`, exporting `handler`. */
   readonly entry: string;
   readonly summary: string;
   readonly queryParameters: readonly QueryParameter[];
+  /** The 200 body: a named schema of `contract/api-schemas.ts`. */
+  readonly responseSchema: 'UsageReport' | 'PropertyList' | 'PricingSignals';
+  /** A list that can be large: gzip-compressed for clients that accept it, 406 without. */
+  readonly compressible: boolean;
   readonly access: FunctionAccess;
 }
+
+export const PROPERTY_ID: PathParameter = {
+  name: 'propertyId',
+  description: 'A property id from GET /properties.',
+  example: 1,
+  notFound: {
+    problem: 'property-not-found',
+    description: 'The property does not exist or is not sponsored by your account (not distinguished).',
+  },
+};
 
 export const LOOKBACK_DAYS: QueryParameter = {
   name: 'lookback_days',
@@ -86,30 +112,39 @@ export const partnerApiRoutes = [
     id: 'usage',
     method: 'GET',
     path: '/usage',
+    pathParameters: [],
     scope: 'metrics:read',
     entry: 'api/usage.ts',
     summary: 'Seat usage of the hosts the partner sponsors',
     queryParameters: [],
+    responseSchema: 'UsageReport',
+    compressible: false,
     access: { table: { ...COUNTS_REQUESTS, query: [PARTNER_PARTITION] } },
   },
   {
     id: 'properties',
     method: 'GET',
     path: '/properties',
+    pathParameters: [],
     scope: 'revenue:read',
     entry: 'api/properties.ts',
     summary: 'Properties of the hosts the partner sponsors',
     queryParameters: [],
+    responseSchema: 'PropertyList',
+    compressible: true,
     access: { table: { ...COUNTS_REQUESTS, query: [PARTNER_PARTITION] } },
   },
   {
     id: 'pricingSignals',
     method: 'GET',
     path: '/properties/{propertyId}/pricing-signals',
+    pathParameters: [PROPERTY_ID],
     scope: 'revenue:read',
     entry: 'api/pricing-signals.ts',
     summary: 'Pricing signals and reservation statistics of one property',
     queryParameters: [LOOKBACK_DAYS],
+    responseSchema: 'PricingSignals',
+    compressible: false,
     access: {
       table: {
         ...COUNTS_REQUESTS,

@@ -7,7 +7,7 @@ import { consumeRequest } from '../data/rate-windows';
 import type { RateDecision } from '../domain/rate-limit';
 import { rateLimitedDetail, rateLimitHeaders } from '../domain/rate-limit';
 import type { Scope } from '../domain/scopes';
-import { parseScopeList } from '../domain/scopes';
+import { parseScopeList, SCOPE_SOURCE } from '../domain/scopes';
 import { isTransientAwsError } from '../shared/aws-errors';
 import { headerValue } from '../shared/http-headers';
 import { logger } from '../shared/logger';
@@ -129,7 +129,7 @@ export function requireScope(scope: Scope): Middleware {
       if (!request.context.partner.scopes.includes(scope)) {
         throw new ProblemError(
           'insufficient-scope',
-          `This endpoint needs the ${scope} scope, which your key does not carry. It comes with the revenue-management data agreement.`,
+          `This endpoint needs the ${scope} scope, which your key does not carry. It comes with ${SCOPE_SOURCE[scope]}.`,
         );
       }
     },

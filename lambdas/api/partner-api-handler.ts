@@ -13,12 +13,14 @@ import {
   requireScope,
   responseHeaders,
 } from './middleware';
-import { parseQueryParameters } from './request-parameters';
+import { parsePathId, parseQueryParameters } from './request-parameters';
 import { jsonResponse } from './response-encoding';
 
 export interface PartnerApiRequest {
   readonly event: APIGatewayProxyEvent;
   readonly partnerId: number;
+  /** The route's path parameters, as checked ids. */
+  readonly path: Record<string, number>;
   readonly query: Record<string, number>;
   readonly nowMs: number;
 }
@@ -44,9 +46,16 @@ export function partnerApiHandler(
     .use(acceptJson())
     .handler(async (event, context) => {
       const query = parseQueryParameters(route, event.multiValueQueryStringParameters);
+      const path = Object.fromEntries(
+        route.pathParameters.map((parameter) => [
+          parameter.name,
+          parsePathId(parameter, event.pathParameters?.[parameter.name]),
+        ]),
+      );
       const body = await respond({
         event,
         partnerId: context.partner.partnerId,
+        path,
         query,
         nowMs: context.nowMs,
       });

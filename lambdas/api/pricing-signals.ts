@@ -3,18 +3,20 @@ import { getPropertyOfPartner } from '../data/properties';
 import { readPricingInputs } from '../data/reservations';
 import { dayOfTimestamp } from '../domain/calendar';
 import { bookingWindow, pricingSignals } from '../domain/pricing-signals';
-import { LOOKBACK_DAYS } from '../routes';
+import { LOOKBACK_DAYS, PROPERTY_ID } from '../routes';
 import { partnerApiHandler } from './partner-api-handler';
-import { parsePathId } from './request-parameters';
 
 /** GET /properties/{propertyId}/pricing-signals: the DESIGN.md formulas over bounded reads. */
-export const handler = partnerApiHandler('pricingSignals', async ({ event, partnerId, query, nowMs }) => {
-  const propertyId = parsePathId('propertyId', event.pathParameters?.propertyId);
+export const handler = partnerApiHandler('pricingSignals', async ({ partnerId, path, query, nowMs }) => {
+  const propertyId = path[PROPERTY_ID.name] ?? 0;
   const lookbackDays = query[LOOKBACK_DAYS.name] ?? LOOKBACK_DAYS.default;
   // Missing and someone else's are the same answer: the read is keyed by this partner.
   const property = await getPropertyOfPartner(partnerId, propertyId);
   if (!property) {
-    throw new ProblemError('property-not-found', `No property ${propertyId} is sponsored by your account.`);
+    throw new ProblemError(
+      PROPERTY_ID.notFound.problem,
+      `No property ${propertyId} is sponsored by your account.`,
+    );
   }
   const today = dayOfTimestamp(nowMs);
   const { bookings, occupiedUnits } = await readPricingInputs(

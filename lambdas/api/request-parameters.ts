@@ -1,6 +1,6 @@
 import { ProblemError } from '../../contract/problems';
 import { quoted } from '../domain/text';
-import type { PartnerApiRoute } from '../routes';
+import type { PartnerApiRoute, PathParameter } from '../routes';
 
 type QueryValues = Record<string, string[] | undefined> | null | undefined;
 
@@ -49,14 +49,18 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
   return values;
 }
 
-/** A positive integer id from the path; anything else is a 400 naming the parameter. */
-export function parsePathId(name: string, raw: string | undefined): number {
+/** A positive integer id from the path; anything else is a 400 naming the parameter and what it is. */
+export function parsePathId(parameter: PathParameter, raw: string | undefined): number {
   const value = raw !== undefined && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value)) {
     throw new ProblemError(
       'invalid-request',
-      `${name} must be a positive integer (an id from GET /properties); got "${quoted(raw ?? '', 32)}".`,
+      `${parameter.name} must be a positive integer (${lowerFirst(parameter.description).replace(/\.$/, '')}); got "${quoted(raw ?? '', 32)}".`,
     );
   }
   return value;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

@@ -11,18 +11,11 @@ import {
 } from '../../lambdas/domain/rate-limit';
 import type { Scope } from '../../lambdas/domain/scopes';
 import { scopesForAgreement } from '../../lambdas/domain/scopes';
-import type { PartnerApiRouteId, PublicApiRoute } from '../../lambdas/routes';
+import type { PartnerApiRoute, PublicApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { DEPLOYED_STAGES, stageSettings } from '../stage-config';
 
 type Json = Record<string, unknown>;
-
-/** The component describing each route's 200 body. */
-const RESPONSE_SCHEMAS: Record<PartnerApiRouteId, string> = {
-  usage: 'UsageReport',
-  properties: 'PropertyList',
-  pricingSignals: 'PricingSignals',
-};
 
 /**
  * Components generated from the zod schemas, with `$ref`s between them. Response objects are
@@ -278,15 +271,16 @@ function headOperation(get: Json): Json {
   };
 }
 
-function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
-  const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({
-    name: match[1],
+function partnerOperation(route: PartnerApiRoute): Json {
+  const pathParameters = route.pathParameters.map((parameter) => ({
+    name: parameter.name,
     in: 'path',
     required: true,
-    description: 'A property id from GET /properties.',
-    example: 1,
+    description: parameter.description,
+    example: parameter.example,
     schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
   }));
+  const notFound = route.pathParameters.map((parameter) => parameter.notFound);
   const queryParameters = route.queryParameters.map((parameter) => ({
     name: parameter.name,
     in: 'query',
@@ -308,7 +302,7 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
     'RateLimit-Policy',
     'RateLimit',
   ];
-  const isList = route.id === 'properties';
+  const isList = route.compressible;
   return {
     operationId: route.id,
     summary: route.summary,
@@ -329,7 +323,7 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
             ['Vary', ...(isList ? ['Content-Encoding'] : [])].map((name) => [name, headerRef(name)]),
           ),
         },
-        content: { 'application/json': { schema: ref(RESPONSE_SCHEMAS[route.id]) } },
+        content: { 'application/json': { schema: ref(route.responseSchema) } },
       },
       '400': problemResponse(
         'A query or path parameter is invalid (the detail names it), or a partner_id was sent.',
@@ -356,11 +350,11 @@ function partnerOperation(route: (typeof partnerApiRoutes)[number]): Json {
             [...rateLimited, 'Cache-Control'],
             'either',
           ),
-      ...(route.path.includes('{propertyId}')
+      ...(notFound.length > 0
         ? {
             '404': problemResponse(
-              'The property does not exist or is not sponsored by your account (not distinguished).',
-              ['property-not-found'],
+              notFound.map((problem) => problem.description).join(' '),
+              [...new Set(notFound.map((problem) => problem.problem))],
               [...rateLimited, 'Cache-Control'],
             ),
           }
