@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the benchmark suite. Writes bench/results.md (tables, with the machine they
- * were measured on), bench/results.json (the budgets and tables, small enough to diff) and, not
- * committed, .local/bench/results.full.json (every raw figure), printing progress on stderr.
+ * were measured on), bench/results.json (the summary figures and each budget's PASS/FAIL, one
+ * line per row, to diff between runs: bench/lib/summary.ts) and, not committed,
+ * .local/bench/results.full.json (every raw figure), printing progress on stderr.
  * Every figure is a median over repeated runs with min and max; timings that matter are also a
  * ratio against a baseline measured in the same run, because absolute times drift on a shared
  * machine. Each section checks the budgets of issue 5 and says PASS or FAIL.
@@ -60,6 +61,7 @@ import type { BenchResults, SectionResult } from './lib/report';
 import { renderMarkdown } from './lib/report';
 import type { ServiceProcess } from './lib/service-process';
 import { mintKeys, startServiceProcess, useServiceTable } from './lib/service-process';
+import { renderSummary, summarize } from './lib/summary';
 import { measureActivation } from './sections/activation';
 import { measureBundles } from './sections/bundles';
 import { measureDynamoCost } from './sections/dynamo-cost';
@@ -164,12 +166,15 @@ const markdownFile = fileURLToPath(new URL('results.md', import.meta.url));
 const jsonFile = fileURLToPath(new URL('results.json', import.meta.url));
 const fullFile = fileURLToPath(new URL('../.local/bench/results.full.json', import.meta.url));
 await writeFile(markdownFile, renderMarkdown(report));
-// The committed JSON keeps what the Markdown shows; the raw runs stay out of version control.
-const { sections, ...run } = report;
-const committed = { ...run, sections: sections.map(({ data: _data, ...section }) => section) };
-await writeFile(jsonFile, `${JSON.stringify(committed, null, 2)}\n`);
+// The raw runs stay out of version control; the committed JSON is the summary a reader diffs.
 await mkdir(dirname(fullFile), { recursive: true });
 await writeFile(fullFile, `${JSON.stringify(report, null, 2)}\n`);
+try {
+  await writeFile(jsonFile, renderSummary(summarize(report)));
+} catch (error) {
+  progress(`bench/results.json not written: ${(error as Error).message}`);
+  process.exitCode = 1;
+}
 const budgets = report.sections.flatMap((section) => section.budgets);
 const failed =
   budgets.filter((budget) => !budget.pass).length + report.sections.filter((s) => s.error).length;

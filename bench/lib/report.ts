@@ -69,7 +69,7 @@ export function renderMarkdown(results: BenchResults): string {
   const out: string[] = [
     '# Benchmark results',
     '',
-    'Written by `npm run bench` (`bench/run.ts`); the same tables and budgets are in `bench/results.json`, every raw figure in `.local/bench/results.full.json` (not committed).',
+    'Written by `npm run bench` (`bench/run.ts`); the summary figures and each budget’s PASS/FAIL are in `bench/results.json`, every raw figure in `.local/bench/results.full.json` (not committed).',
     'Each figure is the median over repeated runs with (min–max); timings that matter are also a ratio',
     'against a baseline measured in the same run, because absolute times drift on a shared machine.',
     '',
