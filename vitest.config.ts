@@ -42,6 +42,8 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          // Synthesizes the app once per run, in its own process, while files that do not need it run.
+          globalSetup: ['test/support/infra-synthesis-setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 300_000,
         },

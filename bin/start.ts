@@ -6,7 +6,7 @@ import { startLocalService } from '../lib/local/service';
 const USAGE = `Usage: npm start [-- --persist] [-- --quiet] [-- --max-instances N] [-- --idle-seconds S]
   Serves the partner API and pages on HOST:PORT (default 127.0.0.1:3000) against DynamoDB Local.
   --persist          keep data in .local/dynamodb between runs (default: in memory)
-  --quiet            no access log
+  --quiet            no access log on the terminal (.local/access-log.jsonl is still written)
   --max-instances N  Lambda instances per function at most (default ${DEFAULT_LAMBDA_RUNTIME_OPTIONS.maxInstances}; env LOCAL_LAMBDA_MAX_INSTANCES)
   --idle-seconds S   an instance idle this long is retired (default ${DEFAULT_LAMBDA_RUNTIME_OPTIONS.idleSeconds}; env LOCAL_LAMBDA_IDLE_SECONDS)
   --bundles DIR      run the bundles "npm run synth" built into DIR (cdk.out), with the template's

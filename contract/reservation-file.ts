@@ -12,7 +12,7 @@ const isoDate = z
   .check(z.refine((value) => parseIsoDate(value) !== undefined, 'must be a calendar date as YYYY-MM-DD'));
 
 /**
- * A reservation as imported (DESIGN.md "Reservations"); unknown fields are dropped, not stored.
+ * A reservation as imported (docs/design/pricing-signals.md); unknown fields are dropped, not stored.
  * zod/mini keeps the Lambda bundles small (full zod adds ~30 ms to a cold start).
  */
 export const reservationSchema = z

@@ -2,6 +2,7 @@ import type { ProblemName } from '../contract/problems';
 import {
   ACTIVATION_LINK_PARTITION,
   API_KEY_PARTITION,
+  AUDIT_PARTITION,
   CATALOG_INDEX_PARTITION,
   COUNTER_PARTITION,
   HOST_EMAIL_PARTITION,
@@ -212,7 +213,10 @@ export const pageRoutes = [
     methods: ['GET', 'POST'],
     path: '/reveal/{revealId}',
     entry: 'pages/reveal.tsx',
-    access: { table: { getItem: [REVEAL_PARTITION], updateItem: [REVEAL_PARTITION] } },
+    // Spends a reveal, and records that it did (an audit event may only be added, never changed).
+    access: {
+      table: { getItem: [REVEAL_PARTITION], updateItem: [REVEAL_PARTITION], putItem: [AUDIT_PARTITION] },
+    },
   },
   {
     id: 'activate',
@@ -234,14 +238,14 @@ export const pageRoutes = [
     path: '/partner/{slug}/marketplace',
     entry: 'pages/marketplace.tsx',
     // Provisions a host in one transaction: account and e-mail claim, sponsorship, property and
-    // PMS claim, seats, the used nonce; ids from counters.
+    // PMS claim, seats, the used nonce and its audit event; ids from counters.
     access: {
       table: {
         getItem: [...FINDS_PARTNER, NONCE_PARTITION, HOST_EMAIL_PARTITION],
         query: [PARTNER_PARTITION],
         queryIndex: [CATALOG_INDEX_PARTITION],
         updateItem: [PARTNER_PARTITION, COUNTER_PARTITION],
-        putItem: [PARTNER_PARTITION, HOST_PARTITION, HOST_EMAIL_PARTITION, NONCE_PARTITION],
+        putItem: [PARTNER_PARTITION, HOST_PARTITION, HOST_EMAIL_PARTITION, NONCE_PARTITION, AUDIT_PARTITION],
         conditionCheckItem: [PARTNER_PARTITION, HOST_EMAIL_PARTITION],
       },
       secrets: ['session'],
@@ -252,13 +256,15 @@ export const pageRoutes = [
     methods: ['GET', 'POST'],
     path: '/partner/{slug}/onboarding',
     entry: 'pages/onboarding.tsx',
-    // The wizard: the property's name (the partner's item) and its knowledge base.
+    // The wizard: the property's name (the partner's item) and its knowledge base; the audit event
+    // of its completion.
     access: {
       table: {
         getItem: [...FINDS_PARTNER, PROPERTY_PARTITION],
         query: [PARTNER_PARTITION],
         queryIndex: [CATALOG_INDEX_PARTITION],
         updateItem: [PARTNER_PARTITION, PROPERTY_PARTITION],
+        putItem: [AUDIT_PARTITION],
       },
       secrets: ['session'],
     },

@@ -1,14 +1,22 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { CfnOutput, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
-import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import {
+  AUDIT_INDEX_PARTITION,
+  AUDIT_PARTITION,
+  PARTNER_PARTITION,
+  PARTNER_SLUG_PARTITION,
+  PARTNERS_INDEX_PARTITION,
+} from '../lambdas/data/partitions';
 import type { ServiceSecretName } from '../lambdas/routes';
 import { pageFunctionName } from '../lambdas/routes';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
 import { OperationsAlarms } from './constructs/operations-alarms';
+import { OperatorPolicy } from './constructs/operator-policy';
 import { PartnerApi } from './constructs/partner-api';
 import type { FunctionSettings, ServiceFunction } from './constructs/service-function';
 import { ServiceTable } from './constructs/service-table';
@@ -31,6 +39,8 @@ export class PartnerApiStack extends Stack {
   public readonly partnerApi: PartnerApi;
   public readonly activationPages: ActivationPages;
   public readonly alarms: OperationsAlarms;
+  /** The managed policy operators attach to use the CLI on this stage (traffic; extensible). */
+  public readonly operatorPolicy: OperatorPolicy;
   /** The role API Gateway writes access and execution logs with (an account-wide setting). */
   public readonly apiGatewayLogsRole: Role;
 
@@ -104,6 +114,7 @@ export class PartnerApiStack extends Stack {
       logRetention: config.logRetentionDays,
       logRemovalPolicy: dataRemovalPolicy,
       logLevel: config.logLevel,
+      auditRetentionDays: config.auditRetentionDays,
     };
     const apiSettings = {
       stageName: config.stage,
@@ -175,6 +186,38 @@ export class PartnerApiStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.mailFrom, {
       value: config.mailFrom,
       description: 'Sender of operator mail (must be a verified SES identity)',
+    });
+
+    const accessLogGroup = this.partnerApi.restApi.accessLogGroup;
+    this.operatorPolicy = new OperatorPolicy(this, 'OperatorPolicy', {
+      name: stackName(config.stage),
+      accessLogGroup,
+    });
+    // `audit list` (and the partner lookup of `audit list --partner` and `traffic`): read-only,
+    // and only the partitions these commands read.
+    const leadingKeys = (keys: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys } });
+    this.operatorPolicy.addStatements(
+      new PolicyStatement({
+        sid: 'ReadAuditTrail',
+        actions: ['dynamodb:Query'],
+        resources: [this.table.table.tableArn, `${this.table.table.tableArn}/index/${this.table.indexName}`],
+        conditions: leadingKeys([`${AUDIT_PARTITION}*`, AUDIT_INDEX_PARTITION, PARTNERS_INDEX_PARTITION]),
+      }),
+      new PolicyStatement({
+        sid: 'FindPartner',
+        actions: ['dynamodb:GetItem'],
+        resources: [this.table.table.tableArn],
+        conditions: leadingKeys([`${PARTNER_SLUG_PARTITION}*`, `${PARTNER_PARTITION}*`]),
+      }),
+    );
+    new CfnOutput(this, STACK_OUTPUTS.accessLogGroupName, {
+      value: accessLogGroup.logGroupName,
+      description: 'Access log group of the partner API (the operator CLI counts traffic in it)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.operatorPolicyArn, {
+      value: this.operatorPolicy.policy.managedPolicyArn,
+      description:
+        'Managed policy for operators who read: `traffic` (Logs Insights) and `audit list` (the audit trail)',
     });
   }
 }

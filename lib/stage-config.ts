@@ -1,5 +1,6 @@
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../lambdas/domain/rate-limit';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from '../lambdas/shared/audit-retention';
 
 /**
  * The deployed stages and everything that differs between them. The stack takes a
@@ -66,6 +67,8 @@ export interface StageConfig {
    */
   readonly firewall: { readonly api: FirewallLimit; readonly pages: FirewallLimit };
   readonly alarms: AlarmThresholds;
+  /** How long audit events are kept (days; the table's TTL removes older ones). */
+  readonly auditRetentionDays: number;
   /**
    * SNS topic that receives alarm state changes. Created outside this stack (one per account,
    * usually with its own subscriptions).
@@ -113,6 +116,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       authorizerFailures: 5,
       lambdaErrors: 5,
     },
+    auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
   },
   production: {
     stage: 'production',
@@ -131,6 +135,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       authorizerFailures: 1,
       lambdaErrors: 1,
     },
+    auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
   },
 };
 
@@ -174,4 +179,8 @@ export const STACK_OUTPUTS = {
   sealingSecretArn: 'SealingSecretArn',
   usagePlanId: 'UsagePlanId',
   mailFrom: 'MailFrom',
+  /** The partner API's access log group (`npm run admin -- traffic` queries it with Logs Insights). */
+  accessLogGroupName: 'AccessLogGroupName',
+  /** The managed policy to attach to operators for what the CLI reads beyond the table (access logs). */
+  operatorPolicyArn: 'OperatorPolicyArn',
 } as const;

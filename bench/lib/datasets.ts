@@ -27,7 +27,7 @@ export async function createBenchPartner(label: string, nowMs: number): Promise<
           name: `Bench ${label}`,
           contactEmail: `api@${slug}.example`,
           products: ['assistant', 'upsells', 'guidebook', 'checkin'],
-          revenueAccess: true,
+          scopes: ['metrics:read', 'revenue:read'],
           createdAt: new Date(nowMs).toISOString(),
         },
         seal(randomBytes(32), sealingKey),

@@ -69,6 +69,7 @@ export async function measureActivation(service: ServiceProcess): Promise<Sectio
   const { outboxMailer } = await import('../../lib/operations/mailer');
   const target = {
     stage: 'local' as const,
+    actor: 'bench',
     apiBaseUrl: service.runtime.apiBaseUrl,
     activationBaseUrl: service.runtime.activationBaseUrl,
     mailer: outboxMailer(service.runtime.outboxDirectory),

@@ -1,5 +1,4 @@
 import type middy from '@middy/core';
-import httpErrorHandler from '@middy/http-error-handler';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ProblemBody } from '../../contract/problems';
 import { PROBLEM_CONTENT_TYPE, ProblemError } from '../../contract/problems';
@@ -49,12 +48,13 @@ export function toProblemError(error: unknown): ProblemError {
   );
 }
 
-const renderHttpError = httpErrorHandler({ logger: false }).onError;
-
 /**
- * The one place errors become responses: RFC 9457 problem details with the request id.
- * `@middy/http-error-handler` renders the status, headers and body; we then set the problem
- * media type it does not know about.
+ * The one place errors become responses: RFC 9457 problem details with the request id, in
+ * `application/problem+json`. Our own `onError` rather than `@middy/http-error-handler`: that
+ * middleware renders `error.message` as the body and sets the media type to `application/json`
+ * or `text/plain` itself, and turns every error without a status into a bare 500; a problem needs
+ * its own media type, the request id in the body, and a 503 with `Retry-After` for a busy
+ * dependency (README, "Errors as problem details").
  */
 export function problemDetails(): Middleware {
   return {
@@ -62,15 +62,11 @@ export function problemDetails(): Middleware {
       if (request.response !== undefined) return;
       const problem = toProblemError(request.error);
       const body: ProblemBody = { ...problem.problem, request_id: request.event.requestContext?.requestId };
-      request.error = Object.assign(new Error(JSON.stringify(body)), {
+      request.response = {
         statusCode: problem.statusCode,
-        expose: true,
-        headers: problem.headers,
-      });
-      await renderHttpError?.(request as never);
-      // http-error-handler set the response (TypeScript cannot see the mutation).
-      const response = request.response as APIGatewayProxyResult | undefined;
-      if (response) response.headers = { ...response.headers, 'Content-Type': PROBLEM_CONTENT_TYPE };
+        headers: { ...problem.headers, 'Content-Type': PROBLEM_CONTENT_TYPE },
+        body: JSON.stringify(body),
+      };
     },
   };
 }

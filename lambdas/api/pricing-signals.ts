@@ -6,7 +6,7 @@ import { bookingWindow, pricingSignals } from '../domain/pricing-signals';
 import { LOOKBACK_DAYS, PROPERTY_ID } from '../routes';
 import { partnerApiHandler } from './partner-api-handler';
 
-/** GET /properties/{propertyId}/pricing-signals: the DESIGN.md formulas over bounded reads. */
+/** GET /properties/{propertyId}/pricing-signals: docs/design/pricing-signals.md over bounded reads. */
 export const handler = partnerApiHandler('pricingSignals', async ({ partnerId, path, query, nowMs }) => {
   const propertyId = path[PROPERTY_ID.name] ?? 0;
   const lookbackDays = query[LOOKBACK_DAYS.name] ?? LOOKBACK_DAYS.default;

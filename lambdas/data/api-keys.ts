@@ -148,3 +148,19 @@ export function apiKeyRevocationItem(prefix: string, nowIso: string): TransactIt
     },
   };
 }
+
+/**
+ * Transaction item narrowing a key's scopes to its partner's new agreement (the authorizer reads
+ * scopes from the key record, so the change is in effect as a revocation is).
+ */
+export function apiKeyScopesItem(prefix: string, scopes: readonly Scope[]): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: apiKeyKey(prefix),
+      UpdateExpression: 'SET scopes = :scopes',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':scopes': [...scopes] },
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Product } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import { isConditionFailure } from '../shared/aws-errors';
@@ -7,31 +7,91 @@ import { CATALOG_INDEX_PARTITION, PRODUCT_PARTITION } from './partitions';
 
 const productKey = (id: string) => ({ PK: `${PRODUCT_PARTITION}${id}`, SK: 'PRODUCT' });
 
+/** Stores a product unless one with its id exists; false when it does. */
+export async function addProduct(product: Product): Promise<boolean> {
+  try {
+    await documentClient.send(
+      new PutCommand({
+        TableName: TABLE_NAME,
+        Item: { ...productKey(product.id), GSI1PK: CATALOG_INDEX_PARTITION, GSI1SK: product.id, ...product },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 /**
  * Creates the catalog's missing products; products already stored are left as they are, so
  * names or descriptions edited in the table are never overwritten.
  */
 export async function ensureCatalog(products: readonly Product[]): Promise<void> {
-  await Promise.all(
-    products.map(async (product) => {
-      try {
-        await documentClient.send(
-          new PutCommand({
-            TableName: TABLE_NAME,
-            Item: {
-              ...productKey(product.id),
-              GSI1PK: CATALOG_INDEX_PARTITION,
-              GSI1SK: product.id,
-              ...product,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-    }),
-  );
+  await Promise.all(products.map(addProduct));
+}
+
+/** What an edit may change: any of the texts; `goesLive: null` removes it. */
+export interface ProductEdit {
+  readonly name?: string;
+  readonly description?: string;
+  readonly goesLive?: Product['goesLive'] | null;
+}
+
+/** Edits a stored product; undefined when there is no such product. */
+export async function editProduct(id: string, edit: ProductEdit): Promise<Product | undefined> {
+  const set: string[] = [];
+  const remove: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  for (const field of ['name', 'description', 'goesLive'] as const) {
+    const value = edit[field];
+    if (value === undefined) continue;
+    // `name` is a reserved word of DynamoDB expressions: every field goes through a placeholder.
+    names[`#${field}`] = field;
+    if (value === null) remove.push(`#${field}`);
+    else {
+      set.push(`#${field} = :${field}`);
+      values[`:${field}`] = value;
+    }
+  }
+  const expression = [
+    set.length > 0 ? `SET ${set.join(', ')}` : '',
+    remove.length > 0 ? `REMOVE ${remove.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  try {
+    const { Attributes } = await documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: productKey(id),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toProduct(Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+function toProduct(item: Record<string, unknown> | undefined): Product | undefined {
+  if (!item || !isProductId(item.id)) return undefined;
+  const goesLive = item.goesLive as Record<string, unknown> | undefined;
+  return {
+    id: item.id,
+    name: String(item.name),
+    description: String(item.description),
+    ...(typeof goesLive?.submitLabel === 'string' && typeof goesLive.liveMessage === 'string'
+      ? { goesLive: { submitLabel: goesLive.submitLabel, liveMessage: goesLive.liveMessage } }
+      : {}),
+  };
 }
 
 /** The whole catalog, ordered by id. */
@@ -44,9 +104,5 @@ export async function listCatalog(): Promise<Product[]> {
       ExpressionAttributeValues: { ':products': CATALOG_INDEX_PARTITION },
     }),
   );
-  return Items.flatMap((item) =>
-    typeof item.id === 'string' && isProductId(item.id)
-      ? [{ id: item.id, name: String(item.name), description: String(item.description) }]
-      : [],
-  );
+  return Items.flatMap((item) => toProduct(item) ?? []);
 }

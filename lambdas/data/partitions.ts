@@ -18,10 +18,14 @@ export const ACTIVATION_LINK_PARTITION = 'ACTIVATION_LINK#';
 export const COUNTER_PARTITION = 'COUNTER#';
 export const REVEAL_PARTITION = 'REVEAL#';
 export const PRODUCT_PARTITION = 'PRODUCT#';
+/** The audit trail: one partition per partner, and one for events of no partner (the catalog). */
+export const AUDIT_PARTITION = 'AUDIT#';
 
 /** Partitions of the global index (GSI1PK) that functions query. */
 export const PARTNERS_INDEX_PARTITION = 'PARTNERS';
 export const CATALOG_INDEX_PARTITION = 'PRODUCTS';
+/** Every audit event on the index, newest first by time: the trail across partners. */
+export const AUDIT_INDEX_PARTITION = 'AUDIT';
 
 export const partnerPartition = (partnerId: number) => `${PARTNER_PARTITION}${partnerId}`;
 export const propertyPartition = (propertyId: number) => `${PROPERTY_PARTITION}${propertyId}`;

@@ -1,6 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
+import type { Scope } from '../domain/scopes';
+import { agreementScopes } from '../domain/scopes';
 import { documentClient, GSI1, queryAll, TABLE_NAME, type TransactItem } from './db';
 import {
   PARTNER_SLUG_PARTITION,
@@ -14,10 +16,10 @@ export interface Partner {
   readonly slug: string;
   readonly name: string;
   readonly contactEmail: string;
-  /** Products the agreement lets the partner offer. */
+  /** The agreement: products the partner may offer hosts… */
   readonly products: readonly ProductId[];
-  /** Whether the agreement includes revenue-management data (`revenue:read`). */
-  readonly revenueAccess: boolean;
+  /** …and the scopes its keys may carry (never fewer than the base scopes). */
+  readonly scopes: readonly Scope[];
   readonly createdAt: string;
 }
 
@@ -80,7 +82,14 @@ function toPartner(item: Record<string, unknown> | undefined): Partner | undefin
     name: String(item.name),
     contactEmail: String(item.contactEmail),
     products,
-    revenueAccess: item.revenueAccess === true,
+    // Partners approved before agreements listed scopes stored `revenueAccess` instead.
+    scopes: agreementScopes(
+      Array.isArray(item.scopes)
+        ? item.scopes.map(String)
+        : item.revenueAccess === true
+          ? ['revenue:read']
+          : [],
+    ),
     createdAt: String(item.createdAt),
   };
 }
@@ -114,4 +123,23 @@ export async function getSealedSigningSecret(partnerId: number): Promise<string 
     new GetCommand({ TableName: TABLE_NAME, Key: signingSecretKey(partnerId) }),
   );
   return typeof Item?.sealed === 'string' ? Item.sealed : undefined;
+}
+
+/**
+ * Transaction item that replaces a partner's agreement (products and scopes), on condition
+ * that the partner exists; drops the attribute older records stored instead of scopes.
+ */
+export function agreementUpdateItem(
+  partnerId: number,
+  agreement: Pick<Partner, 'products' | 'scopes'>,
+): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: partnerKey(partnerId),
+      UpdateExpression: 'SET products = :products, scopes = :scopes REMOVE revenueAccess',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':products': [...agreement.products], ':scopes': [...agreement.scopes] },
+    },
+  };
 }

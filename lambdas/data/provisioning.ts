@@ -4,6 +4,7 @@ import { isRetryableCancellation, transactionCancellationCodes } from '../shared
 import { pauseBeforeRetry } from '../shared/backoff';
 import type { ConsumedNonce } from './activation-nonces';
 import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
+import { auditEventItem } from './audit';
 import { allocateId } from './counters';
 import { documentClient } from './db';
 import { getHostIdByEmail, hostCreationItems, hostEmailCheckItem } from './hosts';
@@ -29,6 +30,8 @@ export interface ProvisioningRequest {
    */
   readonly nonce?: { readonly value: string; readonly tokenExpiresAtMs: number; readonly sessionId?: string };
   readonly nowMs: number;
+  /** Records `host.provisioned` in the same transaction: who (the host) and the page request. */
+  readonly audit?: { readonly actor: string; readonly requestId?: string };
 }
 
 export interface ProvisioningResult {
@@ -73,7 +76,7 @@ function earlierResult(consumed: ConsumedNonce): ProvisioningResult {
 
 /**
  * Creates (or links) the host account, the sponsorship, the property, one seat per newly
- * activated product and the used nonce in one DynamoDB transaction (DESIGN.md "Provisioning").
+ * activated product and the used nonce in one DynamoDB transaction (docs/design/activation-links.md).
  * Every create is guarded by a condition, so a lost race cancels the whole transaction; the
  * next attempt re-reads and links what the winner created.
  */
@@ -149,6 +152,21 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
           },
           nonce.tokenExpiresAtMs,
         ),
+      );
+    }
+    if (request.audit) {
+      transactItems.push(
+        auditEventItem({
+          at: nowIso,
+          actor: request.audit.actor,
+          action: 'host.provisioned',
+          partnerId,
+          hostId: hostUserId,
+          propertyId,
+          ...(nonce ? { linkNonce: nonce.value } : {}),
+          ...(request.audit.requestId ? { requestId: request.audit.requestId } : {}),
+          details: { products: newProducts },
+        }),
       );
     }
     try {

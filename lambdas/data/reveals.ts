@@ -85,6 +85,7 @@ export type RevealOutcome =
       readonly iv: string;
       readonly ciphertext: string;
       readonly keyPrefix: string;
+      readonly partnerId: number;
     }
   | { readonly kind: 'wrong-secret' }
   | { readonly kind: RevealState };
@@ -119,6 +120,7 @@ export async function takeReveal(
       iv: String(Attributes?.iv),
       ciphertext: String(Attributes?.ciphertext),
       keyPrefix: String(Attributes?.keyPrefix),
+      partnerId: Number(Attributes?.partnerId),
     };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;

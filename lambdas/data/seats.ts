@@ -4,7 +4,7 @@ import { isProductId } from '../domain/catalog';
 import { documentClient, sortableId, TABLE_NAME, type TransactItem } from './db';
 import { partnerPartition } from './partitions';
 
-/** A seat: one product active on one sponsored property (DESIGN.md "Seats"). */
+/** A seat: one product active on one sponsored property (docs/design/activation-links.md). */
 export interface Seat {
   readonly partnerId: number;
   readonly propertyId: number;

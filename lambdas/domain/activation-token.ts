@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { ProductId } from './catalog';
-import { PRODUCT_IDS } from './catalog';
+import { MAX_PRODUCTS, PRODUCT_ID_PATTERN } from './catalog';
 import { signJson, unverifiedPayload, verifySignedJson } from './signed-json';
 import { isOneLine } from './text';
 
@@ -14,8 +14,9 @@ export const MAX_TOKEN_TTL_SECONDS = 7 * 24 * 3_600;
 const CLOCK_SKEW_SECONDS = 300;
 
 /**
- * Claims of spec 2.4, exactly: an unknown claim makes the token invalid. Built on the first
- * verification, not at module load, so pages that only read a session never pay for it.
+ * The six claims of docs/design/activation-links.md, exactly: an unknown claim makes the token
+ * invalid. Built on the first verification, not at module load, so pages that only read a
+ * session never pay for it.
  */
 let claimsSchema: ReturnType<typeof buildClaimsSchema> | undefined;
 
@@ -25,8 +26,8 @@ function buildClaimsSchema() {
     contact_name: z.string().check(z.minLength(1), z.maxLength(120), z.refine(isOneLine)),
     pms_hotel_id: z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[\x21-\x7e]+$/)),
     requested_product_ids: z
-      .array(z.enum(PRODUCT_IDS))
-      .check(z.minLength(1), z.maxLength(PRODUCT_IDS.length)),
+      .array(z.string().check(z.regex(PRODUCT_ID_PATTERN)))
+      .check(z.minLength(1), z.maxLength(MAX_PRODUCTS)),
     exp: z.int().check(z.positive()),
     nonce: z.string().check(z.regex(/^[A-Za-z0-9_-]{22,64}$/)),
   });

@@ -1,4 +1,4 @@
-/** E-mail addresses identify host accounts case-insensitively (DESIGN.md "Provisioning"). */
+/** E-mail addresses identify host accounts case-insensitively (docs/design/activation-links.md). */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }

@@ -92,7 +92,7 @@ export function sourceMix(bookings: BookingTotals): Record<string, number> {
   return Object.fromEntries(shares);
 }
 
-/** The DESIGN.md formulas, from totals already restricted to the window. */
+/** The formulas of docs/design/pricing-signals.md, from totals already restricted to the window. */
 export function pricingSignals(input: {
   propertyId: number;
   units: number;

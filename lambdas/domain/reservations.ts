@@ -1,7 +1,7 @@
 import { dayOfTimestamp, monthOf, parseIsoDate } from './calendar';
 
 /**
- * A reservation (DESIGN.md "Reservations"). Import files are checked by
+ * A reservation (docs/design/pricing-signals.md). Import files are checked by
  * `reservation-file.ts`; what is stored was checked then, so reading it back needs only
  * `storedReservation`, with no schema library on the pricing-signals path.
  */

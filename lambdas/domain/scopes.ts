@@ -1,4 +1,8 @@
-/** Read scopes a partner key can carry (spec 5). */
+/**
+ * Read scopes a partner key can carry; each route of `lambdas/routes.ts` requires one. A new
+ * scope is one entry here and one in {@link SCOPE_SOURCE}; agreements and keys store scope names,
+ * so no stored data changes (docs/design/api-keys.md).
+ */
 export const SCOPES = ['metrics:read', 'revenue:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -8,13 +12,16 @@ export const SCOPE_SOURCE: Readonly<Record<Scope, string>> = {
   'revenue:read': 'the revenue-management data agreement',
 };
 
-/** `metrics:read` always; `revenue:read` only when the agreement includes revenue-management data. */
-export function scopesForAgreement(revenueAccess: boolean): Scope[] {
-  return revenueAccess ? ['metrics:read', 'revenue:read'] : ['metrics:read'];
-}
+/** Scopes every agreement includes, whatever else it grants. */
+export const BASE_SCOPES: readonly Scope[] = ['metrics:read'];
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
+}
+
+/** An agreement's scopes: the base scopes and the known scopes granted, in {@link SCOPES} order. */
+export function agreementScopes(granted: readonly string[]): Scope[] {
+  return SCOPES.filter((scope) => BASE_SCOPES.includes(scope) || granted.includes(scope));
 }
 
 /** Scopes from the authorizer context's space-separated string; unknown names are dropped. */

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * `base64url(JSON) + "." + base64url(HMAC-SHA256(key, first part))`: the format of activation
- * tokens (DESIGN.md) and of host session cookies.
+ * tokens (docs/design/activation-links.md).
  */
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const SIGNATURE_BYTES = 32;

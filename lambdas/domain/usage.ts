@@ -1,4 +1,4 @@
-/** The usage report of spec 2.1: host e-mail addresses are never part of it. */
+/** The usage report of GET /usage (seats: docs/design/activation-links.md): never a host e-mail address. */
 export interface UsageReport {
   partner_id: number;
   generated_at: string;

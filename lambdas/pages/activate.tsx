@@ -1,15 +1,9 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import {
-  linkProblemPage,
-  partnerForSlug,
-  SECURE_COOKIES,
-  seeOther,
-  sessionKey,
-  unknownPartnerPage,
-} from './activation-context';
 import { checkActivationLink } from './activation-link';
+import { partnerForSlug, sessionKey } from './activation-lookups';
 import { newSession, sessionCookie } from './host-session';
 import { pageHandler } from './page-handler';
+import { linkProblemPage, SECURE_COOKIES, seeOther, unknownPartnerPage } from './page-responses';
 
 /**
  * GET `/partner/{slug}/activate?token=…`: verifies the link, starts the host's session and

@@ -4,13 +4,13 @@ import type { Partner } from '../data/partners';
 import { getPartner } from '../data/partners';
 import type { ActivationClaims } from '../domain/activation-token';
 import { claimedNonce, verifyActivationToken } from '../domain/activation-token';
-import type { LinkProblem } from './activation-context';
-import { signingSecretOf } from './activation-context';
+import { signingSecretOf } from './activation-lookups';
+import type { LinkProblem } from './page-responses';
 
 /**
- * DESIGN.md's verification order after the slug: shape and size, signature, claims, expiry,
- * then the nonce. A bad signature is told apart from a link of another partner by the record
- * of issued links. Reads only: opening a link consumes nothing.
+ * The verification order of docs/design/activation-links.md, after the slug: shape and size,
+ * signature, claims, expiry, then the nonce. A bad signature is told apart from a link of
+ * another partner by the record of issued links. Reads only: opening a link consumes nothing.
  */
 export async function checkActivationLink(
   partner: Partner,

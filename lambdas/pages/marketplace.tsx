@@ -1,27 +1,29 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { getConsumedNonce } from '../data/activation-nonces';
+import { HOST_ACTOR } from '../data/audit';
 import type { Partner } from '../data/partners';
 import {
   PropertyHeldByAnotherHostError,
   ProvisioningContentionError,
   provisionSponsoredHost,
 } from '../data/provisioning';
+import type { ActivationClaims } from '../domain/activation-token';
 import type { Product } from '../domain/catalog';
-import {
-  ActivationLayout,
-  formExpiredPage,
-  linkProblemPage,
-  offeredProducts,
-  openSession,
-  postedForm,
-  productCatalog,
-  SECURE_COOKIES,
-  seeOther,
-} from './activation-context';
+import { ActivationLayout } from './activation-layout';
+import { openSession, productCatalog } from './activation-lookups';
 import type { HostSession } from './host-session';
 import { csrfToken, isValidCsrfToken, provisionedSession, sessionCookie } from './host-session';
 import { htmlPage, messagePage, tryAgainPage } from './html';
 import { pageHandler } from './page-handler';
+import { formExpiredPage, linkProblemPage, SECURE_COOKIES, seeOther } from './page-responses';
+import { postedForm } from './posted-form';
+
+/** Products the host may activate: those requested that the partner's agreement includes. */
+function offeredProducts(catalog: readonly Product[], partner: Partner, claims: ActivationClaims): Product[] {
+  return catalog.filter(
+    (product) => claims.requested_product_ids.includes(product.id) && partner.products.includes(product.id),
+  );
+}
 
 function marketplacePage(
   partner: Partner,
@@ -32,7 +34,7 @@ function marketplacePage(
 ) {
   const selected = options.selected ?? products.map((product) => product.id);
   return htmlPage(options.error ? 400 : 200, (nonce) => (
-    <ActivationLayout title="Choose your products" nonce={nonce} partnerName={partner.name} step={0}>
+    <ActivationLayout title="Choose your products" nonce={nonce} partnerName={partner.name} stage="products">
       <h1>Welcome, {session.claims.contact_name}</h1>
       <p class="lead">
         {partner.name} sponsors your account: choose the products to switch on. There is nothing to pay.
@@ -113,6 +115,7 @@ async function provision(
         sessionId: session.sid,
       },
       nowMs: now,
+      audit: { actor: HOST_ACTOR, requestId: event.requestContext?.requestId },
     });
     // Another session used this link first (someone who opened it before the host): it has no door
     // into that host's wizard.

@@ -1,5 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { AuditEvent } from '../data/audit';
+import { PARTNER_ACTOR, recordAuditEvent } from '../data/audit';
 import { getRevealState, takeReveal } from '../data/reveals';
+import { logger } from '../shared/logger';
 import { htmlPage, Layout, messagePage } from './html';
 import { pageHandler, pageJson } from './page-handler';
 
@@ -95,7 +98,23 @@ async function showRevealPage(revealId: string): Promise<APIGatewayProxyResult> 
   ));
 }
 
-async function revealOnce(revealId: string, body: string | null): Promise<APIGatewayProxyResult> {
+/**
+ * Records the reveal. After the ciphertext is spent, so a failure here must not cost the key: it
+ * is logged as an error (the function's error alarm sees it) and the key is still shown.
+ */
+async function recordReveal(event: AuditEvent): Promise<void> {
+  try {
+    await recordAuditEvent(event);
+  } catch (error) {
+    logger.error('Audit event not recorded', { auditEvent: event, error: error as Error });
+  }
+}
+
+async function revealOnce(
+  revealId: string,
+  body: string | null,
+  requestId: string | undefined,
+): Promise<APIGatewayProxyResult> {
   let digest: unknown;
   try {
     digest = (JSON.parse(body ?? '') as { secret_digest?: unknown }).secret_digest;
@@ -110,6 +129,14 @@ async function revealOnce(revealId: string, body: string | null): Promise<APIGat
   const outcome = await takeReveal(revealId, digest, Date.now());
   switch (outcome.kind) {
     case 'ciphertext':
+      await recordReveal({
+        at: new Date().toISOString(),
+        actor: PARTNER_ACTOR,
+        action: 'key.revealed',
+        partnerId: outcome.partnerId,
+        keyPrefix: outcome.keyPrefix,
+        ...(requestId ? { requestId } : {}),
+      });
       return pageJson(200, { key_prefix: outcome.keyPrefix, iv: outcome.iv, ciphertext: outcome.ciphertext });
     case 'wrong-secret':
       return pageJson(400, {
@@ -129,6 +156,6 @@ async function revealOnce(revealId: string, body: string | null): Promise<APIGat
 export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
   const revealId = event.pathParameters?.revealId ?? '';
   if (!REVEAL_ID.test(revealId)) return messagePage(404, 'Reveal link not found', <p>{UNKNOWN}</p>);
-  if (event.httpMethod === 'POST') return revealOnce(revealId, event.body);
+  if (event.httpMethod === 'POST') return revealOnce(revealId, event.body, event.requestContext?.requestId);
   return showRevealPage(revealId);
 });

@@ -1,3 +1,5 @@
+import { DEFAULT_AUDIT_RETENTION_DAYS } from './audit-retention';
+
 /**
  * Runtime configuration, read once at cold start. A missing value stops the function with a
  * message naming it, instead of failing later on an undefined table name.
@@ -26,6 +28,16 @@ function stageEnv(): Stage {
   return stage as Stage;
 }
 
+function positiveIntegerEnv(name: string, fallback: number): number {
+  const value = optionalEnv(name);
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 1) {
+    throw new Error(`${name} must be a positive integer; got "${value}".`);
+  }
+  return number;
+}
+
 export const config = {
   stage: stageEnv(),
   tableName: requiredEnv('TABLE_NAME'),
@@ -33,4 +45,6 @@ export const config = {
   dynamoDbEndpoint: optionalEnv('DYNAMODB_ENDPOINT'),
   /** Locally, who signs the calls (the function's name, or `operator`): any key works there. */
   localAccessKeyId: optionalEnv('AWS_ACCESS_KEY_ID') ?? 'local',
+  /** Retention of audit events, in days (the table's TTL removes them). */
+  auditRetentionDays: positiveIntegerEnv('AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),
 } as const;

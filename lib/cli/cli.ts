@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { BASE_SCOPES, SCOPES } from '../../lambdas/domain/scopes';
 import { quoted, withoutControlCharacters } from '../../lambdas/domain/text';
 import type { MailReceipt, OutgoingMail } from '../operations/mailer';
 import { OperatorError } from '../operations/operator-error';
@@ -110,7 +111,7 @@ function buildProgram(
         await run(action, command.opts(), args, command.optsWithGlobals() as unknown as GlobalOptions);
       });
 
-  const partners = program.command('partners').description('Partners: approve, list, show');
+  const partners = program.command('partners').description('Partners: approve, update, list, show');
   define(
     partners,
     'approve',
@@ -122,7 +123,7 @@ function buildProgram(
         slug: inputs.partnerSlug(text(options, 'slug'), '--slug'),
         email: inputs.emailAddress('--email', text(options, 'email')),
         products: inputs.productList(text(options, 'products')),
-        revenueAccess: options.revenue === true,
+        scopes: inputs.scopeList(text(options, 'scopes')),
       };
       if (options.mail !== false) await checkMail(target, approval.email);
       const { approvePartner } = await import('../operations/partners');
@@ -153,8 +154,57 @@ function buildProgram(
     .requiredOption('--slug <slug>', 'the partner in activation links: lower-case letters, digits, hyphens')
     .requiredOption('--email <email>', 'technical contact: receives the reveal link')
     .requiredOption('--products <ids>', 'products of the agreement, comma-separated')
-    .option('--revenue', 'the agreement includes revenue-management data (revenue:read)', false)
+    .option(
+      '--scopes <scopes>',
+      `scopes the agreement grants beyond ${BASE_SCOPES.join(', ')}, comma-separated (${SCOPES.join(', ')})`,
+      '',
+    )
     .option('--no-mail', 'print the reveal link without e-mailing it');
+
+  define(
+    partners,
+    'update',
+    "Change a partner's agreement: narrower scopes apply to its keys at once, wider ones to keys issued from now on",
+    async (options, _args, target) => {
+      const inputs = await import('../operations/inputs');
+      const { updateAgreement } = await import('../operations/partners');
+      if (options.products === undefined && options.scopes === undefined)
+        throw new UsageError('Nothing to change: pass --products, --scopes or both.');
+      const result = await updateAgreement(
+        target,
+        {
+          slug: inputs.partnerSlug(text(options, 'partner'), '--partner'),
+          products:
+            options.products === undefined ? undefined : inputs.productList(text(options, 'products')),
+          scopes: options.scopes === undefined ? undefined : inputs.scopeList(text(options, 'scopes')),
+        },
+        Date.now(),
+      );
+      const widened = result.after.scopes.filter((scope) => !result.before.scopes.includes(scope));
+      return {
+        json: result,
+        text: [
+          `Agreement of "${result.partner}" updated.`,
+          `  products: ${result.after.products.join(', ')}`,
+          `  scopes:   ${result.after.scopes.join(' ')}`,
+          ...result.narrowed_keys.map(
+            (key) => `  key ${key.key_prefix} now carries ${key.scopes.join(' ')} (in effect within 30 s)`,
+          ),
+          ...(widened.length > 0
+            ? [
+                `  ${widened.join(' ')} reach new keys only: npm run admin -- keys rotate --partner ${result.partner} --widen-to-agreement`,
+              ]
+            : []),
+        ],
+      };
+    },
+  )
+    .requiredOption('--partner <slug>', 'the partner')
+    .option('--products <ids>', 'the products of the agreement, comma-separated (replaces the list)')
+    .option(
+      '--scopes <scopes>',
+      `scopes granted beyond ${BASE_SCOPES.join(', ')}, comma-separated (replaces the list; "" for none)`,
+    );
 
   define(partners, 'list', 'List partners', async () => {
     const { listAllPartners } = await import('../operations/partners');
@@ -211,7 +261,11 @@ function buildProgram(
         MAX_GRACE_HOURS,
       );
       if (options.mail !== false) await checkMail(target, (await requirePartner(slug)).contactEmail);
-      const { result, mail } = await rotateKey(target, { slug, graceHours }, Date.now());
+      const { result, mail } = await rotateKey(
+        target,
+        { slug, graceHours, widenToAgreement: options.widenToAgreement === true },
+        Date.now(),
+      );
       return {
         json: result,
         text: [
@@ -235,6 +289,11 @@ function buildProgram(
       '--grace-hours <hours>',
       'how long the current key keeps working once the new one is revealed',
       '24',
+    )
+    .option(
+      '--widen-to-agreement',
+      "give the new key every scope of the partner's agreement, not only those of the key it replaces",
+      false,
     )
     .option('--no-mail', 'print the reveal link without e-mailing it');
 
@@ -341,12 +400,126 @@ function buildProgram(
     },
   ).requiredOption('--partner <slug>', 'the partner');
 
+  const catalog = program.command('catalog').description('The product catalog: list, add, edit');
+  define(catalog, 'list', 'List the products partners can offer hosts', async () => {
+    const { listProducts } = await import('../operations/catalog');
+    const result = await listProducts();
+    return {
+      json: result,
+      text: result.products.map(
+        (product) =>
+          `${product.id.padEnd(16)} ${product.name}${product.goes_live ? '  (goes live with the wizard)' : ''}`,
+      ),
+    };
+  });
+  const productOptions = (command: Command, required: boolean) => {
+    const option = (flags: string, description: string) =>
+      required ? command.requiredOption(flags, description) : command.option(flags, description);
+    option('--name <name>', 'the product as hosts see it');
+    option('--description <text>', 'one sentence on what it does for a host');
+    return command
+      .option('--goes-live <label>', "the wizard's last button when the host chose this product")
+      .option('--live-message <text>', 'what the wizard says once this product is live');
+  };
+  const productInput = async (options: Record<string, unknown>) => {
+    const inputs = await import('../operations/inputs');
+    const goesLive = options.goesLive;
+    if ((typeof goesLive === 'string') !== (typeof options.liveMessage === 'string'))
+      throw new UsageError('--goes-live and --live-message go together.');
+    return {
+      name: typeof options.name === 'string' ? inputs.displayName('--name', options.name, 80) : undefined,
+      description:
+        typeof options.description === 'string'
+          ? inputs.displayName('--description', options.description, 300)
+          : undefined,
+      goesLive:
+        typeof goesLive === 'string'
+          ? {
+              submitLabel: inputs.displayName('--goes-live', goesLive, 60),
+              liveMessage: inputs.displayName('--live-message', text(options, 'liveMessage'), 200),
+            }
+          : options.goesLive === false
+            ? null
+            : undefined,
+    };
+  };
+  productOptions(
+    define(catalog, 'add', 'Add a product to the catalog', async (options, [id = ''], target) => {
+      const inputs = await import('../operations/inputs');
+      const { addCatalogProduct } = await import('../operations/catalog');
+      const [productId = ''] = inputs.productList(id, '<id>');
+      const { name = '', description = '', goesLive } = await productInput(options);
+      const product = await addCatalogProduct(
+        target,
+        { id: productId, name, description, ...(goesLive ? { goesLive } : {}) },
+        Date.now(),
+      );
+      return { json: product, text: [`Product "${product.id}" added: ${product.name}.`] };
+    }).argument('<id>', 'the product id: lower-case letters, digits and hyphens'),
+    true,
+  );
+  productOptions(
+    define(catalog, 'edit', "Change a product's texts", async (options, [id = ''], target) => {
+      const inputs = await import('../operations/inputs');
+      const { editCatalogProduct } = await import('../operations/catalog');
+      const [productId = ''] = inputs.productList(id, '<id>');
+      const product = await editCatalogProduct(target, productId, await productInput(options), Date.now());
+      return { json: product, text: [`Product "${product.id}" updated: ${product.name}.`] };
+    }).argument('<id>', 'the product id'),
+    false,
+  ).option('--no-goes-live', 'the product no longer goes live with the wizard');
+
+  const audit = program.command('audit').description('The audit trail: who did what, and when');
+  define(
+    audit,
+    'list',
+    'Audit events, newest first (operator actions, reveals, activations)',
+    async (options) => {
+      const inputs = await import('../operations/inputs');
+      const { isAuditAction, AUDIT_ACTIONS } = await import('../../lambdas/data/audit');
+      const action = typeof options.action === 'string' ? options.action : undefined;
+      if (action !== undefined && !isAuditAction(action))
+        throw new UsageError(
+          `--action must be one of ${AUDIT_ACTIONS.join(', ')}; got "${quoted(action, 60)}".`,
+        );
+      const { listAudit } = await import('../operations/audit');
+      const result = await listAudit({
+        partner:
+          typeof options.partner === 'string' ? inputs.partnerSlug(options.partner, '--partner') : undefined,
+        action,
+        since: typeof options.since === 'string' ? inputs.isoTime('--since', options.since) : undefined,
+        limit: inputs.integerInRange('--limit', text(options, 'limit'), 1, 1_000),
+      });
+      return {
+        json: result,
+        text:
+          result.events.length === 0
+            ? ['No events.']
+            : result.events.map((event) =>
+                [
+                  event.at,
+                  event.action.padEnd(21),
+                  (event.partner ?? '-').padEnd(20),
+                  event.actor,
+                  ...['key_prefix', 'host_id', 'property_id', 'link_nonce', 'request_id'].flatMap((field) =>
+                    field in event ? [`${field}=${String(event[field as keyof typeof event])}`] : [],
+                  ),
+                ].join('  '),
+              ),
+      };
+    },
+  )
+    .option('--partner <slug>', "only this partner's events")
+    .option('--action <action>', 'only this action, e.g. key.revealed')
+    .option('--since <time>', 'only events at or after this ISO 8601 date or time (UTC)')
+    .option('--limit <count>', 'at most this many events (1-1000)', '50');
+
   const reservations = program.command('reservations').description("Properties' reservations");
   define(
     reservations,
     'import',
     "Import a property's reservations from a JSON array (idempotent by id)",
-    async (options) => {
+    async (options, _args, target) => {
       const inputs = await import('../operations/inputs');
       const propertyId = inputs.integerInRange(
         '--property',
@@ -360,6 +533,7 @@ function buildProgram(
           : undefined;
       const { importReservationFile } = await import('../operations/reservations');
       const result = await importReservationFile(
+        target,
         { propertyId, file: text(options, 'file'), units },
         Date.now(),
       );
@@ -372,6 +546,20 @@ function buildProgram(
     .requiredOption('--property <id>', 'the property id (from partners show)')
     .requiredOption('--file <path>', 'a JSON array of reservations')
     .option('--units <count>', 'rentable units of the property');
+
+  define(
+    program,
+    'traffic',
+    "A partner's requests per UTC day and key, by HTTP status, from the API access log (401s carry no key: not counted)",
+    async (options, _args, target, io) =>
+      (await import('./traffic-command')).trafficCommand(options, target, io),
+  )
+    .requiredOption('--partner <slug>', 'the partner')
+    .option(
+      '--days <n>',
+      "UTC days to report, today included: 1 to 90 (on a deployed stage each query is billed per GB of access log scanned, every partner's, a whole day per day asked for)",
+      '7',
+    );
 
   return program;
 }

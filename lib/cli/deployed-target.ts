@@ -1,12 +1,21 @@
 import type { Output } from '@aws-sdk/client-cloudformation';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { STSClient } from '@aws-sdk/client-sts';
 import { OperatorError } from '../operations/operator-error';
 import type { OperatorTarget } from '../operations/target';
+import type { WithAccessLog } from '../operations/traffic';
 import type { DeployedStage } from '../stage-config';
-import { STACK_OUTPUTS, stackName } from '../stage-config';
-import { apiGatewayUsagePlanKeys, sesMailer } from './aws-operator-services';
+import { STACK_OUTPUTS, stackName, stageSettings } from '../stage-config';
+import { apiGatewayUsagePlanKeys, cloudWatchAccessLog, sesMailer } from './aws-operator-services';
+import { deployedOperator } from './operator-identity';
 
-type StackOutputs = Record<keyof typeof STACK_OUTPUTS, string>;
+/**
+ * Outputs only some commands need: a stack deployed before they existed still serves the others
+ * (the command that needs one says to deploy again).
+ */
+type OptionalOutput = 'accessLogGroupName' | 'operatorPolicyArn';
+type StackOutputs = Record<Exclude<keyof typeof STACK_OUTPUTS, OptionalOutput>, string> &
+  Partial<Record<OptionalOutput, string>>;
 
 /** Stack states in which the outputs describe what is deployed. */
 const USABLE_STATUSES = new Set([
@@ -54,12 +63,13 @@ function readOutputs(outputs: readonly Output[], name: string): StackOutputs {
     usagePlanId: read(STACK_OUTPUTS.usagePlanId),
     mailFrom: read(STACK_OUTPUTS.mailFrom),
   };
+  const accessLogGroupName = byKey.get(STACK_OUTPUTS.accessLogGroupName);
   if (missing.length > 0) {
     throw new OperatorError(
       `Stack ${name} has no output ${missing.join(', ')}: it was deployed from an older checkout. Deploy this one with "npx cdk deploy ${name}".`,
     );
   }
-  return values;
+  return accessLogGroupName ? { ...values, accessLogGroupName } : values;
 }
 
 /**
@@ -70,9 +80,9 @@ function readOutputs(outputs: readonly Output[], name: string): StackOutputs {
 export async function deployedTarget(
   stage: DeployedStage,
   client: CloudFormationClient = new CloudFormationClient({}),
-): Promise<OperatorTarget> {
+): Promise<OperatorTarget & WithAccessLog> {
   const name = stackName(stage);
-  const { stack } = await describeStack(client, name, stage);
+  const { stack, region } = await describeStack(client, name, stage);
   if (!stack.StackStatus || !USABLE_STATUSES.has(stack.StackStatus)) {
     throw new OperatorError(
       `Stack ${name} is ${stack.StackStatus ?? 'in an unknown state'}; wait for its deployment to finish (or fix it) and try again.`,
@@ -82,13 +92,16 @@ export async function deployedTarget(
   process.env.STAGE = stage;
   process.env.TABLE_NAME = outputs.tableName;
   process.env.SEALING_SECRET_ARN = outputs.sealingSecretArn;
+  process.env.AUDIT_RETENTION_DAYS = String(stageSettings[stage].auditRetentionDays);
   delete process.env.DYNAMODB_ENDPOINT;
   delete process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
   return {
     stage,
+    actor: await deployedOperator(new STSClient({ region })),
     apiBaseUrl: outputs.apiBaseUrl.replace(/\/+$/, ''),
     activationBaseUrl: outputs.activationBaseUrl.replace(/\/+$/, ''),
     mailer: sesMailer(outputs.mailFrom),
     usagePlanKeys: apiGatewayUsagePlanKeys(outputs.usagePlanId),
+    ...(outputs.accessLogGroupName ? { accessLog: cloudWatchAccessLog(outputs.accessLogGroupName) } : {}),
   };
 }

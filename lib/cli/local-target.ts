@@ -3,6 +3,7 @@ import { localEnvironment } from '../local/service';
 import { outboxMailer } from '../operations/mailer';
 import { OperatorError } from '../operations/operator-error';
 import type { OperatorTarget } from '../operations/target';
+import { localOperator } from './operator-identity';
 
 /** Points the data modules at the running local server's DynamoDB Local. */
 export async function localTarget(): Promise<OperatorTarget> {
@@ -16,6 +17,7 @@ export async function localTarget(): Promise<OperatorTarget> {
   Object.assign(process.env, localEnvironment(runtime));
   return {
     stage: 'local',
+    actor: localOperator(),
     apiBaseUrl: runtime.apiBaseUrl,
     activationBaseUrl: runtime.activationBaseUrl,
     mailer: outboxMailer(runtime.outboxDirectory),

@@ -9,6 +9,7 @@ import {
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../lambdas/shared/audit-retention';
 import {
   FUNCTION_BUNDLING,
   FUNCTION_MEMORY_MB,
@@ -48,12 +49,17 @@ export const BUNDLING_DEFAULTS: BundlingOptions = {
 };
 
 /** Environment every function gets. Source maps cost only when a stack trace is formatted. */
-export function baseEnvironment(stage: string, logLevel: string): Record<string, string> {
+export function baseEnvironment(
+  stage: string,
+  logLevel: string,
+  auditRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS,
+): Record<string, string> {
   return {
     STAGE: stage,
     POWERTOOLS_SERVICE_NAME: 'partner-api',
     POWERTOOLS_LOG_LEVEL: logLevel,
     NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
+    AUDIT_RETENTION_DAYS: String(auditRetentionDays),
   };
 }
 

@@ -33,6 +33,8 @@ export interface ServiceFunctionProps {
   readonly logRemovalPolicy?: RemovalPolicy;
   /** @default 'INFO' */
   readonly logLevel?: string;
+  /** AUDIT_RETENTION_DAYS of the code. @default DEFAULT_AUDIT_RETENTION_DAYS */
+  readonly auditRetentionDays?: number;
   /** @default LAMBDA_DEFAULTS.timeout (15 seconds) */
   readonly timeout?: Duration;
   /** @default LAMBDA_DEFAULTS.memorySize (512 MB) */
@@ -121,7 +123,7 @@ export class ServiceFunction extends Construct implements IGrantable {
       description: props.description,
       role: this.role,
       logGroup: this.logGroup,
-      environment: baseEnvironment(props.stage, props.logLevel ?? 'INFO'),
+      environment: baseEnvironment(props.stage, props.logLevel ?? 'INFO', props.auditRetentionDays),
       ...(props.timeout ? { timeout: props.timeout } : {}),
       ...(props.memorySize ? { memorySize: props.memorySize } : {}),
     });

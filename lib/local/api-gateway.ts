@@ -38,8 +38,19 @@ export interface GatewayResult {
   readonly headers: Record<string, string | string[]>;
   /** Bytes when the handler returned a base64-encoded (binary, e.g. gzip) body. */
   readonly body: string | Buffer;
-  /** For the access log. */
+  /** For the access log (`$context.requestId`). */
+  readonly requestId: string;
+  /** For the access log: the matched route template (`$context.resourcePath`). */
+  readonly resourcePath?: string;
+  /**
+   * For the access log: the authorizer's `partnerId` and `keyPrefix` context, as API Gateway's
+   * `$context.authorizer.*` has them. Only when the authorizer allowed the request: a refused key
+   * (Deny) or a missing one (401) has no partner, as deployed.
+   */
+  readonly partnerId?: string;
   readonly keyPrefix?: string;
+  /** For the access log: the gateway response type, when API Gateway answered itself. */
+  readonly responseType?: GatewayResponseType;
   /** The functions this request invoked, in order (the access log shows cold starts). */
   readonly invocations: readonly InvocationReport[];
 }
@@ -166,7 +177,7 @@ function fromInvocation(outcome: InvocationOutcome, requestId: string): GatewayR
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
     headers[name] = values.map(String);
   const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : (result.body ?? '');
-  return { statusCode: result.statusCode, headers, body, invocations };
+  return { statusCode: result.statusCode, headers, body, requestId, invocations };
 }
 
 function gatewayResult(
@@ -182,6 +193,8 @@ function gatewayResult(
     // No X-Request-Id: a gateway response can only map static headers (see rest-api-routing.ts).
     headers: { ...rendered.headers, 'x-amzn-RequestId': requestId },
     body: rendered.body,
+    requestId,
+    responseType: type,
     invocations,
   };
 }
@@ -204,6 +217,7 @@ function methodNotAllowed(
       'x-amzn-RequestId': requestId,
     },
     body: JSON.stringify(body),
+    requestId,
     invocations: [],
   };
 }
@@ -287,7 +301,7 @@ export class LocalApiGateway {
     if (!authorization.ok) {
       // "Unauthorized" is the authorizer's way to ask for a 401; any other failure is its own fault.
       const type = authorization.errorMessage === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
-      return gatewayResult(type, requestId, invocations);
+      return { ...gatewayResult(type, requestId, invocations), resourcePath: resource };
     }
     const decision = JSON.parse(authorization.payload) as APIGatewayAuthorizerResult;
     const context = authorizerContext(decision);
@@ -297,7 +311,8 @@ export class LocalApiGateway {
         'Resource' in statement &&
         [statement.Resource].flat().includes(methodArn),
     );
-    if (!allowed) return gatewayResult('ACCESS_DENIED', requestId, invocations, context);
+    if (!allowed)
+      return { ...gatewayResult('ACCESS_DENIED', requestId, invocations, context), resourcePath: resource };
     // API Gateway hands authorizer context values to the integration as strings.
     event.requestContext.authorizer = {
       principalId: decision.principalId,
@@ -306,7 +321,9 @@ export class LocalApiGateway {
     const result = fromInvocation(await this.lambdas.invoke(route.id, event), requestId);
     return {
       ...result,
-      keyPrefix: String(context.keyPrefix),
+      resourcePath: resource,
+      ...(context.partnerId === undefined ? {} : { partnerId: String(context.partnerId) }),
+      ...(context.keyPrefix === undefined ? {} : { keyPrefix: String(context.keyPrefix) }),
       invocations: [...invocations, ...result.invocations],
     };
   }
@@ -319,7 +336,8 @@ export class LocalApiGateway {
     requestId: string,
   ): Promise<GatewayResult> {
     const event = proxyEvent(request, parsed, route.path, pathParameters, requestId);
-    return fromInvocation(await this.lambdas.invoke(pageFunctionName(route.id), event), requestId);
+    const result = fromInvocation(await this.lambdas.invoke(pageFunctionName(route.id), event), requestId);
+    return { ...result, resourcePath: route.path };
   }
 
   /** A public route of the API: no authorizer, as in the stack. */
@@ -330,6 +348,7 @@ export class LocalApiGateway {
     requestId: string,
   ): Promise<GatewayResult> {
     const event = proxyEvent(request, parsed, API_BASE_PATH + route.path, {}, requestId);
-    return fromInvocation(await this.lambdas.invoke(route.id, event), requestId);
+    const result = fromInvocation(await this.lambdas.invoke(route.id, event), requestId);
+    return { ...result, resourcePath: API_BASE_PATH + route.path };
   }
 }

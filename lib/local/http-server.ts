@@ -5,6 +5,8 @@ import { createServer } from 'node:http';
 import { renderGatewayResponse } from '../../contract/gateway-responses';
 import { API_BASE_PATH } from '../../lambdas/routes';
 import type { ObservedExchange } from '../openapi/contract';
+import type { AccessLogEntry, AccessLogFacts } from './access-log';
+import { accessLogEntry } from './access-log';
 import type { GatewayResult, LocalApiGateway } from './api-gateway';
 import { referenceDocs } from './reference-docs';
 
@@ -15,6 +17,8 @@ export interface HttpServerOptions {
   readonly host: string;
   readonly port: number;
   readonly log: (line: string) => void;
+  /** Receives each request's access-log entry, in the deployed stage's format (see access-log.ts). */
+  readonly accessLog?: (entry: AccessLogEntry) => void;
   /** Sees every exchange after it is answered (the tests' contract check). */
   readonly observe?: (exchange: ObservedExchange) => void;
   /** Where the API reference page is built and cached (served at /partner-api/v1/docs). */
@@ -60,16 +64,35 @@ function send(
 export async function startHttpServer(options: HttpServerOptions): Promise<Server> {
   const server = createServer(async (request, response) => {
     const started = performance.now();
+    const startedAtMs = Date.now();
+    const path = request.url?.split('?')[0] ?? '/';
+    // Paths only: a query string may carry an activation token.
+    const writeAccessLog = (
+      facts: Omit<AccessLogFacts, 'startedAtMs' | 'httpMethod' | 'path' | 'latencyMs'>,
+    ) =>
+      options.accessLog?.(
+        accessLogEntry({
+          ...facts,
+          startedAtMs,
+          httpMethod: request.method ?? 'GET',
+          path,
+          latencyMs: performance.now() - started,
+          ip: request.socket.remoteAddress,
+          userAgent: request.headers['user-agent'],
+        }),
+      );
     try {
-      if (request.method === 'GET' && request.url?.split('?')[0] === `${API_BASE_PATH}/docs`) {
+      if (request.method === 'GET' && path === `${API_BASE_PATH}/docs`) {
         const docs = await referenceDocs(options.docsDirectory);
         send(response, 200, docs.headers, docs.html);
         options.log(`GET ${API_BASE_PATH}/docs 200 ${(performance.now() - started).toFixed(1)}ms`);
+        writeAccessLog({ resourcePath: path, responseLength: Buffer.byteLength(docs.html), status: 200 });
         return;
       }
       const body = await readBody(request);
       if (body === 'too-large') {
         send(response, 413, { 'Content-Type': 'text/plain' }, 'Request body larger than 1 MB.');
+        writeAccessLog({ status: 413 });
         return;
       }
       const result = await options.gateway.handle({
@@ -89,15 +112,25 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Serve
       });
       const key = result.keyPrefix ? ` ${result.keyPrefix}` : '';
       options.log(
-        `${request.method} ${request.url?.split('?')[0]} ${result.statusCode} ${(performance.now() - started).toFixed(1)}ms${key}${invocationNotes(result)}`,
+        `${request.method} ${path} ${result.statusCode} ${(performance.now() - started).toFixed(1)}ms${key}${invocationNotes(result)}`,
       );
+      writeAccessLog({
+        requestId: result.requestId,
+        resourcePath: result.resourcePath,
+        responseLength: Buffer.byteLength(result.body),
+        partnerId: result.partnerId,
+        keyPrefix: result.keyPrefix,
+        responseType: result.responseType,
+        status: result.statusCode,
+      });
     } catch (error) {
       // The gateway already turns handler failures into responses; this is the server's own last resort.
-      options.log(`${request.method} ${request.url?.split('?')[0]} failed: ${(error as Error).message}`);
+      options.log(`${request.method} ${path} failed: ${(error as Error).message}`);
       if (!response.headersSent) {
         const requestId = randomUUID();
         const problem = renderGatewayResponse('DEFAULT_5XX', { requestId });
         send(response, 502, { ...problem.headers, 'x-amzn-RequestId': requestId }, problem.body);
+        writeAccessLog({ requestId, responseType: 'DEFAULT_5XX', status: 502 });
       }
     }
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyCreationItem, listApiKeysOfPartner, revokeApiKey } from '../../lambdas/data/api-keys';
-import { ensureCatalog } from '../../lambdas/data/catalog';
+import { editProduct, ensureCatalog, listCatalog } from '../../lambdas/data/catalog';
 import { allocateId } from '../../lambdas/data/counters';
 import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
 import { partnerPartition } from '../../lambdas/data/partitions';
@@ -16,7 +16,8 @@ import {
 import { apiKeyState, generateApiKey } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
-import { scopesForAgreement } from '../../lambdas/domain/scopes';
+import type { Scope } from '../../lambdas/domain/scopes';
+import { agreementScopes } from '../../lambdas/domain/scopes';
 import { seal } from '../../lambdas/shared/secret-box';
 import { loadServiceKey } from '../../lambdas/shared/service-secrets';
 import type { SampleHost } from '../operations/sample-data';
@@ -25,7 +26,8 @@ import { SAMPLE_HOSTS, sponsorSampleHosts } from '../operations/sample-data';
 interface DemoPartner {
   readonly slug: string;
   readonly name: string;
-  readonly revenueAccess: boolean;
+  /** Scopes granted beyond the base scopes. */
+  readonly scopes: readonly Scope[];
   readonly products: readonly ProductId[];
   readonly hosts: readonly SampleHost[];
 }
@@ -34,14 +36,14 @@ const DEMO_PARTNERS: readonly DemoPartner[] = [
   {
     slug: 'demo-pms',
     name: 'Demo PMS',
-    revenueAccess: true,
+    scopes: ['revenue:read'],
     products: ['assistant', 'upsells', 'guidebook', 'checkin'],
     hosts: SAMPLE_HOSTS,
   },
   {
     slug: 'metrics-pms',
     name: 'Metrics-only PMS',
-    revenueAccess: false,
+    scopes: [],
     products: ['assistant', 'guidebook'],
     hosts: [
       {
@@ -73,7 +75,7 @@ async function ensurePartner(
     name: demo.name,
     contactEmail: `api@${demo.slug}.example`,
     products: demo.products,
-    revenueAccess: demo.revenueAccess,
+    scopes: agreementScopes(demo.scopes),
     createdAt: new Date(nowMs).toISOString(),
   };
   await documentClient.send(
@@ -101,7 +103,7 @@ async function freshDemoKey(partner: Partner, nowMs: number): Promise<string> {
           prefix: material.prefix,
           partnerId: partner.id,
           digest: material.digest,
-          scopes: scopesForAgreement(partner.revenueAccess),
+          scopes: partner.scopes,
           createdAt: nowIso,
         }),
       ],
@@ -130,9 +132,23 @@ async function moveSigningSecrets(): Promise<void> {
   }
 }
 
+/**
+ * Data kept with `--persist` by an earlier version: its catalog items predate `goesLive`, so the
+ * wizard would no longer say the assistant goes live. Default products with the default name get it.
+ */
+async function addGoesLive(): Promise<void> {
+  const stored = new Map((await listCatalog()).map((product) => [product.id, product]));
+  for (const product of DEFAULT_CATALOG) {
+    const current = stored.get(product.id);
+    if (product.goesLive && current && !current.goesLive && current.name === product.name)
+      await editProduct(product.id, { goesLive: product.goesLive });
+  }
+}
+
 /** Seeds the catalog and the demo partners (idempotent), and returns a working key for each. */
 export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
   await ensureCatalog(DEFAULT_CATALOG);
+  await addGoesLive();
   await moveSigningSecrets();
   const keys: DemoKey[] = [];
   for (const demo of DEMO_PARTNERS) {
@@ -141,7 +157,7 @@ export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
     keys.push({
       partnerSlug: partner.slug,
       partnerName: partner.name,
-      scopes: scopesForAgreement(partner.revenueAccess),
+      scopes: partner.scopes,
       key: await freshDemoKey(partner, nowMs),
     });
   }

@@ -3,9 +3,12 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { ServiceFunctionSpec, ServiceSecretName } from '../../lambdas/routes';
 import { API_BASE_PATH, serviceFunctions } from '../../lambdas/routes';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../lambdas/shared/audit-retention';
 import { secretArnVariable } from '../../lambdas/shared/service-secrets';
 import { FUNCTION_NODE_OPTIONS } from '../function-defaults';
 import { stackName } from '../stage-config';
+import type { AccessLogWriter } from './access-log';
+import { accessLogPath, openAccessLog } from './access-log';
 import { LocalApiGateway } from './api-gateway';
 import type { AwsCall, LocalAwsEndpoint } from './aws-endpoint';
 import { startAwsEndpoint } from './aws-endpoint';
@@ -31,7 +34,11 @@ export interface LocalServiceOptions {
   readonly dynamoDbEndpoint?: string;
   /** Sees every exchange after it is answered (the tests' contract check). */
   readonly observe?: HttpServerOptions['observe'];
-  /** Receives one access-log line per request. */
+  /**
+   * Receives one access-log line per request (for the terminal). Whatever it does, each request's
+   * entry is also appended to `<directory>/access-log.jsonl` in the deployed access-log format,
+   * which `npm run admin -- traffic` reads.
+   */
   readonly log: (line: string) => void;
   /** The local Lambda runtime's instance cap and idle time. @default DEFAULT_LAMBDA_RUNTIME_OPTIONS */
   readonly lambda?: Partial<LambdaRuntimeOptions>;
@@ -52,6 +59,8 @@ export interface LocalService {
   readonly tableName: string;
   readonly secretsFile: string;
   readonly outboxDirectory: string;
+  /** The access log the server appends to, one JSON object per line (see access-log.ts). */
+  readonly accessLogFile: string;
   readonly awsEndpoint: string;
   readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
   readonly demoKeys: readonly DemoKey[];
@@ -71,6 +80,7 @@ async function demoActivationLink(origin: string, outboxDirectory: string): Prom
   const { url } = await createActivationLink(
     {
       stage: 'local',
+      actor: 'local-server',
       apiBaseUrl: origin + API_BASE_PATH,
       activationBaseUrl: origin,
       mailer: outboxMailer(outboxDirectory),
@@ -109,6 +119,7 @@ export function functionEnvironment(
     POWERTOOLS_SERVICE_NAME: 'partner-api',
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
+    AUDIT_RETENTION_DAYS: String(DEFAULT_AUDIT_RETENTION_DAYS),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     AWS_REGION: 'local',
     AWS_ACCESS_KEY_ID: spec.name,
@@ -205,6 +216,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   let server: Server | undefined;
   let lambdas: LocalLambdaRuntime | undefined;
   let aws: LocalAwsEndpoint | undefined;
+  let accessLog: AccessLogWriter | undefined;
   try {
     if (!options.dynamoDbEndpoint) {
       const dataDirectory = options.persist ? join(options.directory, 'dynamodb') : undefined;
@@ -227,11 +239,19 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         : await sourceFunctions(join(options.directory, 'bundles'), awsSettings),
       { ...DEFAULT_LAMBDA_RUNTIME_OPTIONS, ...options.lambda },
     );
+    // Starts empty with the data: DynamoDB Local in memory gives the next run's partners the ids
+    // of this run's, so lines of an earlier run would be counted for other partners.
+    const runningLog = await openAccessLog(options.directory, {
+      fresh: !options.persist && !options.dynamoDbEndpoint,
+      onError: (error) => options.log(`access log ${accessLogPath(options.directory)}: ${error.message}`),
+    });
+    accessLog = runningLog;
     server = await startHttpServer({
       gateway: new LocalApiGateway(lambdas),
       host: options.host,
       port: options.port,
       log: options.log,
+      accessLog: (entry) => runningLog.write(entry),
       observe: options.observe,
       docsDirectory: join(options.directory, 'docs'),
     });
@@ -246,6 +266,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       tableName: LOCAL_TABLE_NAME,
       secretsFile,
       outboxDirectory,
+      accessLogFile: runningLog.path,
       ...awsSettings,
       demoKeys,
     };
@@ -281,6 +302,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         runningServer.closeAllConnections();
         await new Promise<void>((resolve) => runningServer.close(() => resolve()));
         await runningLambdas.stop();
+        await runningLog.close();
         await runningAws.stop();
         await ownDynamoDb?.stop();
         await removeRuntime(options.directory, process.pid);
@@ -289,6 +311,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   } catch (error) {
     server?.close();
     await lambdas?.stop();
+    await accessLog?.close();
     await aws?.stop();
     await ownDynamoDb?.stop();
     throw error;

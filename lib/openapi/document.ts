@@ -10,7 +10,7 @@ import {
   rateLimitedDetail,
 } from '../../lambdas/domain/rate-limit';
 import type { Scope } from '../../lambdas/domain/scopes';
-import { scopesForAgreement } from '../../lambdas/domain/scopes';
+import { BASE_SCOPES } from '../../lambdas/domain/scopes';
 import type { PartnerApiRoute, PublicApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { DEPLOYED_STAGES, stageSettings } from '../stage-config';
@@ -249,7 +249,7 @@ function exampleDetail(name: ProblemName): string {
 
 /** A scope every key carries, whatever the partner's agreement. */
 function everyKeyHas(scope: Scope): boolean {
-  return scopesForAgreement(false).includes(scope);
+  return BASE_SCOPES.includes(scope);
 }
 
 /**

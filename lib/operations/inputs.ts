@@ -1,7 +1,9 @@
 import { isKeyPrefix } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
-import { isProductId, PRODUCT_IDS } from '../../lambdas/domain/catalog';
+import { isProductId, MAX_PRODUCTS } from '../../lambdas/domain/catalog';
 import { isPartnerSlug } from '../../lambdas/domain/partner-slug';
+import type { Scope } from '../../lambdas/domain/scopes';
+import { isScope, SCOPES } from '../../lambdas/domain/scopes';
 import { isOneLine, quoted } from '../../lambdas/domain/text';
 import { OperatorError } from './operator-error';
 
@@ -32,18 +34,46 @@ export function displayName(flag: string, value: string, maxLength = 120): strin
   return name;
 }
 
-export function productList(value: string): ProductId[] {
-  const requested = value
-    .split(',')
-    .map((product) => product.trim())
-    .filter(Boolean);
-  const unknown = requested.filter((product) => !isProductId(product));
-  if (requested.length === 0 || unknown.length > 0) {
+/** Comma-separated names, trimmed, without repeats. */
+function nameList(value: string): string[] {
+  return [
+    ...new Set(
+      value
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
+
+/**
+ * Product ids by their format; whether each is in the catalog is checked against the table
+ * (`requireCatalogProducts` in `./catalog`).
+ */
+export function productList(value: string, flag = '--products'): ProductId[] {
+  const requested = nameList(value);
+  const malformed = requested.filter((product) => !isProductId(product));
+  if (requested.length === 0) throw new OperatorError(`${flag} is empty: name at least one product.`);
+  if (malformed.length > 0) {
     throw new OperatorError(
-      `${unknown.length > 0 ? `Unknown product(s): ${unknown.join(', ')}. ` : '--products is empty. '}Products: ${PRODUCT_IDS.join(', ')}.`,
+      `Unknown product(s): ${malformed.map((id) => quoted(id, 40)).join(', ')}. A product id is lower-case letters, digits and hyphens (see: npm run admin -- catalog list).`,
     );
   }
-  return [...new Set(requested.filter(isProductId))];
+  if (requested.length > MAX_PRODUCTS)
+    throw new OperatorError(`${flag} names ${requested.length} products; at most ${MAX_PRODUCTS}.`);
+  return requested;
+}
+
+/** Scopes granted by an agreement, beyond the base scopes every agreement has. */
+export function scopeList(value: string): Scope[] {
+  const requested = nameList(value);
+  const unknown = requested.filter((scope) => !isScope(scope));
+  if (unknown.length > 0) {
+    throw new OperatorError(
+      `Unknown scope(s): ${unknown.map((scope) => quoted(scope, 40)).join(', ')}. Scopes: ${SCOPES.join(', ')}.`,
+    );
+  }
+  return requested.filter(isScope);
 }
 
 export function keyPrefix(value: string): string {
@@ -75,4 +105,18 @@ export function pmsHotelId(value: string): string {
     );
   }
   return id;
+}
+
+/** An ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with a zone, as the stored format. */
+export function isoTime(flag: string, value: string): string {
+  const text = value.trim();
+  const ms = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text)
+    ? Date.parse(text)
+    : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new OperatorError(
+      `${flag} must be an ISO 8601 date or date-time with a zone, like 2026-11-01 or 2026-11-01T09:30:00Z; got "${quoted(value, 60)}".`,
+    );
+  }
+  return new Date(ms).toISOString();
 }

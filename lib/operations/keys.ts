@@ -17,7 +17,7 @@ import type { RevealRecord } from '../../lambdas/data/reveals';
 import { REVEAL_LIFETIME_MS, revealCreationItem, revealTimes } from '../../lambdas/data/reveals';
 import { apiKeyState, generateApiKey, withRetirement } from '../../lambdas/domain/api-key';
 import type { Scope } from '../../lambdas/domain/scopes';
-import { scopesForAgreement } from '../../lambdas/domain/scopes';
+import { operatorEventItem, recordOperatorEvent } from './audit';
 import type { OutgoingMail } from './mailer';
 import { revealLinkMail } from './mailer';
 import { OperatorError } from './operator-error';
@@ -104,7 +104,7 @@ export async function requirePartner(slug: string): Promise<Partner> {
 export const MAX_GRACE_HOURS = 24 * 30;
 
 /** A partner's keys as in force now: each with its retirement by a revealed replacement applied. */
-async function keysInForce(partnerId: number) {
+export async function keysInForce(partnerId: number) {
   const keys = await listApiKeysOfPartner(partnerId);
   const revealIds = keys.flatMap((key) => [
     ...(key.revealId ? [key.revealId] : []),
@@ -121,11 +121,12 @@ async function keysInForce(partnerId: number) {
  * Issues a new key. The partner's current keys keep working until the grace period after the new
  * key is revealed, so a partner is never left without a working key, whatever happens to the
  * link; keys that earlier rotations issued but nobody revealed are revoked (their links stop
- * working). The new key never has wider scopes than the key it replaces, nor than the agreement.
+ * working). The new key never has wider scopes than the key it replaces, nor than the agreement;
+ * `widenToAgreement` gives it the agreement's scopes (after `partners update` widened them).
  */
 export async function rotateKey(
   target: OperatorTarget,
-  input: { slug: string; graceHours: number },
+  input: { slug: string; graceHours: number; widenToAgreement?: boolean },
   nowMs: number,
 ) {
   const partner = await requirePartner(input.slug);
@@ -134,9 +135,11 @@ export async function rotateKey(
   const neverRevealed = (key: ApiKeyRecord) => key.revealId !== undefined && !revealed.has(key.revealId);
   const superseded = active.filter(neverRevealed);
   const current = active.filter((key) => !neverRevealed(key));
-  const agreementScopes = scopesForAgreement(partner.revenueAccess);
   const newest = current.at(-1);
-  const scopes = newest ? newest.scopes.filter((scope) => agreementScopes.includes(scope)) : agreementScopes;
+  const scopes =
+    newest && !input.widenToAgreement
+      ? newest.scopes.filter((scope) => partner.scopes.includes(scope))
+      : partner.scopes;
 
   const issued = await issueKey(target, partner, scopes, nowMs);
   const replacement = {
@@ -149,6 +152,34 @@ export async function rotateKey(
     ...issuedKeyItems(issued),
     ...current.map((key) => apiKeyReplacementItem(key.prefix, replacement)),
     ...superseded.map((key) => apiKeyRevocationItem(key.prefix, nowIso)),
+    operatorEventItem(
+      target,
+      'key.rotated',
+      {
+        partnerId: partner.id,
+        keyPrefix: issued.record.prefix,
+        details: {
+          retiring: current.map((key) => key.prefix),
+          superseded: superseded.map((key) => key.prefix),
+          grace_hours: input.graceHours,
+        },
+      },
+      nowMs,
+    ),
+    operatorEventItem(
+      target,
+      'key.issued',
+      { partnerId: partner.id, keyPrefix: issued.record.prefix, details: { scopes } },
+      nowMs,
+    ),
+    ...superseded.map((key) =>
+      operatorEventItem(
+        target,
+        'key.revoked',
+        { partnerId: partner.id, keyPrefix: key.prefix, details: { reason: 'superseded (never revealed)' } },
+        nowMs,
+      ),
+    ),
   ];
   try {
     await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
@@ -177,10 +208,19 @@ export async function rotateKey(
 
 /** Revokes a key at once (in effect on the API within 30 s). */
 export async function revokeKey(target: OperatorTarget, prefix: string, nowMs: number) {
-  const revoked = await revokeApiKey(prefix, new Date(nowMs).toISOString());
+  const nowIso = new Date(nowMs).toISOString();
+  const revoked = await revokeApiKey(prefix, nowIso);
   if (!revoked?.revokedAt)
     throw new OperatorError(
       `No key with prefix ${prefix}. List a partner's keys with: npm run admin -- keys list --partner <slug>`,
+    );
+  // Revoking again keeps the first time; only the revocation itself is an event.
+  if (revoked.revokedAt === nowIso)
+    await recordOperatorEvent(
+      target,
+      'key.revoked',
+      { partnerId: revoked.partnerId, keyPrefix: prefix },
+      nowMs,
     );
   await target.usagePlanKeys?.remove(prefix);
   return { key_prefix: prefix, revoked_at: revoked.revokedAt };

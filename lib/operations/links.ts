@@ -4,6 +4,7 @@ import { InvalidActivationClaimsError, mintActivationToken } from '../../lambdas
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { unseal } from '../../lambdas/shared/secret-box';
 import { loadServiceKey } from '../../lambdas/shared/service-secrets';
+import { recordOperatorEvent } from './audit';
 import { requirePartner } from './keys';
 import { OperatorError } from './operator-error';
 import type { OperatorTarget } from './target';
@@ -53,6 +54,16 @@ export async function createActivationLink(target: OperatorTarget, request: Link
     issuedAt: new Date(nowMs).toISOString(),
     expiresAt,
   });
+  await recordOperatorEvent(
+    target,
+    'link.created',
+    {
+      partnerId: partner.id,
+      linkNonce: claims.nonce,
+      details: { products: request.products, expires_at: expiresAt },
+    },
+    nowMs,
+  );
   return {
     url: `${target.activationBaseUrl}/partner/${partner.slug}/activate?token=${token}`,
     expires_at: expiresAt,

@@ -1,19 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureCatalog } from '../../lambdas/data/catalog';
+import { apiKeyScopesItem } from '../../lambdas/data/api-keys';
 import { allocateId } from '../../lambdas/data/counters';
 import { documentClient } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
-import { listPartners, partnerCreationItems, SLUG_CLAIM_ITEM } from '../../lambdas/data/partners';
+import {
+  agreementUpdateItem,
+  listPartners,
+  partnerCreationItems,
+  SLUG_CLAIM_ITEM,
+} from '../../lambdas/data/partners';
 import { listPropertiesOfPartner } from '../../lambdas/data/properties';
 import { listSponsoredHostSeats } from '../../lambdas/data/sponsorships';
+import { apiKeyState } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
-import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
-import { scopesForAgreement } from '../../lambdas/domain/scopes';
+import type { Scope } from '../../lambdas/domain/scopes';
+import { agreementScopes } from '../../lambdas/domain/scopes';
 import { transactionCancellationCodes } from '../../lambdas/shared/aws-errors';
 import { seal } from '../../lambdas/shared/secret-box';
 import { loadServiceKey } from '../../lambdas/shared/service-secrets';
-import { issuedKeyItems, issueKey, requirePartner, revealMailOf } from './keys';
+import { operatorEventItem, recordOperatorEvent } from './audit';
+import { catalogProducts, requireCatalogProducts } from './catalog';
+import { issuedKeyItems, issueKey, keysInForce, requirePartner, revealMailOf } from './keys';
 import { OperatorError } from './operator-error';
 import { sampleHostsFor, sponsorSampleHosts } from './sample-data';
 import type { OperatorTarget } from './target';
@@ -23,7 +31,8 @@ export interface PartnerApproval {
   readonly slug: string;
   readonly email: string;
   readonly products: readonly ProductId[];
-  readonly revenueAccess: boolean;
+  /** Scopes granted beyond the base scopes every agreement has. */
+  readonly scopes: readonly Scope[];
 }
 
 /**
@@ -34,22 +43,39 @@ export interface PartnerApproval {
 export async function approvePartner(target: OperatorTarget, approval: PartnerApproval, nowMs: number) {
   const sealingKey = await loadServiceKey('sealing');
   // Deployed stages have no seed step: the first approval creates the product catalog.
-  await ensureCatalog(DEFAULT_CATALOG);
+  const products = await requireCatalogProducts(approval.products);
   const partner: Partner = {
     id: await allocateId('partner'),
     slug: approval.slug,
     name: approval.name,
     contactEmail: approval.email,
-    products: approval.products,
-    revenueAccess: approval.revenueAccess,
+    products,
+    scopes: agreementScopes(approval.scopes),
     createdAt: new Date(nowMs).toISOString(),
   };
   const signingSecret = seal(randomBytes(32), sealingKey);
-  const issued = await issueKey(target, partner, scopesForAgreement(partner.revenueAccess), nowMs);
+  const issued = await issueKey(target, partner, partner.scopes, nowMs);
   const partnerItems = partnerCreationItems(partner, signingSecret);
   try {
     await documentClient.send(
-      new TransactWriteCommand({ TransactItems: [...partnerItems, ...issuedKeyItems(issued)] }),
+      new TransactWriteCommand({
+        TransactItems: [
+          ...partnerItems,
+          ...issuedKeyItems(issued),
+          operatorEventItem(
+            target,
+            'partner.approved',
+            { partnerId: partner.id, details: { products: partner.products, scopes: partner.scopes } },
+            nowMs,
+          ),
+          operatorEventItem(
+            target,
+            'key.issued',
+            { partnerId: partner.id, keyPrefix: issued.record.prefix, details: { scopes: partner.scopes } },
+            nowMs,
+          ),
+        ],
+      }),
     );
   } catch (error) {
     // Nothing was written: the API Gateway key made for the new key must not stay usable.
@@ -66,6 +92,13 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
     target.stage === 'sandbox'
       ? await sponsorSampleHosts(partner, sampleHostsFor(partner.slug), nowMs)
       : undefined;
+  if (sampleData)
+    await recordOperatorEvent(
+      target,
+      'sample-data.added',
+      { partnerId: partner.id, details: sampleData },
+      nowMs,
+    );
   return {
     result: {
       partner_id: partner.id,
@@ -85,7 +118,7 @@ function describePartner(partner: Partner) {
     name: partner.name,
     contact_email: partner.contactEmail,
     products: partner.products,
-    scopes: scopesForAgreement(partner.revenueAccess),
+    scopes: partner.scopes,
     created_at: partner.createdAt,
   };
 }
@@ -109,12 +142,63 @@ export async function showPartner(slug: string) {
   };
 }
 
+/**
+ * Replaces a partner's agreement. Narrower scopes take effect on every key in force in the same
+ * transaction (as a revocation does: within the authorizer's 30-second key cache); wider scopes
+ * reach only keys issued from now on (`keys rotate --widen-to-agreement`), so no key ever carries
+ * more than the agreement. Products take effect on the next link page a host opens.
+ */
+export async function updateAgreement(
+  target: Pick<OperatorTarget, 'actor'>,
+  input: { slug: string; products?: readonly ProductId[]; scopes?: readonly Scope[] },
+  nowMs: number,
+) {
+  const partner = await requirePartner(input.slug);
+  const products = input.products ? await requireCatalogProducts(input.products) : partner.products;
+  const scopes = input.scopes ? agreementScopes(input.scopes) : partner.scopes;
+  const { keys } = await keysInForce(partner.id);
+  const narrowed = keys
+    .filter((key) => apiKeyState(key, nowMs) === 'active')
+    .map((key) => ({ key, scopes: key.scopes.filter((scope) => scopes.includes(scope)) }))
+    .filter(({ key, scopes: kept }) => kept.length < key.scopes.length);
+  await documentClient.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        agreementUpdateItem(partner.id, { products, scopes }),
+        ...narrowed.map(({ key, scopes: kept }) => apiKeyScopesItem(key.prefix, kept)),
+        operatorEventItem(
+          target,
+          'agreement.changed',
+          {
+            partnerId: partner.id,
+            details: {
+              products_before: partner.products,
+              products: products,
+              scopes_before: partner.scopes,
+              scopes: scopes,
+              narrowed_keys: narrowed.map(({ key }) => key.prefix),
+            },
+          },
+          nowMs,
+        ),
+      ],
+    }),
+  );
+  return {
+    partner: partner.slug,
+    before: { products: partner.products, scopes: partner.scopes },
+    after: { products, scopes },
+    narrowed_keys: narrowed.map(({ key, scopes: kept }) => ({ key_prefix: key.prefix, scopes: kept })),
+  };
+}
+
 /** Gives a partner sample hosts, properties and reservations (local and sandbox only). */
 export async function addSampleData(target: OperatorTarget, slug: string, nowMs: number) {
   if (target.stage === 'production')
     throw new OperatorError('Sample data is for the sandbox and local stages only.');
   const partner = await requirePartner(slug);
-  await ensureCatalog(DEFAULT_CATALOG);
+  await catalogProducts();
   const added = await sponsorSampleHosts(partner, sampleHostsFor(partner.slug), nowMs);
+  await recordOperatorEvent(target, 'sample-data.added', { partnerId: partner.id, details: added }, nowMs);
   return { partner: partner.slug, ...added };
 }

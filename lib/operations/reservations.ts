@@ -6,7 +6,9 @@ import type { ReservationImportPlan } from '../../lambdas/data/reservations';
 import { planReservationImport, writeReservationImport } from '../../lambdas/data/reservations';
 import type { Reservation } from '../../lambdas/domain/reservations';
 import { TooManyChannelsError } from '../../lambdas/domain/reservations';
+import { recordOperatorEvent } from './audit';
 import { OperatorError } from './operator-error';
+import type { OperatorTarget } from './target';
 
 /** Largest file accepted in one import; split bigger histories into several files. */
 const MAX_FILE_BYTES = 50 * 1024 * 1024;
@@ -90,6 +92,7 @@ async function planImport(propertyId: number, reservations: Reservation[]): Prom
  * first: a refused import writes nothing, not even `units`, and every bad row is reported by index.
  */
 export async function importReservationFile(
+  target: Pick<OperatorTarget, 'actor'>,
   input: { propertyId: number; file: string; units?: number },
   nowMs: number,
 ) {
@@ -102,5 +105,20 @@ export async function importReservationFile(
   const plan = await planImport(input.propertyId, reservations);
   if (input.units !== undefined)
     await updateProperty(property.partnerId, property.id, { units: input.units });
-  return writeReservationImport(plan, nowMs);
+  const result = await writeReservationImport(plan, nowMs);
+  await recordOperatorEvent(
+    target,
+    'reservations.imported',
+    {
+      partnerId: property.partnerId,
+      propertyId: property.id,
+      details: {
+        imported: result.imported,
+        unchanged: result.unchanged,
+        ...(input.units !== undefined ? { units: input.units } : {}),
+      },
+    },
+    nowMs,
+  );
+  return result;
 }

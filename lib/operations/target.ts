@@ -15,6 +15,8 @@ export interface UsagePlanKeys {
 /** What operator commands run against: the local server or a deployed stage. */
 export interface OperatorTarget {
   readonly stage: Stage;
+  /** Who acts, as the audit trail records it: an AWS identity ARN, or the local user name. */
+  readonly actor: string;
   /** Base URL of the partner API (ends in /partner-api/v1): partners learn it from the reveal e-mail. */
   readonly apiBaseUrl: string;
   /** Base URL of the reveal and activation pages. */

@@ -21,7 +21,7 @@ async function approve() {
       slug,
       email: `api@${slug}.example`,
       products: ['assistant'],
-      revenueAccess: true,
+      scopes: ['revenue:read'],
     },
     Date.now(),
   );

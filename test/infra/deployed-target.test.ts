@@ -13,6 +13,7 @@ import {
   SESv2Client,
   SendEmailCommand,
 } from '@aws-sdk/client-sesv2';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { apiGatewayUsagePlanKeys, sesMailer } from '../../lib/cli/aws-operator-services';
@@ -23,6 +24,8 @@ import { STACK_OUTPUTS } from '../../lib/stage-config';
 const cloudFormation = mockClient(CloudFormationClient);
 const apiGateway = mockClient(APIGatewayClient);
 const ses = mockClient(SESv2Client);
+const sts = mockClient(STSClient);
+const OPERATOR_ARN = 'arn:aws:sts::123456789012:assumed-role/Operator/ana';
 
 const OUTPUTS = {
   [STACK_OUTPUTS.apiBaseUrl]: 'https://abc.execute-api.eu-west-1.amazonaws.com/sandbox/partner-api/v1',
@@ -56,6 +59,8 @@ beforeEach(() => {
   cloudFormation.reset();
   apiGateway.reset();
   ses.reset();
+  sts.reset();
+  sts.on(GetCallerIdentityCommand).resolves({ Arn: OPERATOR_ARN });
 });
 afterEach(() => {
   process.env = { ...savedEnvironment };
@@ -72,12 +77,14 @@ describe('deployedTarget', () => {
     const target = await deployedTarget('sandbox', client());
 
     expect(target.stage).toBe('sandbox');
+    expect(target.actor).toBe(OPERATOR_ARN);
     expect(target.activationBaseUrl).toBe(OUTPUTS.ActivationBaseUrl);
     expect(target.usagePlanKeys).toBeDefined();
     expect(process.env).toMatchObject({
       STAGE: 'sandbox',
       TABLE_NAME: OUTPUTS.TableName,
       SEALING_SECRET_ARN: OUTPUTS.SealingSecretArn,
+      AUDIT_RETENTION_DAYS: '400',
     });
     expect(process.env.DYNAMODB_ENDPOINT).toBeUndefined();
     expect(process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER).toBeUndefined();

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { serviceFunctions } from '../../lambdas/routes';
 import type { FunctionPolicies, IamRequest } from '../support/iam';
-import { decision, functionPolicies, synthesizedTemplate } from '../support/iam';
+import { decision, functionPolicies } from '../support/iam';
+import { synthesizedApp } from './synthesized-app';
 
 /**
  * What each function must never be able to do, evaluated against its synthesized policy the way
@@ -11,7 +12,9 @@ import { decision, functionPolicies, synthesizedTemplate } from '../support/iam'
 let synthesized: FunctionPolicies;
 
 beforeAll(() => {
-  synthesized = functionPolicies(synthesizedTemplate('sandbox'));
+  // The sandbox stack of the run's one synthesis (see synthesized-app.ts).
+  const { templates } = synthesizedApp();
+  synthesized = functionPolicies(templates.sandbox.toJSON() as Parameters<typeof functionPolicies>[0]);
 });
 
 type Call = (policies: FunctionPolicies) => IamRequest;
@@ -48,6 +51,16 @@ const NOT_FOR_GET_HANDLERS: Record<string, Call> = {
   'change an API key': item('UpdateItem', 'APIKEY#svc_AbCdEfGh'),
   'read the session secret': secret('session'),
   'read the sealing secret': secret('sealing'),
+  'add an audit event': item('PutItem', 'AUDIT#1'),
+};
+
+/** The audit trail is append-only for the pages: they may add an event, never change or remove one. */
+const NEVER_REWRITE_AUDIT: Record<string, Call> = {
+  'change an audit event': item('UpdateItem', 'AUDIT#1'),
+  'delete an audit event': item('DeleteItem', 'AUDIT#1'),
+  'read the audit trail': item('Query', 'AUDIT#1'),
+  'read an audit event': item('GetItem', 'AUDIT#1'),
+  'list every audit event on the index': onIndex('AUDIT'),
 };
 
 const FORBIDDEN: Record<string, Record<string, Call>> = {
@@ -57,6 +70,7 @@ const FORBIDDEN: Record<string, Record<string, Call>> = {
     'change an API key': item('UpdateItem', 'APIKEY#svc_AbCdEfGh'),
     'create an API key': item('PutItem', 'APIKEY#svc_AbCdEfGh'),
     'spend a reveal': item('UpdateItem', 'REVEAL#revealid'),
+    'add an audit event': item('PutItem', 'AUDIT#1'),
     'read the sealing secret': secret('sealing'),
     'scan the table': scan,
   },
@@ -65,9 +79,11 @@ const FORBIDDEN: Record<string, Record<string, Call>> = {
   pricingSignals: NOT_FOR_GET_HANDLERS,
   openapiDocument: {
     'read anything in the table': item('GetItem', 'PARTNER#1'),
+    'add an audit event': item('PutItem', 'AUDIT#1'),
     'read the session secret': secret('session'),
   },
   revealPage: {
+    ...NEVER_REWRITE_AUDIT,
     'create a reveal': item('PutItem', 'REVEAL#revealid'),
     'read a partner item': item('GetItem', 'PARTNER#1'),
     'read an API key record': item('GetItem', 'APIKEY#svc_AbCdEfGh'),
@@ -77,11 +93,13 @@ const FORBIDDEN: Record<string, Record<string, Call>> = {
   },
   activatePage: {
     'write anything (opening a link writes nothing)': item('PutItem', 'NONCE#1#nonce'),
+    'add an audit event (it records none)': item('PutItem', 'AUDIT#1'),
     'update a partner item': item('UpdateItem', 'PARTNER#1'),
     'read an API key record': item('GetItem', 'APIKEY#svc_AbCdEfGh'),
     "read a host's e-mail claim": item('GetItem', 'HOSTEMAIL#host@example.com'),
   },
   marketplacePage: {
+    ...NEVER_REWRITE_AUDIT,
     'read the sealing secret (it verifies nothing)': secret('sealing'),
     "read a partner's sealed signing secret": item('GetItem', 'SIGNING_SECRET#1'),
     "overwrite a partner's signing secret": item('PutItem', 'SIGNING_SECRET#1'),
@@ -90,6 +108,7 @@ const FORBIDDEN: Record<string, Record<string, Call>> = {
     'read a reveal record': item('GetItem', 'REVEAL#revealid'),
   },
   onboardingPage: {
+    ...NEVER_REWRITE_AUDIT,
     'create or overwrite a partner item': item('PutItem', 'PARTNER#1'),
     'check conditions on partner items': item('ConditionCheckItem', 'PARTNER#1'),
     "overwrite a partner's signing secret": item('UpdateItem', 'SIGNING_SECRET#1'),
@@ -112,6 +131,19 @@ describe('least privilege of the synthesized functions', () => {
       expect(await decision(policy, call(synthesized))).toBe('ImplicitlyDenied');
     });
   }
+
+  it.each(['revealPage', 'marketplacePage', 'onboardingPage'])(
+    'lets %s add an audit event, the one thing it may do there',
+    async (name) => {
+      expect(
+        await decision(synthesized.policies.get(name), {
+          action: 'dynamodb:PutItem',
+          resource: synthesized.tableArn,
+          leadingKeys: ['AUDIT#1'],
+        }),
+      ).toBe('Allowed');
+    },
+  );
 
   it('denies a request naming two partitions when only one is granted (every key must match)', async () => {
     const policy = synthesized.policies.get('pricingSignals');

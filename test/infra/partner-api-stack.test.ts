@@ -1,5 +1,5 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { problemSchema } from '../../contract/api-schemas';
 import { gatewayResponses } from '../../contract/gateway-responses';
 import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../contract/problems';
@@ -17,7 +17,7 @@ import { partnerApiDocument } from '../../lib/openapi/document';
 import type { DeployedStage } from '../../lib/stage-config';
 import { DEPLOYED_STAGES, STACK_OUTPUTS, stageConfig } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
-import { synthesizeApp, TEST_MAIL_FROM } from './synthesized-app';
+import { synthesizedApp, TEST_MAIL_FROM } from './synthesized-app';
 
 interface Statement {
   readonly Action: string | string[];
@@ -34,9 +34,8 @@ interface CfnResource {
 let synthesized: SynthesizedApp;
 
 beforeAll(() => {
-  synthesized = synthesizeApp();
+  synthesized = synthesizedApp();
 });
-afterAll(() => synthesized?.dispose());
 
 const template = (stage: DeployedStage): Template => synthesized.templates[stage];
 

@@ -1,18 +1,22 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { setTimeout } from 'node:timers/promises';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { PartnerApiStack } from '../../lib/partner-api-stack';
+import { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { inject } from 'vitest';
 import type { DeployedStage } from '../../lib/stage-config';
-import { DEPLOYED_STAGES, stackName, stageConfig } from '../../lib/stage-config';
+import { DEPLOYED_STAGES, stackName } from '../../lib/stage-config';
+import type { SynthesisOutcome } from './app-synthesis';
+import { synthesisPaths } from './app-synthesis';
 
-/** What `-c mailFrom:<stage>=…` gives the app in the tests. */
-export const TEST_MAIL_FROM: Readonly<Record<DeployedStage, string>> = {
-  sandbox: 'Partner Team <partners-sandbox@example.com>',
-  production: 'Partner Team <partners@partner-api.dev>',
-};
+export { TEST_MAIL_FROM } from './app-synthesis';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The folder of the infra project's one synthesis (see app-synthesis.ts). */
+    infraCloudAssembly: string;
+  }
+}
 
 /** One rule finding of the validation report, as CDK writes it (the parts the tests read). */
 export interface ReportedViolation {
@@ -32,31 +36,34 @@ export interface ValidationReport {
 }
 
 export interface SynthesizedApp {
-  readonly stacks: Readonly<Record<DeployedStage, PartnerApiStack>>;
   readonly templates: Readonly<Record<DeployedStage, Template>>;
   readonly report: ValidationReport;
-  /** Removes the cloud assembly. */
-  dispose(): void;
 }
 
+/** As long as a test file waits for the synthesis (the infra project's hook timeout). */
+const SYNTHESIS_DEADLINE_MS = 300_000;
+
 /**
- * The app of `bin/app.ts` (both stages, cdk-nag attached), synthesized once with real esbuild
- * bundling into a temporary directory. Synthesis throws if cdk-nag reports an unacknowledged
- * error, as `cdk synth` fails.
+ * The global setup synthesizes the app while the test files that do not need it run; a file
+ * that imports this module waits here, at import, until the synthesis has ended, and fails to
+ * load with the synthesis error if it failed.
  */
-export function synthesizeApp(): SynthesizedApp {
-  const outdir = mkdtempSync(join(tmpdir(), 'partner-api-cdk-'));
-  const app = new App({ outdir });
-  const stacks = Object.fromEntries(
-    DEPLOYED_STAGES.map((stage) => [
-      stage,
-      new PartnerApiStack(app, stackName(stage), {
-        config: stageConfig(stage, { mailFrom: TEST_MAIL_FROM[stage] }),
-      }),
-    ]),
-  ) as Record<DeployedStage, PartnerApiStack>;
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  const assembly = app.synth();
+const paths = synthesisPaths(inject('infraCloudAssembly'));
+const deadline = Date.now() + SYNTHESIS_DEADLINE_MS;
+while (!existsSync(paths.outcome)) {
+  if (Date.now() > deadline)
+    throw new Error(`The synthesis of the app did not end in ${SYNTHESIS_DEADLINE_MS / 1000} s`);
+  await setTimeout(100);
+}
+const outcome = JSON.parse(readFileSync(paths.outcome, 'utf8')) as SynthesisOutcome;
+if (!outcome.ok) throw new Error(`The synthesis of the app failed:\n${outcome.error}`);
+
+let cached: SynthesizedApp | undefined;
+
+/** The templates and cdk-nag report of the run's one synthesis (read once per test file). */
+export function synthesizedApp(): SynthesizedApp {
+  if (cached) return cached;
+  const assembly = new CloudAssembly(paths.assembly);
   const templates = Object.fromEntries(
     DEPLOYED_STAGES.map((stage) => [
       stage,
@@ -66,5 +73,6 @@ export function synthesizeApp(): SynthesizedApp {
   const report = JSON.parse(
     readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8'),
   ) as ValidationReport;
-  return { stacks, templates, report, dispose: () => rmSync(outdir, { recursive: true, force: true }) };
+  cached = { templates, report };
+  return cached;
 }

@@ -4,15 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../lib/cli/cli';
+import { admin } from '../support/cli';
 import { apiGet, approvedPartner, revealKey } from '../support/partners';
-
-/** Runs the operator CLI in-process (same code path as `npm run admin`), capturing its output. */
-async function admin(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
 
 /** A partner's keys as `keys list --json` shows them, by prefix. */
 async function keysOf(slug: string): Promise<Map<string, Record<string, string | null>>> {
@@ -329,7 +322,7 @@ describe('one-time reveal page', () => {
     const slug = uniqueSlug('reveal');
     const { result } = await approvePartner(
       testTarget(),
-      { name: 'Reveal PMS', slug, email: 'r@r.example', products: ['assistant'], revenueAccess: false },
+      { name: 'Reveal PMS', slug, email: 'r@r.example', products: ['assistant'], scopes: [] },
       Date.now(),
     );
     const [pageUrl = ''] = result.reveal_url.split('#');
@@ -374,7 +367,7 @@ describe('one-time reveal page', () => {
         slug: uniqueSlug('reader'),
         email: 't@t.example',
         products: ['assistant'],
-        revenueAccess: false,
+        scopes: [],
       },
       Date.now(),
     );

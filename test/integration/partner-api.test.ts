@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
+import { NO_RESERVATION_SIGNALS } from '../support/pricing-fixtures';
 
 const PROBLEM = 'application/problem+json';
 
@@ -32,7 +33,7 @@ beforeAll(async () => {
 });
 
 describe('200: the three endpoints with a valid key', () => {
-  it('GET /usage reports seats per host with exactly the spec fields and no e-mail', async () => {
+  it('GET /usage reports seats per host with exactly the documented fields and no e-mail', async () => {
     const { status, json, text, headers } = await apiGet('/usage', revenuePartner.key);
 
     expect(status).toBe(200);
@@ -60,13 +61,7 @@ describe('200: the three endpoints with a valid key', () => {
 
     expect(status).toBe(200);
     expect(Object.keys(json).sort()).toEqual(['occupancy_30d', 'property_id', 'signals']);
-    expect(json.signals).toEqual({
-      occupancy_today: 0,
-      avg_lead_time_days: 0,
-      avg_stay_nights: 0,
-      source_mix: {},
-      total_reservations: 0,
-    });
+    expect(json.signals).toEqual(NO_RESERVATION_SIGNALS);
     expect(Object.keys(json.occupancy_30d as object)).toHaveLength(30);
   });
 
@@ -90,7 +85,9 @@ describe('401: missing or bad keys, each with its own problem type', () => {
     ['malformed', { Authorization: 'Bearer not-a-key' }, 'malformed-api-key'],
     ['non-Bearer', { Authorization: 'Basic dXNlcjpwYXNz' }, 'malformed-api-key'],
     [
-      'unknown',
+      // Right length and alphabet, so only the checksum refuses it (a never-issued key that
+      // passes it is the unknown-key case below).
+      'bad-checksum',
       { Authorization: 'Bearer svc_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
       'malformed-api-key',
     ],
@@ -109,10 +106,14 @@ describe('401: missing or bad keys, each with its own problem type', () => {
   it('a well-formed key that was never issued is unknown', async () => {
     const { generateApiKey } = await import('../../lambdas/domain/api-key');
 
-    const { status, json } = await apiGet('/usage', generateApiKey().key);
+    const { status, json, headers } = await apiGet('/usage', generateApiKey().key);
 
     expect(status).toBe(401);
-    expect(json.type).toContain('unknown-api-key');
+    expect(headers.get('content-type')).toBe(PROBLEM);
+    expect(json).toMatchObject({
+      type: 'https://developers.example.com/partner-api/problems/unknown-api-key',
+      status: 401,
+    });
   });
 });
 

@@ -8,6 +8,7 @@ import type { Reservation } from '../../lambdas/domain/reservations';
 import { runCli } from '../../lib/cli/cli';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
+import { NO_RESERVATION_SIGNALS } from '../support/pricing-fixtures';
 import { expectSignalsClose, pricingOracle } from '../support/pricing-oracle';
 
 const DAY = 86_400_000;
@@ -40,7 +41,7 @@ async function importFile(propertyId: number, rows: unknown, ...extra: string[])
   };
 }
 
-/** Fetches signals and checks them against the DESIGN.md formulas at the request's own clock. */
+/** Fetches signals and checks them against docs/design/pricing-signals.md at the request's own clock. */
 async function expectSignalsMatchOracle(
   propertyId: number,
   reservations: Reservation[],
@@ -138,13 +139,7 @@ describe('reservations import and pricing signals', () => {
     expect((await importFile(propertyId, [cancelled])).result).toEqual({ imported: 1, unchanged: 0 });
 
     const after = await expectSignalsMatchOracle(propertyId, [cancelled], 30, 1);
-    expect(after.signals).toEqual({
-      occupancy_today: 0,
-      avg_lead_time_days: 0,
-      avg_stay_nights: 0,
-      source_mix: {},
-      total_reservations: 0,
-    });
+    expect(after.signals).toEqual(NO_RESERVATION_SIGNALS);
   });
 
   it('counts a booking one hour inside the window edge and not one an hour outside it', async () => {

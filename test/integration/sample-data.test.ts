@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../lib/cli/cli';
+import { admin } from '../support/cli';
 import { apiGet, approvedPartner } from '../support/partners';
-
-async function admin(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
 
 describe('sample data for a partner (local and sandbox)', () => {
   it('gives a fresh partner hosts, properties and a year of reservations, idempotently', async () => {

@@ -20,6 +20,7 @@ if (mode === 'prepare') {
   const metricsOnlyKeys = await extraKeysFor(2, 20, ['metrics:read']);
   const target = {
     stage: 'local' as const,
+    actor: 'load-test',
     apiBaseUrl: runtime.apiBaseUrl,
     activationBaseUrl: runtime.activationBaseUrl,
     mailer: outboxMailer(runtime.outboxDirectory),

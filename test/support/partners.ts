@@ -10,6 +10,7 @@ import type { OperatorTarget } from '../../lib/operations/target';
 export function testTarget(sentMail: OutgoingMail[] = []): OperatorTarget {
   return {
     stage: 'local',
+    actor: 'test-operator',
     apiBaseUrl: inject('apiBaseUrl'),
     activationBaseUrl: inject('activationBaseUrl'),
     mailer: {
@@ -61,7 +62,7 @@ export async function approvedPartner(
       slug,
       email: `api@${slug}.example`,
       products: options.products ?? ['assistant', 'upsells', 'guidebook', 'checkin'],
-      revenueAccess: options.revenue ?? true,
+      scopes: (options.revenue ?? true) ? ['revenue:read'] : [],
     },
     Date.now(),
   );

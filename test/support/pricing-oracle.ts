@@ -6,7 +6,7 @@ const dayOf = (iso: string) => Math.floor(Date.parse(iso) / DAY);
 const dateDay = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY;
 
 /**
- * DESIGN.md "Pricing signals", written literally over raw reservations: the reference the
+ * docs/design/pricing-signals.md, written literally over raw reservations: the reference the
  * aggregate-based implementation is checked against. Unrounded.
  */
 export function pricingOracle(

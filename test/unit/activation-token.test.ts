@@ -130,7 +130,8 @@ describe('activation token', () => {
     for (const payload of [
       { ...claims, admin: true },
       { ...claims, exp: '9999999999' },
-      { ...claims, requested_product_ids: ['espresso-machine'] },
+      { ...claims, requested_product_ids: ['Espresso machine'] },
+      { ...claims, requested_product_ids: Array.from({ length: 21 }, (_, index) => `product-${index}`) },
       { ...claims, requested_product_ids: [] },
       { ...claims, contact_email: 'not-an-address' },
       { ...claims, nonce: 'short' },

@@ -1,10 +1,11 @@
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as pricingSignals } from '../../lambdas/api/pricing-signals';
 import { handler as properties } from '../../lambdas/api/properties';
 import { handler as usage } from '../../lambdas/api/usage';
 import { forgetRateWindows } from '../../lambdas/data/rate-windows';
+import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../lambdas/domain/rate-limit';
 import { awsError, lambdaContext, proxyEvent } from '../support/events';
 import { fakeRateWindowTable } from '../support/rate-window-table';
 
@@ -16,6 +17,7 @@ beforeEach(() => {
   forgetRateWindows();
   rateWindows = fakeRateWindowTable(dynamo);
 });
+afterEach(() => vi.useRealTimers());
 
 function body(result: { body: string }) {
   return JSON.parse(result.body) as Record<string, unknown>;
@@ -78,7 +80,9 @@ describe('GET /usage handler', () => {
     const result = await usage(proxyEvent({}), lambdaContext);
 
     expect(result.statusCode).toBe(503);
-    expect(result.headers?.['Retry-After']).toBeDefined();
+    // The delay of every transient DynamoDB fault (as above), not the rate window's reset.
+    expect(result.headers?.['Retry-After']).toBe('2');
+    expect(body(result)).toMatchObject({ status: 503, type: expect.stringContaining('service-unavailable') });
   });
 
   it('hides unexpected failures behind a generic 500 problem with no internals', async () => {
@@ -108,14 +112,18 @@ describe('GET /usage handler', () => {
   });
 
   it('refuses a request the rate limit has already filled, without touching the data', async () => {
+    // A frozen clock: all 120 admissions at one instant, so the window frees a slot exactly one
+    // window length later.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-11-22T15:30:00.000Z') });
     dynamo.on(QueryCommand).resolves({ Items: [] });
-    for (let i = 0; i < 120; i++) expect((await usage(proxyEvent({}), lambdaContext)).statusCode).toBe(200);
+    for (let i = 0; i < RATE_LIMIT.limit; i++)
+      expect((await usage(proxyEvent({}), lambdaContext)).statusCode).toBe(200);
     dynamo.resetHistory();
 
     const result = await usage(proxyEvent({}), lambdaContext);
 
     expect(result.statusCode).toBe(429);
-    expect(Number(result.headers?.['Retry-After'])).toBeGreaterThanOrEqual(1);
+    expect(result.headers?.['Retry-After']).toBe(String(RATE_LIMIT_WINDOW_SECONDS));
     expect(result.headers?.['X-RateLimit-Remaining']).toBe('0');
     expect(dynamo.calls()).toHaveLength(0);
   });

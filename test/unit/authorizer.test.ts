@@ -2,6 +2,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { renderGatewayResponse } from '../../contract/gateway-responses';
+import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../contract/problems';
 import { forgetCachedKeys, presentedKey } from '../../lambdas/api/authenticate';
 import { handler, templateSafe } from '../../lambdas/api/authorizer';
 import { generateApiKey } from '../../lambdas/domain/api-key';
@@ -156,6 +157,24 @@ describe('REQUEST authorizer', () => {
   it('lets a DynamoDB failure escape, which API Gateway answers with its 503 authorizer-failure problem', async () => {
     dynamo.on(GetCommand).rejects(awsError('ProvisionedThroughputExceededException'));
 
-    await expect(handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }))).rejects.toThrow();
+    const failure = await handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` })).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    // The DynamoDB error itself, not the "Unauthorized" that asks API Gateway for a 401: any
+    // other error is an authorizer failure (AUTHORIZER_FAILURE, as lib/local/api-gateway.ts maps it).
+    expect(failure).toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    expect((failure as Error).message).not.toBe('Unauthorized');
+    const rendered = renderGatewayResponse('AUTHORIZER_FAILURE', { requestId: 'r-503' });
+    expect(rendered.statusCode).toBe(503);
+    expect(rendered.headers).toEqual({ 'Content-Type': PROBLEM_CONTENT_TYPE, 'Retry-After': '1' });
+    expect(JSON.parse(rendered.body)).toEqual({
+      type: problemTypeUri('service-unavailable'),
+      title: 'Service temporarily unavailable',
+      status: 503,
+      detail: 'The service could not check your key just now; retry shortly.',
+      request_id: 'r-503',
+    });
   });
 });

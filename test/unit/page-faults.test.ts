@@ -13,7 +13,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mintActivationToken } from '../../lambdas/domain/activation-token';
 import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
 import { handler as activate } from '../../lambdas/pages/activate';
-import { forgetCachedLookups } from '../../lambdas/pages/activation-context';
+import { forgetCachedLookups } from '../../lambdas/pages/activation-lookups';
 import { csrfToken, newSession, sessionCookie } from '../../lambdas/pages/host-session';
 import { handler as marketplace } from '../../lambdas/pages/marketplace';
 import { handler as reveal } from '../../lambdas/pages/reveal';

@@ -9,6 +9,7 @@ import {
   roundSignal,
 } from '../../lambdas/domain/pricing-signals';
 import { channelName } from '../support/awkward-channels';
+import { NO_RESERVATION_SIGNALS } from '../support/pricing-fixtures';
 
 const NOW = Date.parse('2026-11-22T15:30:00.000Z');
 const TODAY = Math.floor(NOW / DAY_MS);
@@ -66,13 +67,7 @@ describe('pricing signal formulas', () => {
     });
 
     expect(response.property_id).toBe(7);
-    expect(response.signals).toEqual({
-      occupancy_today: 0,
-      avg_lead_time_days: 0,
-      avg_stay_nights: 0,
-      source_mix: {},
-      total_reservations: 0,
-    });
+    expect(response.signals).toEqual(NO_RESERVATION_SIGNALS);
     expect(Object.keys(response.occupancy_30d)).toHaveLength(30);
     expect(Object.keys(response.occupancy_30d)[0]).toBe('2026-11-22');
     expect(Object.keys(response.occupancy_30d)[29]).toBe('2026-12-21');

@@ -1,0 +1,72 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { listCatalog } from '../data/catalog';
+import { getKnowledgeBase } from '../data/knowledge-base';
+import type { Partner } from '../data/partners';
+import { getPartnerBySlug, getSealedSigningSecret } from '../data/partners';
+import { getPropertyOfPartner } from '../data/properties';
+import { listActiveProductsOfProperty } from '../data/seats';
+import { isPartnerSlug } from '../domain/partner-slug';
+import { unseal } from '../shared/secret-box';
+import { loadServiceKey } from '../shared/service-secrets';
+import type { HostSession } from './host-session';
+import { readSession } from './host-session';
+import type { PageResponse } from './html';
+import { sessionEndedPage, unknownPartnerPage } from './page-responses';
+
+/** Looked-up data that changes rarely, kept for a minute per warm instance. */
+const CACHE_MS = 60_000;
+const cache = new Map<string, { value: unknown; at: number }>();
+
+async function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+  const hit = cache.get(key);
+  if (hit && Date.now() - hit.at < CACHE_MS) return hit.value as T;
+  const value = await load();
+  if (value !== undefined) cache.set(key, { value, at: Date.now() });
+  return value;
+}
+
+/** Forgets cached lookups (tests). */
+export function forgetCachedLookups(): void {
+  cache.clear();
+}
+
+/** The partner a page address names; a malformed slug is answered without a lookup. */
+export const partnerForSlug = async (slug: string) =>
+  isPartnerSlug(slug) ? cached(`slug:${slug}`, () => getPartnerBySlug(slug)) : undefined;
+export const productCatalog = () => cached('catalog', listCatalog);
+
+export async function signingSecretOf(partnerId: number): Promise<Buffer | undefined> {
+  return cached(`secret:${partnerId}`, async () => {
+    const sealed = await getSealedSigningSecret(partnerId);
+    return sealed ? unseal(sealed, await loadServiceKey('sealing')) : undefined;
+  });
+}
+
+export async function sessionKey(): Promise<Buffer> {
+  return loadServiceKey('session');
+}
+
+/**
+ * The partner a page's address names and the host's session for it, with the session key; or,
+ * when either is missing, the page that tells the host why and what to do.
+ */
+export async function openSession(
+  event: APIGatewayProxyEvent,
+): Promise<{ partner: Partner; session: HostSession; key: Buffer } | { page: PageResponse }> {
+  const partner = await partnerForSlug(event.pathParameters?.slug ?? '');
+  if (!partner) return { page: unknownPartnerPage() };
+  const key = await sessionKey();
+  const session = readSession(event, key, partner.slug, Date.now());
+  if (!session) return { page: sessionEndedPage(partner.name) };
+  return { partner, session, key };
+}
+
+/** A provisioned property as the onboarding wizard reads it: the property, its knowledge base, its products. */
+export async function provisionedProperty(partnerId: number, propertyId: number) {
+  const [property, knowledgeBase, products] = await Promise.all([
+    getPropertyOfPartner(partnerId, propertyId),
+    getKnowledgeBase(propertyId),
+    listActiveProductsOfProperty(partnerId, propertyId),
+  ]);
+  return { property, knowledgeBase, products };
+}

@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { PartnerApiStack } from '../../lib/partner-api-stack';
+import type { DeployedStage } from '../../lib/stage-config';
+import { DEPLOYED_STAGES, stackName, stageConfig } from '../../lib/stage-config';
+
+/** What `-c mailFrom:<stage>=…` gives the app in the tests. */
+export const TEST_MAIL_FROM: Readonly<Record<DeployedStage, string>> = {
+  sandbox: 'Partner Team <partners-sandbox@example.com>',
+  production: 'Partner Team <partners@partner-api.dev>',
+};
+
+/** Where the global setup puts the cloud assembly, and the outcome of the synthesis, in its folder. */
+export const synthesisPaths = (directory: string) => ({
+  assembly: join(directory, 'cdk.out'),
+  /** Written once the synthesis ended: `{ "ok": true }` or `{ "ok": false, "error": "…" }`. */
+  outcome: join(directory, 'synthesis.json'),
+});
+
+export type SynthesisOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
+
+/**
+ * Synthesizes the app of `bin/app.ts` (both stages, cdk-nag attached) with real esbuild
+ * bundling into `outdir`, as `cdk synth` does; throws if cdk-nag reports an unacknowledged
+ * error, as `cdk synth` fails. Run once per test run, in a process of its own, by the infra
+ * project's global setup (test/support/infra-synthesis-setup.ts); test files read the result
+ * through `synthesizedApp()` of ./synthesized-app.ts.
+ */
+export function synthesizeApp(outdir: string): void {
+  const app = new App({ outdir });
+  for (const stage of DEPLOYED_STAGES)
+    new PartnerApiStack(app, stackName(stage), {
+      config: stageConfig(stage, { mailFrom: TEST_MAIL_FROM[stage] }),
+    });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  app.synth();
+}

@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
+import { getPartner, partnerKey } from '../../lambdas/data/partners';
+import { admin, adminJson as json } from '../support/cli';
+import { apiGet, approvedPartner, revealKey } from '../support/partners';
+
+/** Polls until `path` answers `status` for a key, within the authorizer's 30 s key cache. */
+async function eventually(path: string, key: string, status: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const answer = await apiGet(path, key);
+    if (answer.status === status) return answer.status;
+    if (Date.now() - started > 35_000) return answer.status;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** `links create` for a host of the partner, offering `products`. */
+const linkFor = (slug: string, products: string) => [
+  'links',
+  'create',
+  '--partner',
+  slug,
+  '--email',
+  'h@spa.example',
+  '--name',
+  'Spa Host',
+  '--pms-hotel-id',
+  'SPA-1',
+  '--products',
+  products,
+];
+
+describe('agreements: scopes and products as data', () => {
+  it('narrows the keys in force at once, widens only keys issued afterwards', async () => {
+    const partner = await approvedPartner({ revenue: true });
+    expect((await apiGet('/properties', partner.key)).status).toBe(200);
+
+    const narrowed = await json('partners', 'update', '--partner', partner.slug, '--scopes', '');
+    expect(narrowed).toMatchObject({
+      after: { scopes: ['metrics:read'] },
+      narrowed_keys: [{ key_prefix: partner.keyPrefix, scopes: ['metrics:read'] }],
+    });
+    expect(await eventually('/properties', partner.key, 403)).toBe(403);
+    expect((await apiGet('/properties', partner.key)).json.type).toContain('insufficient-scope');
+    expect((await apiGet('/usage', partner.key)).status).toBe(200);
+
+    const widened = await admin('partners', 'update', '--partner', partner.slug, '--scopes', 'revenue:read');
+    expect(widened.code).toBe(0);
+    expect(widened.stdout).toContain('--widen-to-agreement');
+    const keys = await json('keys', 'list', '--partner', partner.slug);
+    expect(keys.keys[0].scopes).toEqual(['metrics:read']);
+
+    const plainRotation = await json('keys', 'rotate', '--partner', partner.slug, '--no-mail');
+    expect((await json('keys', 'list', '--partner', partner.slug)).keys.at(-1)).toMatchObject({
+      key_prefix: plainRotation.key_prefix,
+      scopes: ['metrics:read'],
+    });
+    const rotated = await json(
+      'keys',
+      'rotate',
+      '--partner',
+      partner.slug,
+      '--widen-to-agreement',
+      '--no-mail',
+    );
+    const newKey = await revealKey(rotated.reveal_url);
+    expect((await apiGet('/properties', newKey)).status).toBe(200);
+  });
+
+  it('adds a catalog product that agreements and links can name, with no code change', async () => {
+    const id = `spa-${randomBytes(3).toString('hex')}`;
+    const added = await json(
+      'catalog',
+      'add',
+      id,
+      '--name',
+      'Spa booking',
+      '--description',
+      'Lets guests book the spa before they arrive.',
+    );
+    expect(added).toMatchObject({ id, name: 'Spa booking', goes_live: null });
+    expect((await json('catalog', 'list')).products.map((product: { id: string }) => product.id)).toContain(
+      id,
+    );
+
+    const partner = await approvedPartner({ products: ['assistant'] });
+    const outside = await admin(...linkFor(partner.slug, id));
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain(`Not in ${partner.slug}'s agreement: ${id}`);
+
+    const updated = await json(
+      'partners',
+      'update',
+      '--partner',
+      partner.slug,
+      '--products',
+      `assistant,${id}`,
+    );
+    expect(updated.after.products).toEqual(['assistant', id]);
+    const link = await json(...linkFor(partner.slug, id));
+    const opened = await fetch(link.url, { redirect: 'manual' });
+    const cookie = (opened.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const marketplace = await fetch(new URL(opened.headers.get('location') ?? '', link.url), {
+      headers: { cookie },
+    });
+    expect(marketplace.status).toBe(200);
+    expect(await marketplace.text()).toContain('Spa booking');
+
+    const edited = await json('catalog', 'edit', id, '--name', 'Spa and sauna');
+    expect(edited).toMatchObject({ id, name: 'Spa and sauna', description: added.description });
+  });
+
+  it('refuses unknown products and scopes, duplicates and empty edits, naming what to fix', async () => {
+    const partner = await approvedPartner();
+    const unknownProduct = await admin('partners', 'update', '--partner', partner.slug, '--products', 'wifi');
+    const unknownScope = await admin(
+      'partners',
+      'update',
+      '--partner',
+      partner.slug,
+      '--scopes',
+      'admin:write',
+    );
+    const nothing = await admin('partners', 'update', '--partner', partner.slug);
+    const duplicate = await admin('catalog', 'add', 'assistant', '--name', 'X', '--description', 'Y');
+    const missing = await admin('catalog', 'edit', 'no-such-product', '--name', 'X');
+    const emptyEdit = await admin('catalog', 'edit', 'assistant');
+    const halfLive = await admin(
+      'catalog',
+      'add',
+      'half',
+      '--name',
+      'X',
+      '--description',
+      'Y',
+      '--goes-live',
+      'Go',
+    );
+
+    expect(unknownProduct).toMatchObject({ code: 1 });
+    expect(unknownProduct.stderr).toContain('Unknown product(s): wifi');
+    expect(unknownScope).toMatchObject({ code: 1 });
+    expect(unknownScope.stderr).toContain(
+      'Unknown scope(s): admin:write. Scopes: metrics:read, revenue:read',
+    );
+    expect(nothing).toMatchObject({ code: 2 });
+    expect(duplicate).toMatchObject({ code: 1 });
+    expect(duplicate.stderr).toContain('already has a product "assistant"');
+    expect(missing).toMatchObject({ code: 1 });
+    expect(missing.stderr).toContain('No product "no-such-product"');
+    expect(emptyEdit).toMatchObject({ code: 1 });
+    expect(halfLive).toMatchObject({ code: 2 });
+    expect((await getPartner(partner.id))?.scopes).toEqual(['metrics:read', 'revenue:read']);
+  });
+
+  it('reads partners stored before agreements listed scopes', async () => {
+    const id = 900_000 + Math.floor(Math.random() * 99_999);
+    await documentClient.send(
+      new PutCommand({
+        TableName: TABLE_NAME,
+        Item: {
+          ...partnerKey(id),
+          id,
+          slug: `legacy-${id}`,
+          name: 'Legacy PMS',
+          contactEmail: 'l@legacy.example',
+          products: ['assistant'],
+          revenueAccess: true,
+          createdAt: '2025-01-01T00:00:00.000Z',
+        },
+      }),
+    );
+    expect((await getPartner(id))?.scopes).toEqual(['metrics:read', 'revenue:read']);
+    expect(inject('apiBaseUrl')).toBeTruthy();
+  });
+});
