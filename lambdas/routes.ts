@@ -84,7 +84,11 @@ export interface PartnerApiRoute {
   readonly queryParameters: readonly QueryParameter[];
   /** The 200 body: a named schema of `contract/api-schemas.ts`. */
   readonly responseSchema: 'UsageReport' | 'PropertyList' | 'PricingSignals';
-  /** A list that can be large: gzip-compressed for clients that accept it, 406 without. */
+  /**
+   * A list that can grow large: the document describes its gzip-compressed answer, its 406
+   * without `Accept-Encoding: gzip` and its 413. (The encoding itself applies to every route,
+   * `jsonResponse`; the other bodies stay far below its thresholds.)
+   */
   readonly compressible: boolean;
   readonly access: FunctionAccess;
 }

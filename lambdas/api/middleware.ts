@@ -6,7 +6,7 @@ import { consumeRequest } from '../data/rate-windows';
 import type { RateDecision } from '../domain/rate-limit';
 import { rateLimitedDetail, rateLimitHeaders } from '../domain/rate-limit';
 import type { Scope } from '../domain/scopes';
-import { parseScopeList, SCOPE_SOURCE } from '../domain/scopes';
+import { missingScopeDetail, parseScopeList } from '../domain/scopes';
 import { isTransientAwsError } from '../shared/aws-errors';
 import { headerValue } from '../shared/http-headers';
 import { logger } from '../shared/logger';
@@ -123,10 +123,7 @@ export function requireScope(scope: Scope): Middleware {
   return {
     before: async (request: Request) => {
       if (!request.context.partner.scopes.includes(scope)) {
-        throw new ProblemError(
-          'insufficient-scope',
-          `This endpoint needs the ${scope} scope, which your key does not carry. It comes with ${SCOPE_SOURCE[scope]}.`,
-        );
+        throw new ProblemError('insufficient-scope', missingScopeDetail(scope));
       }
     },
   };

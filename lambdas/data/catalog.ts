@@ -25,14 +25,42 @@ export async function addProduct(product: Product): Promise<boolean> {
 }
 
 /**
- * Creates the catalog's missing products; products already stored are left as they are, so
- * names or descriptions edited in the table are never overwritten.
+ * Gives a stored default product the `goesLive` it was created without (items written before
+ * products carried it), unless an operator set or removed it since (removal stores `false`) or
+ * renamed the product.
  */
-export async function ensureCatalog(products: readonly Product[]): Promise<void> {
-  await Promise.all(products.map(addProduct));
+async function addMissingGoesLive(product: Product): Promise<void> {
+  if (!product.goesLive) return;
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: productKey(product.id),
+        UpdateExpression: 'SET #goesLive = :goesLive',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#goesLive) AND #name = :name',
+        ExpressionAttributeNames: { '#goesLive': 'goesLive', '#name': 'name' },
+        ExpressionAttributeValues: { ':goesLive': product.goesLive, ':name': product.name },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
-/** What an edit may change: any of the texts; `goesLive: null` removes it. */
+/**
+ * Creates the catalog's missing products; products already stored are left as they are, so
+ * names or descriptions edited in the table are never overwritten (only a `goesLive` they were
+ * stored without is added).
+ */
+export async function ensureCatalog(products: readonly Product[]): Promise<void> {
+  await Promise.all(
+    products.map(async (product) => {
+      if (!(await addProduct(product))) await addMissingGoesLive(product);
+    }),
+  );
+}
+
+/** What an edit may change: any of the texts; `goesLive: null` removes it (stored as `false`). */
 export interface ProductEdit {
   readonly name?: string;
   readonly description?: string;
@@ -42,7 +70,6 @@ export interface ProductEdit {
 /** Edits a stored product; undefined when there is no such product. */
 export async function editProduct(id: string, edit: ProductEdit): Promise<Product | undefined> {
   const set: string[] = [];
-  const remove: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   for (const field of ['name', 'description', 'goesLive'] as const) {
@@ -50,18 +77,11 @@ export async function editProduct(id: string, edit: ProductEdit): Promise<Produc
     if (value === undefined) continue;
     // `name` is a reserved word of DynamoDB expressions: every field goes through a placeholder.
     names[`#${field}`] = field;
-    if (value === null) remove.push(`#${field}`);
-    else {
-      set.push(`#${field} = :${field}`);
-      values[`:${field}`] = value;
-    }
+    set.push(`#${field} = :${field}`);
+    // A removed `goesLive` stays as `false`, so the default catalog never brings it back.
+    values[`:${field}`] = value === null ? false : value;
   }
-  const expression = [
-    set.length > 0 ? `SET ${set.join(', ')}` : '',
-    remove.length > 0 ? `REMOVE ${remove.join(', ')}` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
+  const expression = `SET ${set.join(', ')}`;
   try {
     const { Attributes } = await documentClient.send(
       new UpdateCommand({
@@ -70,7 +90,7 @@ export async function editProduct(id: string, edit: ProductEdit): Promise<Produc
         UpdateExpression: expression,
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeNames: names,
-        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
     );

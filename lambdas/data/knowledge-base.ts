@@ -1,4 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { transactionCancellationCodes } from '../shared/aws-errors';
+import type { AuditEvent } from './audit';
+import { auditEventItem } from './audit';
 import { documentClient, TABLE_NAME } from './db';
 import { propertyPartition } from './partitions';
 
@@ -57,4 +60,35 @@ export async function saveKnowledgeBase(
       ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
     }),
   );
+}
+
+/**
+ * Makes the property live, once: sets `assistantLiveAt` only if it is not set, and records the
+ * event (`onboarding.completed`) in the same transaction. False when it already was live (a
+ * second click, another tab): nothing is written and no second event recorded.
+ */
+export async function markLive(propertyId: number, nowIso: string, event: AuditEvent): Promise<boolean> {
+  try {
+    await documentClient.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: TABLE_NAME,
+              Key: knowledgeBaseKey(propertyId),
+              UpdateExpression: 'SET #live = :now, #updated = :now',
+              ConditionExpression: 'attribute_not_exists(#live)',
+              ExpressionAttributeNames: { '#live': 'assistantLiveAt', '#updated': 'updatedAt' },
+              ExpressionAttributeValues: { ':now': nowIso },
+            },
+          },
+          auditEventItem(event),
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (transactionCancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
 }

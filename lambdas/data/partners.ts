@@ -20,6 +20,8 @@ export interface Partner {
   readonly products: readonly ProductId[];
   /** …and the scopes its keys may carry (never fewer than the base scopes). */
   readonly scopes: readonly Scope[];
+  /** Counts agreement changes: what issues a key checks that the agreement it read still holds. */
+  readonly agreementVersion?: number;
   readonly createdAt: string;
 }
 
@@ -90,6 +92,7 @@ function toPartner(item: Record<string, unknown> | undefined): Partner | undefin
           ? ['revenue:read']
           : [],
     ),
+    agreementVersion: typeof item.agreementVersion === 'number' ? item.agreementVersion : 0,
     createdAt: String(item.createdAt),
   };
 }
@@ -125,21 +128,45 @@ export async function getSealedSigningSecret(partnerId: number): Promise<string 
   return typeof Item?.sealed === 'string' ? Item.sealed : undefined;
 }
 
+const UNCHANGED_AGREEMENT =
+  'attribute_exists(PK) AND (attribute_not_exists(agreementVersion) OR agreementVersion = :read)';
+
 /**
- * Transaction item that replaces a partner's agreement (products and scopes), on condition
- * that the partner exists; drops the attribute older records stored instead of scopes.
+ * Transaction item that replaces a partner's agreement (products and scopes), on condition that
+ * nobody changed it since it was read; drops the attribute older records stored instead of scopes.
  */
 export function agreementUpdateItem(
-  partnerId: number,
+  partner: Pick<Partner, 'id' | 'agreementVersion'>,
   agreement: Pick<Partner, 'products' | 'scopes'>,
 ): TransactItem {
   return {
     Update: {
       TableName: TABLE_NAME,
-      Key: partnerKey(partnerId),
-      UpdateExpression: 'SET products = :products, scopes = :scopes REMOVE revenueAccess',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':products': [...agreement.products], ':scopes': [...agreement.scopes] },
+      Key: partnerKey(partner.id),
+      UpdateExpression:
+        'SET products = :products, scopes = :scopes, agreementVersion = :next REMOVE revenueAccess',
+      ConditionExpression: UNCHANGED_AGREEMENT,
+      ExpressionAttributeValues: {
+        ':products': [...agreement.products],
+        ':scopes': [...agreement.scopes],
+        ':read': partner.agreementVersion ?? 0,
+        ':next': (partner.agreementVersion ?? 0) + 1,
+      },
+    },
+  };
+}
+
+/**
+ * Transaction item that holds a key's issue to the agreement it was read with: a concurrent
+ * `partners update` cancels the issue rather than let a key be wider than the new agreement.
+ */
+export function agreementCheckItem(partner: Pick<Partner, 'id' | 'agreementVersion'>): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: TABLE_NAME,
+      Key: partnerKey(partner.id),
+      ConditionExpression: UNCHANGED_AGREEMENT,
+      ExpressionAttributeValues: { ':read': partner.agreementVersion ?? 0 },
     },
   };
 }

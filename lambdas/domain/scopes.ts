@@ -12,6 +12,11 @@ export const SCOPE_SOURCE: Readonly<Record<Scope, string>> = {
   'revenue:read': 'the revenue-management data agreement',
 };
 
+/** The 403 detail when a key lacks the scope a route requires. */
+export function missingScopeDetail(scope: Scope): string {
+  return `This endpoint needs the ${scope} scope, which your key does not carry. It comes with ${SCOPE_SOURCE[scope]}.`;
+}
+
 /** Scopes every agreement includes, whatever else it grants. */
 export const BASE_SCOPES: readonly Scope[] = ['metrics:read'];
 

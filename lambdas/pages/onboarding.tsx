@@ -1,6 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { VNode } from 'preact';
-import { HOST_ACTOR, recordAuditEvent } from '../data/audit';
 import type { Product } from '../domain/catalog';
 import type { ActivationStage } from './activation-layout';
 import { ActivationLayout } from './activation-layout';
@@ -87,21 +86,7 @@ async function saveStep(
   if (!step) return seeOther('onboarding');
   const parsed = step.parse(form, context);
   if (!parsed.ok) return stepPage(step, context, parsed);
-  const nowIso = new Date().toISOString();
-  await step.save(parsed.value, context, nowIso);
-  if (!WIZARD_FINISH.reached(context) && step === WIZARD_STEPS.at(-1)) {
-    // The host finished the wizard for the first time (a later save of the last step changes answers).
-    await recordAuditEvent({
-      at: nowIso,
-      actor: HOST_ACTOR,
-      action: 'onboarding.completed',
-      partnerId: context.partner.id,
-      hostId: context.session.provisioned.hostUserId,
-      propertyId: context.session.provisioned.propertyId,
-      linkNonce: context.session.claims.nonce,
-      ...(event.requestContext?.requestId ? { requestId: event.requestContext.requestId } : {}),
-    });
-  }
+  await step.save(parsed.value, context, new Date().toISOString());
   return seeOther(addressOf(WIZARD_STEPS[WIZARD_STEPS.indexOf(step) + 1] ?? WIZARD_FINISH));
 }
 
@@ -124,6 +109,7 @@ export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
     propertyName: property?.name ?? session.claims.contact_name,
     knowledgeBase,
     products,
+    ...(event.requestContext?.requestId ? { requestId: event.requestContext.requestId } : {}),
   };
   if (event.httpMethod === 'POST') return saveStep(event, context, key);
   const requested = event.queryStringParameters?.step;

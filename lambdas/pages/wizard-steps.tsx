@@ -1,6 +1,7 @@
 import type { ComponentChildren, VNode } from 'preact';
+import { HOST_ACTOR } from '../data/audit';
 import type { KnowledgeBase } from '../data/knowledge-base';
-import { saveKnowledgeBase } from '../data/knowledge-base';
+import { markLive, saveKnowledgeBase } from '../data/knowledge-base';
 import type { Partner } from '../data/partners';
 import { updateProperty } from '../data/properties';
 import type { Product, ProductId } from '../domain/catalog';
@@ -27,6 +28,8 @@ export interface WizardContext {
   readonly propertyName: string;
   readonly knowledgeBase: KnowledgeBase;
   readonly products: readonly ProductId[];
+  /** API Gateway's id of this page request (audit events name it). */
+  readonly requestId?: string;
 }
 
 /** What a step's page is drawn with. */
@@ -341,13 +344,19 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
         </StepForm>
       </>
     ),
+    // Finishing: live once, with its audit event in the same transaction.
     save: async (_value, context, nowIso) => {
-      const { knowledgeBase } = context;
-      await saveKnowledgeBase(
-        context.session.provisioned.propertyId,
-        { assistantLiveAt: knowledgeBase.assistantLiveAt ?? nowIso },
-        nowIso,
-      );
+      const { partner, session, requestId } = context;
+      await markLive(session.provisioned.propertyId, nowIso, {
+        at: nowIso,
+        actor: HOST_ACTOR,
+        action: 'onboarding.completed',
+        partnerId: partner.id,
+        hostId: session.provisioned.hostUserId,
+        propertyId: session.provisioned.propertyId,
+        linkNonce: session.claims.nonce,
+        ...(requestId ? { requestId } : {}),
+      });
     },
   }),
 ];

@@ -184,7 +184,7 @@ function buildProgram(
       return {
         json: result,
         text: [
-          `Agreement of "${result.partner}" updated.`,
+          `Agreement of "${result.partner}" ${result.unchanged ? 'unchanged: it already was this' : 'updated'}.`,
           `  products: ${result.after.products.join(', ')}`,
           `  scopes:   ${result.after.scopes.join(' ')}`,
           ...result.narrowed_keys.map(

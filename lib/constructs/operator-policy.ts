@@ -45,6 +45,14 @@ export class OperatorPolicy extends Construct {
           actions: ['logs:StartQuery', 'logs:GetQueryResults'],
           resources: [logGroupArn, logGroup.logGroupArn],
         }),
+        // Every command on a deployed stage starts by reading the stack's outputs.
+        new PolicyStatement({
+          sid: 'ReadStackOutputs',
+          effect: Effect.ALLOW,
+          actions: ['cloudformation:DescribeStacks'],
+          // This stack's own ARN (AWS::StackId), the one DescribeStacks authorizes on.
+          resources: [Stack.of(this).stackId],
+        }),
         new PolicyStatement({
           sid: 'StopOwnLogsInsightsQuery',
           effect: Effect.ALLOW,

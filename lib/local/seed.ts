@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyCreationItem, listApiKeysOfPartner, revokeApiKey } from '../../lambdas/data/api-keys';
-import { editProduct, ensureCatalog, listCatalog } from '../../lambdas/data/catalog';
+import { ensureCatalog } from '../../lambdas/data/catalog';
 import { allocateId } from '../../lambdas/data/counters';
 import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
 import { partnerPartition } from '../../lambdas/data/partitions';
@@ -132,23 +132,9 @@ async function moveSigningSecrets(): Promise<void> {
   }
 }
 
-/**
- * Data kept with `--persist` by an earlier version: its catalog items predate `goesLive`, so the
- * wizard would no longer say the assistant goes live. Default products with the default name get it.
- */
-async function addGoesLive(): Promise<void> {
-  const stored = new Map((await listCatalog()).map((product) => [product.id, product]));
-  for (const product of DEFAULT_CATALOG) {
-    const current = stored.get(product.id);
-    if (product.goesLive && current && !current.goesLive && current.name === product.name)
-      await editProduct(product.id, { goesLive: product.goesLive });
-  }
-}
-
 /** Seeds the catalog and the demo partners (idempotent), and returns a working key for each. */
 export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
   await ensureCatalog(DEFAULT_CATALOG);
-  await addGoesLive();
   await moveSigningSecrets();
   const keys: DemoKey[] = [];
   for (const demo of DEMO_PARTNERS) {

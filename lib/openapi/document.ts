@@ -10,7 +10,7 @@ import {
   rateLimitedDetail,
 } from '../../lambdas/domain/rate-limit';
 import type { Scope } from '../../lambdas/domain/scopes';
-import { BASE_SCOPES } from '../../lambdas/domain/scopes';
+import { BASE_SCOPES, missingScopeDetail, SCOPE_SOURCE, SCOPES } from '../../lambdas/domain/scopes';
 import type { PartnerApiRoute, PublicApiRoute } from '../../lambdas/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { DEPLOYED_STAGES, stageSettings } from '../stage-config';
@@ -233,7 +233,9 @@ function exampleDetail(name: ProblemName): string {
     'revoked-api-key': 'This API key was revoked. Use your current key or ask us for a new one.',
     'expired-api-key': 'This API key expired after a rotation. Use the key that replaced it.',
     'malformed-api-key': 'This is not a partner API key: keys start with svc_ and are 50 characters long.',
-    'insufficient-scope': 'This endpoint needs the revenue:read scope, which your key does not carry.',
+    'insufficient-scope': missingScopeDetail(
+      SCOPES.find((scope) => !BASE_SCOPES.includes(scope)) ?? SCOPES[0],
+    ),
     'request-blocked':
       'Our firewall refused this request: it looks like an attack pattern. If it is a legitimate call, quote the request_id to support.',
     'property-not-found': 'No property 42 is sponsored by your account.',
@@ -434,11 +436,20 @@ function publicOperation(route: PublicApiRoute): Json {
   };
 }
 
+/** Each scope, where it comes from and the routes it covers: from the scope list and the route table. */
+const SCOPES_TEXT = SCOPES.map(
+  (scope) =>
+    `\`${scope}\` (${SCOPE_SOURCE[scope]}) covers ${partnerApiRoutes
+      .filter((route) => route.scope === scope)
+      .map((route) => `${route.method} ${route.path}`)
+      .join(', ')}`,
+).join('; ');
+
 const DESCRIPTION = `Seat usage, properties and pricing signals of the hosts you sponsor.
 
 **Authentication.** Send your API key as \`Authorization: Bearer <key>\` (preferred) or \`X-Enterprise-Key: <key>\`. Keys start with \`svc_\`; the first 12 characters (the key prefix) identify a key in our logs and support. The partner is identified by the key alone.
 
-**Scopes.** \`metrics:read\` (every key) covers GET /usage; \`revenue:read\` (when your agreement includes revenue-management data) covers the property routes.
+**Scopes.** ${SCOPES_TEXT}.
 
 **Rate limit.** ${RATE_LIMIT_POLICY_TEXT} per key, exact. Every response to an authenticated request carries \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-*\` headers; a refused request gets 429 with \`Retry-After\`.
 

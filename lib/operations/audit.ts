@@ -23,10 +23,18 @@ export const operatorEventItem = (...args: Parameters<typeof operatorEvent>): Tr
 
 /**
  * Records an operator event after an action that is not a transaction (a revocation, an import).
- * The action has happened: a failure here is reported, and the action is not undone.
+ * The action has happened and its result must still reach the operator: a failure here is a
+ * warning on stderr with the event, never an error that would hide the result.
  */
 export async function recordOperatorEvent(...args: Parameters<typeof operatorEvent>): Promise<void> {
-  await recordAuditEvent(operatorEvent(...args));
+  const event = operatorEvent(...args);
+  try {
+    await recordAuditEvent(event);
+  } catch (error) {
+    process.stderr.write(
+      `Warning: the audit event ${event.action} was not recorded (${(error as Error).name}); the action itself is done. Event: ${JSON.stringify(event)}\n`,
+    );
+  }
 }
 
 /** `audit list`: newest first, with each event's partner named by slug, in the CLI's snake case. */

@@ -110,10 +110,18 @@ export function pmsHotelId(value: string): string {
 /** An ISO 8601 date (`2026-11-01`, midnight UTC) or date-time with a zone, as the stored format. */
 export function isoTime(flag: string, value: string): string {
   const text = value.trim();
-  const ms = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text)
-    ? Date.parse(text)
-    : Number.NaN;
-  if (Number.isNaN(ms)) {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.exec(text);
+  const ms = match ? Date.parse(text) : Number.NaN;
+  // Date.parse rolls an impossible day over (2026-02-30 is 2 March): the day must exist as written.
+  const day = match
+    ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])))
+    : undefined;
+  const exists =
+    day !== undefined &&
+    day.getUTCFullYear() === Number(match?.[1]) &&
+    day.getUTCMonth() === Number(match?.[2]) - 1 &&
+    day.getUTCDate() === Number(match?.[3]);
+  if (Number.isNaN(ms) || !exists) {
     throw new OperatorError(
       `${flag} must be an ISO 8601 date or date-time with a zone, like 2026-11-01 or 2026-11-01T09:30:00Z; got "${quoted(value, 60)}".`,
     );

@@ -11,7 +11,7 @@ import {
 } from '../../lambdas/data/api-keys';
 import { documentClient } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
-import { getPartnerBySlug, listPartners } from '../../lambdas/data/partners';
+import { agreementCheckItem, getPartnerBySlug, listPartners } from '../../lambdas/data/partners';
 import { lastUsedOfKeys } from '../../lambdas/data/rate-windows';
 import type { RevealRecord } from '../../lambdas/data/reveals';
 import { REVEAL_LIFETIME_MS, revealCreationItem, revealTimes } from '../../lambdas/data/reveals';
@@ -150,6 +150,7 @@ export async function rotateKey(
   const nowIso = new Date(nowMs).toISOString();
   const items: TransactItem[] = [
     ...issuedKeyItems(issued),
+    agreementCheckItem(partner),
     ...current.map((key) => apiKeyReplacementItem(key.prefix, replacement)),
     ...superseded.map((key) => apiKeyRevocationItem(key.prefix, nowIso)),
     operatorEventItem(
@@ -188,7 +189,7 @@ export async function rotateKey(
     await target.usagePlanKeys?.remove(issued.record.prefix);
     if ((error as Error).name === 'TransactionCanceledException') {
       throw new OperatorError(
-        `A key of ${partner.slug} changed while rotating (revoked meanwhile?). Run the rotation again.`,
+        `A key or the agreement of ${partner.slug} changed while rotating (revoked or updated meanwhile?). Nothing was issued; run the rotation again.`,
       );
     }
     throw error;
@@ -214,6 +215,7 @@ export async function revokeKey(target: OperatorTarget, prefix: string, nowMs: n
     throw new OperatorError(
       `No key with prefix ${prefix}. List a partner's keys with: npm run admin -- keys list --partner <slug>`,
     );
+  await target.usagePlanKeys?.remove(prefix);
   // Revoking again keeps the first time; only the revocation itself is an event.
   if (revoked.revokedAt === nowIso)
     await recordOperatorEvent(
@@ -222,7 +224,6 @@ export async function revokeKey(target: OperatorTarget, prefix: string, nowMs: n
       { partnerId: revoked.partnerId, keyPrefix: prefix },
       nowMs,
     );
-  await target.usagePlanKeys?.remove(prefix);
   return { key_prefix: prefix, revoked_at: revoked.revokedAt };
 }
 

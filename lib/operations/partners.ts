@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyRecord } from '../../lambdas/data/api-keys';
 import { apiKeyScopesItem } from '../../lambdas/data/api-keys';
 import { allocateId } from '../../lambdas/data/counters';
 import { documentClient } from '../../lambdas/data/db';
@@ -142,11 +143,27 @@ export async function showPartner(slug: string) {
   };
 }
 
+/** Keys in force that carry a scope outside `scopes`, with the scopes they keep. */
+function keysWiderThan(keys: readonly ApiKeyRecord[], scopes: readonly Scope[], nowMs: number) {
+  return keys
+    .filter((key) => apiKeyState(key, nowMs) === 'active')
+    .map((key) => ({ key, scopes: key.scopes.filter((scope) => scopes.includes(scope)) }))
+    .filter(({ key, scopes: kept }) => kept.length < key.scopes.length);
+}
+
+/** How long after its commit `partners update` looks again for keys the partner index did not show yet. */
+const INDEX_SETTLE_MS = 1_000;
+
+const sameNames = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((name) => b.includes(name));
+
 /**
  * Replaces a partner's agreement. Narrower scopes take effect on every key in force in the same
  * transaction (as a revocation does: within the authorizer's 30-second key cache); wider scopes
  * reach only keys issued from now on (`keys rotate --widen-to-agreement`), so no key ever carries
- * more than the agreement. Products take effect on the next link page a host opens.
+ * more than the agreement: a rotation that read the old agreement is cancelled by its version
+ * check, and a key the partner index did not show yet is narrowed by a second look a second
+ * later. Products take effect on the link pages within their one-minute catalog cache.
  */
 export async function updateAgreement(
   target: Pick<OperatorTarget, 'actor'>,
@@ -156,39 +173,58 @@ export async function updateAgreement(
   const partner = await requirePartner(input.slug);
   const products = input.products ? await requireCatalogProducts(input.products) : partner.products;
   const scopes = input.scopes ? agreementScopes(input.scopes) : partner.scopes;
-  const { keys } = await keysInForce(partner.id);
-  const narrowed = keys
-    .filter((key) => apiKeyState(key, nowMs) === 'active')
-    .map((key) => ({ key, scopes: key.scopes.filter((scope) => scopes.includes(scope)) }))
-    .filter(({ key, scopes: kept }) => kept.length < key.scopes.length);
-  await documentClient.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        agreementUpdateItem(partner.id, { products, scopes }),
-        ...narrowed.map(({ key, scopes: kept }) => apiKeyScopesItem(key.prefix, kept)),
-        operatorEventItem(
-          target,
-          'agreement.changed',
-          {
-            partnerId: partner.id,
-            details: {
-              products_before: partner.products,
-              products: products,
-              scopes_before: partner.scopes,
-              scopes: scopes,
-              narrowed_keys: narrowed.map(({ key }) => key.prefix),
-            },
-          },
-          nowMs,
-        ),
-      ],
-    }),
-  );
-  return {
+  const narrowed = keysWiderThan((await keysInForce(partner.id)).keys, scopes, nowMs);
+  const result = {
     partner: partner.slug,
     before: { products: partner.products, scopes: partner.scopes },
     after: { products, scopes },
-    narrowed_keys: narrowed.map(({ key, scopes: kept }) => ({ key_prefix: key.prefix, scopes: kept })),
+  };
+  if (sameNames(products, partner.products) && sameNames(scopes, partner.scopes) && narrowed.length === 0)
+    return { ...result, unchanged: true, narrowed_keys: [] };
+  try {
+    await documentClient.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          agreementUpdateItem(partner, { products, scopes }),
+          ...narrowed.map(({ key, scopes: kept }) => apiKeyScopesItem(key.prefix, kept)),
+          operatorEventItem(
+            target,
+            'agreement.changed',
+            {
+              partnerId: partner.id,
+              details: {
+                products_before: partner.products,
+                products,
+                scopes_before: partner.scopes,
+                scopes,
+                narrowed_keys: narrowed.map(({ key }) => key.prefix),
+              },
+            },
+            nowMs,
+          ),
+        ],
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name === 'TransactionCanceledException')
+      throw new OperatorError(
+        `The agreement or a key of ${partner.slug} changed meanwhile; nothing was changed. Run the command again.`,
+      );
+    throw error;
+  }
+  await new Promise((resolve) => setTimeout(resolve, INDEX_SETTLE_MS));
+  const late = keysWiderThan((await keysInForce(partner.id)).keys, scopes, nowMs);
+  for (const { key, scopes: kept } of late) {
+    const { Update } = apiKeyScopesItem(key.prefix, kept);
+    await documentClient.send(new UpdateCommand(Update as ConstructorParameters<typeof UpdateCommand>[0]));
+  }
+  return {
+    ...result,
+    unchanged: false,
+    narrowed_keys: [...narrowed, ...late].map(({ key, scopes: kept }) => ({
+      key_prefix: key.prefix,
+      scopes: kept,
+    })),
   };
 }
 

@@ -217,6 +217,10 @@ describe('audit trail', () => {
       code: 1,
       stderr: expect.stringContaining('--since must be an ISO 8601 date'),
     });
+    expect(await admin('audit', 'list', '--since', '2026-02-30')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--since must be an ISO 8601 date'),
+    });
     expect(await admin('audit', 'list', '--limit', '0')).toMatchObject({ code: 1 });
     expect(await admin('audit', 'list', '--partner', 'no-such-partner-x')).toMatchObject({
       code: 1,

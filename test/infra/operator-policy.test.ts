@@ -53,6 +53,8 @@ function operatorPolicy(template: TemplateJson): [string, Resource] {
   return policies[0] as [string, Resource];
 }
 
+const stackArn = (name: string) => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${name}/0f1e2d3c-4b5a`;
+const THIS_STACK_ARN = stackArn('this-stack');
 const tableArn = (id: string) => `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${id}`;
 const tableOf = (template: TemplateJson) => byType(template, 'AWS::DynamoDB::GlobalTable')[0]?.[0] ?? '';
 
@@ -62,6 +64,7 @@ function resolvedDocument(template: TemplateJson, document: unknown): unknown {
     'AWS::Partition': 'aws',
     'AWS::Region': REGION,
     'AWS::AccountId': ACCOUNT,
+    'AWS::StackId': THIS_STACK_ARN,
   };
   const resolve = (value: unknown): unknown => {
     if (typeof value === 'string') return value;
@@ -116,6 +119,12 @@ describe.each(DEPLOYED_STAGES)('operator policy (%s)', (stage) => {
           { 'Fn::GetAtt': [logGroup, 'Arn'] },
         ],
       },
+      {
+        Sid: 'ReadStackOutputs',
+        Effect: 'Allow',
+        Action: 'cloudformation:DescribeStacks',
+        Resource: { Ref: 'AWS::StackId' },
+      },
       // StopQuery has no resource type in the Service Authorization Reference.
       { Sid: 'StopOwnLogsInsightsQuery', Effect: 'Allow', Action: 'logs:StopQuery', Resource: '*' },
       expect.objectContaining({
@@ -158,6 +167,8 @@ describe.each(DEPLOYED_STAGES)('operator policy (%s)', (stage) => {
     expect(await check('logs:StartQuery', arn(logGroup))).toBe('Allowed');
     expect(await check('logs:GetQueryResults', arn(logGroup))).toBe('Allowed');
     expect(await check('logs:StopQuery', '*')).toBe('Allowed');
+    expect(await check('cloudformation:DescribeStacks', THIS_STACK_ARN)).toBe('Allowed');
+    expect(await check('cloudformation:DescribeStacks', stackArn('SomeOtherStack'))).not.toBe('Allowed');
 
     expect(pagesLog).toBeDefined();
     expect(await check('logs:StartQuery', arn(pagesLog ?? ''))).not.toBe('Allowed');

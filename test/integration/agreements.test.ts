@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
-import { getPartner, partnerKey } from '../../lambdas/data/partners';
+import { agreementCheckItem, getPartner, partnerKey } from '../../lambdas/data/partners';
 import { admin, adminJson as json } from '../support/cli';
 import { apiGet, approvedPartner, revealKey } from '../support/partners';
 
@@ -154,6 +154,35 @@ describe('agreements: scopes and products as data', () => {
     expect(emptyEdit).toMatchObject({ code: 1 });
     expect(halfLive).toMatchObject({ code: 2 });
     expect((await getPartner(partner.id))?.scopes).toEqual(['metrics:read', 'revenue:read']);
+  });
+
+  it('changes nothing for an unchanged agreement, and cancels an issue that read an older one', async () => {
+    const partner = await approvedPartner({ revenue: true });
+    const before = await getPartner(partner.id);
+
+    const same = await json('partners', 'update', '--partner', partner.slug, '--scopes', 'revenue:read');
+    const changed = await json('partners', 'update', '--partner', partner.slug, '--products', 'assistant');
+    const stillReadable = await getPartner(partner.id);
+    const events = (await json('audit', 'list', '--partner', partner.slug, '--action', 'agreement.changed'))
+      .events;
+
+    expect(same).toMatchObject({ unchanged: true, narrowed_keys: [] });
+    expect(changed).toMatchObject({ unchanged: false, after: { products: ['assistant'] } });
+    expect(events).toHaveLength(1);
+    expect(stillReadable?.agreementVersion).toBe((before?.agreementVersion ?? 0) + 1);
+    // A rotation that read the agreement before the update cannot commit its key.
+    await expect(
+      documentClient.send(
+        new TransactWriteCommand({ TransactItems: [agreementCheckItem(before ?? { id: partner.id })] }),
+      ),
+    ).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    await expect(
+      documentClient.send(
+        new TransactWriteCommand({
+          TransactItems: [agreementCheckItem(stillReadable ?? { id: partner.id })],
+        }),
+      ),
+    ).resolves.toBeDefined();
   });
 
   it('reads partners stored before agreements listed scopes', async () => {
