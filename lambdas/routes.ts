@@ -1,4 +1,5 @@
 import type { ProblemName } from '../contract/problems';
+import type { ServiceSecretName } from './common/service-secrets';
 import {
   ACTIVATION_LINK_PARTITION,
   API_KEY_PARTITION,
@@ -16,7 +17,6 @@ import {
   SIGNING_SECRET_PARTITION,
 } from './data/partitions';
 import type { Scope } from './domain/scopes';
-import type { ServiceSecretName } from './shared/service-secrets';
 
 /**
  * The single route table. The local server, the CDK stack, the OpenAPI document and the tests
@@ -40,7 +40,7 @@ export interface TableAccess {
   readonly conditionCheckItem?: readonly string[];
 }
 
-export type { ServiceSecretName } from './shared/service-secrets';
+export type { ServiceSecretName } from './common/service-secrets';
 
 /** What the function of a route (or the authorizer) may reach. */
 export interface FunctionAccess {

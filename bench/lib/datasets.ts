@@ -13,8 +13,8 @@ export async function createBenchPartner(label: string, nowMs: number): Promise<
   const { documentClient } = await import('../../lambdas/data/db');
   const { allocateId } = await import('../../lambdas/data/counters');
   const { partnerCreationItems } = await import('../../lambdas/data/partners');
-  const { seal } = await import('../../lambdas/shared/secret-box');
-  const { loadServiceKey } = await import('../../lambdas/shared/service-secrets');
+  const { seal } = await import('../../lambdas/common/secret-box');
+  const { loadServiceKey } = await import('../../lambdas/common/service-secrets');
   const sealingKey = await loadServiceKey('sealing');
   const id = await allocateId('partner');
   const slug = `bench-${label}-${randomBytes(3).toString('hex')}`;

@@ -1,9 +1,9 @@
 import type { ProblemName } from '../../contract/problems';
+import { headerValue } from '../common/http-headers';
 import type { ApiKeyRecord } from '../data/api-keys';
 import { getApiKey } from '../data/api-keys';
 import { revealTimes } from '../data/reveals';
 import { apiKeyState, digestApiKey, digestsMatch, parseApiKey, withRetirement } from '../domain/api-key';
-import { headerValue } from '../shared/http-headers';
 
 export type Authentication =
   | { readonly kind: 'missing' }

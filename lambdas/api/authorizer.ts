@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { problemCatalog, problemTypeUri } from '../../contract/problems';
+import { logger } from '../common/logger';
 import { withoutControlCharacters } from '../domain/text';
-import { logger } from '../shared/logger';
 import { authenticate } from './authenticate';
 
 /**

@@ -2,14 +2,14 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ProblemBody } from '../../contract/problems';
 import { PROBLEM_CONTENT_TYPE, ProblemError } from '../../contract/problems';
+import { isTransientAwsError } from '../common/aws-errors';
+import { headerValue } from '../common/http-headers';
+import { logger } from '../common/logger';
 import { consumeRequest } from '../data/rate-windows';
 import type { RateDecision } from '../domain/rate-limit';
 import { rateLimitedDetail, rateLimitHeaders } from '../domain/rate-limit';
 import type { Scope } from '../domain/scopes';
 import { missingScopeDetail, parseScopeList } from '../domain/scopes';
-import { isTransientAwsError } from '../shared/aws-errors';
-import { headerValue } from '../shared/http-headers';
-import { logger } from '../shared/logger';
 
 /** The authenticated partner, from the authorizer's context: identity comes only from the key. */
 export interface AuthenticatedPartner {

@@ -1,9 +1,9 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { logger } from '../common/logger';
 import type { PartnerApiRouteId } from '../routes';
 import { partnerApiRoute } from '../routes';
-import { logger } from '../shared/logger';
 import type { PartnerApiContext } from './middleware';
 import {
   acceptJson,

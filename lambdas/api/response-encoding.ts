@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { ProblemError } from '../../contract/problems';
-import { headerValue } from '../shared/http-headers';
+import { headerValue } from '../common/http-headers';
 
 /**
  * JSON bodies, gzip-compressed when they are large and the client accepts it. Lambda refuses

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from '../common/aws-errors';
 import type { Scope } from '../domain/scopes';
 import { isScope } from '../domain/scopes';
-import { isConditionFailure } from '../shared/aws-errors';
 import { documentClient, GSI1, TABLE_NAME, type TransactItem } from './db';
 import { API_KEY_PARTITION, partnerPartition } from './partitions';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../shared/config';
+import { config } from '../common/config';
 import { documentClient, GSI1, TABLE_NAME, type TransactItem, ttlEpochSeconds } from './db';
 import { AUDIT_INDEX_PARTITION, AUDIT_PARTITION } from './partitions';
 

@@ -1,7 +1,7 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from '../common/aws-errors';
 import type { Product } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
-import { isConditionFailure } from '../shared/aws-errors';
 import { documentClient, GSI1, TABLE_NAME } from './db';
 import { CATALOG_INDEX_PARTITION, PRODUCT_PARTITION } from './partitions';
 
@@ -60,7 +60,7 @@ export async function ensureCatalog(products: readonly Product[]): Promise<void>
   );
 }
 
-/** What an edit may change: any of the texts; `goesLive: null` removes it (stored as `false`). */
+/** What an edit may change: each text is optional; `goesLive: null` removes it (stored as `false`). */
 export interface ProductEdit {
   readonly name?: string;
   readonly description?: string;

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { QueryCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../shared/config';
+import { config } from '../common/config';
 
 /** The process-wide DynamoDB client: created once so warm invocations reuse its connections. */
 export const documentClient = DynamoDBDocumentClient.from(

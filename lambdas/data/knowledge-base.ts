@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { transactionCancellationCodes } from '../shared/aws-errors';
+import { transactionCancellationCodes } from '../common/aws-errors';
 import type { AuditEvent } from './audit';
 import { auditEventItem } from './audit';
 import { documentClient, TABLE_NAME } from './db';

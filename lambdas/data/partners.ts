@@ -120,7 +120,7 @@ export async function listPartners(): Promise<Partner[]> {
   return items.flatMap((item) => toPartner(item) ?? []);
 }
 
-/** The partner's signing secret, still sealed (see `lambdas/shared/secret-box.ts`). */
+/** The partner's signing secret, still sealed (see `lambdas/common/secret-box.ts`). */
 export async function getSealedSigningSecret(partnerId: number): Promise<string | undefined> {
   const { Item } = await documentClient.send(
     new GetCommand({ TableName: TABLE_NAME, Key: signingSecretKey(partnerId) }),

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from '../shared/aws-errors';
+import { isConditionFailure } from '../common/aws-errors';
 import { documentClient, GSI1, queryAll, sortableId, TABLE_NAME, type TransactItem } from './db';
 import { partnerPartition, propertyPartition } from './partitions';
 

@@ -1,7 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
+import { pauseBeforeRetry } from '../common/backoff';
 import type { ProductId } from '../domain/catalog';
-import { isRetryableCancellation, transactionCancellationCodes } from '../shared/aws-errors';
-import { pauseBeforeRetry } from '../shared/backoff';
 import type { ConsumedNonce } from './activation-nonces';
 import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
 import { auditEventItem } from './audit';

@@ -2,9 +2,9 @@ import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ProblemError } from '../../contract/problems';
+import { isConditionFailure } from '../common/aws-errors';
 import type { RateDecision, RateLimitPolicy, SlotTimes } from '../domain/rate-limit';
 import { chooseFreeSlot, emptySlots, NEVER_ADMITTED, RATE_LIMIT, rateDecision } from '../domain/rate-limit';
-import { isConditionFailure } from '../shared/aws-errors';
 import { documentClient, TABLE_NAME } from './db';
 import { RATE_LIMIT_PARTITION } from './partitions';
 

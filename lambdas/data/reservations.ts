@@ -1,5 +1,7 @@
 import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
+import { pauseBeforeRetry } from '../common/backoff';
 import { dayOfMonth, isoDate, monthOf, parseIsoDate } from '../domain/calendar';
 import type { BookingTotals, BookingWindow } from '../domain/pricing-signals';
 import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../domain/pricing-signals';
@@ -12,8 +14,6 @@ import {
   storedReservation,
   TooManyChannelsError,
 } from '../domain/reservations';
-import { isRetryableCancellation, transactionCancellationCodes } from '../shared/aws-errors';
-import { pauseBeforeRetry } from '../shared/backoff';
 import { documentClient, GSI1, queryAll, TABLE_NAME, type TransactItem } from './db';
 import { propertyPartition } from './partitions';
 

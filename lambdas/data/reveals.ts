@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { storedDigestProof } from '../../contract/reveal-crypto';
-import { isConditionFailure } from '../shared/aws-errors';
+import { isConditionFailure } from '../common/aws-errors';
 import { documentClient, TABLE_NAME, type TransactItem, ttlEpochSeconds } from './db';
 import { REVEAL_PARTITION } from './partitions';
 

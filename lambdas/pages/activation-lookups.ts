@@ -1,4 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { unseal } from '../common/secret-box';
+import { loadServiceKey } from '../common/service-secrets';
 import { listCatalog } from '../data/catalog';
 import { getKnowledgeBase } from '../data/knowledge-base';
 import type { Partner } from '../data/partners';
@@ -6,8 +8,6 @@ import { getPartnerBySlug, getSealedSigningSecret } from '../data/partners';
 import { getPropertyOfPartner } from '../data/properties';
 import { listActiveProductsOfProperty } from '../data/seats';
 import { isPartnerSlug } from '../domain/partner-slug';
-import { unseal } from '../shared/secret-box';
-import { loadServiceKey } from '../shared/service-secrets';
 import type { HostSession } from './host-session';
 import { readSession } from './host-session';
 import type { PageResponse } from './html';

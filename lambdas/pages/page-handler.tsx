@@ -1,8 +1,8 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { isTransientAwsError } from '../shared/aws-errors';
-import { logger } from '../shared/logger';
+import { isTransientAwsError } from '../common/aws-errors';
+import { logger } from '../common/logger';
 import { messagePage, tryAgainPage } from './html';
 
 /**

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { config } from '../common/config';
 import type { ActivationClaims } from '../domain/activation-token';
-import { config } from '../shared/config';
 import type { PageResponse } from './html';
 import { messagePage } from './html';
 

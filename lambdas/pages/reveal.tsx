@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { logger } from '../common/logger';
 import type { AuditEvent } from '../data/audit';
 import { PARTNER_ACTOR, recordAuditEvent } from '../data/audit';
 import { getRevealState, takeReveal } from '../data/reveals';
-import { logger } from '../shared/logger';
 import { htmlPage, Layout, messagePage } from './html';
 import { pageHandler, pageJson } from './page-handler';
 

@@ -282,18 +282,12 @@ export class LocalApiGateway {
     const resource = API_BASE_PATH + route.path;
     const event = proxyEvent(request, parsed, resource, pathParameters, requestId);
     const methodArn = `arn:aws:execute-api:local:000000000000:local/local/${request.method}${resource}`;
+    // A REQUEST authorizer sees the request as the proxy event has it, without the body.
+    const { body: _body, isBase64Encoded: _encoded, ...requestWithoutBody } = event;
     const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
       type: 'REQUEST',
       methodArn,
-      resource,
-      path: parsed.path,
-      httpMethod: request.method,
-      headers: parsed.headers,
-      multiValueHeaders: parsed.multiValueHeaders,
-      queryStringParameters: parsed.queryStringParameters,
-      multiValueQueryStringParameters: parsed.multiValueQueryStringParameters,
-      pathParameters: event.pathParameters,
-      stageVariables: null,
+      ...requestWithoutBody,
       requestContext: { ...event.requestContext, authorizer: undefined },
     };
     const authorization = await this.lambdas.invoke(AUTHORIZER.id, authorizerEvent);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { tableDefinition } from '../../contract/table-definition';
-import type { ServiceSecretName } from '../../lambdas/shared/service-secrets';
+import type { ServiceSecretName } from '../../lambdas/common/service-secrets';
 
 /**
  * The AWS APIs the functions call, on one local address: DynamoDB requests go on to DynamoDB

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ServiceSecretName } from '../../lambdas/shared/service-secrets';
-import { generateServiceSecret } from '../../lambdas/shared/service-secrets';
+import type { ServiceSecretName } from '../../lambdas/common/service-secrets';
+import { generateServiceSecret } from '../../lambdas/common/service-secrets';
 
 /**
  * Local state lives in one git-ignored folder (`.local/` unless PARTNER_API_LOCAL_DIR says

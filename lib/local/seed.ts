@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { seal } from '../../lambdas/common/secret-box';
+import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { apiKeyCreationItem, listApiKeysOfPartner, revokeApiKey } from '../../lambdas/data/api-keys';
 import { ensureCatalog } from '../../lambdas/data/catalog';
 import { allocateId } from '../../lambdas/data/counters';
@@ -18,8 +20,6 @@ import type { ProductId } from '../../lambdas/domain/catalog';
 import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
 import type { Scope } from '../../lambdas/domain/scopes';
 import { agreementScopes } from '../../lambdas/domain/scopes';
-import { seal } from '../../lambdas/shared/secret-box';
-import { loadServiceKey } from '../../lambdas/shared/service-secrets';
 import type { SampleHost } from '../operations/sample-data';
 import { SAMPLE_HOSTS, sponsorSampleHosts } from '../operations/sample-data';
 

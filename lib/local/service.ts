@@ -1,10 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../lambdas/common/audit-retention';
+import { secretArnVariable } from '../../lambdas/common/service-secrets';
 import type { ServiceFunctionSpec, ServiceSecretName } from '../../lambdas/routes';
 import { API_BASE_PATH, serviceFunctions } from '../../lambdas/routes';
-import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../lambdas/shared/audit-retention';
-import { secretArnVariable } from '../../lambdas/shared/service-secrets';
 import { FUNCTION_NODE_OPTIONS } from '../function-defaults';
 import { stackName } from '../stage-config';
 import type { AccessLogWriter } from './access-log';

@@ -1,9 +1,9 @@
+import { unseal } from '../../lambdas/common/secret-box';
+import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { recordIssuedLink } from '../../lambdas/data/activation-links';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
 import { InvalidActivationClaimsError, mintActivationToken } from '../../lambdas/domain/activation-token';
 import type { ProductId } from '../../lambdas/domain/catalog';
-import { unseal } from '../../lambdas/shared/secret-box';
-import { loadServiceKey } from '../../lambdas/shared/service-secrets';
 import { recordOperatorEvent } from './audit';
 import { requirePartner } from './keys';
 import { OperatorError } from './operator-error';

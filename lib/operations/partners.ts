@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { transactionCancellationCodes } from '../../lambdas/common/aws-errors';
+import { seal } from '../../lambdas/common/secret-box';
+import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import type { ApiKeyRecord } from '../../lambdas/data/api-keys';
 import { apiKeyScopesItem } from '../../lambdas/data/api-keys';
 import { allocateId } from '../../lambdas/data/counters';
@@ -17,9 +20,6 @@ import { apiKeyState } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import type { Scope } from '../../lambdas/domain/scopes';
 import { agreementScopes } from '../../lambdas/domain/scopes';
-import { transactionCancellationCodes } from '../../lambdas/shared/aws-errors';
-import { seal } from '../../lambdas/shared/secret-box';
-import { loadServiceKey } from '../../lambdas/shared/service-secrets';
 import { operatorEventItem, recordOperatorEvent } from './audit';
 import { catalogProducts, requireCatalogProducts } from './catalog';
 import { issuedKeyItems, issueKey, keysInForce, requirePartner, revealMailOf } from './keys';

@@ -1,4 +1,4 @@
-import type { Stage } from '../../lambdas/shared/config';
+import type { Stage } from '../../lambdas/common/config';
 import type { Mailer } from './mailer';
 
 /** API Gateway API keys that tie partner keys to the usage plan (deployed stages only). */

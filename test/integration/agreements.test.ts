@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { editProduct, ensureCatalog, listCatalog } from '../../lambdas/data/catalog';
 import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
 import { agreementCheckItem, getPartner, partnerKey } from '../../lambdas/data/partners';
 import { admin, adminJson as json } from '../support/cli';
@@ -203,6 +204,21 @@ describe('agreements: scopes and products as data', () => {
       }),
     );
     expect((await getPartner(id))?.scopes).toEqual(['metrics:read', 'revenue:read']);
-    expect(inject('apiBaseUrl')).toBeTruthy();
+  });
+
+  it('gives a default product the goesLive it was stored without, unless an operator removed it', async () => {
+    const id = `live-${randomBytes(3).toString('hex')}`;
+    const stored = { id, name: 'Concierge', description: 'Answers guests.' };
+    const goesLive = { submitLabel: 'Make my concierge live', liveMessage: 'Your concierge answers guests.' };
+    const find = async () => (await listCatalog()).find((product) => product.id === id);
+
+    await ensureCatalog([stored]);
+    await ensureCatalog([{ ...stored, goesLive }]);
+    const added = await find();
+    await editProduct(id, { goesLive: null });
+    await ensureCatalog([{ ...stored, goesLive }]);
+
+    expect(added?.goesLive).toEqual(goesLive);
+    expect((await find())?.goesLive).toBeUndefined();
   });
 });

@@ -98,7 +98,7 @@ describe('GET /usage handler', () => {
   });
 
   it('logs failures with the request id a partner quotes, and the key only by its prefix', async () => {
-    const { logger } = await import('../../lambdas/shared/logger');
+    const { logger } = await import('../../lambdas/common/logger');
     const appended = vi.spyOn(logger, 'appendKeys');
     const logged = vi.spyOn(logger, 'error');
     dynamo.on(QueryCommand).rejects(new Error('boom'));

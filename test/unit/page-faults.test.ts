@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { generateServiceSecret, loadServiceKey } from '../../lambdas/common/service-secrets';
 import { mintActivationToken } from '../../lambdas/domain/activation-token';
 import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
 import { handler as activate } from '../../lambdas/pages/activate';
@@ -17,7 +18,6 @@ import { forgetCachedLookups } from '../../lambdas/pages/activation-lookups';
 import { csrfToken, newSession, sessionCookie } from '../../lambdas/pages/host-session';
 import { handler as marketplace } from '../../lambdas/pages/marketplace';
 import { handler as reveal } from '../../lambdas/pages/reveal';
-import { generateServiceSecret, loadServiceKey } from '../../lambdas/shared/service-secrets';
 import { awsError, lambdaContext, proxyEvent } from '../support/events';
 
 const dynamo = mockClient(DynamoDBDocumentClient);

@@ -43,7 +43,7 @@ export const config = {
   tableName: requiredEnv('TABLE_NAME'),
   /** The local DynamoDB address in local mode; unset in AWS. */
   dynamoDbEndpoint: optionalEnv('DYNAMODB_ENDPOINT'),
-  /** Locally, who signs the calls (the function's name, or `operator`): any key works there. */
+  /** Locally, who signs the calls (the function's name, or `operator`): DynamoDB Local accepts every key. */
   localAccessKeyId: optionalEnv('AWS_ACCESS_KEY_ID') ?? 'local',
   /** Retention of audit events, in days (the table's TTL removes them). */
   auditRetentionDays: positiveIntegerEnv('AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),
