@@ -11,6 +11,7 @@ export const problemCatalog = {
   'unknown-api-key': { status: 401, title: 'API key not recognised' },
   'expired-api-key': { status: 401, title: 'API key expired' },
   'revoked-api-key': { status: 401, title: 'API key revoked' },
+  'partner-suspended': { status: 401, title: 'API access suspended' },
   'insufficient-scope': { status: 403, title: 'Scope missing' },
   'request-blocked': { status: 403, title: 'Request blocked' },
   'not-found': { status: 404, title: 'Not found' },
@@ -25,6 +26,24 @@ export const problemCatalog = {
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemName = keyof typeof problemCatalog;
+
+/**
+ * What the authorizer says when it refuses a key, by problem (and by cause where one problem has
+ * several): the API's answers and the OpenAPI document's examples both read it.
+ */
+export const KEY_REFUSAL_DETAILS = {
+  'wrong-scheme': 'Send the key with the Bearer scheme: Authorization: Bearer <key>.',
+  malformed: 'This is not a partner API key: keys start with svc_ and are 50 characters long.',
+  checksum: 'The API key checksum does not match: check that the key was copied whole.',
+  unknown:
+    'This API key is not recognised here. Check that it is the key of this environment (sandbox keys do not work in production, nor the other way round).',
+  revoked: 'This API key was revoked. Use your current key or ask us for a new one.',
+  superseded:
+    'This API key was replaced by a newer one before it was revealed. Use the key from the most recent reveal link.',
+  expired: 'This API key expired after a rotation. Use the key that replaced it.',
+  suspended:
+    'API access for this account is suspended: every key is refused until it is restored. Contact us; nothing was deleted.',
+} as const;
 
 export interface ProblemBody {
   readonly type: string;

@@ -217,9 +217,15 @@ export const pageRoutes = [
     methods: ['GET', 'POST'],
     path: '/reveal/{revealId}',
     entry: 'pages/reveal.tsx',
-    // Spends a reveal, and records that it did (an audit event may only be added, never changed).
+    // Spends a reveal in one transaction: the reveal, its key and the keys it retires, a check that
+    // the partner is not suspended, and the audit event (which may only be added, never changed).
     access: {
-      table: { getItem: [REVEAL_PARTITION], updateItem: [REVEAL_PARTITION], putItem: [AUDIT_PARTITION] },
+      table: {
+        getItem: [REVEAL_PARTITION, API_KEY_PARTITION, PARTNER_PARTITION],
+        updateItem: [REVEAL_PARTITION, API_KEY_PARTITION],
+        putItem: [AUDIT_PARTITION],
+        conditionCheckItem: [PARTNER_PARTITION],
+      },
     },
   },
   {
@@ -277,13 +283,13 @@ export const pageRoutes = [
 
 /**
  * The REQUEST authorizer of the partner API: one function in front of every keyed route. It reads
- * key records, and the reveals of keys that replace them (a key retires after its replacement
- * is revealed).
+ * key records (their stored state decides) and their partner's standing (suspension, agreement):
+ * items with no TTL.
  */
 export const AUTHORIZER = {
   id: 'authorizer',
   entry: 'api/authorizer.ts',
-  access: { table: { getItem: [API_KEY_PARTITION, REVEAL_PARTITION] } } satisfies FunctionAccess,
+  access: { table: { getItem: [API_KEY_PARTITION, PARTNER_PARTITION] } } satisfies FunctionAccess,
 } as const;
 
 /** Name of a page route's function (alarms, logs, the local runtime). */

@@ -28,6 +28,8 @@ export async function createBenchPartner(label: string, nowMs: number): Promise<
           contactEmail: `api@${slug}.example`,
           products: ['assistant', 'upsells', 'guidebook', 'checkin'],
           scopes: ['metrics:read', 'revenue:read'],
+          revision: 0,
+          keyPrefixes: [],
           createdAt: new Date(nowMs).toISOString(),
         },
         seal(randomBytes(32), sealingKey),

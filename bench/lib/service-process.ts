@@ -74,7 +74,14 @@ export async function mintKeys(
     await documentClient.send(
       new TransactWriteCommand({
         TransactItems: batch.map((key) =>
-          apiKeyCreationItem({ prefix: key.prefix, partnerId, digest: key.digest, scopes, createdAt }),
+          apiKeyCreationItem({
+            prefix: key.prefix,
+            partnerId,
+            digest: key.digest,
+            scopes,
+            createdAt,
+            state: 'active',
+          }),
         ),
       }),
     );

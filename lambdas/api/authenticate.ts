@@ -1,9 +1,11 @@
 import type { ProblemName } from '../../contract/problems';
+import { KEY_REFUSAL_DETAILS } from '../../contract/problems';
 import { headerValue } from '../common/http-headers';
 import type { ApiKeyRecord } from '../data/api-keys';
 import { getApiKey } from '../data/api-keys';
-import { revealTimes } from '../data/reveals';
-import { apiKeyState, digestApiKey, digestsMatch, parseApiKey, withRetirement } from '../domain/api-key';
+import type { PartnerStanding } from '../data/partners';
+import { getPartnerStanding } from '../data/partners';
+import { digestApiKey, digestsMatch, keyStanding, parseApiKey } from '../domain/api-key';
 
 export type Authentication =
   | { readonly kind: 'missing' }
@@ -33,41 +35,39 @@ export function presentedKey(headers: Headers): { key: string } | { wrongScheme:
 }
 
 /**
- * Key records by prefix, as in force (a rotation's retirement applied). Entries live 25 s, inside
- * the 30 s within which a revocation must take effect. Unknown prefixes are cached too, so made-up
- * keys cost one read per 25 s, but apart: a flood of well-formed random keys evicts only other
- * unknown prefixes, never a partner's key.
+ * Key records by prefix, and partners' standing by id, as read from the table. Entries live
+ * 25 s, inside the 30 s within which a revocation or a suspension must take effect. Unknown
+ * prefixes are cached too, so made-up keys cost one read per 25 s, but apart: a flood of
+ * well-formed random keys evicts only other unknown prefixes, never a partner's key. Neither
+ * item has a TTL: nothing that expires decides who gets in.
  */
-const KEY_CACHE_TTL_MS = 25_000;
+const CACHE_TTL_MS = 25_000;
 const KNOWN_KEYS_LIMIT = 5_000;
 const UNKNOWN_PREFIXES_LIMIT = 5_000;
-type CachedKey = { readonly record: ApiKeyRecord | undefined; readonly fetchedAtMs: number };
-const knownKeys = new Map<string, CachedKey>();
-const unknownPrefixes = new Map<string, CachedKey>();
+const PARTNERS_LIMIT = 5_000;
+type Cached<T> = { readonly value: T; readonly fetchedAtMs: number };
+const knownKeys = new Map<string, Cached<ApiKeyRecord | undefined>>();
+const unknownPrefixes = new Map<string, Cached<ApiKeyRecord | undefined>>();
+const partners = new Map<number, Cached<PartnerStanding | undefined>>();
 
 /** Adds an entry as the newest, dropping the oldest beyond the limit (Map keeps insertion order). */
-function remember(cache: Map<string, CachedKey>, limit: number, prefix: string, entry: CachedKey): void {
-  cache.delete(prefix);
-  cache.set(prefix, entry);
+function remember<K, T>(cache: Map<K, Cached<T>>, limit: number, key: K, entry: Cached<T>): void {
+  cache.delete(key);
+  cache.set(key, entry);
   if (cache.size > limit) {
     const oldest = cache.keys().next().value;
     if (oldest !== undefined) cache.delete(oldest);
   }
 }
 
+const fresh = <T>(entry: Cached<T> | undefined, nowMs: number): entry is Cached<T> =>
+  entry !== undefined && nowMs - entry.fetchedAtMs < CACHE_TTL_MS;
+
 async function keyRecord(prefix: string, nowMs: number): Promise<ApiKeyRecord | undefined> {
   const cached = knownKeys.get(prefix) ?? unknownPrefixes.get(prefix);
-  if (cached && nowMs - cached.fetchedAtMs < KEY_CACHE_TTL_MS) return cached.record;
-  const stored = await getApiKey(prefix);
-  // A key being replaced: one more read per replacement, to see whether the new key was revealed.
-  const record =
-    stored?.replacements && stored.revokedAt === undefined
-      ? withRetirement(
-          stored,
-          await revealTimes(stored.replacements.map((replacement) => replacement.revealId)),
-        )
-      : stored;
-  const entry = { record, fetchedAtMs: nowMs };
+  if (fresh(cached, nowMs)) return cached.value;
+  const record = await getApiKey(prefix);
+  const entry = { value: record, fetchedAtMs: nowMs };
   if (record) {
     unknownPrefixes.delete(prefix);
     remember(knownKeys, KNOWN_KEYS_LIMIT, prefix, entry);
@@ -78,63 +78,58 @@ async function keyRecord(prefix: string, nowMs: number): Promise<ApiKeyRecord | 
   return record;
 }
 
-/** Forgets cached keys (tests). */
+async function partnerStanding(partnerId: number, nowMs: number): Promise<PartnerStanding | undefined> {
+  const cached = partners.get(partnerId);
+  if (fresh(cached, nowMs)) return cached.value;
+  const standing = await getPartnerStanding(partnerId);
+  remember(partners, PARTNERS_LIMIT, partnerId, { value: standing, fetchedAtMs: nowMs });
+  return standing;
+}
+
+/** Forgets cached keys and partners (tests). */
 export function forgetCachedKeys(): void {
   knownKeys.clear();
   unknownPrefixes.clear();
+  partners.clear();
 }
 
+const refused = (problem: ProblemName, detail: string, keyPrefix?: string): Authentication => ({
+  kind: 'refused',
+  problem,
+  detail,
+  ...(keyPrefix === undefined ? {} : { keyPrefix }),
+});
+
 /**
- * Checks a request's key: format and checksum first (no read for garbage), then the record
- * by prefix, a constant-time digest comparison, revocation and expiry.
+ * Checks a request's key: format and checksum first (no read for garbage), then the record by
+ * prefix, a constant-time digest comparison, the key's stored state and expiry, and its
+ * partner's standing. The key carries its scopes as far as the agreement still grants them.
  */
 export async function authenticate(headers: Headers, nowMs: number): Promise<Authentication> {
   const presented = presentedKey(headers);
   if (presented === undefined) return { kind: 'missing' };
-  if ('wrongScheme' in presented) {
-    return {
-      kind: 'refused',
-      problem: 'malformed-api-key',
-      detail: 'Send the key with the Bearer scheme: Authorization: Bearer <key>.',
-    };
-  }
+  if ('wrongScheme' in presented) return refused('malformed-api-key', KEY_REFUSAL_DETAILS['wrong-scheme']);
   const parsed = parseApiKey(presented.key);
-  if (!parsed.ok) {
-    return {
-      kind: 'refused',
-      problem: 'malformed-api-key',
-      detail:
-        parsed.reason === 'checksum'
-          ? 'The API key checksum does not match: check that the key was copied whole.'
-          : 'This is not a partner API key: keys start with svc_ and are 50 characters long.',
-    };
-  }
+  if (!parsed.ok) return refused('malformed-api-key', KEY_REFUSAL_DETAILS[parsed.reason]);
   const record = await keyRecord(parsed.prefix, nowMs);
-  if (!record || !digestsMatch(digestApiKey(parsed.key), record.digest)) {
-    return {
-      kind: 'refused',
-      problem: 'unknown-api-key',
-      detail:
-        'This API key is not recognised here. Check that it is the key of this environment (sandbox keys do not work in production, nor the other way round).',
-      keyPrefix: parsed.prefix,
-    };
-  }
-  switch (apiKeyState(record, nowMs)) {
+  // A key nobody revealed cannot have been presented by its partner: it is refused as unknown.
+  if (!record || !digestsMatch(digestApiKey(parsed.key), record.digest) || record.state === 'pending')
+    return refused('unknown-api-key', KEY_REFUSAL_DETAILS.unknown, parsed.prefix);
+  switch (keyStanding(record, nowMs)) {
     case 'revoked':
-      return {
-        kind: 'refused',
-        problem: 'revoked-api-key',
-        detail: 'This API key was revoked. Use your current key or ask us for a new one.',
-        keyPrefix: record.prefix,
-      };
+      return refused('revoked-api-key', KEY_REFUSAL_DETAILS.revoked, record.prefix);
+    case 'superseded':
+      return refused('revoked-api-key', KEY_REFUSAL_DETAILS.superseded, record.prefix);
     case 'expired':
-      return {
-        kind: 'refused',
-        problem: 'expired-api-key',
-        detail: 'This API key expired after a rotation. Use the key that replaced it.',
-        keyPrefix: record.prefix,
-      };
+      return refused('expired-api-key', KEY_REFUSAL_DETAILS.expired, record.prefix);
     default:
-      return { kind: 'authenticated', key: record };
+      break;
   }
+  const partner = await partnerStanding(record.partnerId, nowMs);
+  if (!partner) return refused('unknown-api-key', KEY_REFUSAL_DETAILS.unknown, record.prefix);
+  if (partner.suspended) return refused('partner-suspended', KEY_REFUSAL_DETAILS.suspended, record.prefix);
+  return {
+    kind: 'authenticated',
+    key: { ...record, scopes: record.scopes.filter((scope) => partner.scopes.includes(scope)) },
+  };
 }

@@ -1,166 +1,141 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from '../common/aws-errors';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { StoredKeyState } from '../domain/api-key';
+import { isStoredKeyState } from '../domain/api-key';
 import type { Scope } from '../domain/scopes';
 import { isScope } from '../domain/scopes';
-import { documentClient, GSI1, TABLE_NAME, type TransactItem } from './db';
-import { API_KEY_PARTITION, partnerPartition } from './partitions';
+import { documentClient, TABLE_NAME, type TransactItem } from './db';
+import { API_KEY_PARTITION } from './partitions';
 
 /**
- * A key issued to replace this one by a rotation: this key retires `graceMs` after that key's
- * one-time reveal (not before: a replacement nobody revealed retires nothing).
+ * A stored partner key: its prefix and digest, never the key itself, and its lifecycle state.
+ * The state and `expiresAt` are the whole truth about whether the key is in force: they are
+ * written in the transaction of the event that decides them, and the item has no TTL.
  */
-export interface KeyReplacement {
-  readonly keyPrefix: string;
-  readonly revealId: string;
-  readonly graceMs: number;
-}
-
-/** A stored partner key: its prefix and digest, never the key itself. */
 export interface ApiKeyRecord {
   readonly prefix: string;
   readonly partnerId: number;
   readonly digest: Uint8Array;
   readonly scopes: readonly Scope[];
   readonly createdAt: string;
+  readonly state: StoredKeyState;
+  /** The one-time reveal that delivers this key (none for keys handed over another way: demo keys). */
+  readonly revealId?: string;
+  readonly revealedAt?: string;
+  /** Set when the key starts retiring; only ever moved earlier. */
   readonly expiresAt?: string;
   readonly revokedAt?: string;
+  readonly supersededAt?: string;
+  /** A rotation's new key: the keys its reveal retires, after `graceMs`. */
+  readonly retires?: readonly string[];
+  readonly graceMs?: number;
   /** Value of the API Gateway API key that ties this key to the usage plan (deployed stages). */
   readonly usageIdentifierKey?: string;
-  /** The one-time reveal that delivers this key (keys made before reveals were recorded have none). */
-  readonly revealId?: string;
-  /** Rotations that replace this key, oldest first. */
-  readonly replacements?: readonly KeyReplacement[];
 }
 
 export const apiKeyKey = (prefix: string) => ({ PK: `${API_KEY_PARTITION}${prefix}`, SK: 'APIKEY' });
-const partnerKeysIndexKey = (partnerId: number) => `${partnerPartition(partnerId)}#APIKEYS`;
 
 /** Transaction item creating a key; the condition makes prefixes unique. */
 export function apiKeyCreationItem(record: ApiKeyRecord): TransactItem {
   return {
     Put: {
       TableName: TABLE_NAME,
-      Item: {
-        ...apiKeyKey(record.prefix),
-        GSI1PK: partnerKeysIndexKey(record.partnerId),
-        GSI1SK: `${record.createdAt}#${record.prefix}`,
-        ...record,
-      },
+      Item: { ...apiKeyKey(record.prefix), ...record },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
 }
 
-function toReplacements(value: unknown): KeyReplacement[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  return value.flatMap((entry: Record<string, unknown>) =>
-    typeof entry?.keyPrefix === 'string' &&
-    typeof entry.revealId === 'string' &&
-    typeof entry.graceMs === 'number'
-      ? [{ keyPrefix: entry.keyPrefix, revealId: entry.revealId, graceMs: entry.graceMs }]
-      : [],
-  );
-}
+const optionalString = (item: Record<string, unknown>, name: string) =>
+  typeof item[name] === 'string' ? { [name]: item[name] as string } : {};
 
 function toApiKeyRecord(item: Record<string, unknown> | undefined): ApiKeyRecord | undefined {
-  if (!item || !(item.digest instanceof Uint8Array)) return undefined;
-  const replacements = toReplacements(item.replacements);
+  // An item without a state is not a key this code wrote: it opens nothing.
+  if (!item || !(item.digest instanceof Uint8Array) || !isStoredKeyState(item.state)) return undefined;
   return {
     prefix: String(item.prefix),
     partnerId: Number(item.partnerId),
     digest: item.digest,
     scopes: Array.isArray(item.scopes) ? item.scopes.filter(isScope) : [],
     createdAt: String(item.createdAt),
-    expiresAt: typeof item.expiresAt === 'string' ? item.expiresAt : undefined,
-    revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : undefined,
-    usageIdentifierKey: typeof item.usageIdentifierKey === 'string' ? item.usageIdentifierKey : undefined,
-    ...(typeof item.revealId === 'string' ? { revealId: item.revealId } : {}),
-    ...(replacements && replacements.length > 0 ? { replacements } : {}),
+    state: item.state,
+    ...optionalString(item, 'revealId'),
+    ...optionalString(item, 'revealedAt'),
+    ...optionalString(item, 'expiresAt'),
+    ...optionalString(item, 'revokedAt'),
+    ...optionalString(item, 'supersededAt'),
+    ...optionalString(item, 'usageIdentifierKey'),
+    ...(Array.isArray(item.retires) ? { retires: item.retires.map(String) } : {}),
+    ...(typeof item.graceMs === 'number' ? { graceMs: item.graceMs } : {}),
   };
 }
 
-/** The authorizer's one read: the key record by its plaintext prefix. */
-export async function getApiKey(prefix: string): Promise<ApiKeyRecord | undefined> {
+/**
+ * A key record by its plaintext prefix. The authorizer reads eventually consistent (a change is
+ * in effect within its 30-second bound anyway); decisions that write read consistently.
+ */
+export async function getApiKey(
+  prefix: string,
+  { consistent = false }: { consistent?: boolean } = {},
+): Promise<ApiKeyRecord | undefined> {
   const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: apiKeyKey(prefix) }),
+    new GetCommand({ TableName: TABLE_NAME, Key: apiKeyKey(prefix), ConsistentRead: consistent }),
   );
   return toApiKeyRecord(Item);
 }
 
-/** Keys of a partner, oldest first. */
-export async function listApiKeysOfPartner(partnerId: number): Promise<ApiKeyRecord[]> {
-  const { Items = [] } = await documentClient.send(
-    new QueryCommand({
-      TableName: TABLE_NAME,
-      IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :keys',
-      ExpressionAttributeValues: { ':keys': partnerKeysIndexKey(partnerId) },
-    }),
-  );
-  return Items.flatMap((item) => toApiKeyRecord(item) ?? []);
-}
-
-/** Revokes a key; revoking twice keeps the first time. Undefined when there is no such key. */
-export async function revokeApiKey(prefix: string, nowIso: string): Promise<ApiKeyRecord | undefined> {
-  try {
-    const { Attributes } = await documentClient.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: apiKeyKey(prefix),
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':now': nowIso },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toApiKeyRecord(Attributes);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+/** Keys by prefix, read consistently, in the order given; prefixes with no key are left out. */
+export async function getApiKeys(prefixes: readonly string[]): Promise<ApiKeyRecord[]> {
+  const keys = await Promise.all(prefixes.map((prefix) => getApiKey(prefix, { consistent: true })));
+  return keys.flatMap((key) => key ?? []);
 }
 
 /**
- * Transaction item recording a rotation's new key on a key it replaces, while that key is not
- * revoked: the replaced key retires the grace period after the new key is revealed.
+ * Transaction item moving a key on from the state (and expiry) it was read in: if another change
+ * got there first, the transaction is cancelled rather than overwrite it.
  */
-export function apiKeyReplacementItem(prefix: string, replacement: KeyReplacement): TransactItem {
+function transitionItem(
+  key: Pick<ApiKeyRecord, 'prefix' | 'state' | 'expiresAt'>,
+  set: Readonly<Record<string, string | readonly string[]>>,
+): TransactItem {
+  const names = Object.keys(set);
   return {
     Update: {
       TableName: TABLE_NAME,
-      Key: apiKeyKey(prefix),
-      UpdateExpression: 'SET replacements = list_append(if_not_exists(replacements, :none), :replacement)',
-      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
-      ExpressionAttributeValues: { ':none': [], ':replacement': [replacement] },
+      Key: apiKeyKey(key.prefix),
+      UpdateExpression: `SET ${names.map((_name, index) => `#a${index} = :a${index}`).join(', ')}`,
+      ConditionExpression: `#state = :from AND ${
+        key.expiresAt === undefined ? 'attribute_not_exists(expiresAt)' : 'expiresAt = :expiresAt'
+      }`,
+      ExpressionAttributeNames: {
+        '#state': 'state',
+        ...Object.fromEntries(names.map((name, index) => [`#a${index}`, name])),
+      },
+      ExpressionAttributeValues: {
+        ':from': key.state,
+        ...(key.expiresAt === undefined ? {} : { ':expiresAt': key.expiresAt }),
+        ...Object.fromEntries(names.map((name, index) => [`:a${index}`, set[name]])),
+      },
     },
   };
 }
 
-/** Transaction item revoking a key (a rotation supersedes keys that were never revealed). */
-export function apiKeyRevocationItem(prefix: string, nowIso: string): TransactItem {
-  return {
-    Update: {
-      TableName: TABLE_NAME,
-      Key: apiKeyKey(prefix),
-      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':now': nowIso },
-    },
-  };
-}
+type KeyAsRead = Pick<ApiKeyRecord, 'prefix' | 'state' | 'expiresAt'>;
 
-/**
- * Transaction item narrowing a key's scopes to its partner's new agreement (the authorizer reads
- * scopes from the key record, so the change is in effect as a revocation is).
- */
-export function apiKeyScopesItem(prefix: string, scopes: readonly Scope[]): TransactItem {
-  return {
-    Update: {
-      TableName: TABLE_NAME,
-      Key: apiKeyKey(prefix),
-      UpdateExpression: 'SET scopes = :scopes',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':scopes': [...scopes] },
-    },
-  };
-}
+/** Its reveal was spent: the key is in force from now on. */
+export const keyRevealedItem = (key: KeyAsRead, nowIso: string) =>
+  transitionItem(key, { state: 'active', revealedAt: nowIso });
+
+/** A replacement was revealed: the key works until `expiresAt`. */
+export const keyRetiringItem = (key: KeyAsRead, expiresAt: string) =>
+  transitionItem(key, { state: 'retiring', expiresAt });
+
+export const keyRevokedItem = (key: KeyAsRead, nowIso: string) =>
+  transitionItem(key, { state: 'revoked', revokedAt: nowIso });
+
+/** A newer rotation replaced this key before it was revealed. */
+export const keySupersededItem = (key: KeyAsRead, nowIso: string) =>
+  transitionItem(key, { state: 'superseded', supersededAt: nowIso });
+
+/** The key's scopes narrowed to its partner's new agreement, whatever its state. */
+export const keyScopesItem = (key: KeyAsRead, scopes: readonly Scope[]) =>
+  transitionItem(key, { scopes: [...scopes] });

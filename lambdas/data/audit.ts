@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'partner.approved',
   'key.issued',
   'key.revealed',
+  'key.reveal-refused',
   'key.rotated',
   'key.revoked',
   'link.created',
@@ -20,6 +21,8 @@ export const AUDIT_ACTIONS = [
   'onboarding.completed',
   'reservations.imported',
   'agreement.changed',
+  'partner.suspended',
+  'partner.resumed',
   'catalog.changed',
   'sample-data.added',
 ] as const;

@@ -20,9 +20,21 @@ export interface Partner {
   readonly products: readonly ProductId[];
   /** …and the scopes its keys may carry (never fewer than the base scopes). */
   readonly scopes: readonly Scope[];
-  /** Counts agreement changes: what issues a key checks that the agreement it read still holds. */
-  readonly agreementVersion?: number;
+  /**
+   * Counts the changes that key decisions depend on (agreement updates, keys issued): each of them
+   * checks, in its transaction, that nothing changed since it read the partner.
+   */
+  readonly revision: number;
+  /** Every key ever issued to the partner, by prefix: read consistently, unlike an index. */
+  readonly keyPrefixes: readonly string[];
+  /** Set while an operator has suspended the partner: its keys, links and reveals do nothing. */
+  readonly suspension?: PartnerSuspension;
   readonly createdAt: string;
+}
+
+export interface PartnerSuspension {
+  readonly at: string;
+  readonly reason: string;
 }
 
 export const partnerKey = (partnerId: number) => ({ PK: partnerPartition(partnerId), SK: 'PARTNER' });
@@ -49,6 +61,8 @@ export function partnerCreationItems(partner: Partner, sealedSigningSecret: stri
           GSI1PK: PARTNERS_INDEX_PARTITION,
           GSI1SK: partner.slug,
           ...partner,
+          // A string set, so that issuing a key adds to it (DynamoDB has no empty sets).
+          keyPrefixes: partner.keyPrefixes.length > 0 ? new Set(partner.keyPrefixes) : undefined,
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
@@ -92,21 +106,53 @@ function toPartner(item: Record<string, unknown> | undefined): Partner | undefin
           ? ['revenue:read']
           : [],
     ),
-    agreementVersion: typeof item.agreementVersion === 'number' ? item.agreementVersion : 0,
+    revision: typeof item.revision === 'number' ? item.revision : 0,
+    keyPrefixes: item.keyPrefixes instanceof Set ? [...item.keyPrefixes].map(String).sort() : [],
+    ...(isSuspension(item.suspension) ? { suspension: item.suspension } : {}),
     createdAt: String(item.createdAt),
   };
 }
 
-export async function getPartner(partnerId: number): Promise<Partner | undefined> {
+function isSuspension(value: unknown): value is PartnerSuspension {
+  const candidate = value as Partial<PartnerSuspension> | undefined;
+  return typeof candidate?.at === 'string' && typeof candidate.reason === 'string';
+}
+
+/** A partner; read consistently for a decision that writes, as operators' commands make. */
+export async function getPartner(
+  partnerId: number,
+  { consistent = false }: { consistent?: boolean } = {},
+): Promise<Partner | undefined> {
   const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: partnerKey(partnerId) }),
+    new GetCommand({ TableName: TABLE_NAME, Key: partnerKey(partnerId), ConsistentRead: consistent }),
   );
   return toPartner(Item);
 }
 
-export async function getPartnerBySlug(slug: string): Promise<Partner | undefined> {
+export async function getPartnerBySlug(
+  slug: string,
+  options: { consistent?: boolean } = {},
+): Promise<Partner | undefined> {
   const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: slugKey(slug) }));
-  return Item ? getPartner(Number(Item.partnerId)) : undefined;
+  return Item ? getPartner(Number(Item.partnerId), options) : undefined;
+}
+
+/** What the authorizer needs of a key's partner: whether it is suspended, and its agreement's scopes. */
+export interface PartnerStanding {
+  readonly suspended: boolean;
+  readonly scopes: readonly Scope[];
+}
+
+export async function getPartnerStanding(partnerId: number): Promise<PartnerStanding | undefined> {
+  const { Item } = await documentClient.send(
+    new GetCommand({
+      TableName: TABLE_NAME,
+      Key: partnerKey(partnerId),
+      ProjectionExpression: 'scopes, revenueAccess, suspension',
+    }),
+  );
+  const partner = Item ? toPartner({ ...Item, id: partnerId }) : undefined;
+  return partner && { suspended: partner.suspension !== undefined, scopes: partner.scopes };
 }
 
 /** All partners, ordered by slug. */
@@ -128,45 +174,90 @@ export async function getSealedSigningSecret(partnerId: number): Promise<string 
   return typeof Item?.sealed === 'string' ? Item.sealed : undefined;
 }
 
-const UNCHANGED_AGREEMENT =
-  'attribute_exists(PK) AND (attribute_not_exists(agreementVersion) OR agreementVersion = :read)';
+const UNCHANGED = 'attribute_exists(PK) AND (attribute_not_exists(revision) OR revision = :read)';
 
 /**
  * Transaction item that replaces a partner's agreement (products and scopes), on condition that
- * nobody changed it since it was read; drops the attribute older records stored instead of scopes.
+ * nothing changed since it was read; drops the attribute older records stored instead of scopes.
  */
 export function agreementUpdateItem(
-  partner: Pick<Partner, 'id' | 'agreementVersion'>,
+  partner: Pick<Partner, 'id' | 'revision'>,
   agreement: Pick<Partner, 'products' | 'scopes'>,
 ): TransactItem {
   return {
     Update: {
       TableName: TABLE_NAME,
       Key: partnerKey(partner.id),
-      UpdateExpression:
-        'SET products = :products, scopes = :scopes, agreementVersion = :next REMOVE revenueAccess',
-      ConditionExpression: UNCHANGED_AGREEMENT,
+      UpdateExpression: 'SET products = :products, scopes = :scopes, revision = :next REMOVE revenueAccess',
+      ConditionExpression: UNCHANGED,
       ExpressionAttributeValues: {
         ':products': [...agreement.products],
         ':scopes': [...agreement.scopes],
-        ':read': partner.agreementVersion ?? 0,
-        ':next': (partner.agreementVersion ?? 0) + 1,
+        ':read': partner.revision,
+        ':next': partner.revision + 1,
       },
     },
   };
 }
 
 /**
- * Transaction item that holds a key's issue to the agreement it was read with: a concurrent
- * `partners update` cancels the issue rather than let a key be wider than the new agreement.
+ * Transaction item recording keys issued to a partner, on condition that nothing changed since
+ * the partner was read: a concurrent `partners update` or rotation cancels one of the two, so no
+ * key is issued wider than the agreement, or missed by a narrowing.
  */
-export function agreementCheckItem(partner: Pick<Partner, 'id' | 'agreementVersion'>): TransactItem {
+export function keysIssuedItem(
+  partner: Pick<Partner, 'id' | 'revision'>,
+  prefixes: readonly string[],
+): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: partnerKey(partner.id),
+      UpdateExpression: 'ADD keyPrefixes :prefixes SET revision = :next',
+      ConditionExpression: UNCHANGED,
+      ExpressionAttributeValues: {
+        ':prefixes': new Set(prefixes),
+        ':read': partner.revision,
+        ':next': partner.revision + 1,
+      },
+    },
+  };
+}
+
+/** Transaction item suspending a partner that is not suspended. */
+export function partnerSuspendedItem(partnerId: number, suspension: PartnerSuspension): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: partnerKey(partnerId),
+      UpdateExpression: 'SET suspension = :suspension',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(suspension)',
+      ExpressionAttributeValues: { ':suspension': suspension },
+    },
+  };
+}
+
+/** Transaction item lifting a partner's suspension (the one that was read). */
+export function partnerResumedItem(partnerId: number, suspension: PartnerSuspension): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: partnerKey(partnerId),
+      UpdateExpression: 'REMOVE suspension',
+      ConditionExpression: 'suspension.#at = :at',
+      ExpressionAttributeNames: { '#at': 'at' },
+      ExpressionAttributeValues: { ':at': suspension.at },
+    },
+  };
+}
+
+/** Transaction item that holds a write to the partner not being suspended when it commits. */
+export function partnerNotSuspendedItem(partnerId: number): TransactItem {
   return {
     ConditionCheck: {
       TableName: TABLE_NAME,
-      Key: partnerKey(partner.id),
-      ConditionExpression: UNCHANGED_AGREEMENT,
-      ExpressionAttributeValues: { ':read': partner.agreementVersion ?? 0 },
+      Key: partnerKey(partnerId),
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(suspension)',
     },
   };
 }

@@ -8,6 +8,7 @@ import { auditEventItem } from './audit';
 import { allocateId } from './counters';
 import { documentClient } from './db';
 import { getHostIdByEmail, hostCreationItems, hostEmailCheckItem } from './hosts';
+import { partnerNotSuspendedItem } from './partners';
 import {
   getPropertyIdForPmsHotel,
   getPropertyOfPartner,
@@ -61,6 +62,11 @@ export class ProvisioningContentionError extends Error {
 }
 
 const MAX_ATTEMPTS = 4;
+
+/** The link's partner is suspended: nothing was provisioned. */
+export class PartnerSuspendedError extends Error {
+  override readonly name = 'PartnerSuspendedError';
+}
 
 /** The result a link's earlier, committed provisioning recorded under its nonce. */
 function earlierResult(consumed: ConsumedNonce): ProvisioningResult {
@@ -138,7 +144,9 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
       ),
     ];
     const nonceIndex = transactItems.length;
+    const partnerCheckIndex = nonceIndex + 1;
     if (nonce) {
+      // A link provisions only while its partner is not suspended (the pages' cached partner may be older).
       transactItems.push(
         nonceConsumptionItem(
           {
@@ -152,6 +160,7 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
           },
           nonce.tokenExpiresAtMs,
         ),
+        partnerNotSuspendedItem(partnerId),
       );
     }
     if (request.audit) {
@@ -190,6 +199,7 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
         const consumed = await getConsumedNonce(partnerId, nonce.value);
         if (consumed) return earlierResult(consumed);
       }
+      if (nonce && codes[partnerCheckIndex] === 'ConditionalCheckFailed') throw new PartnerSuspendedError();
       // Lost a race on the e-mail, the property or a seat: the next attempt links to the winner's items.
     }
   }

@@ -1,12 +1,12 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { storedDigestProof } from '../../contract/reveal-crypto';
-import { isConditionFailure } from '../common/aws-errors';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, TABLE_NAME, type TransactItem, ttlEpochSeconds } from './db';
 import { REVEAL_PARTITION } from './partitions';
 
 /** How long a reveal link works before it must be reissued by rotating the key. */
 export const REVEAL_LIFETIME_MS = 7 * 24 * 3_600_000;
+
+/** Why a reveal that was never spent can no longer be: its key was replaced or revoked. */
+export type RevealTombstone = 'superseded' | 'revoked';
 
 export interface RevealRecord {
   readonly revealId: string;
@@ -23,15 +23,18 @@ export interface RevealRecord {
   readonly ciphertext: string;
   readonly createdAt: string;
   readonly expiresAt: string;
+  /** Where the key works: the page shows it beside the key. */
+  readonly apiBaseUrl: string;
 }
 
-const revealKey = (revealId: string) => ({ PK: `${REVEAL_PARTITION}${revealId}`, SK: 'REVEAL' });
+export const revealKey = (revealId: string) => ({ PK: `${REVEAL_PARTITION}${revealId}`, SK: 'REVEAL' });
 
 export function revealCreationItem(reveal: RevealRecord): TransactItem {
   return {
     Put: {
       TableName: TABLE_NAME,
-      // The tombstone outlives the link by a week so a late second visit still gets a clear answer.
+      // The record outlives the link by a week so a late second visit still gets a clear answer.
+      // Nothing but this page reads it: when TTL deletes it, no key's standing changes.
       Item: {
         ...revealKey(reveal.revealId),
         ...reveal,
@@ -42,91 +45,73 @@ export function revealCreationItem(reveal: RevealRecord): TransactItem {
   };
 }
 
-export type RevealState = 'ready' | 'revealed' | 'expired' | 'unknown';
+export type RevealState = 'ready' | 'revealed' | 'expired' | RevealTombstone | 'unknown';
 
-function stateOf(item: Record<string, unknown> | undefined, nowMs: number): RevealState {
-  if (!item) return 'unknown';
+/** A reveal as stored: its ciphertext only while it can still be spent. */
+export interface StoredReveal {
+  readonly state: RevealState;
+  readonly keyPrefix?: string;
+  readonly partnerId?: number;
+  readonly partnerName?: string;
+  readonly secretDigestProof?: string;
+  readonly iv?: string;
+  readonly ciphertext?: string;
+  readonly apiBaseUrl?: string;
+}
+
+function stateOf(item: Record<string, unknown>, nowMs: number): RevealState {
+  if (item.tombstone === 'superseded' || item.tombstone === 'revoked') return item.tombstone;
   if (typeof item.revealedAt === 'string') return 'revealed';
   if (Date.parse(String(item.expiresAt)) <= nowMs) return 'expired';
-  return 'ready';
+  return typeof item.ciphertext === 'string' ? 'ready' : 'unknown';
 }
 
-export async function getRevealState(
-  revealId: string,
-  nowMs: number,
-): Promise<{ state: RevealState; keyPrefix?: string; partnerName?: string }> {
+export async function getReveal(revealId: string, nowMs: number): Promise<StoredReveal> {
   const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: revealKey(revealId) }),
+    new GetCommand({ TableName: TABLE_NAME, Key: revealKey(revealId), ConsistentRead: true }),
   );
-  return { state: stateOf(Item, nowMs), keyPrefix: Item?.keyPrefix, partnerName: Item?.partnerName };
+  if (!Item) return { state: 'unknown' };
+  const text = (name: string) => (typeof Item[name] === 'string' ? { [name]: Item[name] as string } : {});
+  return {
+    state: stateOf(Item, nowMs),
+    partnerId: Number(Item.partnerId),
+    ...text('keyPrefix'),
+    ...text('partnerName'),
+    ...text('secretDigestProof'),
+    ...text('iv'),
+    ...text('ciphertext'),
+    ...text('apiBaseUrl'),
+  };
 }
-
-/** When each reveal was revealed (absent: not yet, or no such reveal). */
-export async function revealTimes(revealIds: readonly string[]): Promise<Map<string, string>> {
-  const times = new Map<string, string>();
-  await Promise.all(
-    [...new Set(revealIds)].map(async (revealId) => {
-      const { Item } = await documentClient.send(
-        new GetCommand({
-          TableName: TABLE_NAME,
-          Key: revealKey(revealId),
-          ProjectionExpression: 'revealedAt',
-        }),
-      );
-      if (typeof Item?.revealedAt === 'string') times.set(revealId, Item.revealedAt);
-    }),
-  );
-  return times;
-}
-
-export type RevealOutcome =
-  | {
-      readonly kind: 'ciphertext';
-      readonly iv: string;
-      readonly ciphertext: string;
-      readonly keyPrefix: string;
-      readonly partnerId: number;
-    }
-  | { readonly kind: 'wrong-secret' }
-  | { readonly kind: RevealState };
 
 /**
- * The one reveal: removes the ciphertext and returns it, atomically, so two clicks or two tabs
- * can never both receive it. Nothing is spent when the link's secret does not match.
+ * Transaction item spending a reveal: the ciphertext is removed, so two clicks or two tabs can
+ * never both be given it, and only while the link lives and the proof matches.
  */
-export async function takeReveal(
-  revealId: string,
-  secretDigest: string,
-  nowMs: number,
-): Promise<RevealOutcome> {
-  try {
-    const { Attributes } = await documentClient.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: revealKey(revealId),
-        UpdateExpression: 'REMOVE ciphertext, iv SET revealedAt = :now',
-        ConditionExpression:
-          'attribute_exists(ciphertext) AND expiresAt > :now AND secretDigestProof = :proof',
-        ExpressionAttributeValues: {
-          ':now': new Date(nowMs).toISOString(),
-          ':proof': storedDigestProof(secretDigest),
-        },
-        ReturnValues: 'ALL_OLD',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return {
-      kind: 'ciphertext',
-      iv: String(Attributes?.iv),
-      ciphertext: String(Attributes?.ciphertext),
-      keyPrefix: String(Attributes?.keyPrefix),
-      partnerId: Number(Attributes?.partnerId),
-    };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const stored = (error as Error & { Item?: Parameters<typeof unmarshall>[0] }).Item;
-    const item = stored ? unmarshall(stored) : undefined;
-    const state = stateOf(item, nowMs);
-    return state === 'ready' ? { kind: 'wrong-secret' } : { kind: state };
-  }
+export function revealSpentItem(revealId: string, proof: string, nowIso: string): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: revealKey(revealId),
+      UpdateExpression: 'REMOVE ciphertext, iv SET revealedAt = :now',
+      ConditionExpression: 'attribute_exists(ciphertext) AND expiresAt > :now AND secretDigestProof = :proof',
+      ExpressionAttributeValues: { ':now': nowIso, ':proof': proof },
+    },
+  };
+}
+
+/**
+ * Transaction item that kills a reveal nobody spent, with the reason its page gives: it goes with
+ * the change to its key (superseded, revoked), so a dead key's link never shows the key.
+ */
+export function revealTombstoneItem(revealId: string, reason: RevealTombstone, nowIso: string): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE_NAME,
+      Key: revealKey(revealId),
+      UpdateExpression: 'REMOVE ciphertext, iv SET tombstone = :reason, tombstonedAt = :now',
+      ConditionExpression: 'attribute_exists(ciphertext)',
+      ExpressionAttributeValues: { ':reason': reason, ':now': nowIso },
+    },
+  };
 }

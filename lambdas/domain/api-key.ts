@@ -68,36 +68,44 @@ export function isKeyPrefix(candidate: string): boolean {
   );
 }
 
-export type ApiKeyState = 'active' | 'expired' | 'revoked';
+/**
+ * A key's lifecycle, stored on the key item and changed only in the transaction of the event that
+ * decides it (docs/design/api-keys.md has the diagram):
+ * - `pending`: issued, its one-time reveal not yet spent;
+ * - `active`: revealed, in force with no end;
+ * - `retiring`: in force until `expiresAt` (a replacement was revealed), then expired;
+ * - `revoked`: stopped by an operator;
+ * - `superseded`: replaced by a newer rotation before anyone revealed it.
+ */
+export const STORED_KEY_STATES = ['pending', 'active', 'retiring', 'revoked', 'superseded'] as const;
+export type StoredKeyState = (typeof STORED_KEY_STATES)[number];
 
-/** Revocation wins over expiry; a key past `expiresAt` stops working at that instant. */
-export function apiKeyState(key: { revokedAt?: string; expiresAt?: string }, nowMs: number): ApiKeyState {
-  if (key.revokedAt !== undefined) return 'revoked';
-  if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= nowMs) return 'expired';
-  return 'active';
+/** What a key is at an instant: its stored state, with a retiring key past its end as `expired`. */
+export type KeyStanding = StoredKeyState | 'expired';
+
+export function isStoredKeyState(value: unknown): value is StoredKeyState {
+  return (STORED_KEY_STATES as readonly unknown[]).includes(value);
 }
 
-/** A rotation's replacement of a key, as the key records it. */
-export interface Replacement {
-  readonly revealId: string;
-  readonly graceMs: number;
+/** Reads a key's standing from its own stored state and expiry: nothing else decides it. */
+export function keyStanding(key: { state: StoredKeyState; expiresAt?: string }, nowMs: number): KeyStanding {
+  if (key.state === 'retiring' && (key.expiresAt === undefined || Date.parse(key.expiresAt) <= nowMs))
+    return 'expired';
+  return key.state;
+}
+
+/** Whether a key opens the API at `nowMs`: revealed, and not yet past a retirement. */
+export function isInForce(key: { state: StoredKeyState; expiresAt?: string }, nowMs: number): boolean {
+  const standing = keyStanding(key, nowMs);
+  return standing === 'active' || standing === 'retiring';
 }
 
 /**
- * The key as in force: a rotation retires it the grace period after the first of its
- * replacements was revealed, so the partner always holds a working key; an expiry of its own
- * that comes earlier stands. `revealedAt` gives the reveal time of the replacements' reveals.
+ * When a key retires once a replacement is revealed at `nowMs` with `graceMs`: the grace period
+ * from now, or its own earlier end (a retirement is never pushed back).
  */
-export function withRetirement<K extends { expiresAt?: string; replacements?: readonly Replacement[] }>(
-  key: K,
-  revealedAt: ReadonlyMap<string, string>,
-): K {
-  const retirements = (key.replacements ?? []).flatMap((replacement) => {
-    const revealed = revealedAt.get(replacement.revealId);
-    return revealed === undefined ? [] : [Date.parse(revealed) + replacement.graceMs];
-  });
-  if (key.expiresAt !== undefined) retirements.push(Date.parse(key.expiresAt));
-  return retirements.length === 0
-    ? key
-    : { ...key, expiresAt: new Date(Math.min(...retirements)).toISOString() };
+export function retirementAt(key: { expiresAt?: string }, nowMs: number, graceMs: number): string {
+  const candidate = nowMs + graceMs;
+  const earlier = key.expiresAt === undefined ? candidate : Math.min(Date.parse(key.expiresAt), candidate);
+  return new Date(earlier).toISOString();
 }

@@ -3,7 +3,13 @@ import { checkActivationLink } from './activation-link';
 import { partnerForSlug, sessionKey } from './activation-lookups';
 import { newSession, sessionCookie } from './host-session';
 import { pageHandler } from './page-handler';
-import { linkProblemPage, SECURE_COOKIES, seeOther, unknownPartnerPage } from './page-responses';
+import {
+  linkProblemPage,
+  partnerUnavailablePage,
+  SECURE_COOKIES,
+  seeOther,
+  unknownPartnerPage,
+} from './page-responses';
 
 /**
  * GET `/partner/{slug}/activate?token=…`: verifies the link, starts the host's session and
@@ -14,6 +20,7 @@ export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
   const now = Date.now();
   const partner = await partnerForSlug(event.pathParameters?.slug ?? '');
   if (!partner) return unknownPartnerPage();
+  if (partner.suspension) return partnerUnavailablePage(partner.name);
   const tokens = event.multiValueQueryStringParameters?.token ?? [];
   const [token] = tokens;
   if (tokens.length !== 1 || !token) return linkProblemPage('malformed', partner.name);

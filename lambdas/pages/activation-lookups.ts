@@ -11,7 +11,7 @@ import { isPartnerSlug } from '../domain/partner-slug';
 import type { HostSession } from './host-session';
 import { readSession } from './host-session';
 import type { PageResponse } from './html';
-import { sessionEndedPage, unknownPartnerPage } from './page-responses';
+import { partnerUnavailablePage, sessionEndedPage, unknownPartnerPage } from './page-responses';
 
 /** Looked-up data that changes rarely, kept for a minute per warm instance. */
 const CACHE_MS = 60_000;
@@ -55,6 +55,7 @@ export async function openSession(
 ): Promise<{ partner: Partner; session: HostSession; key: Buffer } | { page: PageResponse }> {
   const partner = await partnerForSlug(event.pathParameters?.slug ?? '');
   if (!partner) return { page: unknownPartnerPage() };
+  if (partner.suspension) return { page: partnerUnavailablePage(partner.name) };
   const key = await sessionKey();
   const session = readSession(event, key, partner.slug, Date.now());
   if (!session) return { page: sessionEndedPage(partner.name) };

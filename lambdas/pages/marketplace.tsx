@@ -3,6 +3,7 @@ import { getConsumedNonce } from '../data/activation-nonces';
 import { HOST_ACTOR } from '../data/audit';
 import type { Partner } from '../data/partners';
 import {
+  PartnerSuspendedError,
   PropertyHeldByAnotherHostError,
   ProvisioningContentionError,
   provisionSponsoredHost,
@@ -15,7 +16,13 @@ import type { HostSession } from './host-session';
 import { csrfToken, isValidCsrfToken, provisionedSession, sessionCookie } from './host-session';
 import { htmlPage, messagePage, tryAgainPage } from './html';
 import { pageHandler } from './page-handler';
-import { formExpiredPage, linkProblemPage, SECURE_COOKIES, seeOther } from './page-responses';
+import {
+  formExpiredPage,
+  linkProblemPage,
+  partnerUnavailablePage,
+  SECURE_COOKIES,
+  seeOther,
+} from './page-responses';
 import { postedForm } from './posted-form';
 
 /** Products the host may activate: those requested that the partner's agreement includes. */
@@ -129,6 +136,7 @@ async function provision(
     return seeOther('onboarding', sessionCookie(next, key, SECURE_COOKIES, now));
   } catch (error) {
     if (error instanceof ProvisioningContentionError) return tryAgainPage();
+    if (error instanceof PartnerSuspendedError) return partnerUnavailablePage(partner.name);
     if (error instanceof PropertyHeldByAnotherHostError) {
       return messagePage(
         409,

@@ -106,6 +106,18 @@ export function unknownPartnerPage(): PageResponse {
   );
 }
 
+/** The partner is suspended: its links do nothing for now, and nothing was set up. */
+export function partnerUnavailablePage(partnerName: string): PageResponse {
+  return messagePage(
+    403,
+    'Not available at the moment',
+    <p>
+      Activation through {partnerName} is not available at the moment, so nothing was set up. Please try again
+      later, or ask {partnerName} about it.
+    </p>,
+  );
+}
+
 export function sessionEndedPage(partnerName: string): PageResponse {
   return messagePage(
     401,

@@ -2,7 +2,10 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '../common/logger';
 import type { AuditEvent } from '../data/audit';
 import { PARTNER_ACTOR, recordAuditEvent } from '../data/audit';
-import { getRevealState, takeReveal } from '../data/reveals';
+import type { RevealOutcome } from '../data/key-reveal';
+import { RevealContentionError, spendReveal } from '../data/key-reveal';
+import { getPartnerStanding } from '../data/partners';
+import { getReveal } from '../data/reveals';
 import { htmlPage, Layout, messagePage } from './html';
 import { pageHandler, pageJson } from './page-handler';
 
@@ -21,6 +24,15 @@ const output = document.getElementById('key');
 const fromBase64Url = (text) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
 const toBase64Url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
 const say = (text, kind) => { status.textContent = text; status.className = 'notice ' + (kind || ''); status.hidden = false; };
+document.getElementById('copy').addEventListener('click', async () => {
+  try {
+    await navigator.clipboard.writeText(output.textContent);
+    say('Copied. Paste the key into your secret store now: this page cannot show it again.', 'success');
+  } catch (error) {
+    getSelection().selectAllChildren(output);
+    say('Copying is blocked in this browser: the key is selected, copy it with your keyboard.', 'error');
+  }
+});
 button.addEventListener('click', async () => {
   const secret = location.hash.slice(1);
   if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) {
@@ -50,6 +62,7 @@ button.addEventListener('click', async () => {
     button.hidden = true;
     history.replaceState(null, '', location.pathname);
     say('Copy the key now and keep it in your secret store. This page cannot show it again.', 'success');
+    document.getElementById('copy').focus();
   } catch (error) {
     say('The key could not be shown. Reload the page and try again; if it says the key was already shown, ask us for a new key.', 'error');
     button.disabled = false;
@@ -61,17 +74,39 @@ const ALREADY_SHOWN =
   'This key was already shown once and cannot be displayed again. If you did not keep it, ask us to rotate your key; you will get a new reveal link.';
 const EXPIRED = 'This reveal link has expired. Ask us to rotate your key; you will get a new reveal link.';
 const UNKNOWN = 'This reveal link is not valid. Check that you opened the whole link from the e-mail.';
+const SUPERSEDED =
+  'This key was replaced by a newer one before it was revealed, so this link no longer shows it. Open the link in our most recent e-mail; your current key keeps working until you reveal the new one.';
+const REVOKED =
+  'This key was revoked before it was revealed, so this link no longer shows it. Your current key is not affected. Ask us if you need a new key.';
+const UNAVAILABLE =
+  'API access for this account is not available at the moment, so this key cannot be revealed now. Nothing was used up: contact us, and open this link again once access is restored.';
+
+/** Why a link shows no key: the page's title, its message and its status. Nothing here writes. */
+const REFUSALS = {
+  revealed: { status: 410, title: 'Key already shown', message: ALREADY_SHOWN },
+  expired: { status: 410, title: 'Reveal link expired', message: EXPIRED },
+  superseded: { status: 410, title: 'This key was replaced', message: SUPERSEDED },
+  revoked: { status: 410, title: 'This key was revoked', message: REVOKED },
+  unavailable: { status: 403, title: 'Not available', message: UNAVAILABLE },
+  unknown: { status: 404, title: 'Reveal link not found', message: UNKNOWN },
+} as const;
+type Refusal = keyof typeof REFUSALS;
+
+const refusalPage = (refusal: Refusal) => {
+  const { status, title, message } = REFUSALS[refusal];
+  return messagePage(status, title, <p>{message}</p>);
+};
 
 async function showRevealPage(revealId: string): Promise<APIGatewayProxyResult> {
-  const { state, keyPrefix, partnerName } = await getRevealState(revealId, Date.now());
-  if (state === 'revealed') return messagePage(410, 'Key already shown', <p>{ALREADY_SHOWN}</p>);
-  if (state === 'expired') return messagePage(410, 'Reveal link expired', <p>{EXPIRED}</p>);
-  if (state === 'unknown') return messagePage(404, 'Reveal link not found', <p>{UNKNOWN}</p>);
+  const reveal = await getReveal(revealId, Date.now());
+  if (reveal.state !== 'ready') return refusalPage(reveal.state);
+  if ((await getPartnerStanding(reveal.partnerId ?? 0))?.suspended !== false)
+    return refusalPage('unavailable');
   return htmlPage(200, (nonce) => (
     <Layout title="Your partner API key" nonce={nonce} script={REVEAL_SCRIPT}>
       <h1>Your partner API key</h1>
       <p class="lead">
-        {partnerName ? `For ${partnerName}. ` : ''}Key <code>{keyPrefix}…</code>
+        {reveal.partnerName ? `For ${reveal.partnerName}. ` : ''}Key <code>{reveal.keyPrefix}…</code>
       </p>
       <p>
         The key is shown <strong>once</strong>. It is decrypted in this browser; we cannot see it and cannot
@@ -86,6 +121,15 @@ async function showRevealPage(revealId: string): Promise<APIGatewayProxyResult> 
       <div id="revealed" hidden>
         <label for="key">API key</label>
         <output id="key" aria-live="polite" />
+        <button id="copy" type="button" class="secondary">
+          Copy key
+        </button>
+        {reveal.apiBaseUrl ? (
+          <>
+            <label for="base-url">API base URL</label>
+            <output id="base-url">{reveal.apiBaseUrl}</output>
+          </>
+        ) : null}
         <p class="muted">
           Send it as <code>Authorization: Bearer &lt;key&gt;</code>. Never put it in a browser or a mobile
           app.
@@ -99,10 +143,11 @@ async function showRevealPage(revealId: string): Promise<APIGatewayProxyResult> 
 }
 
 /**
- * Records the reveal. After the ciphertext is spent, so a failure here must not cost the key: it
- * is logged as an error (the function's error alarm sees it) and the key is still shown.
+ * Records what happened to a reveal. After the ciphertext is spent the event is part of the
+ * reveal's transaction; a refusal is recorded here, and a failure to record it must not change
+ * the answer: it is logged as an error (the function's error alarm sees it).
  */
-async function recordReveal(event: AuditEvent): Promise<void> {
+async function recordRefusal(event: AuditEvent): Promise<void> {
   try {
     await recordAuditEvent(event);
   } catch (error) {
@@ -126,17 +171,18 @@ async function revealOnce(
       message: 'This link is incomplete: open the whole link from the e-mail. Nothing was used up.',
     });
   }
-  const outcome = await takeReveal(revealId, digest, Date.now());
+  const nowMs = Date.now();
+  let outcome: RevealOutcome;
+  try {
+    outcome = await spendReveal(revealId, digest, nowMs, requestId);
+  } catch (error) {
+    if (!(error instanceof RevealContentionError)) throw error;
+    return pageJson(503, {
+      message: 'The key could not be revealed just now. Nothing was used up: try again.',
+    });
+  }
   switch (outcome.kind) {
     case 'ciphertext':
-      await recordReveal({
-        at: new Date().toISOString(),
-        actor: PARTNER_ACTOR,
-        action: 'key.revealed',
-        partnerId: outcome.partnerId,
-        keyPrefix: outcome.keyPrefix,
-        ...(requestId ? { requestId } : {}),
-      });
       return pageJson(200, { key_prefix: outcome.keyPrefix, iv: outcome.iv, ciphertext: outcome.ciphertext });
     case 'wrong-secret':
       return pageJson(400, {
@@ -144,18 +190,27 @@ async function revealOnce(
           'This link was altered or cut short: open the whole link from the e-mail. Nothing was used up.',
       });
     case 'unknown':
-      return pageJson(404, { message: UNKNOWN });
     case 'expired':
-      return pageJson(410, { message: EXPIRED });
+      return pageJson(REFUSALS[outcome.kind].status, { message: REFUSALS[outcome.kind].message });
     default:
-      return pageJson(410, { message: ALREADY_SHOWN });
+      // A second reveal, or the link of a key that is dead or whose partner is suspended.
+      await recordRefusal({
+        at: new Date(nowMs).toISOString(),
+        actor: PARTNER_ACTOR,
+        action: 'key.reveal-refused',
+        partnerId: outcome.partnerId,
+        keyPrefix: outcome.keyPrefix,
+        details: { reason: outcome.kind },
+        ...(requestId ? { requestId } : {}),
+      });
+      return pageJson(REFUSALS[outcome.kind].status, { message: REFUSALS[outcome.kind].message });
   }
 }
 
 /** GET shows the page and spends nothing (mail scanners open links); POST reveals once. */
 export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
   const revealId = event.pathParameters?.revealId ?? '';
-  if (!REVEAL_ID.test(revealId)) return messagePage(404, 'Reveal link not found', <p>{UNKNOWN}</p>);
+  if (!REVEAL_ID.test(revealId)) return refusalPage('unknown');
   if (event.httpMethod === 'POST') return revealOnce(revealId, event.body, event.requestContext?.requestId);
   return showRevealPage(revealId);
 });

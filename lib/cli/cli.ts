@@ -79,6 +79,51 @@ function text(options: Record<string, unknown>, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** An ISO time as operators read it in a table: to the minute, in UTC. */
+function minuteOf(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** Rows under a header, in columns as wide as their widest cell. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  return [header, ...rows].map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  '),
+  );
+}
+
+/** A key's state with the times that go with it, as `keys list` shows it. */
+function keyStateInWords(key: {
+  state: string;
+  reveal_expires_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  superseded_at: string | null;
+  retires_after_reveal_of: readonly { key_prefix: string; grace_hours: number }[];
+}): string {
+  const waiting = key.retires_after_reveal_of
+    .map((next) => `, retires ${next.grace_hours} h after ${next.key_prefix} is revealed`)
+    .join('');
+  switch (key.state) {
+    case 'pending':
+      return `pending reveal (link works until ${minuteOf(key.reveal_expires_at ?? '')})`;
+    case 'retiring':
+      return `retiring until ${minuteOf(key.expires_at ?? '')}${waiting}`;
+    case 'expired':
+      return `expired since ${minuteOf(key.expires_at ?? '')}`;
+    case 'revoked':
+      return `revoked at ${minuteOf(key.revoked_at ?? '')}`;
+    case 'superseded':
+      return `superseded at ${minuteOf(key.superseded_at ?? '')} (never revealed)`;
+    default:
+      return `active${waiting}`;
+  }
+}
+
 /** The commands, each with its options and `--help`; global options work before or after them. */
 function buildProgram(
   io: CliIo,
@@ -111,7 +156,9 @@ function buildProgram(
         await run(action, command.opts(), args, command.optsWithGlobals() as unknown as GlobalOptions);
       });
 
-  const partners = program.command('partners').description('Partners: approve, update, list, show');
+  const partners = program
+    .command('partners')
+    .description('Partners: approve, update, list, show, suspend, resume');
   define(
     partners,
     'approve',
@@ -216,7 +263,7 @@ function buildProgram(
           ? ['No partners yet. Approve one with: npm run admin -- partners approve --help']
           : result.partners.map(
               (p) =>
-                `${String(p.partner_id).padStart(4)}  ${p.slug.padEnd(24)} ${p.name}  [${p.scopes.join(' ')}]  products: ${p.products.join(',')}`,
+                `${String(p.partner_id).padStart(4)}  ${p.slug.padEnd(24)} ${p.name}  [${p.scopes.join(' ')}]  products: ${p.products.join(',')}${p.suspended ? '  SUSPENDED' : ''}`,
             ),
     };
   });
@@ -236,6 +283,9 @@ function buildProgram(
           `  contact:  ${partner.contact_email}`,
           `  scopes:   ${partner.scopes.join(' ')}`,
           `  products: ${partner.products.join(', ')}`,
+          ...(partner.suspended
+            ? [`  SUSPENDED since ${partner.suspended.at}: ${partner.suspended.reason}`]
+            : []),
           `  hosts: ${partner.sponsored_hosts}, active seats: ${partner.active_seats}`,
           '  properties:',
           ...partner.properties.map((property) => `    ${String(property.id).padStart(6)}  ${property.name}`),
@@ -243,6 +293,57 @@ function buildProgram(
       };
     },
   ).argument('<slug>', 'the partner');
+
+  define(
+    partners,
+    'suspend',
+    "Suspend a partner: its keys get 401 partner-suspended (within 30 s), its links and reveals show a 'not available' page; nothing is deleted",
+    async (options, _args, target) => {
+      const inputs = await import('../operations/inputs');
+      const { suspendPartner } = await import('../operations/partners');
+      const result = await suspendPartner(
+        target,
+        {
+          slug: inputs.partnerSlug(text(options, 'partner'), '--partner'),
+          reason: inputs.displayName('--reason', text(options, 'reason'), 200),
+        },
+        Date.now(),
+      );
+      return {
+        json: result,
+        text: [
+          result.changed
+            ? `Partner "${result.partner}" suspended at ${result.suspended_at}: its keys are refused within 30 s; links and reveals show "not available". Undo with: npm run admin -- partners resume --partner ${result.partner}`
+            : `Partner "${result.partner}" was already suspended at ${result.suspended_at} (${result.reason}); nothing changed.`,
+        ],
+      };
+    },
+  )
+    .requiredOption('--partner <slug>', 'the partner')
+    .requiredOption('--reason <text>', 'why, for the audit trail (one line)');
+
+  define(
+    partners,
+    'resume',
+    "Lift a partner's suspension: its keys, links and reveals work again as they were",
+    async (options, _args, target) => {
+      const inputs = await import('../operations/inputs');
+      const { resumePartner } = await import('../operations/partners');
+      const result = await resumePartner(
+        target,
+        inputs.partnerSlug(text(options, 'partner'), '--partner'),
+        Date.now(),
+      );
+      return {
+        json: result,
+        text: [
+          result.changed
+            ? `Partner "${result.partner}" resumed: its keys work again within 30 s.`
+            : `Partner "${result.partner}" is not suspended; nothing changed.`,
+        ],
+      };
+    },
+  ).requiredOption('--partner <slug>', 'the partner');
 
   const keys = program.command('keys').description("Partners' API keys: rotate, revoke, list, prune");
   define(
@@ -252,7 +353,7 @@ function buildProgram(
     async (options, _args, target, io) => {
       const inputs = await import('../operations/inputs');
       const { rotateKey, MAX_GRACE_HOURS } = await import('../operations/keys');
-      const { requirePartner } = await import('../operations/keys');
+      const { requirePartner } = await import('../operations/partner-lookup');
       const slug = inputs.partnerSlug(text(options, 'partner'), '--partner');
       const graceHours = inputs.integerInRange(
         '--grace-hours',
@@ -271,11 +372,13 @@ function buildProgram(
         text: [
           `New key ${result.key_prefix} issued for "${slug}".`,
           `  reveal link: ${result.reveal_url}`,
+          `  the link works until ${minuteOf(result.reveal_expires_at)}`,
           ...result.retiring.map(
             (prefix) => `  key ${prefix} keeps working until ${graceHours} h after the new key is revealed`,
           ),
           ...result.superseded.map(
-            (prefix) => `  key ${prefix} was never revealed: revoked (its link no longer works)`,
+            (prefix) =>
+              `  key ${prefix} was never revealed: superseded (its link now says so and shows nothing)`,
           ),
         ],
         ...(options.mail === false
@@ -300,26 +403,42 @@ function buildProgram(
   define(
     keys,
     'revoke',
-    'Revoke a key at once (refused by the API within 30 s)',
+    "Revoke a key at once (refused by the API within 30 s); an unrevealed key's link stops working too",
     async (options, _args, target) => {
       const inputs = await import('../operations/inputs');
       const prefix = inputs.keyPrefix(text(options, 'prefix'));
       const { revokeKey } = await import('../operations/keys');
       const result = await revokeKey(target, prefix, Date.now());
-      return { json: result, text: [`Key ${result.key_prefix} revoked at ${result.revoked_at}.`] };
+      const line = result.changed
+        ? `Key ${result.key_prefix} revoked at ${result.revoked_at}.`
+        : result.state === 'revoked'
+          ? `Key ${result.key_prefix} was already revoked at ${result.revoked_at}; nothing changed.`
+          : `Key ${result.key_prefix} was superseded at ${result.superseded_at} before anyone revealed it: it never worked and its link is dead; nothing changed.`;
+      return { json: result, text: [line] };
     },
   ).requiredOption('--prefix <prefix>', 'the key prefix, e.g. svc_AbC123xy');
 
-  define(keys, 'list', "List a partner's keys (prefixes, state, last use)", async (options) => {
+  define(keys, 'list', "List a partner's keys: state, times, scopes, last use", async (options) => {
     const { listKeys } = await import('../operations/keys');
     const inputs = await import('../operations/inputs');
     const result = await listKeys(inputs.partnerSlug(text(options, 'partner'), '--partner'), Date.now());
     return {
       json: result,
-      text: result.keys.map(
-        (key) =>
-          `${key.key_prefix}  ${key.state.padEnd(8)} created ${key.created_at}${key.expires_at ? `  expires ${key.expires_at}` : ''}${key.retires_after_reveal_of.length > 0 ? `  retires after ${key.retires_after_reveal_of.join(', ')} is revealed` : ''}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}  last used ${key.last_used_at ?? 'never'}`,
-      ),
+      text: [
+        ...(result.suspended
+          ? [`Partner ${result.partner} is suspended: none of its keys work until it is resumed.`]
+          : []),
+        ...table(
+          ['PREFIX', 'STATE', 'SCOPES', 'CREATED', 'LAST USED'],
+          result.keys.map((key) => [
+            key.key_prefix,
+            keyStateInWords(key),
+            key.scopes.join(' '),
+            minuteOf(key.created_at),
+            key.last_used_at ? minuteOf(key.last_used_at) : 'never',
+          ]),
+        ),
+      ],
     };
   }).requiredOption('--partner <slug>', 'the partner');
 
@@ -375,6 +494,34 @@ function buildProgram(
     .requiredOption('--pms-hotel-id <id>', "the property's id in the partner's system")
     .requiredOption('--products <ids>', 'products to offer, comma-separated')
     .option('--ttl-seconds <seconds>', 'lifetime of the link', '3600');
+
+  define(
+    links,
+    'list',
+    "A partner's activation links, newest first, until a day after each expires: used, open or expired",
+    async (options) => {
+      const inputs = await import('../operations/inputs');
+      const { listLinks } = await import('../operations/links');
+      const result = await listLinks(inputs.partnerSlug(text(options, 'partner'), '--partner'), Date.now());
+      return {
+        json: result,
+        text:
+          result.links.length === 0
+            ? [`No activation links of ${result.partner} in the last day or still open.`]
+            : table(
+                ['NONCE', 'HOST', 'PMS HOTEL', 'PRODUCTS', 'EXPIRES', 'STATE'],
+                result.links.map((link) => [
+                  link.nonce,
+                  link.host_email,
+                  link.pms_hotel_id,
+                  link.products.join(','),
+                  minuteOf(link.expires_at),
+                  link.used_at ? `used ${minuteOf(link.used_at)}` : link.state,
+                ]),
+              ),
+      };
+    },
+  ).requiredOption('--partner <slug>', 'the partner');
 
   const sampleData = program
     .command('sample-data')

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { seal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
-import { apiKeyCreationItem, listApiKeysOfPartner, revokeApiKey } from '../../lambdas/data/api-keys';
+import { apiKeyCreationItem, getApiKeys, keyRevokedItem } from '../../lambdas/data/api-keys';
 import { ensureCatalog } from '../../lambdas/data/catalog';
 import { allocateId } from '../../lambdas/data/counters';
 import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
@@ -11,11 +11,12 @@ import type { Partner } from '../../lambdas/data/partners';
 import {
   getPartnerBySlug,
   getSealedSigningSecret,
+  keysIssuedItem,
   listPartners,
   partnerCreationItems,
   signingSecretItem,
 } from '../../lambdas/data/partners';
-import { apiKeyState, generateApiKey } from '../../lambdas/domain/api-key';
+import { generateApiKey, isInForce } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
 import type { Scope } from '../../lambdas/domain/scopes';
@@ -66,7 +67,7 @@ async function ensurePartner(
   demo: DemoPartner,
   nowMs: number,
 ): Promise<{ partner: Partner; created: boolean }> {
-  const existing = await getPartnerBySlug(demo.slug);
+  const existing = await getPartnerBySlug(demo.slug, { consistent: true });
   if (existing) return { partner: existing, created: false };
   const sealingKey = await loadServiceKey('sealing');
   const partner: Partner = {
@@ -76,6 +77,8 @@ async function ensurePartner(
     contactEmail: `api@${demo.slug}.example`,
     products: demo.products,
     scopes: agreementScopes(demo.scopes),
+    revision: 0,
+    keyPrefixes: [],
     createdAt: new Date(nowMs).toISOString(),
   };
   await documentClient.send(
@@ -92,20 +95,22 @@ async function ensurePartner(
  */
 async function freshDemoKey(partner: Partner, nowMs: number): Promise<string> {
   const nowIso = new Date(nowMs).toISOString();
-  for (const key of await listApiKeysOfPartner(partner.id)) {
-    if (apiKeyState(key, nowMs) === 'active') await revokeApiKey(key.prefix, nowIso);
-  }
+  const earlier = (await getApiKeys(partner.keyPrefixes)).filter((key) => isInForce(key, nowMs));
   const material = generateApiKey();
+  // Handed over here rather than through a reveal: active from the start.
   await documentClient.send(
     new TransactWriteCommand({
       TransactItems: [
+        ...earlier.map((key) => keyRevokedItem(key, nowIso)),
         apiKeyCreationItem({
           prefix: material.prefix,
           partnerId: partner.id,
           digest: material.digest,
           scopes: partner.scopes,
           createdAt: nowIso,
+          state: 'active',
         }),
+        keysIssuedItem(partner, [material.prefix]),
       ],
     }),
   );

@@ -2,7 +2,12 @@ import * as z from 'zod/mini';
 import { apiSchemas } from '../../contract/api-schemas';
 import { firewallThrottledProblem } from '../../contract/gateway-responses';
 import type { ProblemName } from '../../contract/problems';
-import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog } from '../../contract/problems';
+import {
+  KEY_REFUSAL_DETAILS,
+  PROBLEM_CONTENT_TYPE,
+  problemBody,
+  problemCatalog,
+} from '../../contract/problems';
 import {
   RATE_LIMIT,
   RATE_LIMIT_POLICY_TEXT,
@@ -229,10 +234,11 @@ function exampleDetail(name: ProblemName): string {
   const details: Partial<Record<ProblemName, string>> = {
     'missing-api-key':
       'Send your API key in the Authorization header as Bearer <key>, or in X-Enterprise-Key.',
-    'unknown-api-key': 'This API key is not recognised.',
-    'revoked-api-key': 'This API key was revoked. Use your current key or ask us for a new one.',
-    'expired-api-key': 'This API key expired after a rotation. Use the key that replaced it.',
-    'malformed-api-key': 'This is not a partner API key: keys start with svc_ and are 50 characters long.',
+    'unknown-api-key': KEY_REFUSAL_DETAILS.unknown,
+    'revoked-api-key': KEY_REFUSAL_DETAILS.revoked,
+    'expired-api-key': KEY_REFUSAL_DETAILS.expired,
+    'partner-suspended': KEY_REFUSAL_DETAILS.suspended,
+    'malformed-api-key': KEY_REFUSAL_DETAILS.malformed,
     'insufficient-scope': missingScopeDetail(
       SCOPES.find((scope) => !BASE_SCOPES.includes(scope)) ?? SCOPES[0],
     ),
@@ -333,8 +339,15 @@ function partnerOperation(route: PartnerApiRoute): Json {
         [...rateLimited, 'Cache-Control'],
       ),
       '401': problemResponse(
-        'The API key is missing, malformed, unknown, revoked or expired; the problem type says which.',
-        ['missing-api-key', 'malformed-api-key', 'unknown-api-key', 'revoked-api-key', 'expired-api-key'],
+        'The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which.',
+        [
+          'missing-api-key',
+          'malformed-api-key',
+          'unknown-api-key',
+          'revoked-api-key',
+          'expired-api-key',
+          'partner-suspended',
+        ],
         ['WWW-Authenticate'],
         'gateway',
       ),

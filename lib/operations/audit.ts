@@ -2,7 +2,7 @@ import type { AuditAction, AuditEvent } from '../../lambdas/data/audit';
 import { auditEventItem, listAuditEvents, recordAuditEvent } from '../../lambdas/data/audit';
 import type { TransactItem } from '../../lambdas/data/db';
 import { listPartners } from '../../lambdas/data/partners';
-import { requirePartner } from './keys';
+import { requirePartner } from './partner-lookup';
 import type { OperatorTarget } from './target';
 
 type EventFields = Omit<AuditEvent, 'at' | 'actor' | 'action'>;

@@ -1,29 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { sealForReveal, storedDigestProof } from '../../contract/reveal-crypto';
+import { transactionCancellationCodes } from '../../lambdas/common/aws-errors';
 import type { ApiKeyRecord } from '../../lambdas/data/api-keys';
 import {
   apiKeyCreationItem,
-  apiKeyReplacementItem,
-  apiKeyRevocationItem,
-  listApiKeysOfPartner,
-  revokeApiKey,
+  getApiKey,
+  getApiKeys,
+  keyRevokedItem,
+  keySupersededItem,
 } from '../../lambdas/data/api-keys';
-import { documentClient } from '../../lambdas/data/db';
+import { documentClient, type TransactItem } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
-import { agreementCheckItem, getPartnerBySlug, listPartners } from '../../lambdas/data/partners';
+import { keysIssuedItem, listPartners } from '../../lambdas/data/partners';
 import { lastUsedOfKeys } from '../../lambdas/data/rate-windows';
-import type { RevealRecord } from '../../lambdas/data/reveals';
-import { REVEAL_LIFETIME_MS, revealCreationItem, revealTimes } from '../../lambdas/data/reveals';
-import { apiKeyState, generateApiKey, withRetirement } from '../../lambdas/domain/api-key';
+import type { RevealRecord, RevealTombstone } from '../../lambdas/data/reveals';
+import {
+  getReveal,
+  REVEAL_LIFETIME_MS,
+  revealCreationItem,
+  revealTombstoneItem,
+} from '../../lambdas/data/reveals';
+import { generateApiKey, isInForce, keyStanding } from '../../lambdas/domain/api-key';
 import type { Scope } from '../../lambdas/domain/scopes';
-import { operatorEventItem, recordOperatorEvent } from './audit';
+import { operatorEventItem } from './audit';
 import type { OutgoingMail } from './mailer';
 import { revealLinkMail } from './mailer';
 import { OperatorError } from './operator-error';
+import { requirePartner } from './partner-lookup';
 import type { OperatorTarget } from './target';
-
-type TransactItem = ReturnType<typeof apiKeyCreationItem>;
 
 /** A freshly minted key, ready to be written: the record, its reveal, and the reveal URL. */
 export interface IssuedKey {
@@ -33,14 +38,16 @@ export interface IssuedKey {
 }
 
 /**
- * Mints a key and its one-time reveal. The plaintext key exists only in this function: it is
- * encrypted for the reveal page and dropped; only its prefix and digest are kept.
+ * Mints a key and its one-time reveal; the key is pending until the reveal is spent. The
+ * plaintext key exists only in this function: it is encrypted for the reveal page and dropped;
+ * only its prefix and digest are kept. `retires` are the keys its reveal starts retiring.
  */
 export async function issueKey(
   target: OperatorTarget,
   partner: Partner,
   scopes: readonly Scope[],
   nowMs: number,
+  rotation?: { readonly retires: readonly string[]; readonly graceMs: number },
 ): Promise<IssuedKey> {
   const material = generateApiKey();
   const sealed = sealForReveal(material.key);
@@ -54,8 +61,10 @@ export async function issueKey(
       digest: material.digest,
       scopes,
       createdAt,
-      usageIdentifierKey,
+      state: 'pending',
       revealId,
+      ...(rotation ? { retires: rotation.retires, graceMs: rotation.graceMs } : {}),
+      ...(usageIdentifierKey === undefined ? {} : { usageIdentifierKey }),
     },
     reveal: {
       revealId,
@@ -67,14 +76,19 @@ export async function issueKey(
       ciphertext: sealed.ciphertext,
       createdAt,
       expiresAt: new Date(nowMs + REVEAL_LIFETIME_MS).toISOString(),
+      apiBaseUrl: target.apiBaseUrl,
     },
     revealUrl: `${target.activationBaseUrl}/reveal/${revealId}#${sealed.fragmentSecret}`,
   };
 }
 
-/** Transaction items that store an issued key and its reveal. */
-export function issuedKeyItems(issued: IssuedKey): TransactItem[] {
-  return [apiKeyCreationItem(issued.record), revealCreationItem(issued.reveal)];
+/** Transaction items that store an issued key, its reveal, and the key on its partner. */
+export function issuedKeyItems(issued: IssuedKey, partner: Pick<Partner, 'id' | 'revision'>): TransactItem[] {
+  return [
+    apiKeyCreationItem(issued.record),
+    revealCreationItem(issued.reveal),
+    keysIssuedItem(partner, [issued.record.prefix]),
+  ];
 }
 
 /** The message that carries an issued key's reveal link to the partner (sent by the caller). */
@@ -90,39 +104,44 @@ export function revealMailOf(
     revealUrl: issued.revealUrl,
     keyPrefix: issued.record.prefix,
     apiBaseUrl: target.apiBaseUrl,
+    expiresAt: issued.reveal.expiresAt,
     rotation,
   });
 }
 
-export async function requirePartner(slug: string): Promise<Partner> {
-  const partner = await getPartnerBySlug(slug);
-  if (!partner)
-    throw new OperatorError(`No partner with slug "${slug}". List them with: npm run admin -- partners list`);
-  return partner;
-}
-
 export const MAX_GRACE_HOURS = 24 * 30;
 
-/** A partner's keys as in force now: each with its retirement by a revealed replacement applied. */
-export async function keysInForce(partnerId: number) {
-  const keys = await listApiKeysOfPartner(partnerId);
-  const revealIds = keys.flatMap((key) => [
-    ...(key.revealId ? [key.revealId] : []),
-    ...(key.replacements ?? []).map((replacement) => replacement.revealId),
-  ]);
-  const revealed = await revealTimes(revealIds);
-  return {
-    revealed,
-    keys: keys.map((key) => (key.revokedAt === undefined ? withRetirement(key, revealed) : key)),
-  };
+/** A partner's keys, oldest first, read consistently from the prefixes its item lists. */
+export async function keysOfPartner(partner: Pick<Partner, 'keyPrefixes'>): Promise<ApiKeyRecord[]> {
+  return (await getApiKeys(partner.keyPrefixes)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
 /**
- * Issues a new key. The partner's current keys keep working until the grace period after the new
- * key is revealed, so a partner is never left without a working key, whatever happens to the
- * link; keys that earlier rotations issued but nobody revealed are revoked (their links stop
- * working). The new key never has wider scopes than the key it replaces, nor than the agreement;
- * `widenToAgreement` gives it the agreement's scopes (after `partners update` widened them).
+ * Transaction items that end a key nobody revealed: its new state, and a tombstone on its reveal
+ * (when the reveal still holds the key), so the link answers why and never shows the key.
+ */
+async function killUnrevealedKey(
+  key: ApiKeyRecord,
+  reason: RevealTombstone,
+  nowMs: number,
+): Promise<TransactItem[]> {
+  const nowIso = new Date(nowMs).toISOString();
+  const reveal = key.revealId === undefined ? undefined : await getReveal(key.revealId, nowMs);
+  return [
+    reason === 'superseded' ? keySupersededItem(key, nowIso) : keyRevokedItem(key, nowIso),
+    ...(key.revealId !== undefined && reveal?.ciphertext !== undefined
+      ? [revealTombstoneItem(key.revealId, reason, nowIso)]
+      : []),
+  ];
+}
+
+/**
+ * Issues a new key. The partner's keys in force keep working until the grace period after the
+ * new key is revealed (its reveal writes their end), so a partner is never left without a
+ * working key, whatever happens to the link; keys that earlier rotations issued but nobody
+ * revealed are superseded, and their links answer so. The new key never has wider scopes than
+ * the key it replaces, nor than the agreement; `widenToAgreement` gives it the agreement's
+ * scopes (after `partners update` widened them).
  */
 export async function rotateKey(
   target: OperatorTarget,
@@ -130,29 +149,22 @@ export async function rotateKey(
   nowMs: number,
 ) {
   const partner = await requirePartner(input.slug);
-  const { keys, revealed } = await keysInForce(partner.id);
-  const active = keys.filter((key) => apiKeyState(key, nowMs) === 'active');
-  const neverRevealed = (key: ApiKeyRecord) => key.revealId !== undefined && !revealed.has(key.revealId);
-  const superseded = active.filter(neverRevealed);
-  const current = active.filter((key) => !neverRevealed(key));
+  const keys = await keysOfPartner(partner);
+  const current = keys.filter((key) => isInForce(key, nowMs));
+  const superseded = keys.filter((key) => key.state === 'pending');
   const newest = current.at(-1);
   const scopes =
     newest && !input.widenToAgreement
       ? newest.scopes.filter((scope) => partner.scopes.includes(scope))
       : partner.scopes;
 
-  const issued = await issueKey(target, partner, scopes, nowMs);
-  const replacement = {
-    keyPrefix: issued.record.prefix,
-    revealId: issued.reveal.revealId,
+  const issued = await issueKey(target, partner, scopes, nowMs, {
+    retires: current.map((key) => key.prefix),
     graceMs: input.graceHours * 3_600_000,
-  };
-  const nowIso = new Date(nowMs).toISOString();
+  });
   const items: TransactItem[] = [
-    ...issuedKeyItems(issued),
-    agreementCheckItem(partner),
-    ...current.map((key) => apiKeyReplacementItem(key.prefix, replacement)),
-    ...superseded.map((key) => apiKeyRevocationItem(key.prefix, nowIso)),
+    ...issuedKeyItems(issued, partner),
+    ...(await Promise.all(superseded.map((key) => killUnrevealedKey(key, 'superseded', nowMs)))).flat(),
     operatorEventItem(
       target,
       'key.rotated',
@@ -173,23 +185,15 @@ export async function rotateKey(
       { partnerId: partner.id, keyPrefix: issued.record.prefix, details: { scopes } },
       nowMs,
     ),
-    ...superseded.map((key) =>
-      operatorEventItem(
-        target,
-        'key.revoked',
-        { partnerId: partner.id, keyPrefix: key.prefix, details: { reason: 'superseded (never revealed)' } },
-        nowMs,
-      ),
-    ),
   ];
   try {
     await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
     // Nothing was written: the API Gateway key made for the new key must not stay usable.
     await target.usagePlanKeys?.remove(issued.record.prefix);
-    if ((error as Error).name === 'TransactionCanceledException') {
+    if (transactionCancellationCodes(error)) {
       throw new OperatorError(
-        `A key or the agreement of ${partner.slug} changed while rotating (revoked or updated meanwhile?). Nothing was issued; run the rotation again.`,
+        `A key or the agreement of ${partner.slug} changed while rotating (revealed, revoked or updated meanwhile?). Nothing was issued; run the rotation again.`,
       );
     }
     throw error;
@@ -199,6 +203,7 @@ export async function rotateKey(
     result: {
       key_prefix: issued.record.prefix,
       reveal_url: issued.revealUrl,
+      reveal_expires_at: issued.reveal.expiresAt,
       grace_hours: input.graceHours,
       retiring: current.map((key) => key.prefix),
       superseded: superseded.map((key) => key.prefix),
@@ -207,36 +212,61 @@ export async function rotateKey(
   };
 }
 
-/** Revokes a key at once (in effect on the API within 30 s). */
+/** How many times a revocation is tried again when its key changed between read and write. */
+const REVOCATION_ATTEMPTS = 3;
+
+/**
+ * Revokes a key at once (in effect on the API within 30 s). A key nobody revealed has its link
+ * killed in the same transaction; the keys it would have retired keep working. A key that is
+ * already dead stays as it is, and the result says why.
+ */
 export async function revokeKey(target: OperatorTarget, prefix: string, nowMs: number) {
-  const nowIso = new Date(nowMs).toISOString();
-  const revoked = await revokeApiKey(prefix, nowIso);
-  if (!revoked?.revokedAt)
-    throw new OperatorError(
-      `No key with prefix ${prefix}. List a partner's keys with: npm run admin -- keys list --partner <slug>`,
-    );
-  await target.usagePlanKeys?.remove(prefix);
-  // Revoking again keeps the first time; only the revocation itself is an event.
-  if (revoked.revokedAt === nowIso)
-    await recordOperatorEvent(
-      target,
-      'key.revoked',
-      { partnerId: revoked.partnerId, keyPrefix: prefix },
-      nowMs,
-    );
-  return { key_prefix: prefix, revoked_at: revoked.revokedAt };
+  for (let attempt = 1; attempt <= REVOCATION_ATTEMPTS; attempt += 1) {
+    const key = await getApiKey(prefix, { consistent: true });
+    if (!key)
+      throw new OperatorError(
+        `No key with prefix ${prefix}. List a partner's keys with: npm run admin -- keys list --partner <slug>`,
+      );
+    if (key.state === 'revoked' || key.state === 'superseded')
+      return {
+        key_prefix: prefix,
+        changed: false,
+        state: key.state,
+        revoked_at: key.revokedAt ?? null,
+        superseded_at: key.supersededAt ?? null,
+      };
+    const nowIso = new Date(nowMs).toISOString();
+    const items = [
+      ...(key.state === 'pending'
+        ? await killUnrevealedKey(key, 'revoked', nowMs)
+        : [keyRevokedItem(key, nowIso)]),
+      operatorEventItem(target, 'key.revoked', { partnerId: key.partnerId, keyPrefix: prefix }, nowMs),
+    ];
+    try {
+      await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (error) {
+      if (transactionCancellationCodes(error)) continue;
+      throw error;
+    }
+    await target.usagePlanKeys?.remove(prefix);
+    return { key_prefix: prefix, changed: true, state: 'revoked', revoked_at: nowIso, superseded_at: null };
+  }
+  throw new OperatorError(
+    `Key ${prefix} kept changing while revoking it; nothing was changed. Run the command again.`,
+  );
 }
 
 /**
- * Deletes the API Gateway keys of every partner key that no longer works (revoked or expired):
- * API Gateway holds at most 10,000 keys per region. Nothing to do locally.
+ * Deletes the API Gateway keys of every partner key that can no longer work (revoked,
+ * superseded or expired): API Gateway holds at most 10,000 keys per region. Keys in force and
+ * keys waiting for their reveal keep theirs. Nothing to do locally.
  */
 export async function pruneUsagePlanKeys(target: OperatorTarget, nowMs: number) {
   const removed: string[] = [];
   if (!target.usagePlanKeys) return { removed };
   for (const partner of await listPartners()) {
-    for (const key of (await keysInForce(partner.id)).keys) {
-      if (key.usageIdentifierKey === undefined || apiKeyState(key, nowMs) === 'active') continue;
+    for (const key of await keysOfPartner(partner)) {
+      if (key.usageIdentifierKey === undefined || key.state === 'pending' || isInForce(key, nowMs)) continue;
       await target.usagePlanKeys.remove(key.prefix);
       removed.push(key.prefix);
     }
@@ -244,24 +274,33 @@ export async function pruneUsagePlanKeys(target: OperatorTarget, nowMs: number) 
   return { removed };
 }
 
-/** A partner's keys with their state and last use; never the keys themselves. */
+/** A partner's keys with their state and its times, and their last use; never the keys themselves. */
 export async function listKeys(slug: string, nowMs: number) {
   const partner = await requirePartner(slug);
-  const { keys, revealed } = await keysInForce(partner.id);
+  const keys = await keysOfPartner(partner);
   const lastUsed = await lastUsedOfKeys(keys.map((key) => key.prefix));
+  // A pending key retires, once revealed, the keys it lists: they wait for it.
+  const waitsFor = (key: ApiKeyRecord) =>
+    keys
+      .filter((other) => other.state === 'pending' && other.retires?.includes(key.prefix))
+      .map((other) => ({ key_prefix: other.prefix, grace_hours: (other.graceMs ?? 0) / 3_600_000 }));
   return {
     partner: partner.slug,
+    suspended: partner.suspension !== undefined,
     keys: keys.map((key) => ({
       key_prefix: key.prefix,
-      state: apiKeyState(key, nowMs),
+      state: keyStanding(key, nowMs),
       scopes: key.scopes,
       created_at: key.createdAt,
-      revealed: key.revealId === undefined || revealed.has(key.revealId),
+      revealed_at: key.revealedAt ?? null,
+      reveal_expires_at:
+        key.state === 'pending'
+          ? new Date(Date.parse(key.createdAt) + REVEAL_LIFETIME_MS).toISOString()
+          : null,
       expires_at: key.expiresAt ?? null,
-      retires_after_reveal_of: (key.replacements ?? [])
-        .filter((replacement) => !revealed.has(replacement.revealId))
-        .map((replacement) => replacement.keyPrefix),
       revoked_at: key.revokedAt ?? null,
+      superseded_at: key.supersededAt ?? null,
+      retires_after_reveal_of: isInForce(key, nowMs) ? waitsFor(key) : [],
       last_used_at: lastUsed.get(key.prefix) ?? null,
     })),
   };

@@ -1,12 +1,13 @@
 import { unseal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
-import { recordIssuedLink } from '../../lambdas/data/activation-links';
+import { listIssuedLinksOfPartner, recordIssuedLink } from '../../lambdas/data/activation-links';
+import { getConsumedNonce } from '../../lambdas/data/activation-nonces';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
 import { InvalidActivationClaimsError, mintActivationToken } from '../../lambdas/domain/activation-token';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { recordOperatorEvent } from './audit';
-import { requirePartner } from './keys';
 import { OperatorError } from './operator-error';
+import { requirePartner } from './partner-lookup';
 import type { OperatorTarget } from './target';
 
 export interface LinkRequest {
@@ -53,6 +54,9 @@ export async function createActivationLink(target: OperatorTarget, request: Link
     partnerId: partner.id,
     issuedAt: new Date(nowMs).toISOString(),
     expiresAt,
+    hostEmailMasked: maskedEmail(request.email),
+    pmsHotelId: request.pmsHotelId,
+    products: request.products,
   });
   await recordOperatorEvent(
     target,
@@ -91,4 +95,34 @@ function mintOrExplain(
       `The activation page would refuse this link: check ${[...new Set(flags)].join(', ')}.`,
     );
   }
+}
+
+/** An e-mail address shown to recognise it, not to read it: `j…@example.com`. */
+export function maskedEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  return at < 1 ? '…' : `${email.slice(0, 1)}…${email.slice(at)}`;
+}
+
+/**
+ * A partner's activation links, newest first, until a day after each expires: nonce, masked
+ * host e-mail, products, expiry, and whether the link was used (its nonce, in the table until
+ * a day after the link's expiry too).
+ */
+export async function listLinks(slug: string, nowMs: number) {
+  const partner = await requirePartner(slug);
+  const links = await listIssuedLinksOfPartner(partner.id);
+  const used = await Promise.all(links.map((link) => getConsumedNonce(partner.id, link.nonce)));
+  return {
+    partner: partner.slug,
+    links: links.map((link, index) => ({
+      nonce: link.nonce,
+      host_email: link.hostEmailMasked,
+      pms_hotel_id: link.pmsHotelId,
+      products: link.products,
+      issued_at: link.issuedAt,
+      expires_at: link.expiresAt,
+      state: used[index] ? 'used' : Date.parse(link.expiresAt) <= nowMs ? 'expired' : 'open',
+      used_at: used[index]?.consumedAt ?? null,
+    })),
+  };
 }

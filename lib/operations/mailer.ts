@@ -45,6 +45,11 @@ export function outboxMailer(directory: string): Mailer {
   };
 }
 
+/** A time as a mail reader in any zone reads it without doubt: "Mon, 30 Nov 2026 14:05 UTC". */
+function mailTime(iso: string): string {
+  return `${new Date(iso).toUTCString().replace(/:\d\d GMT$/, '')} UTC`;
+}
+
 /** The reveal-link message of an approval or a rotation. */
 export function revealLinkMail(input: {
   to: string;
@@ -52,6 +57,8 @@ export function revealLinkMail(input: {
   revealUrl: string;
   keyPrefix: string;
   apiBaseUrl: string;
+  /** When the link stops working (ISO 8601). */
+  expiresAt: string;
   rotation: boolean;
 }): OutgoingMail {
   const intro = input.rotation
@@ -66,6 +73,7 @@ export function revealLinkMail(input: {
       `Open this link to reveal the key (it starts with ${input.keyPrefix}):`,
       input.revealUrl,
       '',
+      `The link works until ${mailTime(input.expiresAt)}. After that, ask us for a new one.`,
       'The key is shown once, in your browser, and cannot be shown again. Keep it in your secret store.',
       '',
       `API base URL: ${input.apiBaseUrl}`,

@@ -1,29 +1,33 @@
 import { randomBytes } from 'node:crypto';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { transactionCancellationCodes } from '../../lambdas/common/aws-errors';
 import { seal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import type { ApiKeyRecord } from '../../lambdas/data/api-keys';
-import { apiKeyScopesItem } from '../../lambdas/data/api-keys';
+import { apiKeyCreationItem, keyScopesItem } from '../../lambdas/data/api-keys';
 import { allocateId } from '../../lambdas/data/counters';
-import { documentClient } from '../../lambdas/data/db';
+import { documentClient, type TransactItem } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
 import {
   agreementUpdateItem,
   listPartners,
   partnerCreationItems,
+  partnerResumedItem,
+  partnerSuspendedItem,
   SLUG_CLAIM_ITEM,
 } from '../../lambdas/data/partners';
 import { listPropertiesOfPartner } from '../../lambdas/data/properties';
+import { revealCreationItem } from '../../lambdas/data/reveals';
 import { listSponsoredHostSeats } from '../../lambdas/data/sponsorships';
-import { apiKeyState } from '../../lambdas/domain/api-key';
+import { keyStanding } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import type { Scope } from '../../lambdas/domain/scopes';
 import { agreementScopes } from '../../lambdas/domain/scopes';
 import { operatorEventItem, recordOperatorEvent } from './audit';
 import { catalogProducts, requireCatalogProducts } from './catalog';
-import { issuedKeyItems, issueKey, keysInForce, requirePartner, revealMailOf } from './keys';
+import { issueKey, keysOfPartner, revealMailOf } from './keys';
 import { OperatorError } from './operator-error';
+import { requirePartner } from './partner-lookup';
 import { sampleHostsFor, sponsorSampleHosts } from './sample-data';
 import type { OperatorTarget } from './target';
 
@@ -45,24 +49,29 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
   const sealingKey = await loadServiceKey('sealing');
   // Deployed stages have no seed step: the first approval creates the product catalog.
   const products = await requireCatalogProducts(approval.products);
-  const partner: Partner = {
+  const approved: Partner = {
     id: await allocateId('partner'),
     slug: approval.slug,
     name: approval.name,
     contactEmail: approval.email,
     products,
     scopes: agreementScopes(approval.scopes),
+    revision: 0,
+    keyPrefixes: [],
     createdAt: new Date(nowMs).toISOString(),
   };
   const signingSecret = seal(randomBytes(32), sealingKey);
-  const issued = await issueKey(target, partner, partner.scopes, nowMs);
+  const issued = await issueKey(target, approved, approved.scopes, nowMs);
+  // The partner is created with its first key listed (one write per item in a transaction).
+  const partner: Partner = { ...approved, keyPrefixes: [issued.record.prefix] };
   const partnerItems = partnerCreationItems(partner, signingSecret);
   try {
     await documentClient.send(
       new TransactWriteCommand({
         TransactItems: [
           ...partnerItems,
-          ...issuedKeyItems(issued),
+          apiKeyCreationItem(issued.record),
+          revealCreationItem(issued.reveal),
           operatorEventItem(
             target,
             'partner.approved',
@@ -106,6 +115,7 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
       slug: partner.slug,
       key_prefix: issued.record.prefix,
       reveal_url: issued.revealUrl,
+      reveal_expires_at: issued.reveal.expiresAt,
     },
     mail: revealMailOf(target, partner, issued, false),
     sampleData,
@@ -121,6 +131,7 @@ function describePartner(partner: Partner) {
     products: partner.products,
     scopes: partner.scopes,
     created_at: partner.createdAt,
+    suspended: partner.suspension ? { at: partner.suspension.at, reason: partner.suspension.reason } : null,
   };
 }
 
@@ -143,27 +154,24 @@ export async function showPartner(slug: string) {
   };
 }
 
-/** Keys in force that carry a scope outside `scopes`, with the scopes they keep. */
+/** Keys that still can (or may yet) work and carry a scope outside `scopes`, with the scopes they keep. */
 function keysWiderThan(keys: readonly ApiKeyRecord[], scopes: readonly Scope[], nowMs: number) {
   return keys
-    .filter((key) => apiKeyState(key, nowMs) === 'active')
+    .filter((key) => ['pending', 'active', 'retiring'].includes(keyStanding(key, nowMs)))
     .map((key) => ({ key, scopes: key.scopes.filter((scope) => scopes.includes(scope)) }))
     .filter(({ key, scopes: kept }) => kept.length < key.scopes.length);
 }
-
-/** How long after its commit `partners update` looks again for keys the partner index did not show yet. */
-const INDEX_SETTLE_MS = 1_000;
 
 const sameNames = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((name) => b.includes(name));
 
 /**
- * Replaces a partner's agreement. Narrower scopes take effect on every key in force in the same
- * transaction (as a revocation does: within the authorizer's 30-second key cache); wider scopes
- * reach only keys issued from now on (`keys rotate --widen-to-agreement`), so no key ever carries
- * more than the agreement: a rotation that read the old agreement is cancelled by its version
- * check, and a key the partner index did not show yet is narrowed by a second look a second
- * later. Products take effect on the link pages within their one-minute catalog cache.
+ * Replaces a partner's agreement. Narrower scopes take effect on every key that works or may
+ * yet work, in the same transaction (the authorizer also holds each key to its partner's
+ * agreement, within its 30-second cache); wider scopes reach only keys issued from now on
+ * (`keys rotate --widen-to-agreement`). The keys come from the partner's own list, read
+ * consistently, and the partner's revision cancels a concurrent rotation or update, so no key
+ * escapes the narrowing. Products take effect on the link pages within their one-minute cache.
  */
 export async function updateAgreement(
   target: Pick<OperatorTarget, 'actor'>,
@@ -173,7 +181,7 @@ export async function updateAgreement(
   const partner = await requirePartner(input.slug);
   const products = input.products ? await requireCatalogProducts(input.products) : partner.products;
   const scopes = input.scopes ? agreementScopes(input.scopes) : partner.scopes;
-  const narrowed = keysWiderThan((await keysInForce(partner.id)).keys, scopes, nowMs);
+  const narrowed = keysWiderThan(await keysOfPartner(partner), scopes, nowMs);
   const result = {
     partner: partner.slug,
     before: { products: partner.products, scopes: partner.scopes },
@@ -186,7 +194,7 @@ export async function updateAgreement(
       new TransactWriteCommand({
         TransactItems: [
           agreementUpdateItem(partner, { products, scopes }),
-          ...narrowed.map(({ key, scopes: kept }) => apiKeyScopesItem(key.prefix, kept)),
+          ...narrowed.map(({ key, scopes: kept }) => keyScopesItem(key, kept)),
           operatorEventItem(
             target,
             'agreement.changed',
@@ -206,26 +214,76 @@ export async function updateAgreement(
       }),
     );
   } catch (error) {
-    if ((error as Error).name === 'TransactionCanceledException')
+    if (transactionCancellationCodes(error))
       throw new OperatorError(
         `The agreement or a key of ${partner.slug} changed meanwhile; nothing was changed. Run the command again.`,
       );
     throw error;
   }
-  await new Promise((resolve) => setTimeout(resolve, INDEX_SETTLE_MS));
-  const late = keysWiderThan((await keysInForce(partner.id)).keys, scopes, nowMs);
-  for (const { key, scopes: kept } of late) {
-    const { Update } = apiKeyScopesItem(key.prefix, kept);
-    await documentClient.send(new UpdateCommand(Update as ConstructorParameters<typeof UpdateCommand>[0]));
-  }
   return {
     ...result,
     unchanged: false,
-    narrowed_keys: [...narrowed, ...late].map(({ key, scopes: kept }) => ({
-      key_prefix: key.prefix,
-      scopes: kept,
-    })),
+    narrowed_keys: narrowed.map(({ key, scopes: kept }) => ({ key_prefix: key.prefix, scopes: kept })),
   };
+}
+
+/**
+ * Suspends a partner: every key of it is refused (401 partner-suspended, within the authorizer's
+ * 30 s), its activation links and reveal links show a "not available" page, and nothing is
+ * deleted or changed on its keys, so `resume` restores exactly what was there.
+ */
+export async function suspendPartner(
+  target: Pick<OperatorTarget, 'actor'>,
+  input: { slug: string; reason: string },
+  nowMs: number,
+) {
+  const partner = await requirePartner(input.slug);
+  if (partner.suspension)
+    return {
+      partner: partner.slug,
+      changed: false,
+      suspended_at: partner.suspension.at,
+      reason: partner.suspension.reason,
+    };
+  const suspension = { at: new Date(nowMs).toISOString(), reason: input.reason };
+  await commitPartnerChange(partner.slug, [
+    partnerSuspendedItem(partner.id, suspension),
+    operatorEventItem(
+      target,
+      'partner.suspended',
+      { partnerId: partner.id, details: { reason: input.reason } },
+      nowMs,
+    ),
+  ]);
+  return { partner: partner.slug, changed: true, suspended_at: suspension.at, reason: suspension.reason };
+}
+
+/** Lifts a suspension: keys, links and reveals work again as they were (within 30 s for keys). */
+export async function resumePartner(target: Pick<OperatorTarget, 'actor'>, slug: string, nowMs: number) {
+  const partner = await requirePartner(slug);
+  if (!partner.suspension) return { partner: partner.slug, changed: false };
+  await commitPartnerChange(partner.slug, [
+    partnerResumedItem(partner.id, partner.suspension),
+    operatorEventItem(
+      target,
+      'partner.resumed',
+      { partnerId: partner.id, details: { suspended_at: partner.suspension.at } },
+      nowMs,
+    ),
+  ]);
+  return { partner: partner.slug, changed: true };
+}
+
+async function commitPartnerChange(slug: string, items: TransactItem[]): Promise<void> {
+  try {
+    await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (transactionCancellationCodes(error))
+      throw new OperatorError(
+        `Partner ${slug} changed meanwhile; nothing was changed. Run the command again.`,
+      );
+    throw error;
+  }
 }
 
 /** Gives a partner sample hosts, properties and reservations (local and sandbox only). */

@@ -5,8 +5,8 @@ import { isKeyPrefix } from '../../lambdas/domain/api-key';
 import { accessLogPath, NO_VALUE, parseAccessLogLine, requestTimeMs } from '../local/access-log';
 import { localDirectory } from '../local/runtime';
 import { isDeployedStage, STACK_OUTPUTS, stackName } from '../stage-config';
-import { requirePartner } from './keys';
 import { OperatorError } from './operator-error';
+import { requirePartner } from './partner-lookup';
 import type { OperatorTarget } from './target';
 
 /**

@@ -3,7 +3,7 @@ import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { editProduct, ensureCatalog, listCatalog } from '../../lambdas/data/catalog';
 import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
-import { agreementCheckItem, getPartner, partnerKey } from '../../lambdas/data/partners';
+import { getPartner, keysIssuedItem, partnerKey } from '../../lambdas/data/partners';
 import { admin, adminJson as json } from '../support/cli';
 import { apiGet, approvedPartner, revealKey } from '../support/partners';
 
@@ -68,7 +68,8 @@ describe('agreements: scopes and products as data', () => {
       '--no-mail',
     );
     const newKey = await revealKey(rotated.reveal_url);
-    expect((await apiGet('/properties', newKey)).status).toBe(200);
+    // The authorizer holds every key to the agreement it last read (cached up to 25 s).
+    expect(await eventually('/properties', newKey, 200)).toBe(200);
   });
 
   it('adds a catalog product that agreements and links can name, with no code change', async () => {
@@ -170,17 +171,19 @@ describe('agreements: scopes and products as data', () => {
     expect(same).toMatchObject({ unchanged: true, narrowed_keys: [] });
     expect(changed).toMatchObject({ unchanged: false, after: { products: ['assistant'] } });
     expect(events).toHaveLength(1);
-    expect(stillReadable?.agreementVersion).toBe((before?.agreementVersion ?? 0) + 1);
+    expect(stillReadable?.revision).toBe((before?.revision ?? 0) + 1);
     // A rotation that read the agreement before the update cannot commit its key.
     await expect(
       documentClient.send(
-        new TransactWriteCommand({ TransactItems: [agreementCheckItem(before ?? { id: partner.id })] }),
+        new TransactWriteCommand({
+          TransactItems: [keysIssuedItem(before ?? { id: partner.id, revision: 0 }, ['svc_Unwritten'])],
+        }),
       ),
     ).rejects.toMatchObject({ name: 'TransactionCanceledException' });
     await expect(
       documentClient.send(
         new TransactWriteCommand({
-          TransactItems: [agreementCheckItem(stillReadable ?? { id: partner.id })],
+          TransactItems: [keysIssuedItem(stillReadable ?? { id: partner.id, revision: 0 }, ['svc_Written0'])],
         }),
       ),
     ).resolves.toBeDefined();

@@ -52,7 +52,13 @@ describe('operator CLI as a real process', () => {
     const result = JSON.parse(stdout) as Record<string, string>;
     const key = await revealKey(result.reveal_url ?? '');
 
-    expect(Object.keys(result).sort()).toEqual(['key_prefix', 'partner_id', 'reveal_url', 'slug']);
+    expect(Object.keys(result).sort()).toEqual([
+      'key_prefix',
+      'partner_id',
+      'reveal_expires_at',
+      'reveal_url',
+      'slug',
+    ]);
     expect(key.startsWith(result.key_prefix ?? '-')).toBe(true);
     expect(stdout + stderr).not.toContain(key);
     expect((await apiGet('/usage', key)).status).toBe(200);
@@ -182,7 +188,7 @@ describe('rotation and revocation', () => {
 
     expect(second).toMatchObject({ retiring: [partner.keyPrefix], superseded: [first.key_prefix] });
     expect(stillWorking.status).toBe(200);
-    expect((await keysOf(partner.slug)).get(first.key_prefix)?.state).toBe('revoked');
+    expect((await keysOf(partner.slug)).get(first.key_prefix)?.state).toBe('superseded');
     expect((await apiGet('/usage', newKey)).status).toBe(200);
     expect(await secondsUntil(partner.key, 401, 30)).toBeLessThanOrEqual(30);
   });

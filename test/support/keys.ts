@@ -1,21 +1,36 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyCreationItem } from '../../lambdas/data/api-keys';
 import { documentClient } from '../../lambdas/data/db';
+import { getPartner, keysIssuedItem } from '../../lambdas/data/partners';
 import { generateApiKey } from '../../lambdas/domain/api-key';
 import type { Scope } from '../../lambdas/domain/scopes';
 
-/** Keys for a partner straight into the table (for load: enough keys that no key hits its limit). */
+/** Active keys for a partner straight into the table (for load: enough keys that no key hits its limit). */
 export async function extraKeysFor(partnerId: number, count: number, scopes: Scope[]): Promise<string[]> {
   const keys = Array.from({ length: count }, () => generateApiKey());
   const createdAt = new Date().toISOString();
-  for (let start = 0; start < keys.length; start += 25) {
+  for (let start = 0; start < keys.length; start += 24) {
+    const batch = keys.slice(start, start + 24);
+    const partner = await getPartner(partnerId, { consistent: true });
+    if (!partner) throw new Error(`No partner ${partnerId}`);
     await documentClient.send(
       new TransactWriteCommand({
-        TransactItems: keys
-          .slice(start, start + 25)
-          .map((key) =>
-            apiKeyCreationItem({ prefix: key.prefix, partnerId, digest: key.digest, scopes, createdAt }),
+        TransactItems: [
+          ...batch.map((key) =>
+            apiKeyCreationItem({
+              prefix: key.prefix,
+              partnerId,
+              digest: key.digest,
+              scopes,
+              createdAt,
+              state: 'active',
+            }),
           ),
+          keysIssuedItem(
+            partner,
+            batch.map((key) => key.prefix),
+          ),
+        ],
       }),
     );
   }

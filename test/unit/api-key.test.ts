@@ -2,13 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   API_KEY_LENGTH,
-  apiKeyState,
   digestApiKey,
   digestsMatch,
   generateApiKey,
+  isInForce,
   isKeyPrefix,
   KEY_PREFIX_LENGTH,
+  keyStanding,
   parseApiKey,
+  retirementAt,
 } from '../../lambdas/domain/api-key';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -77,14 +79,26 @@ describe('API key format', () => {
     expect(digestsMatch(Buffer.alloc(32, 1), Buffer.alloc(32, 2))).toBe(false);
   });
 
-  it('reports revocation before expiry, and expiry from its instant on', () => {
+  it('reads a key’s standing from its own stored state: a retiring key expires at its instant', () => {
     const now = Date.parse('2026-11-22T12:00:00Z');
 
-    expect(apiKeyState({}, now)).toBe('active');
-    expect(apiKeyState({ expiresAt: '2026-11-22T12:00:00.001Z' }, now)).toBe('active');
-    expect(apiKeyState({ expiresAt: '2026-11-22T12:00:00.000Z' }, now)).toBe('expired');
-    expect(apiKeyState({ expiresAt: '2026-11-22T11:00:00Z', revokedAt: '2026-11-22T10:00:00Z' }, now)).toBe(
-      'revoked',
+    expect(keyStanding({ state: 'active' }, now)).toBe('active');
+    expect(keyStanding({ state: 'retiring', expiresAt: '2026-11-22T12:00:00.001Z' }, now)).toBe('retiring');
+    expect(keyStanding({ state: 'retiring', expiresAt: '2026-11-22T12:00:00.000Z' }, now)).toBe('expired');
+    expect(keyStanding({ state: 'revoked', expiresAt: '2026-11-22T13:00:00Z' }, now)).toBe('revoked');
+    expect(keyStanding({ state: 'pending' }, now)).toBe('pending');
+    expect(isInForce({ state: 'retiring', expiresAt: '2026-11-22T12:00:01Z' }, now)).toBe(true);
+    expect(isInForce({ state: 'pending' }, now)).toBe(false);
+    expect(isInForce({ state: 'superseded' }, now)).toBe(false);
+  });
+
+  it('never moves a retirement later: a second replacement ends a key at the earlier of the two', () => {
+    const now = Date.parse('2026-11-22T12:00:00Z');
+
+    expect(retirementAt({}, now, 3_600_000)).toBe('2026-11-22T13:00:00.000Z');
+    expect(retirementAt({ expiresAt: '2026-11-22T12:30:00.000Z' }, now, 3_600_000)).toBe(
+      '2026-11-22T12:30:00.000Z',
     );
+    expect(retirementAt({ expiresAt: '2026-11-23T12:00:00.000Z' }, now, 0)).toBe('2026-11-22T12:00:00.000Z');
   });
 });

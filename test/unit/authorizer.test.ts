@@ -16,7 +16,18 @@ const record = {
   digest: new Uint8Array(issued.digest),
   scopes: ['metrics:read'],
   createdAt: '2026-01-01T00:00:00Z',
+  state: 'active',
 };
+const partner = { scopes: ['metrics:read', 'revenue:read'] };
+
+/** The table as the mocked client answers GetItem: the key's item and its partner's, by PK. */
+function table(items: { key?: Record<string, unknown>; partner?: Record<string, unknown> | null }) {
+  dynamo.on(GetCommand).callsFake((input: { Key: { PK: string } }) => {
+    if (input.Key.PK === `APIKEY#${issued.prefix}`) return { Item: items.key };
+    if (input.Key.PK === 'PARTNER#7') return items.partner === null ? {} : { Item: items.partner ?? partner };
+    return {};
+  });
+}
 
 beforeEach(() => {
   dynamo.reset();
@@ -25,27 +36,33 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers());
 
 describe('REQUEST authorizer', () => {
-  it('allows a valid key with the partner identity and usage-plan key, from one read', async () => {
-    dynamo.on(GetCommand).resolves({ Item: { ...record, usageIdentifierKey: 'apigw-key-value' } });
+  it('allows a valid key with the partner identity and usage-plan key, from the key and its partner (no TTL item)', async () => {
+    table({ key: { ...record, usageIdentifierKey: 'apigw-key-value' } });
 
     const result = await handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }));
 
     expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
     expect(result.context).toEqual({ partnerId: 7, keyPrefix: issued.prefix, scopes: 'metrics:read' });
     expect(result.usageIdentifierKey).toBe('apigw-key-value');
-    expect(dynamo.commandCalls(GetCommand)).toHaveLength(1);
-    expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual({
-      PK: `APIKEY#${issued.prefix}`,
-      SK: 'APIKEY',
+    expect(dynamo.commandCalls(GetCommand).map((call) => call.args[0].input.Key)).toEqual([
+      { PK: `APIKEY#${issued.prefix}`, SK: 'APIKEY' },
+      { PK: 'PARTNER#7', SK: 'PARTNER' },
+    ]);
+  });
+
+  it('holds a key to its partner’s agreement: a scope the agreement dropped is gone at once', async () => {
+    table({
+      key: { ...record, scopes: ['metrics:read', 'revenue:read'] },
+      partner: { scopes: ['metrics:read'] },
     });
+
+    const result = await handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }));
+
+    expect(result.context).toMatchObject({ scopes: 'metrics:read' });
   });
 
   it('keeps a partner key cached while a flood of well-formed random keys comes and goes', async () => {
-    dynamo
-      .on(GetCommand)
-      .callsFake((input: { Key: { PK: string } }) =>
-        input.Key.PK === `APIKEY#${issued.prefix}` ? { Item: record } : {},
-      );
+    table({ key: record });
     const allowed = async () =>
       (await handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }))).policyDocument.Statement[0]
         ?.Effect;
@@ -97,12 +114,32 @@ describe('REQUEST authorizer', () => {
   });
 
   it.each([
-    ['unknown', undefined, 'unknown-api-key'],
-    ['a different digest', { ...record, digest: new Uint8Array(32) }, 'unknown-api-key'],
-    ['revoked', { ...record, revokedAt: '2026-02-01T00:00:00Z' }, 'revoked-api-key'],
-    ['expired', { ...record, expiresAt: '2026-02-01T00:00:00Z' }, 'expired-api-key'],
-  ])('denies a %s key with its own problem type', async (_, item, problem) => {
-    dynamo.on(GetCommand).resolves({ Item: item });
+    ['unknown', undefined, undefined, 'unknown-api-key'],
+    ['a different digest', { ...record, digest: new Uint8Array(32) }, undefined, 'unknown-api-key'],
+    ['never revealed (pending)', { ...record, state: 'pending' }, undefined, 'unknown-api-key'],
+    ['stateless (not written by this code)', { ...record, state: undefined }, undefined, 'unknown-api-key'],
+    [
+      'revoked',
+      { ...record, state: 'revoked', revokedAt: '2026-02-01T00:00:00Z' },
+      undefined,
+      'revoked-api-key',
+    ],
+    ['superseded', { ...record, state: 'superseded' }, undefined, 'revoked-api-key'],
+    [
+      'expired',
+      { ...record, state: 'retiring', expiresAt: '2026-02-01T00:00:00Z' },
+      undefined,
+      'expired-api-key',
+    ],
+    [
+      'suspended partner’s',
+      record,
+      { ...partner, suspension: { at: '2026-02-01T00:00:00Z', reason: 'unpaid' } },
+      'partner-suspended',
+    ],
+    ['partnerless', record, null, 'unknown-api-key'],
+  ])('denies a %s key with its own problem type', async (_, key, partnerItem, problem) => {
+    table({ key, partner: partnerItem });
 
     const result = await handler(authorizerEvent({ 'X-Enterprise-Key': issued.key }));
 
@@ -115,19 +152,30 @@ describe('REQUEST authorizer', () => {
 
   it('caches a key for 25 s at most, so a revocation is seen within 30 s', async () => {
     vi.useFakeTimers({ now: Date.parse('2026-11-22T10:00:00Z') });
-    dynamo
-      .on(GetCommand)
-      .resolvesOnce({ Item: record })
-      .resolves({ Item: { ...record, revokedAt: '2026-11-22T10:00:01Z' } });
+    table({ key: record });
     const ask = () => handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }));
 
     expect((await ask()).policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    table({ key: { ...record, state: 'revoked', revokedAt: '2026-11-22T10:00:01Z' } });
     vi.advanceTimersByTime(24_000);
     expect((await ask()).policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
-    expect(dynamo.commandCalls(GetCommand)).toHaveLength(1);
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(2);
     vi.advanceTimersByTime(1_000);
     expect((await ask()).context?.problemType).toContain('revoked-api-key');
-    expect(dynamo.commandCalls(GetCommand)).toHaveLength(2);
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(3);
+  });
+
+  it('caches a partner’s standing for 25 s at most, so a suspension is seen within 30 s', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-22T10:00:00Z') });
+    table({ key: record });
+    const ask = () => handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }));
+
+    expect((await ask()).policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    table({ key: record, partner: { ...partner, suspension: { at: '2026-11-22T10:00:01Z', reason: 'x' } } });
+    vi.advanceTimersByTime(24_999);
+    expect((await ask()).policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    vi.advanceTimersByTime(1);
+    expect((await ask()).context?.problemType).toContain('partner-suspended');
   });
 
   it('puts only template-safe text in the Deny context, so the 401 body is always valid JSON', async () => {
@@ -135,7 +183,7 @@ describe('REQUEST authorizer', () => {
       await handler(authorizerEvent({ Authorization: 'Bearer nope' })),
       await handler(authorizerEvent({ Authorization: 'Basic x' })),
       await (async () => {
-        dynamo.on(GetCommand).resolves({ Item: { ...record, revokedAt: '2026-01-01T00:00:00Z' } });
+        table({ key: { ...record, state: 'revoked', revokedAt: '2026-01-01T00:00:00Z' } });
         return handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }));
       })(),
     ];
