@@ -80,6 +80,7 @@ export async function mintKeys(
             digest: key.digest,
             scopes,
             createdAt,
+            sequence: 0,
             state: 'active',
           }),
         ),

@@ -17,6 +17,8 @@ export interface ApiKeyRecord {
   readonly digest: Uint8Array;
   readonly scopes: readonly Scope[];
   readonly createdAt: string;
+  /** The partner's revision that issued the key: orders a partner's keys, newest last. */
+  readonly sequence: number;
   readonly state: StoredKeyState;
   /** The one-time reveal that delivers this key (none for keys handed over another way: demo keys). */
   readonly revealId?: string;
@@ -57,6 +59,7 @@ function toApiKeyRecord(item: Record<string, unknown> | undefined): ApiKeyRecord
     digest: item.digest,
     scopes: Array.isArray(item.scopes) ? item.scopes.filter(isScope) : [],
     createdAt: String(item.createdAt),
+    sequence: Number(item.sequence ?? 0),
     state: item.state,
     ...optionalString(item, 'revealId'),
     ...optionalString(item, 'revealedAt'),

@@ -108,6 +108,7 @@ async function freshDemoKey(partner: Partner, nowMs: number): Promise<string> {
           digest: material.digest,
           scopes: partner.scopes,
           createdAt: nowIso,
+          sequence: partner.revision + 1,
           state: 'active',
         }),
         keysIssuedItem(partner, [material.prefix]),

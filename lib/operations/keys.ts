@@ -61,6 +61,7 @@ export async function issueKey(
       digest: material.digest,
       scopes,
       createdAt,
+      sequence: partner.revision + 1,
       state: 'pending',
       revealId,
       ...(rotation ? { retires: rotation.retires, graceMs: rotation.graceMs } : {}),
@@ -111,9 +112,9 @@ export function revealMailOf(
 
 export const MAX_GRACE_HOURS = 24 * 30;
 
-/** A partner's keys, oldest first, read consistently from the prefixes its item lists. */
+/** A partner's keys in the order they were issued, read consistently from the prefixes its item lists. */
 export async function keysOfPartner(partner: Pick<Partner, 'keyPrefixes'>): Promise<ApiKeyRecord[]> {
-  return (await getApiKeys(partner.keyPrefixes)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return (await getApiKeys(partner.keyPrefixes)).sort((a, b) => a.sequence - b.sequence);
 }
 
 /**

@@ -23,6 +23,7 @@ export async function extraKeysFor(partnerId: number, count: number, scopes: Sco
               digest: key.digest,
               scopes,
               createdAt,
+              sequence: partner.revision + 1,
               state: 'active',
             }),
           ),

@@ -16,6 +16,8 @@ declare module 'vitest' {
     localEnvironment: Record<string, string>;
     demoKey: string;
     metricsOnlyKey: string;
+    /** Secret ARNs the functions are given (tests that run a page's handler in-process need them). */
+    secretArns: Record<string, string>;
   }
 }
 
@@ -55,6 +57,7 @@ export default async function setup(project: TestProject) {
     PARTNER_API_LOCAL_DIR: directory,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
+  project.provide('secretArns', { ...service.secretArns });
   project.provide('demoKey', service.demoKeys[0]?.key ?? '');
   project.provide('metricsOnlyKey', service.demoKeys[1]?.key ?? '');
   return async () => {
