@@ -63,7 +63,11 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
   const signingSecret = seal(randomBytes(32), sealingKey);
   const issued = await issueKey(target, approved, approved.scopes, nowMs);
   // The partner is created with its first key listed (one write per item in a transaction).
-  const partner: Partner = { ...approved, revision: issued.record.sequence, keyPrefixes: [issued.record.prefix] };
+  const partner: Partner = {
+    ...approved,
+    revision: issued.record.sequence,
+    keyPrefixes: [issued.record.prefix],
+  };
   const partnerItems = partnerCreationItems(partner, signingSecret);
   try {
     await documentClient.send(
