@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { PricingSignalsResponse } from '../lambdas/domain/pricing-signals';
+import { MAX_LEAD_TIME_DAYS, MAX_STAY_NIGHTS } from '../lambdas/domain/reservations';
 import { ONE_LINE_PATTERN } from '../lambdas/domain/text';
 import type { UsageReport } from '../lambdas/domain/usage';
 
@@ -76,11 +77,14 @@ export const propertyListSchema = z
 export const signalsSchema = z
   .looseObject({
     occupancy_today: ratio('Occupied units tonight divided by units, capped at 1.'),
-    avg_lead_time_days: z.number().check(z.minimum(-3_650), z.maximum(3_650)).register(apiSchemas, {
-      description: 'Mean of check_in minus the booking date, in days, over the lookback window.',
-      format: 'double',
-    }),
-    avg_stay_nights: z.number().check(z.minimum(0), z.maximum(730)).register(apiSchemas, {
+    avg_lead_time_days: z
+      .number()
+      .check(z.minimum(-MAX_LEAD_TIME_DAYS), z.maximum(MAX_LEAD_TIME_DAYS))
+      .register(apiSchemas, {
+        description: 'Mean of check_in minus the booking date, in days, over the lookback window.',
+        format: 'double',
+      }),
+    avg_stay_nights: z.number().check(z.minimum(0), z.maximum(MAX_STAY_NIGHTS)).register(apiSchemas, {
       description: 'Mean stay length in nights over the lookback window.',
       format: 'double',
     }),

@@ -1,15 +1,23 @@
 import * as z from 'zod/mini';
-import { parseIsoDate } from '../lambdas/domain/calendar';
+import { dayOfTimestamp, parseIsoDate } from '../lambdas/domain/calendar';
 import type { Reservation } from '../lambdas/domain/reservations';
-import { MAX_CHANNEL_LENGTH } from '../lambdas/domain/reservations';
+import {
+  MAX_CHANNEL_LENGTH,
+  MAX_LEAD_TIME_DAYS,
+  MAX_STAY_NIGHTS,
+  RESERVATION_DATE_RANGE,
+} from '../lambdas/domain/reservations';
 import { isOneLine } from '../lambdas/domain/text';
 
-/** Longest stay accepted on import (two years): bounds the aggregate items one row touches. */
-export const MAX_STAY_NIGHTS = 730;
+const FIRST_DAY = parseIsoDate(RESERVATION_DATE_RANGE.from) ?? 0;
+const LAST_DAY = parseIsoDate(RESERVATION_DATE_RANGE.to) ?? 0;
+const inRange = (day: number) => day >= FIRST_DAY && day <= LAST_DAY;
+const RANGE = `between ${RESERVATION_DATE_RANGE.from} and ${RESERVATION_DATE_RANGE.to}`;
 
-const isoDate = z
-  .string('must be a date string')
-  .check(z.refine((value) => parseIsoDate(value) !== undefined, 'must be a calendar date as YYYY-MM-DD'));
+const isoDate = z.string('must be a date string').check(
+  z.refine((value) => parseIsoDate(value) !== undefined, 'must be a calendar date as YYYY-MM-DD'),
+  z.refine((value) => inRange(parseIsoDate(value) ?? FIRST_DAY), `must be ${RANGE}`),
+);
 
 /**
  * A reservation as imported (docs/design/pricing-signals.md); unknown fields are dropped, not stored.
@@ -23,6 +31,7 @@ export const reservationSchema = z
         z.trim(),
         z.minLength(1, 'must not be empty'),
         z.maxLength(128, 'must be at most 128 characters'),
+        z.refine(isOneLine, 'must be one line of text (no control or bidi-override characters)'),
       ),
     property_id: z
       .number('must be a number')
@@ -51,6 +60,25 @@ export const reservationSchema = z
       const checkIn = parseIsoDate(reservation.check_in);
       const checkOut = parseIsoDate(reservation.check_out);
       if (checkIn === undefined || checkOut === undefined) return;
+      const bookingDay = dayOfTimestamp(Date.parse(reservation.booked_at));
+      if (!inRange(bookingDay)) {
+        context.issues.push({
+          code: 'custom',
+          path: ['booked_at'],
+          message: `must be ${RANGE} (UTC)`,
+          input: reservation.booked_at,
+        });
+        return;
+      }
+      const leadTime = checkIn - bookingDay;
+      if (Math.abs(leadTime) > MAX_LEAD_TIME_DAYS) {
+        context.issues.push({
+          code: 'custom',
+          path: ['check_in'],
+          message: `is ${Math.abs(leadTime)} days ${leadTime > 0 ? 'after' : 'before'} the booking day; at most ${MAX_LEAD_TIME_DAYS} either way`,
+          input: reservation.check_in,
+        });
+      }
       if (checkOut <= checkIn) {
         context.issues.push({
           code: 'custom',

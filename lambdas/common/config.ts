@@ -43,8 +43,10 @@ export const config = {
   tableName: requiredEnv('TABLE_NAME'),
   /** The local DynamoDB address in local mode; unset in AWS. */
   dynamoDbEndpoint: optionalEnv('DYNAMODB_ENDPOINT'),
-  /** Locally, who signs the calls (the function's name, or `operator`): DynamoDB Local accepts every key. */
+  /** Locally, who signs the calls (the function's name, or `operator`)… */
   localAccessKeyId: optionalEnv('AWS_ACCESS_KEY_ID') ?? 'local',
+  /** …and with what: the local AWS endpoint checks every signature (DynamoDB Local accepts any). */
+  localSecretAccessKey: optionalEnv('AWS_SECRET_ACCESS_KEY') ?? 'local',
   /** Retention of audit events, in days (the table's TTL removes them). */
   auditRetentionDays: positiveIntegerEnv('AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),
 } as const;

@@ -10,7 +10,7 @@ export const documentClient = DynamoDBDocumentClient.from(
       ? {
           endpoint: config.dynamoDbEndpoint,
           region: 'local',
-          credentials: { accessKeyId: config.localAccessKeyId, secretAccessKey: 'local' },
+          credentials: { accessKeyId: config.localAccessKeyId, secretAccessKey: config.localSecretAccessKey },
         }
       : {}),
     maxAttempts: 3,

@@ -19,6 +19,18 @@ export interface Reservation {
 /** Longest channel name accepted on import, in UTF-16 code units (JavaScript string length). */
 export const MAX_CHANNEL_LENGTH = 64;
 
+/** Longest stay accepted on import (two years): bounds the aggregate items one row touches. */
+export const MAX_STAY_NIGHTS = 730;
+
+/**
+ * Furthest a check-in may be from its booking day, either way (ten years): the published range of
+ * `avg_lead_time_days`, which a mean of lead times inside it can never leave.
+ */
+export const MAX_LEAD_TIME_DAYS = 3_650;
+
+/** Dates a reservation may carry (booked, check-in, check-out): anything outside is a data error. */
+export const RESERVATION_DATE_RANGE = { from: '2000-01-01', to: '2099-12-31' } as const;
+
 /** A stored reservation read back, or undefined if the item is not one. */
 export function storedReservation(value: unknown): Reservation | undefined {
   if (typeof value !== 'object' || value === null) return undefined;

@@ -27,6 +27,14 @@ export function withoutControlCharacters(text: string, replacement: string): str
   return text.replace(CONTROL_CHARACTERS, replacement);
 }
 
+/** The text with each character above written as a JSON/JavaScript `\uXXXX` escape (same value, nothing raw). */
+export function withUnsafeEscaped(text: string): string {
+  return text.replace(
+    CONTROL_CHARACTERS,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** A client's value as quoted back: truncated, control characters replaced. */
 export function quoted(value: string, maxLength: number): string {
   const cut = value.length > maxLength ? `${value.slice(0, maxLength)}…` : value;

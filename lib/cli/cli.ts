@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { BASE_SCOPES, SCOPES } from '../../lambdas/domain/scopes';
-import { quoted, withoutControlCharacters } from '../../lambdas/domain/text';
+import { quoted, withoutControlCharacters, withUnsafeEscaped } from '../../lambdas/domain/text';
 import type { MailReceipt, OutgoingMail } from '../operations/mailer';
 import { OperatorError } from '../operations/operator-error';
 import type { OperatorTarget } from '../operations/target';
@@ -712,26 +712,37 @@ function buildProgram(
 }
 
 /**
+ * What reaches the terminal, on either stream: names from the table, values from a file or an
+ * argument, a parser's message quoting its input. No control character gets through, so nothing
+ * can move the cursor, rewrite a line or reorder text; line breaks between lines stay.
+ */
+function terminalSafe(terminal: CliIo): CliIo {
+  const clean = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => withoutControlCharacters(line, '?'))
+      .join('\n');
+  return { out: (text) => terminal.out(clean(text)), err: (text) => terminal.err(clean(text)) };
+}
+
+/**
  * Runs one CLI invocation and returns its exit code: 0, 1 for a refusal, 2 for a usage mistake.
  * `target` replaces how `--stage` is resolved (tests give a target with a mailer of their own).
  */
 export async function runCli(
   argv: readonly string[],
-  io: CliIo,
+  terminal: CliIo,
   { target: targetOf = resolveTarget }: { target?: (stage: string) => Promise<OperatorTarget> } = {},
 ): Promise<number> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   let exitCode = 0;
+  const io = terminalSafe(terminal);
   const program = buildProgram(io, async (action, options, args, globals) => {
     try {
       const target = await targetOf(globals.stage);
       const { json, text: lines, afterPrinting } = await action(options, args, target, io);
-      // Names come from the table: whatever an older version stored, no control character reaches the terminal.
-      io.out(
-        globals.json
-          ? JSON.stringify(json)
-          : lines.map((line) => withoutControlCharacters(line, '?')).join('\n'),
-      );
+      // JSON keeps its data: what the terminal must not see is written as a \u escape.
+      io.out(globals.json ? withUnsafeEscaped(JSON.stringify(json)) : lines.join('\n'));
       await afterPrinting?.();
     } catch (error) {
       if (error instanceof UsageError) {

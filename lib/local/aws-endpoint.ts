@@ -1,7 +1,10 @@
+import type { BinaryLike, Hash, Hmac } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Agent, createServer, request as httpRequest } from 'node:http';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { tableDefinition } from '../../contract/table-definition';
 import type { ServiceSecretName } from '../../lambdas/common/service-secrets';
 
@@ -11,7 +14,9 @@ import type { ServiceSecretName } from '../../lambdas/common/service-secrets';
  * functions use the same SDK calls (by ARN) as in AWS. Each function signs its requests with its
  * own access key id (its name, as Lambda gives each function its role's credentials), so every
  * call can be recorded with the function that made it: the IAM tests check them against the
- * synthesized policies.
+ * synthesized policies. Every request must carry a valid SigV4 signature made with the service's
+ * local secret access key (random per start, given to the functions and, through the 0600 runtime
+ * file, to the operator CLI): another local user cannot read the service secrets through it.
  */
 export interface AwsCall {
   /** The access key id of the caller: a function's name, or `operator` for the CLI and seeding. */
@@ -123,6 +128,78 @@ export function dynamoDbCalls(caller: string, operation: string, body: Json): Aw
   }
 }
 
+/** SHA-256 and HMAC-SHA256 as the SigV4 signer expects them (`new (secret?)`, `update`, `digest`). */
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+const bytesOf = (data: SourceData): BinaryLike =>
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
+
+class NodeSha256 {
+  private readonly hash: Hash | Hmac;
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(bytesOf(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+}
+
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/\d{8}\/([^/,\s]+)\/([^/,\s]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
+const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
+
+/**
+ * Whether a request carries a valid SigV4 signature by the holder of `secretAccessKey`: the
+ * signature is computed again over the headers it says it signed, at the time it says it was
+ * made, and compared in constant time. The time itself is not held to a window: the tests move
+ * their clock by days.
+ */
+export async function isSignedWith(
+  request: Pick<IncomingMessage, 'method' | 'url' | 'headers'>,
+  body: Buffer,
+  secretAccessKey: string,
+): Promise<boolean> {
+  const [, accessKeyId = '', region = '', service = '', signedHeaders = '', signature = ''] =
+    AUTHORIZATION.exec(String(request.headers.authorization ?? '')) ?? [];
+  const date = AMZ_DATE.exec(String(request.headers['x-amz-date'] ?? ''));
+  if (!signature || !date) return false;
+  const [, year, month, day, hour, minute, second] = date.map(Number);
+  const names = signedHeaders.split(';');
+  if (!names.includes('host')) return false;
+  const url = new URL(request.url ?? '/', 'http://local');
+  const signer = new SignatureV4({
+    credentials: { accessKeyId, secretAccessKey },
+    region,
+    service,
+    sha256: NodeSha256,
+  });
+  const signed = await signer.sign(
+    {
+      method: request.method ?? 'GET',
+      protocol: 'http:',
+      hostname: 'local',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: Object.fromEntries(names.map((name) => [name, String(request.headers[name] ?? '')])),
+      body,
+    },
+    {
+      signingDate: new Date(Date.UTC(year ?? 0, (month ?? 1) - 1, day, hour, minute, second)),
+      signableHeaders: new Set(names),
+    },
+  );
+  const expected = /Signature=([0-9a-f]{64})/.exec(String(signed.headers.authorization))?.[1] ?? '';
+  return (
+    expected.length === signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(signature))
+  );
+}
+
 /** The access key id a request was signed with (SigV4 `Credential=<id>/…`). */
 function callerOf(request: IncomingMessage): string {
   return /Credential=([^/,\s]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? 'unsigned';
@@ -151,6 +228,8 @@ export async function startAwsEndpoint(options: {
   readonly secretsFile: string;
   /** Keep every call (the integration suite's IAM check). */
   readonly record: boolean;
+  /** What every request must be signed with. */
+  readonly secretAccessKey: string;
 }): Promise<LocalAwsEndpoint> {
   const dynamoDb = new URL(options.dynamoDbEndpoint);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -162,6 +241,14 @@ export async function startAwsEndpoint(options: {
 
   const server = createServer(async (request, response) => {
     const body = await readBody(request);
+    if (!(await isSignedWith(request, body, options.secretAccessKey))) {
+      // What AWS answers a request signed with a key it does not know.
+      sendJson(response, 403, {
+        __type: 'UnrecognizedClientException',
+        message: 'The security token included in the request is invalid.',
+      });
+      return;
+    }
     const target = String(request.headers['x-amz-target'] ?? '');
     const caller = callerOf(request);
     if (target.startsWith('secretsmanager.')) {

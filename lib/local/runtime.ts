@@ -24,6 +24,8 @@ export interface LocalRuntime {
   /** The local AWS endpoint (DynamoDB and Secrets Manager) and the secrets' local ARNs. */
   readonly awsEndpoint: string;
   readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
+  /** What calls to the local AWS endpoint are signed with: this file is readable by its owner only. */
+  readonly secretAccessKey: string;
   readonly startedAt: string;
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -63,6 +64,7 @@ export interface LocalService {
   readonly accessLogFile: string;
   readonly awsEndpoint: string;
   readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
+  readonly secretAccessKey: string;
   readonly demoKeys: readonly DemoKey[];
   /** The AWS calls the functions made so far (with `recordAwsCalls`). */
   awsCalls(): readonly AwsCall[];
@@ -103,6 +105,8 @@ export interface LocalAwsSettings {
   /** The local AWS endpoint (DynamoDB and Secrets Manager): functions' calls go there. */
   readonly awsEndpoint: string;
   readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
+  /** The secret access key every request to the endpoint is signed with (local only, per start). */
+  readonly secretAccessKey: string;
 }
 
 /**
@@ -123,7 +127,7 @@ export function functionEnvironment(
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     AWS_REGION: 'local',
     AWS_ACCESS_KEY_ID: spec.name,
-    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SECRET_ACCESS_KEY: aws.secretAccessKey,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.awsEndpoint,
     ...(spec.access.table ? { TABLE_NAME: LOCAL_TABLE_NAME, DYNAMODB_ENDPOINT: aws.awsEndpoint } : {}),
     ...Object.fromEntries(
@@ -194,7 +198,7 @@ export function localEnvironment(
     DYNAMODB_ENDPOINT: input.dynamoDbEndpoint,
     AWS_REGION: 'local',
     AWS_ACCESS_KEY_ID: 'operator',
-    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SECRET_ACCESS_KEY: input.secretAccessKey,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: input.awsEndpoint,
     SEALING_SECRET_ARN: input.secretArns.sealing,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -224,8 +228,15 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       ownDynamoDb = await startDynamoDbLocal(dataDirectory ? { dataDirectory } : {});
     }
     const dynamoDbEndpoint = options.dynamoDbEndpoint ?? ownDynamoDb?.endpoint ?? '';
-    aws = await startAwsEndpoint({ dynamoDbEndpoint, secretsFile, record: options.recordAwsCalls ?? false });
-    const awsSettings = { awsEndpoint: aws.url, secretArns: aws.secretArns };
+    // The local credential every caller of the endpoint signs with: new at each start, never printed.
+    const secretAccessKey = randomBytes(24).toString('base64url');
+    aws = await startAwsEndpoint({
+      dynamoDbEndpoint,
+      secretsFile,
+      record: options.recordAwsCalls ?? false,
+      secretAccessKey,
+    });
+    const awsSettings = { awsEndpoint: aws.url, secretArns: aws.secretArns, secretAccessKey };
     Object.assign(process.env, localEnvironment({ dynamoDbEndpoint, ...awsSettings }));
     process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
     await ensureTable(dynamoDbEndpoint, LOCAL_TABLE_NAME);
@@ -281,6 +292,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       outboxDirectory: service.outboxDirectory,
       awsEndpoint: service.awsEndpoint,
       secretArns: service.secretArns,
+      secretAccessKey: service.secretAccessKey,
       startedAt: new Date().toISOString(),
     });
     const runningServer = server;

@@ -133,6 +133,42 @@ describe('operator CLI as a real process', () => {
     expect(badStage.stderr).toContain('Allowed choices are local, sandbox, production');
   });
 
+  it('never writes a stored control or bidi character raw: escaped in JSON, replaced in text', async () => {
+    const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { documentClient } = await import('../../lambdas/data/db');
+    const { partnerCreationItems } = await import('../../lambdas/data/partners');
+    const { uniqueSlug } = await import('../support/partners');
+    const slug = uniqueSlug('bidi');
+    const name = 'Evil\u202eSMP\u0085\u001b[2J';
+    await documentClient.send(
+      new TransactWriteCommand({
+        TransactItems: partnerCreationItems(
+          {
+            id: 800_000 + Math.floor(Math.random() * 99_999),
+            slug,
+            name,
+            contactEmail: 'e@bidi.example',
+            products: ['assistant'],
+            scopes: ['metrics:read'],
+            revision: 0,
+            keyPrefixes: [],
+            createdAt: new Date().toISOString(),
+          },
+          'sealed',
+        ),
+      }),
+    );
+
+    const json = await admin('partners', 'show', slug, '--json');
+    const text = await admin('partners', 'show', slug);
+
+    for (const output of [json.stdout, text.stdout])
+      expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(json.stdout).toContain('Evil\\u202eSMP\\u0085\\u001b[2J');
+    expect(JSON.parse(json.stdout).name).toBe(name);
+    expect(text.stdout).toContain('Evil?SMP??[2J');
+  });
+
   it('lists partners and keys as one JSON object each', async () => {
     const partners = JSON.parse((await admin('partners', 'list', '--json')).stdout) as {
       partners: { slug: string }[];

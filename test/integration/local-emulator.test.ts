@@ -50,3 +50,42 @@ describe('the local API Gateway emulation with names objects already have', () =
     }
   });
 });
+
+describe('the local AWS endpoint', () => {
+  const getSecret = async (credentials?: { accessKeyId: string; secretAccessKey: string }) => {
+    const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+    const environment = inject('localEnvironment');
+    const client = new SecretsManagerClient({
+      region: 'local',
+      endpoint: environment.AWS_ENDPOINT_URL_SECRETS_MANAGER,
+      credentials: credentials ?? {
+        accessKeyId: 'operator',
+        secretAccessKey: environment.AWS_SECRET_ACCESS_KEY ?? '',
+      },
+      maxAttempts: 1,
+    });
+    return client.send(new GetSecretValueCommand({ SecretId: inject('secretArns').sealing }));
+  };
+
+  it('answers only requests signed with the service’s local credentials: the master key is not anyone’s', async () => {
+    const environment = inject('localEnvironment');
+    const unsigned = await fetch(environment.AWS_ENDPOINT_URL_SECRETS_MANAGER ?? '', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-amz-json-1.1',
+        'X-Amz-Target': 'secretsmanager.GetSecretValue',
+      },
+      body: JSON.stringify({ SecretId: inject('secretArns').sealing }),
+    });
+    const guessed = await getSecret({ accessKeyId: 'operator', secretAccessKey: 'local' }).then(
+      () => 'answered',
+      (error: Error) => error.name,
+    );
+    const signed = await getSecret();
+
+    expect(unsigned.status).toBe(403);
+    expect(await unsigned.text()).not.toContain('masterKey');
+    expect(guessed).toBe('UnrecognizedClientException');
+    expect(signed.SecretString).toContain('masterKey');
+  });
+});

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { pricingSignalsSchema } from '../../contract/api-schemas';
 import type { PricingSignalsResponse } from '../../lambdas/domain/pricing-signals';
 import type { Reservation } from '../../lambdas/domain/reservations';
 import { runCli } from '../../lib/cli/cli';
@@ -21,6 +23,17 @@ beforeAll(async () => {
 });
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** `reservations import` of a file as it is, without --json; its exit code and what it printed. */
+async function runImport(propertyId: number, file: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(['reservations', 'import', '--property', String(propertyId), '--file', file], {
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+  });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
 
 async function importFile(propertyId: number, rows: unknown, ...extra: string[]) {
   const file = join(folder, `${propertyId}-${Math.random().toString(36).slice(2)}.json`);
@@ -300,5 +313,79 @@ describe('reservations import and pricing signals', () => {
       ),
       { numRuns: 12 },
     );
+  });
+
+  it('answers signals inside the published schema for any import it accepts, however wild the dates (property-based)', async () => {
+    const day = fc.integer({ min: Date.UTC(1999, 0, 1) / DAY, max: Date.UTC(2101, 0, 1) / DAY });
+    const row = fc.record({
+      // Around today (so that rows fall in the window) or anywhere the rules might let through.
+      bookedDay: fc.oneof(
+        fc.integer({ min: -400, max: 1 }).map((ago) => Math.floor(Date.now() / DAY) + ago),
+        day,
+      ),
+      leadDays: fc.oneof(
+        fc.integer({ min: -4_000, max: 4_000 }),
+        fc.constantFrom(-3_651, -3_650, 3_650, 3_651),
+      ),
+      nights: fc.oneof(fc.integer({ min: 1, max: 30 }), fc.constantFrom(729, 730, 731)),
+      channel: fc.constantFrom('Airbnb', 'Direct'),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(row, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: 365 }),
+        async (rows, lookbackDays) => {
+          const { propertyId } = await sponsoredProperty(partner.id);
+          const reservations = rows.map((r, i) => ({
+            id: `w${i}`,
+            property_id: propertyId,
+            channel: r.channel,
+            booked_at: new Date(r.bookedDay * DAY + 43_200_000).toISOString(),
+            check_in: isoDay((r.bookedDay + r.leadDays) * DAY),
+            check_out: isoDay((r.bookedDay + r.leadDays + r.nights) * DAY),
+            status: 'confirmed',
+          }));
+          const imported = await importFile(propertyId, reservations);
+          if (imported.code !== 0) {
+            // Refused as a whole, naming rows: never a crash.
+            expect(imported.code).toBe(1);
+            expect(imported.stderr).toMatch(/row \d+/);
+            return;
+          }
+          const { status, json } = await apiGet(
+            `/properties/${propertyId}/pricing-signals?lookback_days=${lookbackDays}`,
+            partner.key,
+          );
+          expect(status).toBe(200);
+          const parsed = z.safeParse(pricingSignalsSchema, json);
+          expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it('keeps what a file holds off the operator’s terminal: escape sequences in a syntax error or an id', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const file = join(folder, 'hostile.json');
+    const escapes = '\u001b]0;owned\u0007\u001b[2J\u001b[31m';
+    // The parser quotes the text around a syntax error, escapes included.
+    await writeFile(file, `[{"id": "r-1"}, ${escapes}]`);
+    const broken = await runImport(propertyId, file);
+    await writeFile(
+      file,
+      JSON.stringify([
+        { ...reservation(propertyId, escapes, { bookedAgoMs: DAY, checkInInDays: 3, nights: 2 }) },
+        { ...reservation(propertyId, escapes, { bookedAgoMs: DAY, checkInInDays: 3, nights: 2 }) },
+      ]),
+    );
+    const badIds = await runImport(propertyId, file);
+
+    for (const run of [broken, badIds]) {
+      expect(run.code).toBe(1);
+      expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    }
+    expect(broken.stderr).toContain('not valid JSON');
+    expect(badIds.stderr).toContain('id: must be one line of text');
   });
 });

@@ -57,6 +57,65 @@ describe('reservation file', () => {
     expect(parsed.errors[5]?.message).toContain('calendar date');
   });
 
+  it('refuses dates that would push a signal outside its published range, and ids that are not one line', () => {
+    const rows = [
+      { ...base, id: 'far-check-in', check_in: '9999-12-30', check_out: '9999-12-31' },
+      { ...base, id: 'ancient-booking', booked_at: '0100-01-01T00:00:00Z' },
+      {
+        ...base,
+        id: 'eleven-years-ahead',
+        booked_at: '2026-01-01T00:00:00Z',
+        check_in: '2037-01-02',
+        check_out: '2037-01-03',
+      },
+      {
+        ...base,
+        id: 'eleven-years-late',
+        booked_at: '2099-01-01T00:00:00Z',
+        check_in: '2088-01-01',
+        check_out: '2088-01-02',
+      },
+      { ...base, id: '\u001b[31mred' },
+      { ...base, id: 'over\u202eride' },
+    ];
+
+    const parsed = parseReservationFile(rows, 9);
+
+    expect(parsed.ok).toBe(false);
+    const messages = parsed.ok ? [] : parsed.errors.map((error) => `${error.index} ${error.message}`);
+    expect(messages).toEqual([
+      expect.stringMatching(
+        /^0 check_in: must be between 2000-01-01 and 2099-12-31.*check_out: must be between/,
+      ),
+      expect.stringMatching(/^1 booked_at: must be between 2000-01-01 and 2099-12-31 \(UTC\)/),
+      expect.stringMatching(/^2 check_in: is 4019 days after the booking day; at most 3650 either way/),
+      expect.stringMatching(/^3 check_in: is 4018 days before the booking day; at most 3650 either way/),
+      expect.stringMatching(/^4 id: must be one line of text/),
+      expect.stringMatching(/^5 id: must be one line of text/),
+    ]);
+  });
+
+  it('accepts the extremes it allows: ten years either way, first and last dates of the range', () => {
+    const rows = [
+      {
+        ...base,
+        id: 'a',
+        booked_at: '2000-01-01T00:00:00Z',
+        check_in: '2009-12-29',
+        check_out: '2009-12-30',
+      },
+      {
+        ...base,
+        id: 'b',
+        booked_at: '2099-12-31T23:59:59Z',
+        check_in: '2090-01-02',
+        check_out: '2090-01-03',
+      },
+    ];
+
+    expect(parseReservationFile(rows, 9).ok).toBe(true);
+  });
+
   it('refuses a file that is not an array', () => {
     expect(parseReservationFile({ reservations: [] }, 9)).toEqual({
       ok: false,
