@@ -65,7 +65,10 @@ const NEVER_REWRITE_AUDIT: Record<string, Call> = {
 
 const FORBIDDEN: Record<string, Record<string, Call>> = {
   authorizer: {
-    'read a partner item': item('GetItem', 'PARTNER#1'),
+    // Nothing with a TTL decides who gets in: the key and its partner, nothing else.
+    'read a reveal record (TTL)': item('GetItem', 'REVEAL#revealid'),
+    'read a used nonce (TTL)': item('GetItem', 'NONCE#1#nonce'),
+    'change a partner item': item('UpdateItem', 'PARTNER#1'),
     "read a partner's sealed signing secret": item('GetItem', 'SIGNING_SECRET#1'),
     'change an API key': item('UpdateItem', 'APIKEY#svc_AbCdEfGh'),
     'create an API key': item('PutItem', 'APIKEY#svc_AbCdEfGh'),
@@ -85,9 +88,9 @@ const FORBIDDEN: Record<string, Record<string, Call>> = {
   revealPage: {
     ...NEVER_REWRITE_AUDIT,
     'create a reveal': item('PutItem', 'REVEAL#revealid'),
-    'read a partner item': item('GetItem', 'PARTNER#1'),
-    'read an API key record': item('GetItem', 'APIKEY#svc_AbCdEfGh'),
-    'change an API key': item('UpdateItem', 'APIKEY#svc_AbCdEfGh'),
+    'create or overwrite an API key': item('PutItem', 'APIKEY#svc_AbCdEfGh'),
+    'change a partner item (it only checks one)': item('UpdateItem', 'PARTNER#1'),
+    "read a partner's sealed signing secret": item('GetItem', 'SIGNING_SECRET#1'),
     'query reveals': item('Query', 'REVEAL#revealid'),
     'read the session secret': secret('session'),
   },
