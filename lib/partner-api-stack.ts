@@ -151,7 +151,7 @@ export class PartnerApiStack extends Stack {
     for (const restApi of [this.partnerApi.restApi, this.activationPages.restApi]) {
       const cfnRestApi = restApi.api.node.defaultChild;
       if (!(cfnRestApi instanceof CfnRestApi)) throw new Error('A RestApi without its CfnRestApi');
-      apiGatewayAccount.addDependency(cfnRestApi);
+      apiGatewayAccount.addResourceDependency(cfnRestApi);
       restApi.api.deploymentStage.node.addDependency(apiGatewayAccount);
     }
 
