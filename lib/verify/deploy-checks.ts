@@ -117,6 +117,10 @@ const problemName = (answer: RawAnswer) =>
     .split('/')
     .pop() ?? '';
 
+/** A Log4Shell lookup, which AWSManagedRulesKnownBadInputsRuleSet blocks in a query string. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the text a malicious client sends, not a template
+const LOG4J_LOOKUP = '${jndi:ldap://verify.invalid/a}';
+
 /** A bulk of properties big enough that its JSON crosses the compression threshold. */
 const BULK_PROPERTY_NAME_LENGTH = 100;
 const BULK_PROPERTIES = 2_400;
@@ -162,15 +166,14 @@ export async function verifyStage(
       (value) => value,
       (error: unknown) => error as Error,
     );
-    if (approval instanceof Error)
-      return (
-        fail(
-          'approve a test partner',
-          `${approval.name}: ${approval.message}`,
-          'your own credentials: dynamodb:TransactWriteItems on the table, secretsmanager:GetSecretValue on the sealing secret, apigateway:POST /apikeys and /usageplans/*/keys',
-        ),
-        results
+    if (approval instanceof Error) {
+      fail(
+        'approve a test partner',
+        `${approval.name}: ${approval.message}`,
+        'your own credentials: dynamodb:TransactWriteItems on the table, secretsmanager:GetSecretValue on the sealing secret, apigateway:POST /apikeys and /usageplans/*/keys',
       );
+      return results;
+    }
     created.slug = slug;
     created.keyPrefix = approval.result.key_prefix;
     pass(
@@ -192,15 +195,14 @@ export async function verifyStage(
       signal: AbortSignal.timeout(timeoutMs),
     });
     const sealed = (await revealPost.json().catch(() => ({}))) as { iv?: string; ciphertext?: string };
-    if (revealGet.status !== 200 || revealPost.status !== 200 || !sealed.iv || !sealed.ciphertext)
-      return (
-        fail(
-          'reveal the key (GET and POST /reveal/{revealId})',
-          `GET ${revealGet.status}, POST ${revealPost.status}`,
-          `dynamodb:GetItem, UpdateItem REVEAL# and PutItem AUDIT#: ${grantsOf('revealPage')}`,
-        ),
-        results
+    if (revealGet.status !== 200 || revealPost.status !== 200 || !sealed.iv || !sealed.ciphertext) {
+      fail(
+        'reveal the key (GET and POST /reveal/{revealId})',
+        `GET ${revealGet.status}, POST ${revealPost.status}`,
+        `dynamodb:GetItem, UpdateItem REVEAL# and PutItem AUDIT#: ${grantsOf('revealPage')}`,
       );
+      return results;
+    }
     const key = openReveal({ fragmentSecret, iv: sealed.iv, ciphertext: sealed.ciphertext });
     pass(
       'reveal the key (GET and POST /reveal/{revealId})',
@@ -272,7 +274,7 @@ export async function verifyStage(
             body: fillForm(form, 'Deploy verification'),
           })
         : undefined;
-      if (!provisioned || provisioned.status !== 303 || !provisioned.location)
+      if (provisioned?.status !== 303 || !provisioned.location)
         fail(
           'provision the host (marketplace POST: one TransactWriteItems)',
           `marketplace ${marketplace.status}, POST ${provisioned?.status ?? '-'} ${pageTitle(provisioned?.html ?? marketplace.html)}`,
@@ -407,7 +409,7 @@ export async function verifyStage(
       });
     } else {
       const blocked = await rawRequest(
-        api(`/usage?q=${encodeURIComponent('${jndi:ldap://verify.invalid/a}')}`),
+        api(`/usage?q=${encodeURIComponent(LOG4J_LOOKUP)}`),
         'GET',
         withKey,
         timeoutMs,
