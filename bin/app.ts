@@ -26,7 +26,7 @@ for (const stage of DEPLOYED_STAGES) {
   const mailFrom = context(`mailFrom:${stage}`);
   if (!mailFrom) {
     process.stderr.write(
-      `${stackName(stage)} is not in this app: give its mail sender, e.g. -c mailFrom:${stage}="Partner Team <partners@your-domain>" (README "Deploying to AWS").\n`,
+      `${stackName(stage)} is not in this app: give its mail sender, e.g. -c mailFrom:${stage}="Partner Team <partners@your-domain>" (docs/deploying.md).\n`,
     );
     continue;
   }

@@ -41,6 +41,8 @@ interface Created {
   slug?: string;
   keyPrefix?: string;
   bulkKeys: Record<string, string>[];
+  /** Bulk properties written and already deleted again. */
+  bulkDeleted: number;
 }
 
 /** "the usage function's role: dynamodb:Query on PARTNER#*, dynamodb:UpdateItem on RATELIMIT#*", from the route table. */
@@ -144,7 +146,7 @@ export async function verifyStage(
   const fail = (name: string, detail: string, lookAt: string) =>
     record({ name, outcome: 'FAIL', detail, lookAt });
   const pass = (name: string, detail: string) => record({ name, outcome: 'PASS', detail });
-  const created: Created = { bulkKeys: [] };
+  const created: Created = { bulkKeys: [], bulkDeleted: 0 };
   const api = (path: string) => `${target.apiBaseUrl}${path}`;
 
   try {
@@ -349,7 +351,7 @@ export async function verifyStage(
     if (gzipped.status === 200 && gunzipped && json(gunzipped))
       pass(
         'GET /properties, Accept: application/json and Accept-Encoding: gzip',
-        `200 gzip, ${gzipped.bytes.length} bytes for ${gunzipped.length} of JSON`,
+        `200 gzip, ${gzipped.bytes.length} bytes for ${gunzipped.length} bytes of JSON (${BULK_PROPERTIES} bulk properties added)`,
       );
     else
       fail(
@@ -381,6 +383,7 @@ export async function verifyStage(
         'the handler compressing for a request without Accept (lambdas/api/response-encoding.ts), which API Gateway may pass on as base64 text',
       );
     await deleteItems(created.bulkKeys);
+    created.bulkDeleted = created.bulkKeys.length / 2;
     created.bulkKeys = [];
 
     // 7. What API Gateway and the firewall answer themselves.
@@ -559,7 +562,7 @@ async function operatorCli(
  * stay, named as test data, as do the audit events (the trail is append-only).
  */
 async function cleanUp(context: VerifyContext, created: Created, record: (result: CheckResult) => boolean) {
-  const removed: string[] = [];
+  const removed: string[] = created.bulkDeleted > 0 ? [`${created.bulkDeleted} bulk properties deleted`] : [];
   try {
     if (created.bulkKeys.length > 0) {
       await deleteItems(created.bulkKeys);
