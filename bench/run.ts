@@ -70,7 +70,6 @@ import { measureScaling } from './sections/scaling';
 import { measureThroughput } from './sections/throughput';
 import { measureWarmHandlers } from './sections/warm-handlers';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 
 const SECTIONS = [

@@ -1,7 +1,7 @@
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { App } from 'aws-cdk-lib';
 import { PartnerApiStack } from '../lib/partner-api-stack';
 import { DEPLOYED_STAGES, stackName, stageConfig } from '../lib/stage-config';
+import { attachTemplateChecks } from '../lib/template-checks';
 
 /**
  * The CDK app: one stack per stage (`PartnerApi-sandbox`, `PartnerApi-production`), each from
@@ -26,7 +26,7 @@ for (const stage of DEPLOYED_STAGES) {
   const mailFrom = context(`mailFrom:${stage}`);
   if (!mailFrom) {
     process.stderr.write(
-      `${stackName(stage)} is not in this app: give its mail sender, e.g. -c mailFrom:${stage}="Partner Team <partners@your-domain>" (README "Deploying to AWS").\n`,
+      `${stackName(stage)} is not in this app: give its mail sender, e.g. -c mailFrom:${stage}="Partner Team <partners@your-domain>" (docs/deploying.md).\n`,
     );
     continue;
   }
@@ -36,7 +36,7 @@ for (const stage of DEPLOYED_STAGES) {
   });
 }
 
-// cdk-nag (AwsSolutions pack): an unacknowledged error fails the synthesis.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+// cdk-nag and cfn-guard: an unacknowledged finding fails the synthesis.
+attachTemplateChecks(app);
 
 app.synth();

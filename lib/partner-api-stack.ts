@@ -1,6 +1,6 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { CfnOutput, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
-import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
+import { CfnAccount, CfnRestApi } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -16,9 +16,11 @@ import { pageFunctionName } from '../lambdas/routes';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
 import { OperationsAlarms } from './constructs/operations-alarms';
+import { OperationsDashboard } from './constructs/operations-dashboard';
 import { OperatorPolicy } from './constructs/operator-policy';
 import { PartnerApi } from './constructs/partner-api';
 import type { FunctionSettings, ServiceFunction } from './constructs/service-function';
+import type { ServiceRestApi } from './constructs/service-rest-api';
 import { ServiceTable } from './constructs/service-table';
 import type { StageConfig } from './stage-config';
 import { STACK_OUTPUTS, stackName } from './stage-config';
@@ -39,6 +41,8 @@ export class PartnerApiStack extends Stack {
   public readonly partnerApi: PartnerApi;
   public readonly activationPages: ActivationPages;
   public readonly alarms: OperationsAlarms;
+  /** The stage's CloudWatch dashboard (named like the stack). */
+  public readonly dashboard: OperationsDashboard;
   /** The managed policy operators attach to use the CLI on this stage (traffic; extensible). */
   public readonly operatorPolicy: OperatorPolicy;
   /** The role API Gateway writes access and execution logs with (an account-wide setting). */
@@ -136,7 +140,18 @@ export class PartnerApiStack extends Stack {
       api: { ...apiSettings, throttle: config.pagesThrottle },
       requestsPerIp: config.firewall.pages,
     });
+    // The account setting goes after both REST APIs and the role with its policies, and each stage
+    // after it: CDK's own RestApi makes the setting depend on its API, and without that order a
+    // first deploy in a fresh account or region can fail with "The role ARN does not have required
+    // permissions" and roll back (aws-cloudformation/rain#163: "The Account resource needs to
+    // depend on the Api, the Role, and the Policy or a race condition can cause the above error").
+    // The role construct brings any policy attached to it; the REST API is its L1 resource, since
+    // the L2's children include the stage, which depends on the account.
+    apiGatewayAccount.node.addDependency(this.apiGatewayLogsRole);
     for (const restApi of [this.partnerApi.restApi, this.activationPages.restApi]) {
+      const cfnRestApi = restApi.api.node.defaultChild;
+      if (!(cfnRestApi instanceof CfnRestApi)) throw new Error('A RestApi without its CfnRestApi');
+      apiGatewayAccount.addResourceDependency(cfnRestApi);
       restApi.api.deploymentStage.node.addDependency(apiGatewayAccount);
     }
 
@@ -160,6 +175,21 @@ export class PartnerApiStack extends Stack {
       functions,
       thresholds: config.alarms,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
+    });
+    const dashboardApi = (apiName: string, restApi: ServiceRestApi) => {
+      const metrics = this.alarms.accessLogMetrics.get(apiName);
+      if (!metrics) throw new Error(`No access-log metrics for ${apiName}`);
+      return { restApi, metrics };
+    };
+    const partnerApiView = dashboardApi('partnerApi', this.partnerApi.restApi);
+    this.dashboard = new OperationsDashboard(this, 'Dashboard', {
+      name: stackName(config.stage),
+      apis: new Map([
+        ['partnerApi', partnerApiView],
+        ['pages', dashboardApi('pages', this.activationPages.restApi)],
+      ]),
+      authorizedApi: partnerApiView,
+      table: this.table.table,
     });
 
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, {

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 
-/** Environment for every child process: the AWS SDK's Node version notice is noise here. */
+/** Environment for every child process: this one's, plus `extra`. */
 export function childEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...extra };
+  return { ...process.env, ...extra };
 }
 
 export interface ChildOutput {

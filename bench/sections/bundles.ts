@@ -106,7 +106,6 @@ function lambdaEnvironment(candidate: Candidate): Record<string, string> {
     AWS_SESSION_TOKEN: 'bench-session-token',
     LAMBDA_TASK_ROOT: candidate.directory,
     _HANDLER: 'index.handler',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     ...candidate.environment,
   };
 }

@@ -54,7 +54,7 @@ export function sesMailer(from: string, client: SESv2Client = new SESv2Client({}
       const problems: string[] = [];
       if (!(await verifiedForSending(client, sender)))
         problems.push(
-          `The sender ${sender} is not a verified SES identity in ${region}: verify it or its domain in SES (README "Deploying to AWS"), or deploy with another -c mailFrom.`,
+          `The sender ${sender} is not a verified SES identity in ${region}: verify it or its domain in SES (docs/deploying.md), or deploy with another -c mailFrom.`,
         );
       const { ProductionAccessEnabled } = await client.send(new GetAccountCommand({}));
       if (ProductionAccessEnabled === false && !(await verifiedForSending(client, to)))

@@ -1,5 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
-import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IAlarmAction, IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   Alarm,
   ComparisonOperator,
@@ -8,14 +7,15 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { AlarmThresholds } from '../stage-config';
+import { AccessLogMetrics, METRIC_PERIOD } from './access-log-metrics';
+import { acknowledgeGuardFinding } from './nag';
 import type { ServiceFunction } from './service-function';
 import type { ServiceRestApi } from './service-rest-api';
 
-const PERIOD = Duration.minutes(5);
+const PERIOD = METRIC_PERIOD;
 
 export interface OperationsAlarmsProps {
   /** Prefix of alarm names and namespace of the log-derived metrics, e.g. `PartnerApi-sandbox`. */
@@ -35,12 +35,15 @@ export interface OperationsAlarmsProps {
 }
 
 /**
- * The alarms an operator needs: 5xx rate and 429s per API, authorizer failures as clients see
- * them, and errors per function. 429s and authorizer failures come from metric filters on the
- * access logs, since API Gateway has no metric for either.
+ * The alarms an operator needs: per API the 5xx rate by API Gateway's count and as clients
+ * received them, and 429s; authorizer failures as clients see them; errors per function. What
+ * clients received comes from metric filters on the access logs (AccessLogMetrics), since API
+ * Gateway has no metric for it.
  */
 export class OperationsAlarms extends Construct {
   public readonly alarms: Alarm[] = [];
+  /** The access-log metrics of each API, by its short name (the dashboard shows them too). */
+  public readonly accessLogMetrics: ReadonlyMap<string, AccessLogMetrics>;
 
   constructor(scope: Construct, id: string, props: OperationsAlarmsProps) {
     super(scope, id);
@@ -48,6 +51,14 @@ export class OperationsAlarms extends Construct {
     const action: IAlarmAction | undefined = props.alarmTopicArn
       ? new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn))
       : undefined;
+    if (!action)
+      acknowledgeGuardFinding(
+        this,
+        'cloudwatch_alarm_action_check',
+        'This deployment gave no alarm topic (-c alarmTopicArn:<stage>, docs/deploying.md): the topic and its ' +
+          'subscriptions live outside the stack, and without one the alarms change state on the dashboard only. ' +
+          'With a topic every alarm notifies it on ALARM and OK.',
+      );
     const add = (alarm: Alarm) => {
       if (action) {
         alarm.addAlarmAction(action);
@@ -56,39 +67,62 @@ export class OperationsAlarms extends Construct {
       this.alarms.push(alarm);
     };
 
+    const accessLogMetrics = new Map<string, AccessLogMetrics>();
     for (const [apiName, restApi] of props.apis) {
-      const stage = restApi.api.deploymentStage;
-      const errorRate = new MathExpression({
-        label: `${apiName} 5xx rate (%)`,
-        expression: `IF(requests >= ${thresholds.serverErrorMinRequests}, 100 * errors / requests, 0)`,
-        usingMetrics: {
-          errors: stage.metricServerError({ statistic: Stats.SUM, period: PERIOD }),
-          requests: stage.metricCount({ statistic: Stats.SUM, period: PERIOD }),
-        },
-        period: PERIOD,
+      const metrics = new AccessLogMetrics(this, `${apiName}AccessLogMetrics`, {
+        namespace: props.name,
+        apiName,
+        restApi,
+        authorized: restApi === props.authorizedApi,
       });
-      add(
-        new Alarm(this, `${apiName}ServerErrorRate`, {
-          alarmName: `${props.name}-${apiName}-5xx-rate`,
-          alarmDescription: `More than ${thresholds.serverErrorRatePercent}% of ${apiName} requests answered 5xx in 5 minutes.`,
-          metric: errorRate,
+      accessLogMetrics.set(apiName, metrics);
+      const stage = restApi.api.deploymentStage;
+      const rate = (label: string, errors: IMetric, requests: IMetric) =>
+        new MathExpression({
+          label,
+          expression: `IF(requests >= ${thresholds.serverErrorMinRequests}, 100 * errors / requests, 0)`,
+          usingMetrics: { errors, requests },
+          period: PERIOD,
+        });
+      const rateAlarm = (id: string, alarmName: string, description: string, metric: MathExpression) =>
+        new Alarm(this, id, {
+          alarmName,
+          alarmDescription: description,
+          metric,
           threshold: thresholds.serverErrorRatePercent,
           comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
           evaluationPeriods: 1,
           treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
+        });
+      // API Gateway's own count: what failed inside API Gateway and the integrations, by its own
+      // classification (a remapped gateway response keeps the class of its type).
+      add(
+        rateAlarm(
+          `${apiName}ServerErrorRate`,
+          `${props.name}-${apiName}-5xx-rate`,
+          `More than ${thresholds.serverErrorRatePercent}% of ${apiName} requests counted as 5XXError by API Gateway in 5 minutes.`,
+          rate(
+            `${apiName} 5xx rate (%)`,
+            stage.metricServerError({ statistic: Stats.SUM, period: PERIOD }),
+            stage.metricCount({ statistic: Stats.SUM, period: PERIOD }),
+          ),
+        ),
       );
-      const throttled = restApi.accessLogGroup.addMetricFilter(`${apiName}ThrottledFilter`, {
-        filterPattern: FilterPattern.numberValue('$.status', '=', 429),
-        metricNamespace: props.name,
-        metricName: `${apiName}Throttled`,
-        metricValue: '1',
-      });
+      // What clients received: the access log's status, so the authorizer's failures that the
+      // gateway responses answer with 503 count too (API Gateway counts them as 4XXError).
+      add(
+        rateAlarm(
+          `${apiName}ClientServerErrorRate`,
+          `${props.name}-${apiName}-5xx-answered-rate`,
+          `More than ${thresholds.serverErrorRatePercent}% of ${apiName} answers were 5xx in 5 minutes, as clients received them (access log status; authorizer failures answered 503 included).`,
+          rate(`${apiName} 5xx answered (%)`, metrics.answers.serverErrors, metrics.answers.requests),
+        ),
+      );
       add(
         new Alarm(this, `${apiName}Throttled`, {
           alarmName: `${props.name}-${apiName}-throttled`,
           alarmDescription: `${apiName} answered 429 (throttled) at least ${thresholds.throttledRequests} times in 5 minutes.`,
-          metric: throttled.metric({ statistic: Stats.SUM, period: PERIOD }),
+          metric: metrics.answers.throttled,
           threshold: thresholds.throttledRequests,
           comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
           evaluationPeriods: 1,
@@ -96,24 +130,17 @@ export class OperationsAlarms extends Construct {
         }),
       );
     }
+    this.accessLogMetrics = accessLogMetrics;
 
-    const authorizerFailures = props.authorizedApi.accessLogGroup.addMetricFilter(
-      'AuthorizerFailuresFilter',
-      {
-        filterPattern: FilterPattern.any(
-          FilterPattern.stringValue('$.responseType', '=', 'AUTHORIZER_FAILURE'),
-          FilterPattern.stringValue('$.responseType', '=', 'AUTHORIZER_CONFIGURATION_ERROR'),
-        ),
-        metricNamespace: props.name,
-        metricName: 'AuthorizerFailures',
-        metricValue: '1',
-      },
-    );
+    const authorizerFailures = accessLogMetrics.get(
+      [...props.apis].find(([, restApi]) => restApi === props.authorizedApi)?.[0] ?? '',
+    )?.authorizerFailures;
+    if (!authorizerFailures) throw new Error('The authorized API must be one of the APIs.');
     add(
       new Alarm(this, 'AuthorizerFailures', {
         alarmName: `${props.name}-authorizer-failures`,
         alarmDescription: `The authorizer failed (error, timeout or throttle) for at least ${thresholds.authorizerFailures} requests in 5 minutes; clients got 503.`,
-        metric: authorizerFailures.metric({ statistic: Stats.SUM, period: PERIOD }),
+        metric: authorizerFailures,
         threshold: thresholds.authorizerFailures,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,

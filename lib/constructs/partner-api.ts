@@ -17,7 +17,7 @@ import {
   publicApiRoutes,
 } from '../../lambdas/routes';
 import type { FirewallLimit } from '../stage-config';
-import { acknowledgeNagFinding } from './nag';
+import { acknowledgeLambdaPermissionsOfApiGateway, acknowledgeNagFinding } from './nag';
 import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';
 import type { AccessResources, FunctionSettings } from './service-function';
 import { ServiceFunction } from './service-function';
@@ -85,6 +85,7 @@ export class PartnerApi extends Construct {
       description: 'Partner API key authorizer',
     });
     this.authorizerFunction.grantAccess(AUTHORIZER.access, props.resources);
+    acknowledgeLambdaPermissionsOfApiGateway(this.authorizerFunction);
     this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
       authorizerName: `partner-api-key-${props.api.stageName}`,
       handler: this.authorizerFunction.function,

@@ -10,7 +10,12 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { secretArnVariable } from '../../lambdas/common/service-secrets';
 import type { FunctionAccess, ServiceSecretName, TableAccess } from '../../lambdas/routes';
-import { acknowledgeNagFinding } from './nag';
+import {
+  acknowledgeGuardFinding,
+  acknowledgeLogGroupEncryption,
+  acknowledgeNagFinding,
+  acknowledgeShortLogRetention,
+} from './nag';
 import { BUNDLING_DEFAULTS, baseEnvironment, LAMBDA_DEFAULTS } from './secure-defaults';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -128,6 +133,16 @@ export class ServiceFunction extends Construct implements IGrantable {
       ...(props.memorySize ? { memorySize: props.memorySize } : {}),
     });
     Tags.of(this.function).add(SERVICE_FUNCTION_TAG, props.name);
+    acknowledgeLogGroupEncryption(this.logGroup);
+    acknowledgeShortLogRetention(this.logGroup, props.logRetention ?? RetentionDays.ONE_MONTH);
+    acknowledgeGuardFinding(
+      this.function,
+      'lambda_inside_vpc_check',
+      'The functions reach only DynamoDB and Secrets Manager, over their public regional endpoints with IAM ' +
+        'authentication and TLS; they hold no private network resource to reach. A VPC would add NAT gateways or ' +
+        'interface endpoints (a monthly price per availability zone) and cold-start latency for no protection this ' +
+        'service needs.',
+    );
     acknowledgeNagFinding(
       this,
       'IAM5[Resource::*]',

@@ -5,6 +5,11 @@ import { LogGroupLogDestination, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import {
+  acknowledgeLambdaPermissionsOfApiGateway,
+  acknowledgeLogGroupEncryption,
+  acknowledgeShortLogRetention,
+} from './nag';
 import { addProblemGatewayResponses } from './rest-api-routing';
 import { ACCESS_LOG_FORMAT, REST_API_ENDPOINT_TYPES, STAGE_DEFAULTS } from './secure-defaults';
 import type { WebFirewallProps } from './web-firewall';
@@ -83,6 +88,9 @@ export class ServiceRestApi extends Construct {
       name: props.restApiName,
     });
     addProblemGatewayResponses(this.api);
+    acknowledgeLogGroupEncryption(this.accessLogGroup);
+    acknowledgeShortLogRetention(this.accessLogGroup, props.logRetention);
+    acknowledgeLambdaPermissionsOfApiGateway(this.api);
     const stack = Stack.of(this);
     this.stageUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
   }

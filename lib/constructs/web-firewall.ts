@@ -10,6 +10,8 @@ export const MANAGED_RULE_GROUPS = [
   'AWSManagedRulesKnownBadInputsRuleSet',
 ] as const;
 
+const PER_IP_RULE = 'requests-per-ip';
+
 /** The response of the per-IP limit: what its clients read (a problem for the API, a page for browsers). */
 export interface FirewallResponse {
   readonly contentType: 'APPLICATION_JSON' | 'TEXT_HTML';
@@ -44,6 +46,10 @@ export interface WebFirewallProps {
  */
 export class WebFirewall extends Construct {
   public readonly webAcl: CfnWebACL;
+  /** The web ACL's name: the `WebACL` dimension of its AWS/WAFV2 metrics. */
+  public readonly webAclName: string;
+  /** The per-IP rule's metric name: the `Rule` dimension of its AWS/WAFV2 metrics. */
+  public readonly perIpRuleMetricName: string;
 
   constructor(scope: Construct, id: string, props: WebFirewallProps) {
     super(scope, id);
@@ -55,6 +61,8 @@ export class WebFirewall extends Construct {
       metricName: `${props.name}-${metricName}`,
       sampledRequestsEnabled: true,
     });
+    this.webAclName = props.name;
+    this.perIpRuleMetricName = visibility(PER_IP_RULE).metricName;
     const countOnly = props.commonRulesThatCount ?? [];
     const managed = (
       priority: number,
@@ -89,7 +97,7 @@ export class WebFirewall extends Construct {
       rules: [
         {
           // First: a flood is refused before the managed rules spend capacity on it.
-          name: 'requests-per-ip',
+          name: PER_IP_RULE,
           priority: 0,
           action: {
             block: {
@@ -110,7 +118,7 @@ export class WebFirewall extends Construct {
               aggregateKeyType: 'IP',
             },
           },
-          visibilityConfig: visibility('requests-per-ip'),
+          visibilityConfig: visibility(PER_IP_RULE),
         },
         ...MANAGED_RULE_GROUPS.map((name, index) => managed(index + 1, name)),
       ],

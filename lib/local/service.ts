@@ -124,7 +124,6 @@ export function functionEnvironment(
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
     AUDIT_RETENTION_DAYS: String(DEFAULT_AUDIT_RETENTION_DAYS),
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     AWS_REGION: 'local',
     AWS_ACCESS_KEY_ID: spec.name,
     AWS_SECRET_ACCESS_KEY: aws.secretAccessKey,
@@ -201,7 +200,6 @@ export function localEnvironment(
     AWS_SECRET_ACCESS_KEY: input.secretAccessKey,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: input.awsEndpoint,
     SEALING_SECRET_ARN: input.secretArns.sealing,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }
 
@@ -211,8 +209,6 @@ export function localEnvironment(
  * emulation over HTTP.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
-  // Node 20 is supported here; the SDK's notice about its future Node 22 floor is noise in every run.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   await mkdir(options.directory, { recursive: true });
   const secretsFile = await ensureSecretsFile(options.directory);
   const outboxDirectory = join(options.directory, 'outbox');

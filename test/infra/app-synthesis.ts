@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { App } from 'aws-cdk-lib';
 import { PartnerApiStack } from '../../lib/partner-api-stack';
 import type { DeployedStage } from '../../lib/stage-config';
 import { DEPLOYED_STAGES, stackName, stageConfig } from '../../lib/stage-config';
+import { attachTemplateChecks } from '../../lib/template-checks';
 
 /** What `-c mailFrom:<stage>=…` gives the app in the tests. */
 export const TEST_MAIL_FROM: Readonly<Record<DeployedStage, string>> = {
@@ -21,9 +21,9 @@ export const synthesisPaths = (directory: string) => ({
 export type SynthesisOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 /**
- * Synthesizes the app of `bin/app.ts` (both stages, cdk-nag attached) with real esbuild
- * bundling into `outdir`, as `cdk synth` does; throws if cdk-nag reports an unacknowledged
- * error, as `cdk synth` fails. Run once per test run, in a process of its own, by the infra
+ * Synthesizes the app of `bin/app.ts` (both stages, cdk-nag and cfn-guard attached) with real
+ * esbuild bundling into `outdir`, as `cdk synth` does; fails if a check reports an
+ * unacknowledged finding, as `cdk synth` fails. Run once per test run, in a process of its own, by the infra
  * project's global setup (test/support/infra-synthesis-setup.ts); test files read the result
  * through `synthesizedApp()` of ./synthesized-app.ts.
  */
@@ -33,6 +33,6 @@ export function synthesizeApp(outdir: string): void {
     new PartnerApiStack(app, stackName(stage), {
       config: stageConfig(stage, { mailFrom: TEST_MAIL_FROM[stage] }),
     });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  attachTemplateChecks(app);
   app.synth();
 }

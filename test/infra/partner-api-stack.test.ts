@@ -658,10 +658,15 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     const functions = FUNCTION_COUNT - 1;
     const assess = template(stage);
 
-    assess.resourceCountIs('AWS::CloudWatch::Alarm', 2 * 2 + 1 + functions);
+    // Per API: API Gateway's 5xx rate, the 5xx rate clients received, 429s.
+    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions);
     for (const api of ['partnerApi', 'pages']) {
       assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
         AlarmName: `PartnerApi-${stage}-${api}-5xx-rate`,
+        Threshold: config.alarms.serverErrorRatePercent,
+      });
+      assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `PartnerApi-${stage}-${api}-5xx-answered-rate`,
         Threshold: config.alarms.serverErrorRatePercent,
       });
       assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -689,6 +694,107 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       },
       0,
     );
+  });
+
+  it('alarms on the 5xx rate clients received, counted from each access log, authorizer failures included', () => {
+    const filters = Object.values(resources(stage, 'AWS::Logs::MetricFilter'));
+    const logGroupOfApi = (prefix: string) =>
+      only(
+        Object.keys(resources(stage, 'AWS::Logs::LogGroup')).filter((id) =>
+          id.startsWith(`${prefix}AccessLogs`),
+        ),
+        `access log of ${prefix}`,
+      );
+    const filterOf = (logGroupId: string, pattern: string) =>
+      only(
+        filters.filter(
+          (filter) =>
+            filter.Properties.FilterPattern === pattern &&
+            JSON.stringify(filter.Properties.LogGroupName) === JSON.stringify({ Ref: logGroupId }),
+        ),
+        `${pattern} on ${logGroupId}`,
+      ).Properties.MetricTransformations as {
+        MetricNamespace: string;
+        MetricName: string;
+        DefaultValue?: number;
+      }[];
+
+    for (const [api, prefix] of [
+      ['partnerApi', 'PartnerApiRestApi'],
+      ['pages', 'PagesRestApi'],
+    ] as const) {
+      const logGroupId = logGroupOfApi(prefix);
+      // Every status of 500 and above, whoever answered it: a Lambda error (502), the authorizer's
+      // failure remapped to 503 by the gateway responses (API Gateway's own metric says 4XXError).
+      const [serverErrors] = filterOf(logGroupId, '{ $.status >= 500 }');
+      const [requests] = filterOf(logGroupId, '{ $.status > 0 }');
+      expect(serverErrors).toMatchObject({ MetricNamespace: `PartnerApi-${stage}`, DefaultValue: 0 });
+      const alarm = only(
+        Object.values(resources(stage, 'AWS::CloudWatch::Alarm')).filter(
+          (candidate) => candidate.Properties.AlarmName === `PartnerApi-${stage}-${api}-5xx-answered-rate`,
+        ),
+        `5xx answered alarm of ${api}`,
+      );
+      const metrics = alarm.Properties.Metrics as {
+        Id: string;
+        Expression?: string;
+        MetricStat?: { Metric: { Namespace: string; MetricName: string } };
+      }[];
+      const metricOf = (id: string) => metrics.find((metric) => metric.Id === id)?.MetricStat?.Metric;
+      expect(metricOf('errors')).toEqual({
+        Namespace: serverErrors?.MetricNamespace,
+        MetricName: serverErrors?.MetricName,
+      });
+      expect(metricOf('requests')).toEqual({
+        Namespace: requests?.MetricNamespace,
+        MetricName: requests?.MetricName,
+      });
+      expect(metrics.find((metric) => metric.Expression)?.Expression).toBe(
+        `IF(requests >= ${config.alarms.serverErrorMinRequests}, 100 * errors / requests, 0)`,
+      );
+    }
+    // The gateway responses that answer authorizer failures with 503: the access log shows that status.
+    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'])
+      expect(gatewayResponses.find((response) => response.type === type)?.statusCode).toBe(503);
+  });
+
+  it('sets the API Gateway account role only after both REST APIs, the role and its policies exist', () => {
+    const account = only(
+      Object.values(
+        template(stage).findResources('AWS::ApiGateway::Account') as Record<
+          string,
+          CfnResource & { DependsOn?: string[] }
+        >,
+      ),
+      'API Gateway account',
+    );
+    const roleId = (account.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] })[
+      'Fn::GetAtt'
+    ][0];
+    const restApis = Object.keys(resources(stage, 'AWS::ApiGateway::RestApi'));
+    const policiesOfRole = Object.entries(resources(stage, 'AWS::IAM::Policy'))
+      .filter(([, policy]) =>
+        JSON.stringify(policy.Properties.Roles).includes(JSON.stringify({ Ref: roleId })),
+      )
+      .map(([id]) => id);
+
+    expect(restApis).toHaveLength(2);
+    expect(account.DependsOn).toEqual(expect.arrayContaining([...restApis, roleId, ...policiesOfRole]));
+    expect(resources(stage, 'AWS::IAM::Role')[roleId]?.Properties.ManagedPolicyArns).toEqual([
+      expect.objectContaining({
+        'Fn::Join': [
+          '',
+          expect.arrayContaining([':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']),
+        ],
+      }),
+    ]);
+    // Each stage goes after the account setting (its access logs need the role).
+    for (const [id] of Object.entries(resources(stage, 'AWS::ApiGateway::Stage'))) {
+      const stageResource = template(stage).toJSON().Resources[id] as { DependsOn?: string[] };
+      expect(stageResource.DependsOn).toContain(
+        only(Object.keys(resources(stage, 'AWS::ApiGateway::Account')), 'account id'),
+      );
+    }
   });
 
   it('outputs what the operator CLI reads, with both base URLs', () => {
@@ -778,5 +884,48 @@ describe('cdk-nag (AwsSolutions)', () => {
         expect(
           unauthorized.some((path) => path.endsWith(`${API_BASE_PATH}${route.path}/${method}/Resource`)),
         ).toBe(false);
+  });
+});
+
+describe('cfn-guard (AWS Control Tower proactive controls and lib/guard-rules/)', () => {
+  const guard = () =>
+    only(
+      synthesized.report.pluginReports.filter((report) => report.pluginName === 'cdk-validator-cfnguard'),
+      'cfn-guard report',
+    );
+
+  it('reports no unacknowledged finding', () => {
+    expect(guard().conclusion).toBe('success');
+    expect(guard().violations).toEqual([]);
+  });
+
+  it('acknowledges only Control Tower controls that do not apply here, each with a written reason, never one of our rules', () => {
+    const acknowledged = guard().suppressedViolations ?? [];
+
+    expect(new Set(acknowledged.map((finding) => finding.ruleName))).toEqual(
+      new Set([
+        'cloudwatch_alarm_action_check',
+        'cloudwatch_log_group_encrypted_check',
+        'cloudwatch_log_group_retention_period_check',
+        'lambda_function_public_access_prohibited_check',
+        'lambda_inside_vpc_check',
+      ]),
+    );
+    for (const finding of acknowledged)
+      expect(finding.reason?.length ?? 0, finding.ruleName).toBeGreaterThan(40);
+    // Production keeps its logs a year: the retention control is acknowledged for sandbox only.
+    const retention = acknowledged
+      .filter((finding) => finding.ruleName === 'cloudwatch_log_group_retention_period_check')
+      .flatMap((finding) => finding.violatingConstructs.map((construct) => construct.constructPath));
+    expect(retention.length).toBeGreaterThan(0);
+    for (const path of retention) expect(path).toMatch(/^PartnerApi-sandbox\//);
+  });
+
+  it.each(DEPLOYED_STAGES)('keeps every WAF custom response body of %s within 4 KB as UTF-8', (stage) => {
+    for (const acl of Object.values(resources(stage, 'AWS::WAFv2::WebACL')))
+      for (const body of Object.values(
+        acl.Properties.CustomResponseBodies as Record<string, { Content: string }>,
+      ))
+        expect(Buffer.byteLength(body.Content, 'utf8')).toBeLessThanOrEqual(4_096);
   });
 });

@@ -10,7 +10,7 @@ import type { LocalRuntime } from '../../lib/local/runtime';
 import { readRuntime } from '../../lib/local/runtime';
 import { localEnvironment } from '../../lib/local/service';
 
-const QUIET = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' };
+const QUIET = { POWERTOOLS_LOG_LEVEL: 'SILENT' };
 
 export interface ServerProcess {
   readonly runtime: LocalRuntime;
@@ -48,7 +48,7 @@ export async function startServerProcess(
       secretAccessKey: '',
     }),
   ))
-    if (name !== 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED') delete inherited[name];
+    delete inherited[name];
   const env = {
     ...inherited,
     ...QUIET,

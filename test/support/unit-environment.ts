@@ -5,4 +5,3 @@ process.env.AWS_REGION = 'eu-west-1';
 process.env.SESSION_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:unit-session';
 process.env.SEALING_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:unit-sealing';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

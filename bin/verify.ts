@@ -1,0 +1,158 @@
+import { parseArgs } from 'node:util';
+import type { CheckResult, VerifyContext } from '../lib/verify/deploy-checks';
+
+const USAGE = `Usage: npm run verify -- --stage sandbox|production|local [options]
+  Proves, minutes after "cdk deploy", what only AWS can show: every call whose IAM policy or API
+  Gateway behaviour no local test proves (authorizer and limiter, properties, pricing signals on
+  the index, a full activation with its provisioning transaction, audit list, traffic, HEAD, 405,
+  406, the WAF, gzip with and without Accept). It approves a throw-away test partner, prints one
+  line per check (a failure names the AWS call and the policy statement to look at), revokes the
+  key and deletes the bulk data it wrote; the partner stays, named as test data.
+  --stage                  the deployed stage (your AWS credentials and region), or local (npm start)
+  --operator-role ARN      run audit list and traffic as this role limited to the stack's
+                           OperatorPolicy (sts:AssumeRole with the policy as session policy), to prove
+                           that policy itself; without it they run with your credentials
+  --traffic-wait-seconds N how long to wait for the access log to show the run's requests
+                           (default 300 on a deployed stage, where delivery is asynchronous; 0 locally)
+  --timeout-ms N           per request (default 15000)`;
+
+interface Options {
+  readonly stage: 'local' | 'sandbox' | 'production';
+  readonly operatorRole?: string;
+  readonly trafficWaitMs: number;
+  readonly timeoutMs: number;
+}
+
+function readOptions(): Options {
+  try {
+    const { values } = parseArgs({
+      options: {
+        stage: { type: 'string' },
+        'operator-role': { type: 'string' },
+        'traffic-wait-seconds': { type: 'string' },
+        'timeout-ms': { type: 'string', default: '15000' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    const stage = values.stage;
+    if (stage !== 'local' && stage !== 'sandbox' && stage !== 'production')
+      throw new Error(`--stage must be sandbox, production or local; got "${stage ?? ''}".`);
+    const number = (name: string, value: string) => {
+      const parsed = Number(value);
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed))
+        throw new Error(`${name} must be a whole number.`);
+      return parsed;
+    };
+    const operatorRole = values['operator-role'];
+    if (
+      operatorRole !== undefined &&
+      (stage === 'local' || !/^arn:aws[\w-]*:iam::\d{12}:role\/.+$/.test(operatorRole))
+    )
+      throw new Error(
+        '--operator-role is the ARN of an IAM role (arn:aws:iam::<account>:role/<name>), on a deployed stage.',
+      );
+    return {
+      stage,
+      ...(operatorRole ? { operatorRole } : {}),
+      trafficWaitMs:
+        1000 *
+        number('--traffic-wait-seconds', values['traffic-wait-seconds'] ?? (stage === 'local' ? '0' : '300')),
+      timeoutMs: number('--timeout-ms', values['timeout-ms']),
+    };
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const OPERATOR_STATEMENTS = {
+  audit: 'OperatorPolicy statements ReadAuditTrail and FindPartner',
+  traffic: 'OperatorPolicy statement QueryApiAccessLog',
+};
+
+/** The environment of the operator CLI runs: the operator role's session limited to OperatorPolicy, when given. */
+async function operatorSession(
+  options: Options,
+): Promise<Pick<VerifyContext, 'operatorEnvironment' | 'operatorIdentity'>> {
+  if (options.stage === 'local' || !options.operatorRole)
+    return {
+      operatorEnvironment: process.env,
+      operatorIdentity:
+        options.stage === 'local'
+          ? 'local'
+          : 'with your credentials; --operator-role proves the OperatorPolicy itself',
+    };
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
+  const { STSClient, AssumeRoleCommand } = await import('@aws-sdk/client-sts');
+  const { STACK_OUTPUTS, stackName } = await import('../lib/stage-config');
+  const { Stacks } = await new CloudFormationClient({}).send(
+    new DescribeStacksCommand({ StackName: stackName(options.stage) }),
+  );
+  const policyArn = Stacks?.[0]?.Outputs?.find(
+    (output) => output.OutputKey === STACK_OUTPUTS.operatorPolicyArn,
+  )?.OutputValue;
+  if (!policyArn)
+    throw new Error(`Stack ${stackName(options.stage)} has no ${STACK_OUTPUTS.operatorPolicyArn} output.`);
+  const { Credentials } = await new STSClient({}).send(
+    new AssumeRoleCommand({
+      RoleArn: options.operatorRole,
+      RoleSessionName: 'deploy-verification',
+      PolicyArns: [{ arn: policyArn }],
+      DurationSeconds: 3600,
+    }),
+  );
+  if (!Credentials?.AccessKeyId || !Credentials.SecretAccessKey || !Credentials.SessionToken)
+    throw new Error(`sts:AssumeRole of ${options.operatorRole} returned no credentials.`);
+  const { AWS_PROFILE: _profile, ...environment } = process.env;
+  return {
+    operatorEnvironment: {
+      ...environment,
+      AWS_ACCESS_KEY_ID: Credentials.AccessKeyId,
+      AWS_SECRET_ACCESS_KEY: Credentials.SecretAccessKey,
+      AWS_SESSION_TOKEN: Credentials.SessionToken,
+    },
+    operatorIdentity: `as ${options.operatorRole} limited to ${policyArn}`,
+  };
+}
+
+function line(result: CheckResult): string {
+  const text = `${result.outcome}  ${result.name}: ${result.detail}`;
+  return result.outcome === 'FAIL' && result.lookAt ? `${text}  -> look at: ${result.lookAt}` : text;
+}
+
+const options = readOptions();
+try {
+  const target =
+    options.stage === 'local'
+      ? await (await import('../lib/cli/local-target')).localTarget()
+      : await (await import('../lib/cli/deployed-target')).deployedTarget(options.stage);
+  const { verifyStage } = await import('../lib/verify/deploy-checks');
+  console.log(
+    `Deploy verification of ${options.stage}: ${target.apiBaseUrl} and ${target.activationBaseUrl}`,
+  );
+  const results = await verifyStage(
+    {
+      target,
+      timeoutMs: options.timeoutMs,
+      trafficWaitMs: options.trafficWaitMs,
+      firewall: options.stage !== 'local',
+      ...(await operatorSession(options)),
+      operatorStatements: OPERATOR_STATEMENTS,
+    },
+    (result) => console.log(line(result)),
+  );
+  const count = (outcome: CheckResult['outcome']) =>
+    results.filter((result) => result.outcome === outcome).length;
+  console.log(
+    `Verification of ${options.stage}: ${count('PASS')} checks passed, ${count('FAIL')} failed, ${count('SKIP')} skipped.`,
+  );
+  process.exitCode = count('FAIL') === 0 ? 0 : 1;
+} catch (error) {
+  const { name, message } = error as Error;
+  console.error(`Verification stopped: ${name && name !== 'Error' ? `${name}: ` : ''}${message}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,176 @@
+import { Stack } from 'aws-cdk-lib';
+import type { IWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Dashboard,
+  GraphWidget,
+  LogQueryVisualizationType,
+  LogQueryWidget,
+  Metric,
+  Stats,
+  TextWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import type { AccessLogMetrics } from './access-log-metrics';
+import { METRIC_PERIOD } from './access-log-metrics';
+import type { ServiceRestApi } from './service-rest-api';
+
+/** The DynamoDB operations the functions and the CLI make (lambdas/routes.ts `access`, transactions). */
+const TABLE_OPERATIONS = ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'TransactWriteItems'] as const;
+
+export interface DashboardApi {
+  readonly restApi: ServiceRestApi;
+  readonly metrics: AccessLogMetrics;
+}
+
+export interface OperationsDashboardProps {
+  /** The dashboard's name, e.g. `PartnerApi-sandbox`. */
+  readonly name: string;
+  /** The REST APIs by a short name, with their access-log metrics. */
+  readonly apis: ReadonlyMap<string, DashboardApi>;
+  /** The API whose access log carries the partner (authorizer context) of each request. */
+  readonly authorizedApi: DashboardApi;
+  readonly table: TableV2;
+}
+
+/**
+ * The Logs Insights query of the answers of one API, by route and status: the access log's
+ * `resourcePath` is the route template (`/partner-api/v1/properties/{propertyId}/pricing-signals`).
+ */
+export const ANSWERS_BY_ROUTE_QUERY = [
+  'fields httpMethod, resourcePath, status',
+  'stats count(*) as answers by httpMethod, resourcePath, status',
+  'sort answers desc',
+  'limit 100',
+].join(' | ');
+
+/** The partners (and their keys) that sent the most requests the authorizer let through. */
+export const TOP_PARTNERS_QUERY = [
+  'filter ispresent(partnerId) and partnerId != "-" and partnerId != ""',
+  'stats count(*) as requests by partnerId, keyPrefix',
+  'sort requests desc',
+  'limit 20',
+].join(' | ');
+
+/**
+ * One CloudWatch dashboard per stage: what clients were answered (per API and per route),
+ * latency, the authorizer and the exact limiter, DynamoDB, the firewall, and the partners that
+ * send the most. Every widget reads a metric or log group this stack defines. Logs Insights
+ * widgets are billed per GB scanned each time the dashboard loads them, so they cover the
+ * dashboard's time range only when opened; the graphs are metrics and cost nothing to view.
+ */
+export class OperationsDashboard extends Construct {
+  public readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
+    super(scope, id);
+    const region = Stack.of(this).region;
+    const widgets: IWidget[][] = [
+      [
+        new TextWidget({
+          markdown: [
+            `# ${props.name}`,
+            "Answers are counted from the access logs: the status each client received (an authorizer failure is a 503 here, a 4XXError in API Gateway's own metrics). The Logs Insights tables are billed per GB scanned when the dashboard loads them.",
+          ].join('\n\n'),
+          width: 24,
+          height: 2,
+        }),
+      ],
+    ];
+    for (const [apiName, { restApi, metrics }] of props.apis) {
+      widgets.push([
+        new GraphWidget({
+          title: `${apiName}: answers as clients received them`,
+          left: [
+            metrics.answers.requests.with({ label: 'requests' }),
+            metrics.answers.clientErrors.with({ label: '4xx' }),
+            metrics.answers.throttled.with({ label: '429' }),
+            metrics.answers.serverErrors.with({ label: '5xx' }),
+          ],
+          width: 8,
+        }),
+        new LogQueryWidget({
+          title: `${apiName}: answers by route and status`,
+          logGroupNames: [restApi.accessLogGroup.logGroupName],
+          queryString: ANSWERS_BY_ROUTE_QUERY,
+          view: LogQueryVisualizationType.TABLE,
+          width: 8,
+        }),
+        new GraphWidget({
+          title: `${apiName}: latency (ms)`,
+          left: [
+            restApi.api.deploymentStage.metricLatency({
+              statistic: Stats.p(50),
+              period: METRIC_PERIOD,
+              label: 'p50',
+            }),
+            restApi.api.deploymentStage.metricLatency({
+              statistic: Stats.p(99),
+              period: METRIC_PERIOD,
+              label: 'p99',
+            }),
+          ],
+          width: 8,
+        }),
+      ]);
+    }
+
+    const { authorizerFailures, limiterRefusals } = props.authorizedApi.metrics;
+    const tableMetric = (metricName: string, statistic: string, dimensions: Record<string, string> = {}) =>
+      new Metric({
+        namespace: 'AWS/DynamoDB',
+        metricName,
+        dimensionsMap: { TableName: props.table.tableName, ...dimensions },
+        statistic,
+        period: METRIC_PERIOD,
+        label: [metricName, ...Object.values(dimensions)].join(' '),
+      });
+    const firewallMetrics = [...props.apis.values()].flatMap(({ restApi }) =>
+      ['ALL', restApi.firewall.perIpRuleMetricName].map(
+        (rule) =>
+          new Metric({
+            namespace: 'AWS/WAFV2',
+            metricName: 'BlockedRequests',
+            dimensionsMap: { WebACL: restApi.firewall.webAclName, Region: region, Rule: rule },
+            statistic: Stats.SUM,
+            period: METRIC_PERIOD,
+            label: `${restApi.firewall.webAclName} ${rule === 'ALL' ? 'all rules' : 'per-IP limit'}`,
+          }),
+      ),
+    );
+    widgets.push([
+      new GraphWidget({
+        title: 'Authorizer failures (503) and limiter refusals (429 of the exact per-key limit)',
+        left: [
+          ...(authorizerFailures ? [authorizerFailures.with({ label: 'authorizer failures' })] : []),
+          ...(limiterRefusals ? [limiterRefusals.with({ label: 'limiter refusals' })] : []),
+        ],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'DynamoDB: throttles and errors',
+        left: [
+          tableMetric('ReadThrottleEvents', Stats.SUM),
+          tableMetric('WriteThrottleEvents', Stats.SUM),
+          ...TABLE_OPERATIONS.map((operation) =>
+            tableMetric('SystemErrors', Stats.SUM, { Operation: operation }),
+          ),
+        ],
+        right: [tableMetric('TransactionConflict', Stats.SUM)],
+        width: 8,
+      }),
+      new GraphWidget({ title: 'WAF: blocked requests', left: firewallMetrics, width: 8 }),
+    ]);
+    widgets.push([
+      new LogQueryWidget({
+        title: 'Top partners by requests (partner API access log)',
+        logGroupNames: [props.authorizedApi.restApi.accessLogGroup.logGroupName],
+        queryString: TOP_PARTNERS_QUERY,
+        view: LogQueryVisualizationType.TABLE,
+        width: 24,
+      }),
+    ]);
+
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.name, widgets });
+  }
+}

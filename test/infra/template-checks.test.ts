@@ -1,0 +1,258 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
+import { App, CfnResource, Stack, Validations } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { attachTemplateChecks, GUARD_RULES_DIRECTORY } from '../../lib/template-checks';
+
+/**
+ * Each of our Guard rules (lib/guard-rules/) fed a template that breaks it, through the same
+ * plugin `cdk synth` runs: the synthesis must fail naming the rule, and the same template with the
+ * one fault fixed must pass. Templates are built from raw CloudFormation resources, so nothing
+ * else (bundling, the service's constructs) is in the way.
+ */
+
+type Resources = Record<string, { type: string; properties?: Record<string, unknown>; dependsOn?: string[] }>;
+
+/** Synthesizes a stack of raw resources with our Guard rules only; the error text, or undefined. */
+function guardFindings(resources: Resources): string | undefined {
+  const app = new App();
+  const stack = new Stack(app, 'Checked');
+  const created = new Map<string, CfnResource>();
+  for (const [id, resource] of Object.entries(resources)) {
+    const cfn = new CfnResource(stack, id, {
+      type: resource.type,
+      ...(resource.properties ? { properties: resource.properties } : {}),
+    });
+    cfn.overrideLogicalId(id);
+    created.set(id, cfn);
+  }
+  for (const [id, resource] of Object.entries(resources))
+    for (const dependency of resource.dependsOn ?? []) {
+      const target = created.get(dependency);
+      if (target) created.get(id)?.addResourceDependency(target);
+    }
+  Validations.of(app).addPlugins(
+    new CfnGuardValidator({ controlTowerRulesEnabled: false, rules: [GUARD_RULES_DIRECTORY] }),
+  );
+  try {
+    app.synth();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const header = (name: string, value: string) => ({ Name: name, Value: value });
+const blockRule = (headers: unknown[]) => ({
+  Name: 'requests-per-ip',
+  Priority: 0,
+  Action: {
+    Block: {
+      CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'throttled', ResponseHeaders: headers },
+    },
+  },
+  Statement: { RateBasedStatement: { Limit: 100, AggregateKeyType: 'IP' } },
+  VisibilityConfig: { CloudWatchMetricsEnabled: true, MetricName: 'per-ip', SampledRequestsEnabled: true },
+});
+const webAcl = (
+  options: { headers?: unknown[]; bodies?: Record<string, unknown>; defaultHeaders?: unknown[] } = {},
+): Resources => ({
+  Acl: {
+    type: 'AWS::WAFv2::WebACL',
+    properties: {
+      Scope: 'REGIONAL',
+      DefaultAction: options.defaultHeaders
+        ? { Block: { CustomResponse: { ResponseCode: 403, ResponseHeaders: options.defaultHeaders } } }
+        : { Allow: {} },
+      VisibilityConfig: { CloudWatchMetricsEnabled: true, MetricName: 'all', SampledRequestsEnabled: true },
+      CustomResponseBodies: options.bodies ?? {
+        throttled: { ContentType: 'TEXT_PLAIN', Content: 'Slow down.' },
+      },
+      Rules: [blockRule(options.headers ?? [header('Retry-After', '60')])],
+    },
+  },
+});
+const body = (content: string) => ({ ContentType: 'TEXT_PLAIN', Content: content });
+
+const restApisAndAccount = (dependsOn: string[], policy = false): Resources => ({
+  ApiA: { type: 'AWS::ApiGateway::RestApi', properties: { Name: 'a' } },
+  ApiB: { type: 'AWS::ApiGateway::RestApi', properties: { Name: 'b' } },
+  LogsRole: {
+    type: 'AWS::IAM::Role',
+    properties: {
+      AssumeRolePolicyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' }, Action: 'sts:AssumeRole' },
+        ],
+      },
+    },
+  },
+  ...(policy
+    ? {
+        LogsPolicy: {
+          type: 'AWS::IAM::Policy',
+          properties: {
+            PolicyName: 'logs',
+            Roles: [{ Ref: 'LogsRole' }],
+            PolicyDocument: {
+              Version: '2012-10-17',
+              Statement: [{ Effect: 'Allow', Action: 'logs:PutLogEvents', Resource: '*' }],
+            },
+          },
+        },
+      }
+    : {}),
+  Account: {
+    type: 'AWS::ApiGateway::Account',
+    properties: { CloudWatchRoleArn: { 'Fn::GetAtt': ['LogsRole', 'Arn'] } },
+    dependsOn,
+  },
+});
+
+const logGroup = (retention?: number): Resources => ({
+  Logs: {
+    type: 'AWS::Logs::LogGroup',
+    ...(retention === undefined ? {} : { properties: { RetentionInDays: retention } }),
+  },
+});
+
+const lambdaFunction = (runtime: string): Resources => ({
+  Fn: {
+    type: 'AWS::Lambda::Function',
+    properties: {
+      Runtime: runtime,
+      Handler: 'index.handler',
+      Role: 'arn:aws:iam::123456789012:role/fn',
+      Code: { ZipFile: 'exports.handler = async () => ({});' },
+    },
+  },
+});
+
+const cases: readonly {
+  readonly rule: string;
+  readonly breaks: string;
+  readonly broken: Resources;
+  readonly fixed: Resources;
+}[] = [
+  {
+    rule: 'waf_custom_response_headers',
+    breaks: 'a header value of 256 characters',
+    broken: webAcl({ headers: [header('Content-Security-Policy', 'x'.repeat(256))] }),
+    fixed: webAcl({ headers: [header('Content-Security-Policy', 'x'.repeat(255))] }),
+  },
+  {
+    rule: 'waf_custom_response_headers',
+    breaks: '11 headers in one custom response',
+    broken: webAcl({ headers: Array.from({ length: 11 }, (_, index) => header(`X-Header-${index}`, 'v')) }),
+    fixed: webAcl({ headers: Array.from({ length: 10 }, (_, index) => header(`X-Header-${index}`, 'v')) }),
+  },
+  {
+    rule: 'waf_custom_response_headers',
+    breaks: 'a header name of 65 characters',
+    broken: webAcl({ headers: [header('X'.repeat(65), 'v')] }),
+    fixed: webAcl({ headers: [header('X'.repeat(64), 'v')] }),
+  },
+  {
+    rule: 'waf_custom_response_headers',
+    breaks: 'a header name with a space',
+    broken: webAcl({ headers: [header('Retry After', '60')] }),
+    fixed: webAcl({ headers: [header('Retry-After', '60')] }),
+  },
+  {
+    rule: 'waf_custom_response_headers',
+    breaks: "a too long header in the web ACL's default action",
+    broken: webAcl({ defaultHeaders: [header('X-Reason', 'x'.repeat(300))] }),
+    fixed: webAcl({ defaultHeaders: [header('X-Reason', 'blocked')] }),
+  },
+  {
+    rule: 'waf_custom_response_bodies',
+    breaks: 'a body of 4,097 characters',
+    broken: webAcl({ bodies: { throttled: body('x'.repeat(4_097)) } }),
+    fixed: webAcl({ bodies: { throttled: body('x'.repeat(4_096)) } }),
+  },
+  {
+    rule: 'waf_custom_response_bodies',
+    breaks: '51 bodies in one web ACL',
+    broken: webAcl({
+      bodies: {
+        throttled: body('x'),
+        ...Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`b${i}`, body('x')])),
+      },
+    }),
+    fixed: webAcl({
+      bodies: {
+        throttled: body('x'),
+        ...Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`b${i}`, body('x')])),
+      },
+    }),
+  },
+  {
+    rule: 'apigateway_account_after_rest_apis',
+    breaks: 'an account setting that does not wait for one of the REST APIs',
+    broken: restApisAndAccount(['ApiA', 'LogsRole']),
+    fixed: restApisAndAccount(['ApiA', 'ApiB', 'LogsRole']),
+  },
+  {
+    rule: 'apigateway_account_role_in_template',
+    breaks: 'an account setting that does not name its role in DependsOn',
+    broken: restApisAndAccount(['ApiA', 'ApiB']),
+    fixed: restApisAndAccount(['ApiA', 'ApiB', 'LogsRole']),
+  },
+  {
+    rule: 'apigateway_account_after_role_policies',
+    breaks: "an account setting that does not wait for its role's policy",
+    broken: restApisAndAccount(['ApiA', 'ApiB', 'LogsRole'], true),
+    fixed: restApisAndAccount(['ApiA', 'ApiB', 'LogsRole', 'LogsPolicy'], true),
+  },
+  {
+    rule: 'log_group_retention_allowed',
+    breaks: 'a retention CloudWatch Logs does not accept (42 days)',
+    broken: logGroup(42),
+    fixed: logGroup(30),
+  },
+  {
+    rule: 'log_group_retention_allowed',
+    breaks: 'a log group without retention',
+    broken: logGroup(),
+    fixed: logGroup(365),
+  },
+  {
+    rule: 'lambda_runtime_supported',
+    breaks: 'a function on nodejs20.x (deprecated)',
+    broken: lambdaFunction('nodejs20.x'),
+    fixed: lambdaFunction('nodejs24.x'),
+  },
+];
+
+describe('our Guard rules (lib/guard-rules/)', () => {
+  it.each(cases)('$rule fails the synthesis on $breaks, and passes once fixed', ({ rule, broken, fixed }) => {
+    const findings = guardFindings(broken);
+
+    expect(findings).toContain(rule);
+    expect(guardFindings(fixed)).toBeUndefined();
+  });
+
+  it('has a failing case for every rule it defines', () => {
+    const defined = readdirSync(GUARD_RULES_DIRECTORY)
+      .filter((file) => file.endsWith('.guard'))
+      .flatMap((file) =>
+        [...readFileSync(`${GUARD_RULES_DIRECTORY}/${file}`, 'utf8').matchAll(/^rule (\w+) when/gm)].map(
+          (match) => match[1],
+        ),
+      );
+
+    expect(new Set(defined)).toEqual(new Set(cases.map((testCase) => testCase.rule)));
+  });
+});
+
+describe('the checks of the app (lib/template-checks.ts)', () => {
+  it('fail the synthesis on a violation, with both plugins attached as bin/app.ts attaches them', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Checked');
+    new CfnResource(stack, 'Logs', { type: 'AWS::Logs::LogGroup', properties: { RetentionInDays: 42 } });
+    attachTemplateChecks(app);
+
+    expect(() => app.synth()).toThrow(/log_group_retention_allowed/);
+  });
+});
