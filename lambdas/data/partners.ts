@@ -1,4 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { PartnerBranding } from '../domain/branding';
+import { brandingOf } from '../domain/branding';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import type { Scope } from '../domain/scopes';
@@ -23,6 +25,8 @@ export interface Partner {
   /** Counts agreement changes: what issues a key checks that the agreement it read still holds. */
   readonly agreementVersion?: number;
   readonly createdAt: string;
+  /** How hosts' pages show the partner (`partners brand`; lambdas/domain/branding.ts). */
+  readonly branding?: PartnerBranding;
 }
 
 export const partnerKey = (partnerId: number) => ({ PK: partnerPartition(partnerId), SK: 'PARTNER' });
@@ -94,7 +98,13 @@ function toPartner(item: Record<string, unknown> | undefined): Partner | undefin
     ),
     agreementVersion: typeof item.agreementVersion === 'number' ? item.agreementVersion : 0,
     createdAt: String(item.createdAt),
+    ...brandingAttribute(item.branding),
   };
+}
+
+function brandingAttribute(stored: unknown): { branding?: PartnerBranding } {
+  const branding = brandingOf(stored);
+  return branding ? { branding } : {};
 }
 
 export async function getPartner(partnerId: number): Promise<Partner | undefined> {
