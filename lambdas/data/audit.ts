@@ -21,6 +21,7 @@ export const AUDIT_ACTIONS = [
   'reservations.imported',
   'agreement.changed',
   'catalog.changed',
+  'partner.branded',
   'sample-data.added',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
