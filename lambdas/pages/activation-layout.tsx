@@ -18,9 +18,10 @@ function HostHeader(props: { locale: HostLocale; partner?: PartnerFace }) {
     <header class="host-header">
       {partner ? (
         <p class="sponsor muted">
-          <span>{locale.messages.sponsoredBy}</span>
           {partner.logo ? <img src={partner.logo} alt="" height={40} /> : null}
-          <strong>{partner.name}</strong>
+          <span>
+            {locale.messages.sponsoredBy} <strong>{partner.name}</strong>
+          </span>
         </p>
       ) : (
         <span />
@@ -69,7 +70,7 @@ export function ActivationLayout(props: {
       {...(props.partner.accentColor ? { accent: props.partner.accentColor } : {})}
     >
       <HostHeader locale={locale} partner={props.partner} />
-      <nav aria-label={locale.messages.progress}>
+      <nav aria-label={locale.messages.progressLabel}>
         <ol class="steps">
           {progress.stages.map((stage, index) => (
             <li aria-current={index === progress.current ? 'step' : undefined}>

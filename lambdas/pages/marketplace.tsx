@@ -58,7 +58,7 @@ function marketplacePage(
       partner={partner}
       progress={{ stages, current: 0 }}
     >
-      <h1>{m.welcome(session.claims.contact_name)}</h1>
+      <h1>{m.welcomeHeading(session.claims.contact_name)}</h1>
       <p class="lead">{m.marketplaceLead(partner.name)}</p>
       {products.length === 0 ? (
         <p class="notice error" role="alert">

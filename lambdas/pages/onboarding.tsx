@@ -67,7 +67,12 @@ function stepPage(
   const errors = refused?.errors ?? [];
   return wizardPage(
     context,
-    { title: step.title(context.locale.messages), stage: context.steps.indexOf(step) + 1, step: true },
+    {
+      title: step.title(context.locale.messages),
+      stage: context.steps.indexOf(step) + 1,
+      // The saving hint on the steps that have fields; the review has none to save.
+      step: step.products !== undefined,
+    },
     step.render({ id: step.id, context, errors }, refused?.typed),
     errors,
   );

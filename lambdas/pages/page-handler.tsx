@@ -36,7 +36,7 @@ export function pageHandler(
         if (locale) {
           const m = locale.messages;
           request.response = withLanguageCookie(
-            hostMessagePage(500, locale, m.faultTitle, <p>{m.fault(reference)}</p>),
+            hostMessagePage(500, locale, m.faultTitle, <p>{m.faultDetail(reference)}</p>),
             locale,
           );
           return;

@@ -112,7 +112,7 @@ function StepForm(props: { page: StepPage; submit: string; children: ComponentCh
         <button type="submit">{props.submit}</button>
         {first ? null : (
           <button type="submit" class="secondary" name="go" value={BACK}>
-            {m.back}
+            {m.backButton}
           </button>
         )}
       </div>
@@ -231,7 +231,7 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
           {withBlankRows(faqs, { question: '', answer: '' }, MAX_FAQS).map((faq, index) => (
             <fieldset>
               <legend>{m.questionNumber(index + 1)}</legend>
-              <label for={`question-${index}`}>{m.question}</label>
+              <label for={`question-${index}`}>{m.questionLabel}</label>
               <input
                 type="text"
                 id={`question-${index}`}
@@ -239,7 +239,7 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
                 value={faq.question}
                 maxlength={FIELD_MAX_LENGTH.question}
               />
-              <label for={`answer-${index}`}>{m.answer}</label>
+              <label for={`answer-${index}`}>{m.answerLabel}</label>
               <textarea id={`answer-${index}`} name="answer" maxlength={FIELD_MAX_LENGTH.answer}>
                 {faq.answer}
               </textarea>
@@ -330,7 +330,7 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
                   value={offer.price}
                   placeholder={formats.decimal(2_500)}
                 />
-                <label for={`currency-${index}`}>{m.currency}</label>
+                <label for={`currency-${index}`}>{m.currencyLabel}</label>
                 <select id={`currency-${index}`} name="currency">
                   {CURRENCIES.map((currency) => (
                     <option value={currency} selected={currency === offer.currency}>
@@ -455,7 +455,7 @@ export const WIZARD_FINISH = {
           <strong>{live ? live.liveMessage : m.setupComplete}</strong>
         </p>
         <p>{m.nowActive(productNames(context), context.propertyName)}</p>
-        {live && known.length > 0 ? <p>{m.knowledge(known, context.propertyName)}</p> : null}
+        {live && known.length > 0 ? <p>{m.knowledgeSummary(known, context.propertyName)}</p> : null}
         <p>{m.closeTab(context.partner.name)}</p>
       </div>
     );

@@ -9,13 +9,13 @@ const n = f.number;
 export const de: Messages = {
   sponsoredBy: 'Gesponsert von',
   languageSwitch: 'Sprache',
-  progress: 'Fortschritt',
+  progressLabel: 'Fortschritt',
   stageProducts: 'Produkte',
   stageDone: 'Fertig',
   backTo: (partner) => `Zurück zu ${partner}`,
 
   marketplaceTitle: 'Wählen Sie Ihre Produkte',
-  welcome: (name) => `Willkommen, ${name}`,
+  welcomeHeading: (name) => `Willkommen, ${name}`,
   marketplaceLead: (partner) =>
     `${partner} sponsert Ihr Konto: Wählen Sie die Produkte aus, die Sie aktivieren möchten. Es fallen für Sie keine Kosten an.`,
   noProductsOffered: (partner) =>
@@ -30,7 +30,7 @@ export const de: Messages = {
     `${partner} hat diese Unterkunft bereits für ein anderes Konto eingerichtet. Bitten Sie ${partner}, die E-Mail-Adresse in Ihrem Link zu prüfen. Es wurde nichts geändert.`,
 
   saveAndContinue: 'Speichern und weiter',
-  back: 'Zurück',
+  backButton: 'Zurück',
   savedOnContinue: 'Jeder Schritt wird gespeichert, sobald Sie weiter- oder zurückgehen.',
   pleaseCheck: 'Bitte prüfen Sie:',
 
@@ -51,8 +51,8 @@ export const de: Messages = {
   faqsIntro:
     'Tragen Sie die Fragen ein, die Gäste am häufigsten stellen, jeweils mit Ihrer Antwort. Leere Zeilen werden ignoriert; nach dem Speichern erhalten Sie weitere Zeilen.',
   questionNumber: (number) => `Frage ${n(number)}`,
-  question: 'Frage',
-  answer: 'Antwort',
+  questionLabel: 'Frage',
+  answerLabel: 'Antwort',
   errorFaqIncomplete: (number) => `Frage ${n(number)}: Füllen Sie sowohl die Frage als auch die Antwort aus.`,
   errorFaqTooLong: (number, questionMax, answerMax) =>
     `Frage ${n(number)}: Fragen dürfen höchstens ${n(questionMax)} und Antworten höchstens ${n(answerMax)} Zeichen lang sein.`,
@@ -72,7 +72,7 @@ export const de: Messages = {
   offerTitle: 'Titel',
   offerDescription: 'Beschreibung',
   guestPrice: 'Preis für Gäste',
-  currency: 'Währung',
+  currencyLabel: 'Währung',
   errorOfferTitle: (number, max) =>
     `Angebot ${n(number)}: Geben Sie einen Titel mit höchstens ${n(max)} Zeichen in einer Zeile ein, ohne Steuer- oder Textrichtungszeichen.`,
   errorOfferDescription: (number, max) =>
@@ -108,7 +108,7 @@ export const de: Messages = {
   doneTitle: 'Alles ist eingerichtet',
   setupComplete: 'Ihre Einrichtung ist abgeschlossen.',
   nowActive: (products, property) => `Jetzt aktiv für ${property}: ${f.list(products)}.`,
-  knowledge: (known, property) => `Er kennt ${f.list(known)} für ${property}.`,
+  knowledgeSummary: (known, property) => `Er kennt ${f.list(known)} für ${property}.`,
   knownCheckin: 'die Check-in-Hinweise',
   knownAnswers: (count) => f.plural(count, { one: '# Antwort', other: '# Antworten' }),
   knownOffers: (count) => f.plural(count, { one: '# Angebot', other: '# Angebote' }),
@@ -166,7 +166,7 @@ export const de: Messages = {
   tryAgain:
     'Dieser Schritt ließ sich gerade nicht abschließen. Es ist nichts verloren gegangen: Gehen Sie zurück und senden Sie erneut, oder laden Sie diese Seite in ein paar Sekunden neu.',
   faultTitle: 'Etwas ist schiefgelaufen',
-  fault: (reference) => (
+  faultDetail: (reference) => (
     <>
       Das ist ein Fehler auf unserer Seite, und es wurde nichts geändert. Versuchen Sie es in ein paar Minuten
       erneut; besteht das Problem weiter, wenden Sie sich bitte unter Angabe der Referenz{' '}

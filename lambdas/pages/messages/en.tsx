@@ -12,14 +12,14 @@ export const en = {
   // The frame of every host page
   sponsoredBy: 'Sponsored by',
   languageSwitch: 'Language',
-  progress: 'Progress',
+  progressLabel: 'Progress',
   stageProducts: 'Products',
   stageDone: 'Done',
   backTo: (partner: string) => `Back to ${partner}`,
 
   // Marketplace
   marketplaceTitle: 'Choose your products',
-  welcome: (name: string) => `Welcome, ${name}`,
+  welcomeHeading: (name: string) => `Welcome, ${name}`,
   marketplaceLead: (partner: string) =>
     `${partner} sponsors your account: choose the products to switch on. There is nothing to pay.`,
   noProductsOffered: (partner: string) =>
@@ -34,7 +34,7 @@ export const en = {
 
   // The wizard's frame
   saveAndContinue: 'Save and continue',
-  back: 'Back',
+  backButton: 'Back',
   savedOnContinue: 'Each step is saved when you continue or go back.',
   pleaseCheck: 'Please check:',
 
@@ -56,8 +56,8 @@ export const en = {
   faqsIntro:
     'Add the questions guests ask most, with your answers. Empty rows are ignored; save to get more rows.',
   questionNumber: (number: number) => `Question ${n(number)}`,
-  question: 'Question',
-  answer: 'Answer',
+  questionLabel: 'Question',
+  answerLabel: 'Answer',
   errorFaqIncomplete: (number: number) => `Question ${n(number)}: fill in both the question and its answer.`,
   errorFaqTooLong: (number: number, questionMax: number, answerMax: number) =>
     `Question ${n(number)}: keep questions under ${n(questionMax)} and answers under ${n(answerMax)} characters.`,
@@ -77,7 +77,7 @@ export const en = {
   offerTitle: 'Title',
   offerDescription: 'Description',
   guestPrice: 'Guest price',
-  currency: 'Currency',
+  currencyLabel: 'Currency',
   errorOfferTitle: (number: number, max: number) =>
     `Offer ${n(number)}: give it a title of up to ${n(max)} characters, on one line, without control or text-direction characters.`,
   errorOfferDescription: (number: number, max: number) =>
@@ -116,7 +116,7 @@ export const en = {
   setupComplete: 'Your setup is complete.',
   nowActive: (products: readonly string[], property: string) =>
     `Now active for ${property}: ${f.list(products)}.`,
-  knowledge: (known: readonly string[], property: string) => `It knows ${f.list(known)} for ${property}.`,
+  knowledgeSummary: (known: readonly string[], property: string) => `It knows ${f.list(known)} for ${property}.`,
   knownCheckin: 'the check-in instructions',
   knownAnswers: (count: number) => f.plural(count, { one: '# answer', other: '# answers' }),
   knownOffers: (count: number) => f.plural(count, { one: '# offer', other: '# offers' }),
@@ -170,7 +170,7 @@ export const en = {
   tryAgain:
     'We could not finish this step just now. Nothing was lost: go back and submit again, or reload this page in a few seconds.',
   faultTitle: 'Something went wrong',
-  fault: (reference: string) => (
+  faultDetail: (reference: string) => (
     <>
       This is a fault on our side and nothing was changed. Try again in a few minutes; if it persists, contact
       us quoting reference <code>{reference}</code>.

@@ -9,13 +9,13 @@ const n = f.number;
 export const es: Messages = {
   sponsoredBy: 'Patrocinado por',
   languageSwitch: 'Idioma',
-  progress: 'Progreso',
+  progressLabel: 'Progreso',
   stageProducts: 'Productos',
   stageDone: 'Listo',
   backTo: (partner) => `Volver a ${partner}`,
 
   marketplaceTitle: 'Elija sus productos',
-  welcome: (name) => `Le damos la bienvenida, ${name}`,
+  welcomeHeading: (name) => `Le damos la bienvenida, ${name}`,
   marketplaceLead: (partner) =>
     `${partner} patrocina su cuenta: elija los productos que desea activar. No tiene que pagar nada.`,
   noProductsOffered: (partner) =>
@@ -29,7 +29,7 @@ export const es: Messages = {
     `${partner} ya configuró este alojamiento para otra cuenta. Pida a ${partner} que compruebe la dirección de correo electrónico de su enlace. No se ha cambiado nada.`,
 
   saveAndContinue: 'Guardar y continuar',
-  back: 'Atrás',
+  backButton: 'Atrás',
   savedOnContinue: 'Cada paso se guarda al continuar o al volver atrás.',
   pleaseCheck: 'Revise lo siguiente:',
 
@@ -51,8 +51,8 @@ export const es: Messages = {
   faqsIntro:
     'Añada las preguntas que más hacen los huéspedes, con sus respuestas. Las filas vacías se ignoran; guarde para obtener más filas.',
   questionNumber: (number) => `Pregunta ${n(number)}`,
-  question: 'Pregunta',
-  answer: 'Respuesta',
+  questionLabel: 'Pregunta',
+  answerLabel: 'Respuesta',
   errorFaqIncomplete: (number) => `Pregunta ${n(number)}: rellene tanto la pregunta como su respuesta.`,
   errorFaqTooLong: (number, questionMax, answerMax) =>
     `Pregunta ${n(number)}: las preguntas no deben superar los ${n(questionMax)} caracteres ni las respuestas los ${n(answerMax)}.`,
@@ -71,7 +71,7 @@ export const es: Messages = {
   offerTitle: 'Título',
   offerDescription: 'Descripción',
   guestPrice: 'Precio para el huésped',
-  currency: 'Moneda',
+  currencyLabel: 'Moneda',
   errorOfferTitle: (number, max) =>
     `Oferta ${n(number)}: póngale un título de hasta ${n(max)} caracteres, en una sola línea y sin caracteres de control ni de dirección del texto.`,
   errorOfferDescription: (number, max) =>
@@ -107,7 +107,7 @@ export const es: Messages = {
   doneTitle: 'Todo listo',
   setupComplete: 'Su configuración está completa.',
   nowActive: (products, property) => `Ahora activo para ${property}: ${f.list(products)}.`,
-  knowledge: (known, property) => `Conoce ${f.list(known)} de ${property}.`,
+  knowledgeSummary: (known, property) => `Conoce ${f.list(known)} de ${property}.`,
   knownCheckin: 'las instrucciones de llegada',
   knownAnswers: (count) => f.plural(count, { one: '# respuesta', other: '# respuestas' }),
   knownOffers: (count) => f.plural(count, { one: '# oferta', other: '# ofertas' }),
@@ -162,7 +162,7 @@ export const es: Messages = {
   tryAgain:
     'No hemos podido completar este paso ahora mismo. No se ha perdido nada: vuelva atrás y envíelo de nuevo, o recargue esta página en unos segundos.',
   faultTitle: 'Algo ha fallado',
-  fault: (reference) => (
+  faultDetail: (reference) => (
     <>
       Se trata de un error por nuestra parte y no se ha cambiado nada. Inténtelo de nuevo en unos minutos; si
       el problema continúa, póngase en contacto con nosotros indicando la referencia <code>{reference}</code>.

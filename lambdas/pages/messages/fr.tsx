@@ -9,13 +9,13 @@ const n = f.number;
 export const fr: Messages = {
   sponsoredBy: 'Sponsorisé par',
   languageSwitch: 'Langue',
-  progress: 'Progression',
+  progressLabel: 'Progression',
   stageProducts: 'Produits',
   stageDone: 'Terminé',
   backTo: (partner) => `Retour à ${partner}`,
 
   marketplaceTitle: 'Choisissez vos produits',
-  welcome: (name) => `Bienvenue, ${name}`,
+  welcomeHeading: (name) => `Bienvenue, ${name}`,
   marketplaceLead: (partner) =>
     `${partner} prend en charge votre compte : choisissez les produits à activer. Vous n’avez rien à payer.`,
   noProductsOffered: (partner) =>
@@ -29,7 +29,7 @@ export const fr: Messages = {
     `${partner} a déjà configuré ce logement pour un autre compte. Demandez à ${partner} de vérifier l’adresse e-mail de votre lien. Rien n’a été modifié.`,
 
   saveAndContinue: 'Enregistrer et continuer',
-  back: 'Retour',
+  backButton: 'Retour',
   savedOnContinue: 'Chaque étape est enregistrée lorsque vous continuez ou revenez en arrière.',
   pleaseCheck: 'Veuillez vérifier :',
 
@@ -50,8 +50,8 @@ export const fr: Messages = {
   faqsIntro:
     'Ajoutez les questions que les voyageurs posent le plus souvent, avec vos réponses. Les lignes vides sont ignorées ; enregistrez pour obtenir d’autres lignes.',
   questionNumber: (number) => `Question ${n(number)}`,
-  question: 'Question',
-  answer: 'Réponse',
+  questionLabel: 'Question',
+  answerLabel: 'Réponse',
   errorFaqIncomplete: (number) => `Question ${n(number)} : remplissez la question et sa réponse.`,
   errorFaqTooLong: (number, questionMax, answerMax) =>
     `Question ${n(number)} : les questions ne doivent pas dépasser ${n(questionMax)} caractères, ni les réponses ${n(answerMax)}.`,
@@ -70,7 +70,7 @@ export const fr: Messages = {
   offerTitle: 'Titre',
   offerDescription: 'Description',
   guestPrice: 'Prix pour les voyageurs',
-  currency: 'Devise',
+  currencyLabel: 'Devise',
   errorOfferTitle: (number, max) =>
     `Offre ${n(number)} : donnez-lui un titre de ${n(max)} caractères au plus, sur une seule ligne, sans caractères de contrôle ou de direction du texte.`,
   errorOfferDescription: (number, max) =>
@@ -106,7 +106,7 @@ export const fr: Messages = {
   doneTitle: 'Tout est prêt',
   setupComplete: 'Votre configuration est terminée.',
   nowActive: (products, property) => `Désormais actif pour ${property} : ${f.list(products)}.`,
-  knowledge: (known, property) => `Il connaît ${f.list(known)} pour ${property}.`,
+  knowledgeSummary: (known, property) => `Il connaît ${f.list(known)} pour ${property}.`,
   knownCheckin: 'les instructions d’arrivée',
   knownAnswers: (count) => f.plural(count, { one: '# réponse', other: '# réponses' }),
   knownOffers: (count) => f.plural(count, { one: '# offre', other: '# offres' }),
@@ -163,7 +163,7 @@ export const fr: Messages = {
   tryAgain:
     'Nous n’avons pas pu terminer cette étape pour le moment. Rien n’a été perdu : revenez en arrière et envoyez à nouveau, ou rechargez cette page dans quelques secondes.',
   faultTitle: 'Une erreur s’est produite',
-  fault: (reference) => (
+  faultDetail: (reference) => (
     <>
       Il s’agit d’une erreur de notre côté et rien n’a été modifié. Réessayez dans quelques minutes ; si le
       problème persiste, contactez-nous en indiquant la référence <code>{reference}</code>.

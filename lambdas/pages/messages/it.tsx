@@ -9,13 +9,13 @@ const n = f.number;
 export const it: Messages = {
   sponsoredBy: 'Sponsorizzato da',
   languageSwitch: 'Lingua',
-  progress: 'Avanzamento',
+  progressLabel: 'Avanzamento',
   stageProducts: 'Prodotti',
   stageDone: 'Fatto',
   backTo: (partner) => `Torna a ${partner}`,
 
   marketplaceTitle: 'Scelga i suoi prodotti',
-  welcome: (name) => `Le diamo il benvenuto, ${name}`,
+  welcomeHeading: (name) => `Le diamo il benvenuto, ${name}`,
   marketplaceLead: (partner) =>
     `${partner} sponsorizza il suo account: scelga i prodotti da attivare. Non c’è nulla da pagare.`,
   noProductsOffered: (partner) =>
@@ -29,7 +29,7 @@ export const it: Messages = {
     `${partner} ha già configurato questa struttura per un altro account. Chieda a ${partner} di verificare l’indirizzo e-mail nel suo link. Non è stato modificato nulla.`,
 
   saveAndContinue: 'Salva e continua',
-  back: 'Indietro',
+  backButton: 'Indietro',
   savedOnContinue: 'Ogni passaggio viene salvato quando prosegue o torna indietro.',
   pleaseCheck: 'Controlli quanto segue:',
 
@@ -50,8 +50,8 @@ export const it: Messages = {
   faqsIntro:
     'Aggiunga le domande che gli ospiti fanno più spesso, con le sue risposte. Le righe vuote vengono ignorate; salvi per avere altre righe.',
   questionNumber: (number) => `Domanda ${n(number)}`,
-  question: 'Domanda',
-  answer: 'Risposta',
+  questionLabel: 'Domanda',
+  answerLabel: 'Risposta',
   errorFaqIncomplete: (number) => `Domanda ${n(number)}: compili sia la domanda sia la risposta.`,
   errorFaqTooLong: (number, questionMax, answerMax) =>
     `Domanda ${n(number)}: le domande non devono superare i ${n(questionMax)} caratteri e le risposte i ${n(answerMax)}.`,
@@ -70,7 +70,7 @@ export const it: Messages = {
   offerTitle: 'Titolo',
   offerDescription: 'Descrizione',
   guestPrice: 'Prezzo per l’ospite',
-  currency: 'Valuta',
+  currencyLabel: 'Valuta',
   errorOfferTitle: (number, max) =>
     `Offerta ${n(number)}: le dia un titolo di massimo ${n(max)} caratteri, su una sola riga, senza caratteri di controllo o di direzione del testo.`,
   errorOfferDescription: (number, max) =>
@@ -106,7 +106,7 @@ export const it: Messages = {
   doneTitle: 'È tutto pronto',
   setupComplete: 'La configurazione è completa.',
   nowActive: (products, property) => `Ora attivo per ${property}: ${f.list(products)}.`,
-  knowledge: (known, property) => `Conosce ${f.list(known)} per ${property}.`,
+  knowledgeSummary: (known, property) => `Conosce ${f.list(known)} per ${property}.`,
   knownCheckin: 'le istruzioni per il check-in',
   knownAnswers: (count) => f.plural(count, { one: '# risposta', other: '# risposte' }),
   knownOffers: (count) => f.plural(count, { one: '# offerta', other: '# offerte' }),
@@ -163,7 +163,7 @@ export const it: Messages = {
   tryAgain:
     'Non è stato possibile completare questo passaggio in questo momento. Non è andato perso nulla: torni indietro e invii di nuovo, oppure ricarichi la pagina tra qualche secondo.',
   faultTitle: 'Si è verificato un errore',
-  fault: (reference) => (
+  faultDetail: (reference) => (
     <>
       Si tratta di un errore da parte nostra e non è stato modificato nulla. Riprovi tra qualche minuto; se il
       problema persiste, ci contatti indicando il riferimento <code>{reference}</code>.
