@@ -60,7 +60,7 @@ const ACCENT = /^#[0-9a-f]{6}$/;
 
 export function Layout(props: {
   title: string;
-  /** The response's CSP nonce; a static page (no nonce) allows its style sheet by hash instead. */
+  /** The response's CSP nonce. */
   nonce?: string;
   children: ComponentChildren;
   script?: string;
@@ -97,9 +97,6 @@ export function Layout(props: {
 export function cspNonce(): string {
   return randomBytes(16).toString('base64');
 }
-
-/** The CSP source that allows the style sheet of a page rendered without a nonce. */
-const STYLES_HASH = `'sha256-${createHash('sha256').update(STYLES).digest('base64')}'`;
 
 /** Headers every page carries: strict CSP, no referrer, no caching, no framing. */
 export function pageHeaders(nonce: string): Record<string, string> {
@@ -176,24 +173,11 @@ export function messagePage(
 }
 
 /**
- * A message page that is the same for every request, for a responder that cannot run code (the
- * web firewall's block response): no nonce, its style sheet allowed by hash, no script.
+ * The headers of a page that is the same for every request, for a responder that cannot run code
+ * (the web firewall's block response): no nonce, its one style sheet allowed by hash, no script.
  */
-export function staticMessagePage(
-  statusCode: number,
-  title: string,
-  message: ComponentChildren,
-  extraHeaders: Record<string, string> = {},
-): PageResponse {
-  return {
-    statusCode,
-    headers: { ...securityHeaders(STYLES_HASH, "'none'"), ...extraHeaders },
-    body: `<!doctype html>${renderToString(
-      <Message statusCode={statusCode} title={title}>
-        {message}
-      </Message>,
-    )}`,
-  };
+export function staticPageHeaders(styleSheet: string): Record<string, string> {
+  return securityHeaders(`'sha256-${createHash('sha256').update(styleSheet).digest('base64')}'`, "'none'");
 }
 
 /** Busy or unreachable dependencies: a page that asks to try again, never a raw 5xx. */

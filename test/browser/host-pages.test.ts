@@ -103,7 +103,10 @@ const stepOf = async (page: Page) =>
 const stagesOf = (page: Page) => page.locator('nav ol.steps li').allTextContents();
 
 /** What a host types on each step, in the language of the pages (English unless given). */
-const TYPED: Record<Language, { name: string; checkin: string; question: string; answer: string; offer: string }> = {
+const TYPED: Record<
+  Language,
+  { name: string; checkin: string; question: string; answer: string; offer: string }
+> = {
   en: {
     name: 'Casa Verde by the Lake',
     checkin: 'Check in from 3 pm.\nThe key box is left of the door, code 4711.',
@@ -127,7 +130,8 @@ const TYPED: Record<Language, { name: string; checkin: string; question: string;
   },
   es: {
     name: 'Casa del lago',
-    checkin: 'Llegada a partir de las 15:00.\nLa caja de llaves está a la izquierda de la puerta, código 4711.',
+    checkin:
+      'Llegada a partir de las 15:00.\nLa caja de llaves está a la izquierda de la puerta, código 4711.',
     question: '¿Hay aparcamiento?',
     answer: 'Sí, dos plazas detrás de la casa.',
     offer: 'Desayuno',
@@ -201,7 +205,11 @@ describe('the wizard follows the products the host activated', () => {
     ['upsells alone', ['upsells'], ['upsells', 'review']],
     ['the guidebook alone', ['guidebook'], ['details', 'review']],
     ['online check-in alone', ['checkin'], ['details', 'review']],
-    ['all of them', ['assistant', 'upsells', 'guidebook', 'checkin'], ['details', 'faqs', 'upsells', 'review']],
+    [
+      'all of them',
+      ['assistant', 'upsells', 'guidebook', 'checkin'],
+      ['details', 'faqs', 'upsells', 'review'],
+    ],
     ['a product no step needs', [SPA], []],
   ];
   const stage: Record<string, string> = {
@@ -211,38 +219,42 @@ describe('the wizard follows the products the host activated', () => {
     review: en.reviewStage,
   };
 
-  it.each(expected)('%s: only its steps, chips and wording, and the closing page names what is active', async (_name, products, steps) => {
-    const page = await newPage();
-    const texts: string[] = [];
-    const chips: string[][] = [];
-    const shown = await walk(page, await link(products), async () => {
-      texts.push(await mainText(page));
-      chips.push(await stagesOf(page));
-    });
+  it.each(expected)(
+    '%s: only its steps, chips and wording, and the closing page names what is active',
+    async (_name, products, steps) => {
+      const page = await newPage();
+      const texts: string[] = [];
+      const chips: string[][] = [];
+      const shown = await walk(page, await link(products), async () => {
+        texts.push(await mainText(page));
+        chips.push(await stagesOf(page));
+      });
 
-    expect(shown).toEqual(steps);
-    const stages = [en.stageProducts, ...steps.map((step) => stage[step]), en.stageDone];
-    // One progress indicator, the same on every page, with only this host's steps.
-    for (const pageChips of chips) expect(pageChips).toEqual(stages.map((label, index) => `${index + 1}. ${label}`));
-    expect(await page.locator('h1').textContent()).toBe(en.doneTitle);
-    const names = products.map(
-      (id) => DEFAULT_CATALOG.find((product) => product.id === id)?.name ?? 'Spa booking',
-    );
-    const closing = await mainText(page);
-    for (const name of names) expect(closing).toContain(name);
-    if (products.includes('assistant')) {
-      expect(closing).toContain('Your assistant now answers guests.');
-      expect(closing).toContain(
-        products.includes('upsells')
-          ? 'It knows the check-in instructions, 1 answer, and 1 offer for Casa Verde by the Lake.'
-          : 'It knows the check-in instructions and 1 answer for Casa Verde by the Lake.',
+      expect(shown).toEqual(steps);
+      const stages = [en.stageProducts, ...steps.map((step) => stage[step]), en.stageDone];
+      // One progress indicator, the same on every page, with only this host's steps.
+      for (const pageChips of chips)
+        expect(pageChips).toEqual(stages.map((label, index) => `${index + 1}. ${label}`));
+      expect(await page.locator('h1').textContent()).toBe(en.doneTitle);
+      const names = products.map(
+        (id) => DEFAULT_CATALOG.find((product) => product.id === id)?.name ?? 'Spa booking',
       );
-    } else {
-      for (const text of texts) expect(text).not.toMatch(ASSISTANT);
-      expect(closing).toContain(en.setupComplete);
-    }
-    if (steps.includes('review')) expect(texts.join('\n')).toContain(en.changeLater(PARTNER_NAME));
-  });
+      const closing = await mainText(page);
+      for (const name of names) expect(closing).toContain(name);
+      if (products.includes('assistant')) {
+        expect(closing).toContain('Your assistant now answers guests.');
+        expect(closing).toContain(
+          products.includes('upsells')
+            ? 'It knows the check-in instructions, 1 answer, and 1 offer for Casa Verde by the Lake.'
+            : 'It knows the check-in instructions and 1 answer for Casa Verde by the Lake.',
+        );
+      } else {
+        for (const text of texts) expect(text).not.toMatch(ASSISTANT);
+        expect(closing).toContain(en.setupComplete);
+      }
+      if (steps.includes('review')) expect(texts.join('\n')).toContain(en.changeLater(PARTNER_NAME));
+    },
+  );
 
   it.each(LANGUAGES)('a guidebook-only host never reads "assistant" in %s, on any page', async (language) => {
     const page = await newPage({ acceptLanguage: language });
@@ -271,7 +283,9 @@ describe('Back, and changing the answers later', () => {
     expect(await page.locator('#property_name').inputValue()).toBe('Casa Verde by the Lake');
     await Promise.all([page.waitForURL(/step=faqs/), continueButton(page).click()]);
     expect(await page.locator('#question-0').inputValue()).toBe('Can I bring my dog?');
-    expect(await page.locator('#answer-0').inputValue()).toBe('Dogs are welcome.\nPlease keep them off the sofa.');
+    expect(await page.locator('#answer-0').inputValue()).toBe(
+      'Dogs are welcome.\nPlease keep them off the sofa.',
+    );
 
     // Half an answer cannot be saved: Back shows what to fix and keeps it.
     await page.locator('#question-1').fill('Is there a cot?');
@@ -287,7 +301,10 @@ describe('Back, and changing the answers later', () => {
   });
 
   it('a new link from the partner opens the wizard on the saved answers, as the review says', async () => {
-    const host = { email: `again-${randomBytes(3).toString('hex')}@example.com`, pmsHotelId: `AGAIN-${Date.now()}` };
+    const host = {
+      email: `again-${randomBytes(3).toString('hex')}@example.com`,
+      pmsHotelId: `AGAIN-${Date.now()}`,
+    };
     const page = await newPage();
     await walk(page, await link(['assistant', 'upsells'], host));
     await screenshot(page, 'host-pages/changed-later-1-done');
@@ -342,7 +359,9 @@ describe('the host’s language', () => {
       // Intl puts a no-break space before the euro sign.
       if (name === 'review') expect(await mainText(page)).toMatch(/Breakfast, 12,50\s€\./);
     });
-    expect(await mainText(page)).toContain('Er kennt die Check-in-Hinweise, 1 Antwort und 1 Angebot für Casa Verde by the Lake.');
+    expect(await mainText(page)).toContain(
+      'Er kennt die Check-in-Hinweise, 1 Antwort und 1 Angebot für Casa Verde by the Lake.',
+    );
 
     const expired = await newPage({ acceptLanguage: 'fr-FR' });
     const expiredAt = Date.UTC(2026, 10, 22, 10, 5);
@@ -353,7 +372,11 @@ describe('the host’s language', () => {
 });
 
 /** A link of this partner whose expiry is `expiredAtMs`, long past. */
-async function expiredLink(expiredAtMs: number, slug = partner.slug, partnerId = partner.id): Promise<string> {
+async function expiredLink(
+  expiredAtMs: number,
+  slug = partner.slug,
+  partnerId = partner.id,
+): Promise<string> {
   const secret = unseal((await getSealedSigningSecret(partnerId)) ?? '', await loadServiceKey('sealing'));
   const { token } = mintActivationToken(
     {
@@ -449,7 +472,14 @@ describe('the partner’s brand', () => {
     );
     const folder = await mkdtemp(join(tmpdir(), 'logo-'));
     await writeFile(join(folder, 'logo.svg'), svg);
-    const refused = await admin('partners', 'brand', '--partner', branded.slug, '--logo', join(folder, 'logo.svg'));
+    const refused = await admin(
+      'partners',
+      'brand',
+      '--partner',
+      branded.slug,
+      '--logo',
+      join(folder, 'logo.svg'),
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('the SVG contains a <script> element');
     // Stored anyway, as a table edited by hand or an older version would hold it.
@@ -528,10 +558,12 @@ describe('every host page, in every language, at desktop and phone widths', () =
     const page = await newPage();
     await page.goto(await link(['assistant']));
     await page.evaluate(() => {
-      document.querySelector('main')?.insertAdjacentHTML(
-        'beforeend',
-        '<img src="data:,"><button></button><p style="width:100px;white-space:nowrap">Unbreakable-text-far-wider-than-its-box</p>',
-      );
+      document
+        .querySelector('main')
+        ?.insertAdjacentHTML(
+          'beforeend',
+          '<img src="data:,"><button></button><p style="width:100px;white-space:nowrap">Unbreakable-text-far-wider-than-its-box</p>',
+        );
     });
     const violations = await seriousAccessibilityViolations(page);
     expect(violations.some((line) => line.includes('image-alt'))).toBe(true);
@@ -579,15 +611,20 @@ describe('every host page, in every language, at desktop and phone widths', () =
           await page.setViewportSize(VIEWPORTS.desktop);
         };
         const products = ['assistant', 'upsells', 'guidebook'];
-        const steps = await walk(page, await link(products), async (name) => {
-          if (name === 'marketplace') {
-            // Product names and descriptions are the catalog's, in this language where it has them.
-            const text = await mainText(page);
-            for (const product of DEFAULT_CATALOG.filter((candidate) => products.includes(candidate.id)))
-              expect(text).toContain(productIn(product, language).name);
-          }
-          await look(name, titles(m)[name] ?? name);
-        }, language);
+        const steps = await walk(
+          page,
+          await link(products),
+          async (name) => {
+            if (name === 'marketplace') {
+              // Product names and descriptions are the catalog's, in this language where it has them.
+              const text = await mainText(page);
+              for (const product of DEFAULT_CATALOG.filter((candidate) => products.includes(candidate.id)))
+                expect(text).toContain(productIn(product, language).name);
+            }
+            await look(name, titles(m)[name] ?? name);
+          },
+          language,
+        );
         expect(steps).toEqual(['details', 'faqs', 'upsells', 'review']);
         for (const errorPage of await errorPages(page, language)) {
           await errorPage.open();
@@ -599,7 +636,10 @@ describe('every host page, in every language, at desktop and phone widths', () =
     if (process.env.UPDATE_README_SCREENSHOTS) {
       await mkdir('docs/screenshots', { recursive: true });
       for (const [shot, file] of Object.entries(README_SHOTS))
-        await copyFile(join(SCREENSHOT_DIRECTORY, 'host-pages', `${shot}.png`), join('docs/screenshots', file));
+        await copyFile(
+          join(SCREENSHOT_DIRECTORY, 'host-pages', `${shot}.png`),
+          join('docs/screenshots', file),
+        );
     }
   }, 240_000);
 });

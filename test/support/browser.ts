@@ -46,7 +46,9 @@ export function layoutProblems(page: Page): Promise<string[]> {
     const problems: string[] = [];
     const width = document.documentElement.clientWidth;
     if (document.documentElement.scrollWidth > width)
-      problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${width} px`);
+      problems.push(
+        `the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${width} px`,
+      );
     const describe = (element: Element) =>
       `<${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}> "${(element.textContent ?? '').trim().slice(0, 40)}"`;
     for (const element of Array.from(document.body.querySelectorAll('*'))) {
@@ -54,8 +56,11 @@ export function layoutProblems(page: Page): Promise<string[]> {
       const box = element.getBoundingClientRect();
       if (box.width === 0 && box.height === 0) continue;
       if (element.scrollWidth > element.clientWidth + 1 && element.clientWidth > 0)
-        problems.push(`${describe(element)} overflows its box: ${element.scrollWidth} px in ${element.clientWidth} px`);
-      if (box.right > width + 1) problems.push(`${describe(element)} ends at ${Math.round(box.right)} px, past ${width} px`);
+        problems.push(
+          `${describe(element)} overflows its box: ${element.scrollWidth} px in ${element.clientWidth} px`,
+        );
+      if (box.right > width + 1)
+        problems.push(`${describe(element)} ends at ${Math.round(box.right)} px, past ${width} px`);
     }
     return problems;
   });

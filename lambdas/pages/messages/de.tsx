@@ -173,6 +173,11 @@ export const de: Messages = {
       <code>{reference}</code> an uns.
     </>
   ),
+
+  firewallTitle: 'Zu viele Anfragen aus Ihrem Netzwerk',
+  firewallWhat: 'Diese Seiten wurden aus Ihrem Netzwerk zu oft aufgerufen und sind für Sie kurz pausiert.',
+  firewallNext: (wait) =>
+    `Warten Sie ${wait} und laden Sie die Seite dann neu. Ihr Link funktioniert weiterhin; ein gerade gesendetes Formular wurde nicht gespeichert: Senden Sie es danach erneut.`,
 };
 
 const FIELD_NAMES: Record<TextField, string> = {

@@ -116,7 +116,8 @@ export const en = {
   setupComplete: 'Your setup is complete.',
   nowActive: (products: readonly string[], property: string) =>
     `Now active for ${property}: ${f.list(products)}.`,
-  knowledgeSummary: (known: readonly string[], property: string) => `It knows ${f.list(known)} for ${property}.`,
+  knowledgeSummary: (known: readonly string[], property: string) =>
+    `It knows ${f.list(known)} for ${property}.`,
   knownCheckin: 'the check-in instructions',
   knownAnswers: (count: number) => f.plural(count, { one: '# answer', other: '# answers' }),
   knownOffers: (count: number) => f.plural(count, { one: '# offer', other: '# offers' }),
@@ -176,6 +177,13 @@ export const en = {
       us quoting reference <code>{reference}</code>.
     </>
   ),
+
+  // The web firewall's 429 page (static: every language on one page)
+  firewallTitle: 'Too many requests from your network',
+  firewallWhat:
+    'These pages were asked for too often from your network, so we are pausing them for you for a moment to keep them available for everyone.',
+  firewallNext: (wait: string) =>
+    `Wait ${wait}, then reload this page. Your link keeps working. If you were sending a form, it was not saved: send it again after the wait.`,
 };
 
 const FIELD_NAMES: Record<TextField, string> = {

@@ -168,6 +168,12 @@ export const es: Messages = {
       el problema continúa, póngase en contacto con nosotros indicando la referencia <code>{reference}</code>.
     </>
   ),
+
+  firewallTitle: 'Demasiadas solicitudes desde su red',
+  firewallWhat:
+    'Estas páginas se han solicitado demasiadas veces desde su red y se han pausado un momento para usted.',
+  firewallNext: (wait) =>
+    `Espere ${wait} y vuelva a cargar esta página. Su enlace sigue funcionando; si estaba enviando un formulario, no se guardó: envíelo de nuevo después.`,
 };
 
 const FIELD_NAMES: Record<TextField, string> = {

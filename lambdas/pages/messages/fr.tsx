@@ -169,6 +169,12 @@ export const fr: Messages = {
       problème persiste, contactez-nous en indiquant la référence <code>{reference}</code>.
     </>
   ),
+
+  firewallTitle: 'Trop de requêtes depuis votre réseau',
+  firewallWhat:
+    'Ces pages ont été demandées trop souvent depuis votre réseau ; elles sont suspendues pour vous un instant.',
+  firewallNext: (wait) =>
+    `Attendez ${wait}, puis rechargez cette page. Votre lien reste valable ; un formulaire que vous envoyiez n’a pas été enregistré : renvoyez-le ensuite.`,
 };
 
 const FIELD_NAMES: Record<TextField, string> = {

@@ -169,6 +169,12 @@ export const it: Messages = {
       problema persiste, ci contatti indicando il riferimento <code>{reference}</code>.
     </>
   ),
+
+  firewallTitle: 'Troppe richieste dalla sua rete',
+  firewallWhat:
+    'Queste pagine sono state richieste troppe volte dalla sua rete e sono sospese per lei per un momento.',
+  firewallNext: (wait) =>
+    `Attenda ${wait}, poi ricarichi questa pagina. Il suo link continua a funzionare; se stava inviando un modulo, non è stato salvato: lo invii di nuovo dopo l’attesa.`,
 };
 
 const FIELD_NAMES: Record<TextField, string> = {
