@@ -95,10 +95,10 @@ const SVG_REFUSED: readonly [RegExp, string][] = [
   [/<foreignObject/i, 'a <foreignObject> element'],
   [/<!ENTITY/i, 'an entity declaration'],
   [
-    /(?:href|src)\s*=\s*["']?\s*(?!#|data:image\/(?:png|webp|jpeg);)/i,
+    /(?:href|src)\s*=\s*["']?\s*(?!#|data:image\/(?:png|webp|jpeg);)[^"'\s>]/i,
     'a reference to another file or address',
   ],
-  [/url\(\s*["']?\s*(?!#)/i, 'a url() that is not a reference inside the file'],
+  [/url\(\s*["']?\s*(?!#)[^"'\s)]/i, 'a url() that is not a reference inside the file'],
   [/@import/i, 'an @import'],
 ];
 
