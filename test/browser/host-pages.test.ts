@@ -300,6 +300,33 @@ describe('Back, and changing the answers later', () => {
     expect(await page.locator('#answer-1').inputValue()).toBe('Yes, on request.');
   });
 
+  it('refuses control and text-direction characters in the wizard with a message that says which field', async () => {
+    const page = await newPage({ acceptLanguage: 'de' });
+    await page.goto(await link(['assistant', 'upsells']));
+    await Promise.all([page.waitForURL(/onboarding/), continueButton(page).click()]);
+    await fill(page, 'details', 'de');
+    await Promise.all([page.waitForURL(/step=faqs/), continueButton(page).click()]);
+    // A right-to-left override in the answer (it would reorder what guests read), a tab in a question.
+    await page.locator('#question-0').fill('Gibt es WLAN?');
+    await page.locator('#answer-0').fill('Ja, das Passwort: \u202egnuhcseb');
+    await page.locator('#question-1').evaluate((input: HTMLInputElement) => {
+      input.value = 'Frühstück\tab wann?';
+    });
+    await page.locator('#answer-1').fill('Ab 7 Uhr.\nIm Garten.');
+    const [response] = await Promise.all([
+      page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
+      continueButton(page).click(),
+    ]);
+
+    expect(response.status()).toBe(400);
+    const alert = await page.getByRole('alert').innerText();
+    expect(alert).toContain(CATALOGUES.de.errorFaqAnswerCharacters(1));
+    expect(alert).toContain(CATALOGUES.de.errorFaqQuestionLine(2));
+    // What was typed stays, for the host to fix; a line break in an answer is fine.
+    expect(await page.locator('#answer-1').inputValue()).toBe('Ab 7 Uhr.\nIm Garten.');
+    await screenshot(page, 'host-pages/refused-control-characters');
+  });
+
   it('a new link from the partner opens the wizard on the saved answers, as the review says', async () => {
     const host = {
       email: `again-${randomBytes(3).toString('hex')}@example.com`,
