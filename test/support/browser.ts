@@ -66,11 +66,14 @@ export function layoutProblems(page: Page): Promise<string[]> {
   });
 }
 
+let axeSource: Promise<string> | undefined;
+
 /** axe-core's violations of impact serious or critical on the page, one line each. */
 export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
-  const source = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  // Evaluated through the DevTools protocol, which the page's CSP (no inline script) does not govern.
-  await page.evaluate(source);
+  axeSource ??= readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  // Evaluated through the DevTools protocol, which the page's CSP (no inline script) does not govern;
+  // once per document (a resized page keeps it).
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(await axeSource);
   const violations = await page.evaluate(async () => {
     const { axe } = window as unknown as {
       axe: {
