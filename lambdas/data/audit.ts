@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'partner.suspended',
   'partner.resumed',
   'catalog.changed',
+  'partner.branded',
   'sample-data.added',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,7 +1,9 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../common/aws-errors';
-import type { Product } from '../domain/catalog';
+import type { Product, ProductTexts, ProductTranslations } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
+import type { Language } from '../domain/languages';
+import { LANGUAGES } from '../domain/languages';
 import { documentClient, GSI1, TABLE_NAME } from './db';
 import { CATALOG_INDEX_PARTITION, PRODUCT_PARTITION } from './partitions';
 
@@ -48,16 +50,89 @@ async function addMissingGoesLive(product: Product): Promise<void> {
 }
 
 /**
+ * Gives a stored default product the translations it was created without, on the same terms as
+ * `addMissingGoesLive`: never over an operator's translations or a renamed product.
+ */
+async function addMissingTranslations(product: Product): Promise<void> {
+  if (!product.translations) return;
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: productKey(product.id),
+        UpdateExpression: 'SET #translations = :translations',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#translations) AND #name = :name',
+        ExpressionAttributeNames: { '#translations': 'translations', '#name': 'name' },
+        ExpressionAttributeValues: { ':translations': product.translations, ':name': product.name },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
  * Creates the catalog's missing products; products already stored are left as they are, so
- * names or descriptions edited in the table are never overwritten (only a `goesLive` they were
- * stored without is added).
+ * names or descriptions edited in the table are never overwritten (only a `goesLive` or
+ * translations they were stored without are added).
  */
 export async function ensureCatalog(products: readonly Product[]): Promise<void> {
   await Promise.all(
     products.map(async (product) => {
-      if (!(await addProduct(product))) await addMissingGoesLive(product);
+      if (!(await addProduct(product)))
+        await Promise.all([addMissingGoesLive(product), addMissingTranslations(product)]);
     }),
   );
+}
+
+/**
+ * Sets a product's texts in one language other than English, keeping that language's texts the
+ * edit does not name; undefined when there is no such product. Three writes, each on condition
+ * that the product exists: the map of translations, the language's map, then the texts (a
+ * document path can only be set inside a map that exists). Each is idempotent, so a failure
+ * between them leaves nothing a second run does not finish.
+ */
+export async function translateProduct(
+  id: string,
+  language: Exclude<Language, 'en'>,
+  texts: ProductTexts,
+): Promise<Product | undefined> {
+  const update = async (expression: string, names: Record<string, string>, values: Record<string, unknown>) =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: productKey(id),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+  const names = { '#translations': 'translations', '#language': language };
+  try {
+    await update(
+      'SET #translations = if_not_exists(#translations, :empty)',
+      { '#translations': 'translations' },
+      {
+        ':empty': {},
+      },
+    );
+    await update('SET #translations.#language = if_not_exists(#translations.#language, :empty)', names, {
+      ':empty': {},
+    });
+    const fields = Object.entries(texts).filter(([, value]) => value !== undefined);
+    if (fields.length === 0) throw new Error('A translation names at least one text.');
+    const { Attributes } = await update(
+      `SET ${fields.map(([field]) => `#translations.#language.#${field} = :${field}`).join(', ')}`,
+      { ...names, ...Object.fromEntries(fields.map(([field]) => [`#${field}`, field])) },
+      Object.fromEntries(fields.map(([field, value]) => [`:${field}`, value])),
+    );
+    return toProduct(Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
 }
 
 /** What an edit may change: each text is optional; `goesLive: null` removes it (stored as `false`). */
@@ -101,16 +176,45 @@ export async function editProduct(id: string, edit: ProductEdit): Promise<Produc
   }
 }
 
+function goesLiveOf(value: unknown): Product['goesLive'] {
+  const goesLive = value as Record<string, unknown> | undefined;
+  return typeof goesLive?.submitLabel === 'string' && typeof goesLive.liveMessage === 'string'
+    ? { submitLabel: goesLive.submitLabel, liveMessage: goesLive.liveMessage }
+    : undefined;
+}
+
+function textsOf(value: unknown): ProductTexts | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stored = value as Record<string, unknown>;
+  const goesLive = goesLiveOf(stored.goesLive);
+  const texts: ProductTexts = {
+    ...(typeof stored.name === 'string' ? { name: stored.name } : {}),
+    ...(typeof stored.description === 'string' ? { description: stored.description } : {}),
+    ...(goesLive ? { goesLive } : {}),
+  };
+  return Object.keys(texts).length > 0 ? texts : undefined;
+}
+
+function translationsOf(value: unknown): ProductTranslations | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stored = value as Record<string, unknown>;
+  const entries = LANGUAGES.flatMap((language) => {
+    const texts = language === 'en' ? undefined : textsOf(stored[language]);
+    return texts ? [[language, texts] as const] : [];
+  });
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
 function toProduct(item: Record<string, unknown> | undefined): Product | undefined {
   if (!item || !isProductId(item.id)) return undefined;
-  const goesLive = item.goesLive as Record<string, unknown> | undefined;
+  const goesLive = goesLiveOf(item.goesLive);
+  const translations = translationsOf(item.translations);
   return {
     id: item.id,
     name: String(item.name),
     description: String(item.description),
-    ...(typeof goesLive?.submitLabel === 'string' && typeof goesLive.liveMessage === 'string'
-      ? { goesLive: { submitLabel: goesLive.submitLabel, liveMessage: goesLive.liveMessage } }
-      : {}),
+    ...(goesLive ? { goesLive } : {}),
+    ...(translations ? { translations } : {}),
   };
 }
 

@@ -1,4 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { PartnerBranding } from '../domain/branding';
+import { brandingOf } from '../domain/branding';
 import type { ProductId } from '../domain/catalog';
 import { isProductId } from '../domain/catalog';
 import type { Scope } from '../domain/scopes';
@@ -30,6 +32,8 @@ export interface Partner {
   /** Set while an operator has suspended the partner: its keys, links and reveals do nothing. */
   readonly suspension?: PartnerSuspension;
   readonly createdAt: string;
+  /** How hosts' pages show the partner (`partners brand`; lambdas/domain/branding.ts). */
+  readonly branding?: PartnerBranding;
 }
 
 export interface PartnerSuspension {
@@ -110,12 +114,18 @@ function toPartner(item: Record<string, unknown> | undefined): Partner | undefin
     keyPrefixes: item.keyPrefixes instanceof Set ? [...item.keyPrefixes].map(String).sort() : [],
     ...(isSuspension(item.suspension) ? { suspension: item.suspension } : {}),
     createdAt: String(item.createdAt),
+    ...brandingAttribute(item.branding),
   };
 }
 
 function isSuspension(value: unknown): value is PartnerSuspension {
   const candidate = value as Partial<PartnerSuspension> | undefined;
   return typeof candidate?.at === 'string' && typeof candidate.reason === 'string';
+}
+
+function brandingAttribute(stored: unknown): { branding?: PartnerBranding } {
+  const branding = brandingOf(stored);
+  return branding ? { branding } : {};
 }
 
 /** A partner; read consistently for a decision that writes, as operators' commands make. */

@@ -14,12 +14,31 @@ const UNSAFE_RANGES = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u20
 const CONTROL_CHARACTER = new RegExp(`[${UNSAFE_RANGES}]`);
 const CONTROL_CHARACTERS = new RegExp(`[${UNSAFE_RANGES}]`, 'g');
 
+/** The same characters but tab and line feed: what a text of several lines refuses. */
+const UNSAFE_IN_TEXT =
+  '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+const CONTROL_CHARACTER_IN_TEXT = new RegExp(`[${UNSAFE_IN_TEXT}]`);
+
 /** The same rule as a JSON Schema `pattern` (the OpenAPI document's text fields). */
 export const ONE_LINE_PATTERN = `^[^${UNSAFE_RANGES}]*$`;
 
 /** True when the text has none of the characters above. */
 export function isOneLine(text: string): boolean {
   return !CONTROL_CHARACTER.test(text);
+}
+
+/**
+ * Text of several lines (a check-in instruction, an answer, a description): the one-line rule
+ * but line feeds and tabs are kept. Carriage returns count as refused: read form text through
+ * `withUnixLineBreaks` first, as browsers send a textarea's line breaks as CR LF.
+ */
+export function isMultiLineText(text: string): boolean {
+  return !CONTROL_CHARACTER_IN_TEXT.test(text);
+}
+
+/** Line breaks as line feeds (a form's CR LF, a lone CR). */
+export function withUnixLineBreaks(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
 }
 
 /** The text with each character above replaced. */

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { checkActivationLink } from './activation-link';
-import { partnerForSlug, sessionKey } from './activation-lookups';
+import { partnerFace, partnerForSlug, sessionKey } from './activation-lookups';
 import { newSession, sessionCookie } from './host-session';
-import { pageHandler } from './page-handler';
+import { hostPageHandler } from './page-handler';
 import {
   linkProblemPage,
   partnerUnavailablePage,
@@ -16,16 +16,16 @@ import {
  * redirects (303) to the marketplace, so the token leaves the address bar. Writes nothing:
  * mail scanners and link previews open links too.
  */
-export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
+export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, locale) => {
   const now = Date.now();
   const partner = await partnerForSlug(event.pathParameters?.slug ?? '');
-  if (!partner) return unknownPartnerPage();
-  if (partner.suspension) return partnerUnavailablePage(partner.name);
+  if (!partner) return unknownPartnerPage(locale);
+  if (partner.suspension) return partnerUnavailablePage(locale, await partnerFace(partner));
   const tokens = event.multiValueQueryStringParameters?.token ?? [];
   const [token] = tokens;
-  if (tokens.length !== 1 || !token) return linkProblemPage('malformed', partner.name);
+  if (tokens.length !== 1 || !token) return linkProblemPage(locale, 'malformed', await partnerFace(partner));
   const check = await checkActivationLink(partner, token, now);
-  if (!check.ok) return linkProblemPage(check.problem, partner.name, check.claims);
+  if (!check.ok) return linkProblemPage(locale, check.problem, await partnerFace(partner), check.claims);
   const session = newSession(partner.id, partner.slug, check.claims, now);
   return seeOther('marketplace', sessionCookie(session, await sessionKey(), SECURE_COOKIES, now));
 });

@@ -1,38 +1,123 @@
-import type { ComponentChildren } from 'preact';
-import { Layout } from './html';
+import type { ComponentChildren, VNode } from 'preact';
+import { LANGUAGE_NAMES, LANGUAGES } from '../domain/languages';
+import { htmlPage, Layout, type PageResponse } from './html';
+import type { HostLocale } from './messages';
 
-/** The activation flow as the host sees it above every page: products, then set-up, then live. */
-export const ACTIVATION_FLOW = [
-  { id: 'products', label: 'Choose products' },
-  { id: 'setup', label: 'Set up your assistant' },
-  { id: 'live', label: 'Live' },
-] as const;
+/** The partner as its hosts' pages show it: name, logo (a data: URL, never a third-party address), website. */
+export interface PartnerFace {
+  readonly name: string;
+  readonly logo?: string;
+  readonly website?: string;
+  readonly accentColor?: string;
+}
 
-/** A stage of the activation flow (the marketplace, the wizard's steps, its last page). */
-export type ActivationStage = (typeof ACTIVATION_FLOW)[number]['id'];
+/** Above every host page: who sponsors it, and the language switch. */
+function HostHeader(props: { locale: HostLocale; partner?: PartnerFace }) {
+  const { locale, partner } = props;
+  return (
+    <header class="host-header">
+      {partner ? (
+        <p class="sponsor muted">
+          {partner.logo ? <img src={partner.logo} alt="" height={40} /> : null}
+          <span>
+            {locale.messages.sponsoredBy} <strong>{partner.name}</strong>
+          </span>
+        </p>
+      ) : (
+        <span />
+      )}
+      <nav aria-label={locale.messages.languageSwitch} class="languages">
+        <ul>
+          {LANGUAGES.map((language) => (
+            <li>
+              <a
+                href={locale.switchTo(language)}
+                hreflang={language}
+                lang={language}
+                aria-current={language === locale.language ? 'true' : undefined}
+              >
+                {LANGUAGE_NAMES[language]}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+    </header>
+  );
+}
 
-/** The activation pages' frame: the partner's name and where the host is in the flow. */
+/** Where the host is in the activation: the stages' names and the current one's place. */
+export interface Progress {
+  readonly stages: readonly string[];
+  readonly current: number;
+}
+
+/** The activation pages' frame: the partner, the language switch, and the one progress indicator. */
 export function ActivationLayout(props: {
   title: string;
   nonce: string;
-  partnerName: string;
-  stage: ActivationStage;
+  locale: HostLocale;
+  partner: PartnerFace;
+  progress: Progress;
   children: ComponentChildren;
 }) {
-  const current = ACTIVATION_FLOW.findIndex((stage) => stage.id === props.stage);
+  const { locale, progress } = props;
   return (
-    <Layout title={`${props.title} · ${props.partnerName}`} nonce={props.nonce}>
-      <p class="muted">Sponsored by {props.partnerName}</p>
-      <nav aria-label="Progress">
+    <Layout
+      title={`${props.title} · ${props.partner.name}`}
+      nonce={props.nonce}
+      lang={locale.language}
+      {...(props.partner.accentColor ? { accent: props.partner.accentColor } : {})}
+    >
+      <HostHeader locale={locale} partner={props.partner} />
+      <nav aria-label={locale.messages.progressLabel}>
         <ol class="steps">
-          {ACTIVATION_FLOW.map((stage, index) => (
-            <li aria-current={index === current ? 'step' : undefined}>
-              {index + 1}. {stage.label}
+          {progress.stages.map((stage, index) => (
+            <li aria-current={index === progress.current ? 'step' : undefined}>
+              {locale.formats.number(index + 1)}. {stage}
             </li>
           ))}
         </ol>
       </nav>
       {props.children}
     </Layout>
+  );
+}
+
+/**
+ * A host page that says what happened and what to do: in the host's language, with the partner
+ * (when the address names one) and a way back to its website (when it has one).
+ */
+export function hostMessagePage(
+  statusCode: number,
+  locale: HostLocale,
+  title: string,
+  message: ComponentChildren,
+  options: { partner?: PartnerFace | undefined; headers?: Record<string, string> } = {},
+): PageResponse {
+  const { partner } = options;
+  const failed = statusCode >= 400;
+  return htmlPage(
+    statusCode,
+    (nonce): VNode => (
+      <Layout
+        title={title}
+        nonce={nonce}
+        lang={locale.language}
+        {...(partner?.accentColor ? { accent: partner.accentColor } : {})}
+      >
+        <HostHeader locale={locale} {...(partner ? { partner } : {})} />
+        <h1>{title}</h1>
+        <div class={failed ? 'notice error' : 'notice'} role={failed ? 'alert' : undefined}>
+          {message}
+        </div>
+        {partner?.website ? (
+          <a class="back-to" href={partner.website} rel="noopener noreferrer">
+            {locale.messages.backTo(partner.name)}
+          </a>
+        ) : null}
+      </Layout>
+    ),
+    options.headers,
   );
 }

@@ -3,14 +3,17 @@ import { unseal } from '../common/secret-box';
 import { loadServiceKey } from '../common/service-secrets';
 import { listCatalog } from '../data/catalog';
 import { getKnowledgeBase } from '../data/knowledge-base';
+import { getPartnerLogo } from '../data/partner-logos';
 import type { Partner } from '../data/partners';
 import { getPartnerBySlug, getSealedSigningSecret } from '../data/partners';
 import { getPropertyOfPartner } from '../data/properties';
 import { listActiveProductsOfProperty } from '../data/seats';
 import { isPartnerSlug } from '../domain/partner-slug';
+import type { PartnerFace } from './activation-layout';
 import type { HostSession } from './host-session';
 import { readSession } from './host-session';
 import type { PageResponse } from './html';
+import type { HostLocale } from './messages';
 import { partnerUnavailablePage, sessionEndedPage, unknownPartnerPage } from './page-responses';
 
 /** Looked-up data that changes rarely, kept for a minute per warm instance. */
@@ -42,6 +45,24 @@ export async function signingSecretOf(partnerId: number): Promise<Buffer | undef
   });
 }
 
+/**
+ * The partner as the pages show it. The logo is read by its digest, so a new logo is shown as
+ * soon as the cached partner names it; the page inlines it as a data: URL, so no page ever
+ * fetches an image from anywhere (CSP `img-src 'self' data:`).
+ */
+export async function partnerFace(partner: Partner): Promise<PartnerFace> {
+  const { branding } = partner;
+  const logo = branding?.logo
+    ? await cached(`logo:${partner.id}:${branding.logo.sha256}`, () => getPartnerLogo(partner.id))
+    : undefined;
+  return {
+    name: partner.name,
+    ...(logo ? { logo: `data:${logo.contentType};base64,${logo.data}` } : {}),
+    ...(branding?.website ? { website: branding.website } : {}),
+    ...(branding?.accentColor ? { accentColor: branding.accentColor } : {}),
+  };
+}
+
 export async function sessionKey(): Promise<Buffer> {
   return loadServiceKey('session');
 }
@@ -52,14 +73,17 @@ export async function sessionKey(): Promise<Buffer> {
  */
 export async function openSession(
   event: APIGatewayProxyEvent,
-): Promise<{ partner: Partner; session: HostSession; key: Buffer } | { page: PageResponse }> {
+  locale: HostLocale,
+): Promise<
+  { partner: Partner; face: PartnerFace; session: HostSession; key: Buffer } | { page: PageResponse }
+> {
   const partner = await partnerForSlug(event.pathParameters?.slug ?? '');
-  if (!partner) return { page: unknownPartnerPage() };
-  if (partner.suspension) return { page: partnerUnavailablePage(partner.name) };
-  const key = await sessionKey();
+  if (!partner) return { page: unknownPartnerPage(locale) };
+  const [key, face] = await Promise.all([sessionKey(), partnerFace(partner)]);
+  if (partner.suspension) return { page: partnerUnavailablePage(locale, face) };
   const session = readSession(event, key, partner.slug, Date.now());
-  if (!session) return { page: sessionEndedPage(partner.name) };
-  return { partner, session, key };
+  if (!session) return { page: sessionEndedPage(locale, face) };
+  return { partner, face, session, key };
 }
 
 /** A provisioned property as the onboarding wizard reads it: the property, its knowledge base, its products. */

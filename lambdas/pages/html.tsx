@@ -43,17 +43,36 @@ ol.steps { display: flex; gap: .5rem; padding: 0; list-style: none; flex-wrap: w
 ol.steps li { padding: .25rem .5rem; border-radius: 1rem; border: 1px solid #d0d7de; }
 ol.steps li[aria-current=step] { background: var(--accent); color: #fff; border-color: var(--accent); }
 .error-text { color: var(--danger); font-weight: 600; }
+.host-header { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: .5rem 1rem; margin-bottom: .5rem; }
+.sponsor { display: flex; flex-wrap: wrap; align-items: center; gap: .25rem .5rem; margin: 0; min-width: 0; overflow-wrap: anywhere; }
+.sponsor img { max-height: 2.5rem; max-width: 10rem; width: auto; height: auto; }
+.languages ul { display: flex; flex-wrap: wrap; gap: .25rem .75rem; list-style: none; margin: 0; padding: 0; font-size: .9rem; }
+.languages a { display: inline-block; padding: .5rem .125rem; min-height: 24px; color: inherit; }
+.languages a[aria-current] { font-weight: 700; text-decoration: none; }
+.actions { display: flex; flex-wrap: wrap; flex-direction: row-reverse; justify-content: space-between; gap: .75rem; margin-top: 1rem; }
+.prewrap { white-space: pre-wrap; }
+a.back-to { display: inline-block; margin-top: 1rem; font-weight: 600; }
+h1, h2, h3, p, li, legend, label { overflow-wrap: anywhere; }
+@media (prefers-color-scheme: dark) { button.secondary { color: CanvasText; border-color: CanvasText; } }
 `;
+
+const ACCENT = /^#[0-9a-f]{6}$/;
 
 export function Layout(props: {
   title: string;
-  /** The response's CSP nonce; a static page (no nonce) allows its style sheet by hash instead. */
+  /** The response's CSP nonce. */
   nonce?: string;
   children: ComponentChildren;
   script?: string;
+  /** The page's language (`<html lang>`); English unless given. */
+  lang?: string;
+  /** A partner's accent colour (`#rrggbb`) in place of ours; anything else is ignored. */
+  accent?: string;
 }): VNode {
+  const accent = props.accent !== undefined && ACCENT.test(props.accent) ? props.accent : undefined;
+  const styles = accent ? `${STYLES}:root { --accent: ${accent}; }\n` : STYLES;
   return (
-    <html lang="en">
+    <html lang={props.lang ?? 'en'}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -62,7 +81,7 @@ export function Layout(props: {
         <link rel="icon" href="data:," />
         <title>{props.title}</title>
         {/* A constant, written verbatim: text escaping would turn its quotes into entities CSS does not read. */}
-        <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: STYLES }} />
+        <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: styles }} />
       </head>
       <body>
         <main>{props.children}</main>
@@ -78,9 +97,6 @@ export function Layout(props: {
 export function cspNonce(): string {
   return randomBytes(16).toString('base64');
 }
-
-/** The CSP source that allows the style sheet of a page rendered without a nonce. */
-const STYLES_HASH = `'sha256-${createHash('sha256').update(STYLES).digest('base64')}'`;
 
 /** Headers every page carries: strict CSP, no referrer, no caching, no framing. */
 export function pageHeaders(nonce: string): Record<string, string> {
@@ -157,24 +173,11 @@ export function messagePage(
 }
 
 /**
- * A message page that is the same for every request, for a responder that cannot run code (the
- * web firewall's block response): no nonce, its style sheet allowed by hash, no script.
+ * The headers of a page that is the same for every request, for a responder that cannot run code
+ * (the web firewall's block response): no nonce, its one style sheet allowed by hash, no script.
  */
-export function staticMessagePage(
-  statusCode: number,
-  title: string,
-  message: ComponentChildren,
-  extraHeaders: Record<string, string> = {},
-): PageResponse {
-  return {
-    statusCode,
-    headers: { ...securityHeaders(STYLES_HASH, "'none'"), ...extraHeaders },
-    body: `<!doctype html>${renderToString(
-      <Message statusCode={statusCode} title={title}>
-        {message}
-      </Message>,
-    )}`,
-  };
+export function staticPageHeaders(styleSheet: string): Record<string, string> {
+  return securityHeaders(`'sha256-${createHash('sha256').update(styleSheet).digest('base64')}'`, "'none'");
 }
 
 /** Busy or unreachable dependencies: a page that asks to try again, never a raw 5xx. */

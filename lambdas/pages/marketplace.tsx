@@ -10,20 +10,25 @@ import {
 } from '../data/provisioning';
 import type { ActivationClaims } from '../domain/activation-token';
 import type { Product } from '../domain/catalog';
-import { ActivationLayout } from './activation-layout';
+import { productIn } from '../domain/catalog';
+import type { PartnerFace } from './activation-layout';
+import { ActivationLayout, hostMessagePage } from './activation-layout';
 import { openSession, productCatalog } from './activation-lookups';
 import type { HostSession } from './host-session';
 import { csrfToken, isValidCsrfToken, provisionedSession, sessionCookie } from './host-session';
-import { htmlPage, messagePage, tryAgainPage } from './html';
-import { pageHandler } from './page-handler';
+import { htmlPage } from './html';
+import type { HostLocale } from './messages';
+import { hostPageHandler } from './page-handler';
 import {
   formExpiredPage,
+  hostTryAgainPage,
   linkProblemPage,
   partnerUnavailablePage,
   SECURE_COOKIES,
   seeOther,
 } from './page-responses';
 import { postedForm } from './posted-form';
+import { wizardStepsFor } from './wizard-steps';
 
 /** Products the host may activate: those requested that the partner's agreement includes. */
 function offeredProducts(catalog: readonly Product[], partner: Partner, claims: ActivationClaims): Product[] {
@@ -33,51 +38,64 @@ function offeredProducts(catalog: readonly Product[], partner: Partner, claims: 
 }
 
 function marketplacePage(
-  partner: Partner,
+  locale: HostLocale,
+  partner: PartnerFace,
   session: HostSession,
   products: readonly Product[],
   csrf: string,
   options: { error?: string; selected?: readonly string[] } = {},
 ) {
+  const m = locale.messages;
   const selected = options.selected ?? products.map((product) => product.id);
+  const stages = [
+    m.stageProducts,
+    ...wizardStepsFor(products.map((product) => product.id)).map((step) => step.stage(m)),
+    m.stageDone,
+  ];
   return htmlPage(options.error ? 400 : 200, (nonce) => (
-    <ActivationLayout title="Choose your products" nonce={nonce} partnerName={partner.name} stage="products">
-      <h1>Welcome, {session.claims.contact_name}</h1>
-      <p class="lead">
-        {partner.name} sponsors your account: choose the products to switch on. There is nothing to pay.
-      </p>
+    <ActivationLayout
+      title={m.marketplaceTitle}
+      nonce={nonce}
+      locale={locale}
+      partner={partner}
+      progress={{ stages, current: 0 }}
+    >
+      <h1>{m.welcomeHeading(session.claims.contact_name)}</h1>
+      <p class="lead">{m.marketplaceLead(partner.name)}</p>
       {products.length === 0 ? (
         <p class="notice error" role="alert">
-          None of the products in this link are part of {partner.name}’s offer any more. Ask {partner.name}{' '}
-          for a fresh link.
+          {m.noProductsOffered(partner.name)}
         </p>
       ) : (
         <form method="post" action="marketplace" novalidate>
           <input type="hidden" name="csrf" value={csrf} />
           <fieldset aria-describedby={options.error ? 'products-error' : undefined}>
-            <legend>Products for {session.claims.contact_email}</legend>
+            <legend>{m.productsFor(session.claims.contact_email)}</legend>
             {options.error ? (
               <p id="products-error" class="error-text" role="alert">
                 {options.error}
               </p>
             ) : null}
-            {products.map((product) => (
-              <div class="choice">
-                <input
-                  type="checkbox"
-                  id={`product-${product.id}`}
-                  name="product"
-                  value={product.id}
-                  checked={selected.includes(product.id)}
-                />
-                <label for={`product-${product.id}`}>
-                  {product.name}
-                  <span>{product.description}</span>
-                </label>
-              </div>
-            ))}
+            {products.map((product) => {
+              const texts = productIn(product, locale.language);
+              return (
+                <div class="choice">
+                  <input
+                    type="checkbox"
+                    id={`product-${product.id}`}
+                    name="product"
+                    value={product.id}
+                    checked={selected.includes(product.id)}
+                  />
+                  <label for={`product-${product.id}`}>
+                    {texts.name}
+                    <span>{texts.description}</span>
+                  </label>
+                </div>
+              );
+            })}
           </fieldset>
-          <button type="submit">Activate selected products</button>
+          <button type="submit">{m.activateSelected}</button>
         </form>
       )}
     </ActivationLayout>
@@ -86,24 +104,23 @@ function marketplacePage(
 
 async function provision(
   event: APIGatewayProxyEvent,
-  partner: Partner,
-  session: HostSession,
-  key: Buffer,
+  locale: HostLocale,
+  opened: { partner: Partner; face: PartnerFace; session: HostSession; key: Buffer },
   offered: readonly Product[],
 ): Promise<APIGatewayProxyResult> {
-  const posted = postedForm(event);
+  const { partner, face, session, key } = opened;
+  const m = locale.messages;
+  const posted = postedForm(event, locale, face);
   if (!posted.ok) return posted.page;
   const { form } = posted;
-  if (!isValidCsrfToken(session, key, form.get('csrf'))) return formExpiredPage();
+  if (!isValidCsrfToken(session, key, form.get('csrf'))) return formExpiredPage(locale, face);
   const chosen = form.getAll('product');
   const offeredIds = offered.map((product) => product.id);
   const productIds = offeredIds.filter((id) => chosen.includes(id));
   const notOffered = chosen.some((id) => !offeredIds.includes(id as Product['id']));
   if (productIds.length === 0 || notOffered) {
-    return marketplacePage(partner, session, offered, csrfToken(session, key), {
-      error: notOffered
-        ? 'Only the products listed here can be activated. Choose among them.'
-        : 'Choose at least one product to activate.',
+    return marketplacePage(locale, face, session, offered, csrfToken(session, key), {
+      error: notOffered ? m.onlyListedProducts : m.chooseAtLeastOne,
       selected: chosen.filter((id) => offeredIds.includes(id as Product['id'])),
     });
   }
@@ -127,7 +144,7 @@ async function provision(
     // Another session used this link first (someone who opened it before the host): it has no door
     // into that host's wizard.
     if (result.alreadyProvisioned && result.sessionId !== session.sid)
-      return linkProblemPage('used', partner.name, session.claims);
+      return linkProblemPage(locale, 'used', face, session.claims);
     const next = provisionedSession(
       session,
       { hostUserId: result.hostUserId, propertyId: result.propertyId },
@@ -135,18 +152,12 @@ async function provision(
     );
     return seeOther('onboarding', sessionCookie(next, key, SECURE_COOKIES, now));
   } catch (error) {
-    if (error instanceof ProvisioningContentionError) return tryAgainPage();
-    if (error instanceof PartnerSuspendedError) return partnerUnavailablePage(partner.name);
-    if (error instanceof PropertyHeldByAnotherHostError) {
-      return messagePage(
-        409,
-        'This property is already set up',
-        <p>
-          {partner.name} already set this property up for another account. Ask {partner.name} to check the
-          e-mail address in your link. Nothing was changed.
-        </p>,
-      );
-    }
+    if (error instanceof ProvisioningContentionError) return hostTryAgainPage(locale, face);
+    if (error instanceof PartnerSuspendedError) return partnerUnavailablePage(locale, face);
+    if (error instanceof PropertyHeldByAnotherHostError)
+      return hostMessagePage(409, locale, m.propertyTakenTitle, <p>{m.propertyTaken(partner.name)}</p>, {
+        partner: face,
+      });
     throw error;
   }
 }
@@ -157,17 +168,17 @@ async function provision(
  * to the onboarding wizard. A second submit (two tabs, a double click, a retry) finds the
  * link's work done and goes on too.
  */
-export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
-  const opened = await openSession(event);
+export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, locale) => {
+  const opened = await openSession(event, locale);
   if ('page' in opened) return opened.page;
-  const { partner, session, key } = opened;
+  const { partner, face, session, key } = opened;
   if (session.provisioned) return seeOther('onboarding');
   if (session.claims.exp * 1000 <= Date.now())
-    return linkProblemPage('expired', partner.name, session.claims);
+    return linkProblemPage(locale, 'expired', face, session.claims);
   // Used by another session meanwhile: say so now rather than after the host chooses products.
   const used = await getConsumedNonce(partner.id, session.claims.nonce);
-  if (used && used.sessionId !== session.sid) return linkProblemPage('used', partner.name, session.claims);
+  if (used && used.sessionId !== session.sid) return linkProblemPage(locale, 'used', face, session.claims);
   const offered = offeredProducts(await productCatalog(), partner, session.claims);
-  if (event.httpMethod === 'POST') return provision(event, partner, session, key, offered);
-  return marketplacePage(partner, session, offered, csrfToken(session, key));
+  if (event.httpMethod === 'POST') return provision(event, locale, opened, offered);
+  return marketplacePage(locale, face, session, offered, csrfToken(session, key));
 });

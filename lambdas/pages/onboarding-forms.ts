@@ -1,5 +1,6 @@
 import type { KnowledgeBase, UpsellOffer } from '../data/knowledge-base';
-import { isOneLine } from '../domain/text';
+import { isMultiLineText, isOneLine, withUnixLineBreaks } from '../domain/text';
+import type { Messages } from './messages';
 
 /** Reading the wizard's forms: values are kept as typed so a refused form shows them again. */
 export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: string[] };
@@ -7,6 +8,7 @@ export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: string
 export const MAX_FAQS = 20;
 export const MAX_UPSELLS = 20;
 export const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'AUD', 'CAD'] as const;
+export const MIN_CHECKIN_INSTRUCTIONS = 10;
 
 /** The longest text each wizard field takes: the page's `maxlength` and the parsers' check. */
 export const FIELD_MAX_LENGTH = {
@@ -17,16 +19,7 @@ export const FIELD_MAX_LENGTH = {
   title: 120,
   description: 1_000,
 } as const;
-type TextField = keyof typeof FIELD_MAX_LENGTH;
-
-const FIELD_LABEL: Record<TextField, string> = {
-  property_name: 'The property name',
-  checkin_instructions: 'The check-in instructions',
-  question: 'A question',
-  answer: 'An answer',
-  title: 'An offer title',
-  description: 'An offer description',
-};
+export type TextField = keyof typeof FIELD_MAX_LENGTH;
 
 /**
  * The longest urlencoded body the wizard's forms produce. The largest step is the questions:
@@ -37,100 +30,108 @@ const FIELD_LABEL: Record<TextField, string> = {
 export const MAX_FORM_BODY_CHARS =
   9 * MAX_FAQS * (FIELD_MAX_LENGTH.question + FIELD_MAX_LENGTH.answer) + 4_000;
 
-const count = (value: number) => value.toLocaleString('en-US');
-
 /** What in a form is longer than its field takes, in words a host reads ("An answer has 5,120 …"). */
-export function overlongFields(form: URLSearchParams): string[] {
+export function overlongFields(form: URLSearchParams, messages: Messages): string[] {
   const found: string[] = [];
   for (const field of Object.keys(FIELD_MAX_LENGTH) as TextField[]) {
     const longest = Math.max(0, ...form.getAll(field).map((value) => value.trim().length));
     if (longest > FIELD_MAX_LENGTH[field])
-      found.push(
-        `${FIELD_LABEL[field]} has ${count(longest)} characters; it takes at most ${count(FIELD_MAX_LENGTH[field])}.`,
-      );
+      found.push(messages.overlongField(field, longest, FIELD_MAX_LENGTH[field]));
   }
   return found;
 }
 
-const text = (form: URLSearchParams, name: string) => (form.get(name) ?? '').trim();
+/**
+ * A field as stored: trimmed, line breaks as line feeds. One-line fields (a name, a question, a
+ * title) then follow the one-line rule; text of several lines (instructions, answers,
+ * descriptions) keeps line feeds and tabs and refuses every other control and text-direction
+ * character (README, Decisions: text fields).
+ */
+const text = (value: string | null | undefined) => withUnixLineBreaks(value ?? '').trim();
+const all = (form: URLSearchParams, name: string) => form.getAll(name).map(text);
 
 export function parseDetails(
   form: URLSearchParams,
+  messages: Messages,
 ): FormResult<{ propertyName: string; checkInInstructions: string }> {
-  const propertyName = text(form, 'property_name');
-  const checkInInstructions = text(form, 'checkin_instructions');
+  const propertyName = text(form.get('property_name'));
+  const checkInInstructions = text(form.get('checkin_instructions'));
   const errors: string[] = [];
   if (
     propertyName.length < 1 ||
     propertyName.length > FIELD_MAX_LENGTH.property_name ||
     !isOneLine(propertyName)
   ) {
-    errors.push('Property name: enter 1 to 120 characters, on one line.');
+    errors.push(messages.errorPropertyName(FIELD_MAX_LENGTH.property_name));
   }
-  if (checkInInstructions.length < 10 || checkInInstructions.length > FIELD_MAX_LENGTH.checkin_instructions) {
-    errors.push(
-      'Check-in instructions: enter 10 to 4,000 characters, e.g. where the keys are and from what time.',
-    );
-  }
+  if (
+    checkInInstructions.length < MIN_CHECKIN_INSTRUCTIONS ||
+    checkInInstructions.length > FIELD_MAX_LENGTH.checkin_instructions
+  ) {
+    errors.push(messages.errorCheckin(MIN_CHECKIN_INSTRUCTIONS, FIELD_MAX_LENGTH.checkin_instructions));
+  } else if (!isMultiLineText(checkInInstructions)) errors.push(messages.errorCheckinCharacters);
   return errors.length > 0
     ? { ok: false, errors }
     : { ok: true, value: { propertyName, checkInInstructions } };
 }
 
-export function parseFaqs(form: URLSearchParams): FormResult<KnowledgeBase['faqs']> {
-  const questions = form.getAll('question').map((value) => value.trim());
-  const answers = form.getAll('answer').map((value) => value.trim());
+export function parseFaqs(form: URLSearchParams, messages: Messages): FormResult<KnowledgeBase['faqs']> {
+  const questions = all(form, 'question');
+  const answers = all(form, 'answer');
   const errors: string[] = [];
   const faqs: { question: string; answer: string }[] = [];
   questions.forEach((question, index) => {
     const answer = answers[index] ?? '';
+    const number = index + 1;
     if (!question && !answer) return;
-    if (!question || !answer) errors.push(`Question ${index + 1}: fill in both the question and its answer.`);
+    if (!question || !answer) errors.push(messages.errorFaqIncomplete(number));
     else if (question.length > FIELD_MAX_LENGTH.question || answer.length > FIELD_MAX_LENGTH.answer)
-      errors.push(`Question ${index + 1}: keep questions under 300 and answers under 2,000 characters.`);
+      errors.push(messages.errorFaqTooLong(number, FIELD_MAX_LENGTH.question, FIELD_MAX_LENGTH.answer));
+    else if (!isOneLine(question)) errors.push(messages.errorFaqQuestionLine(number));
+    else if (!isMultiLineText(answer)) errors.push(messages.errorFaqAnswerCharacters(number));
     else faqs.push({ question, answer });
   });
-  if (faqs.length === 0 && errors.length === 0)
-    errors.push('Add at least one question your guests often ask, with its answer.');
-  if (faqs.length > MAX_FAQS) errors.push(`Add at most ${MAX_FAQS} questions.`);
+  if (faqs.length === 0 && errors.length === 0) errors.push(messages.errorFaqNone);
+  if (faqs.length > MAX_FAQS) errors.push(messages.errorFaqTooMany(MAX_FAQS));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: faqs };
 }
 
-/** A guest price such as `25` or `19.90`, in minor units. */
+/** A guest price such as `25`, `19.90` or `19,90`, in minor units. */
 export function parsePrice(value: string): number | undefined {
   const match = /^(\d{1,5})(?:[.,](\d{1,2}))?$/.exec(value.trim());
   if (!match) return undefined;
   return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
 }
 
-export function parseUpsells(form: URLSearchParams): FormResult<UpsellOffer[]> {
-  const titles = form.getAll('title').map((value) => value.trim());
-  const descriptions = form.getAll('description').map((value) => value.trim());
-  const prices = form.getAll('price').map((value) => value.trim());
+export function parseUpsells(
+  form: URLSearchParams,
+  messages: Messages,
+  priceExamples: readonly [string, string],
+): FormResult<UpsellOffer[]> {
+  const titles = all(form, 'title');
+  const descriptions = all(form, 'description');
+  const prices = all(form, 'price');
   const currencies = form.getAll('currency');
   const errors: string[] = [];
   const upsells: UpsellOffer[] = [];
   titles.forEach((title, index) => {
     const description = descriptions[index] ?? '';
     const price = prices[index] ?? '';
+    const number = index + 1;
     if (!title && !description && !price) return;
     const priceMinor = parsePrice(price);
     const currency = (CURRENCIES as readonly string[]).includes(currencies[index] ?? '')
       ? (currencies[index] ?? 'EUR')
       : undefined;
-    if (!title || title.length > FIELD_MAX_LENGTH.title)
-      errors.push(`Offer ${index + 1}: give it a title of up to 120 characters.`);
+    if (!title || title.length > FIELD_MAX_LENGTH.title || !isOneLine(title))
+      errors.push(messages.errorOfferTitle(number, FIELD_MAX_LENGTH.title));
     else if (description.length > FIELD_MAX_LENGTH.description)
-      errors.push(`Offer ${index + 1}: keep the description under 1,000 characters.`);
-    else if (priceMinor === undefined)
-      errors.push(`Offer ${index + 1}: enter the guest price as a number, e.g. 25 or 19.90.`);
-    else if (!currency) errors.push(`Offer ${index + 1}: choose a currency.`);
+      errors.push(messages.errorOfferDescription(number, FIELD_MAX_LENGTH.description));
+    else if (!isMultiLineText(description)) errors.push(messages.errorOfferDescriptionCharacters(number));
+    else if (priceMinor === undefined) errors.push(messages.errorOfferPrice(number, priceExamples));
+    else if (!currency) errors.push(messages.errorOfferCurrency(number));
     else upsells.push({ title, description, priceMinor, currency });
   });
-  if (upsells.length > MAX_UPSELLS) errors.push(`Add at most ${MAX_UPSELLS} offers.`);
+  if (upsells.length > MAX_UPSELLS) errors.push(messages.errorOfferTooMany(MAX_UPSELLS));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: upsells };
-}
-
-export function formatPrice(offer: UpsellOffer): string {
-  return `${offer.currency} ${(offer.priceMinor / 100).toFixed(2)}`;
 }

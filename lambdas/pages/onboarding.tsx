@@ -1,27 +1,25 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { VNode } from 'preact';
-import type { Product } from '../domain/catalog';
-import type { ActivationStage } from './activation-layout';
 import { ActivationLayout } from './activation-layout';
 import { openSession, productCatalog, provisionedProperty } from './activation-lookups';
 import { csrfToken, isValidCsrfToken } from './host-session';
 import type { PageResponse } from './html';
 import { htmlPage } from './html';
-import { pageHandler } from './page-handler';
+import type { HostLocale } from './messages';
+import { hostPageHandler } from './page-handler';
 import { formExpiredPage, seeOther } from './page-responses';
 import { postedForm } from './posted-form';
 import type { AnyWizardStep, WizardContext } from './wizard-steps';
-import { WIZARD_FINISH, WIZARD_STEPS } from './wizard-steps';
+import { BACK, WIZARD_FINISH, wizardStepsFor } from './wizard-steps';
 
 /** Where a wizard page is, relative to the current page like every redirect of these pages. */
 const addressOf = (page: { readonly id: string }) => `onboarding?step=${page.id}`;
-const stepNamed = (id: string | null | undefined) => WIZARD_STEPS.find((step) => step.id === id);
 
-function Errors(props: { errors: readonly string[] }) {
+function Errors(props: { errors: readonly string[]; locale: HostLocale }) {
   if (props.errors.length === 0) return null;
   return (
     <div class="notice error" role="alert" id="form-errors">
-      <p>Please check:</p>
+      <p>{props.locale.messages.pleaseCheck}</p>
       <ul>
         {props.errors.map((error) => (
           <li>{error}</li>
@@ -31,29 +29,31 @@ function Errors(props: { errors: readonly string[] }) {
   );
 }
 
-/** A wizard page: its title, where it is in the flow (and in the wizard, for a step), its errors. */
-async function wizardPage(
+/**
+ * A wizard page: its title, its place in the one progress indicator (products, the host's steps,
+ * done), its errors.
+ */
+function wizardPage(
   context: WizardContext,
-  shown: { title: string; stage: ActivationStage; number?: number },
-  body: (catalog: readonly Product[]) => VNode,
+  shown: { title: string; stage: number; step?: boolean },
+  body: VNode,
   errors: readonly string[] = [],
-): Promise<PageResponse> {
-  const catalog = await productCatalog();
+): PageResponse {
+  const { locale } = context;
+  const m = locale.messages;
+  const stages = [m.stageProducts, ...context.steps.map((step) => step.stage(m)), m.stageDone];
   return htmlPage(errors.length > 0 ? 400 : 200, (nonce) => (
     <ActivationLayout
       title={shown.title}
       nonce={nonce}
-      partnerName={context.partner.name}
-      stage={shown.stage}
+      locale={locale}
+      partner={context.face}
+      progress={{ stages, current: shown.stage }}
     >
       <h1>{shown.title}</h1>
-      {shown.number !== undefined ? (
-        <p class="muted">
-          Step {shown.number} of {WIZARD_STEPS.length}. Each step is saved when you continue.
-        </p>
-      ) : null}
-      <Errors errors={errors} />
-      {body(catalog)}
+      {shown.step ? <p class="muted">{m.savedOnContinue}</p> : null}
+      <Errors errors={errors} locale={locale} />
+      {body}
     </ActivationLayout>
   ));
 }
@@ -63,62 +63,98 @@ function stepPage(
   step: AnyWizardStep,
   context: WizardContext,
   refused?: { errors: readonly string[]; typed?: unknown },
-): Promise<PageResponse> {
+): PageResponse {
   const errors = refused?.errors ?? [];
   return wizardPage(
     context,
-    { title: step.title, stage: 'setup', number: WIZARD_STEPS.indexOf(step) + 1 },
-    (catalog) => step.render({ id: step.id, context, errors, catalog }, refused?.typed),
+    {
+      title: step.title(context.locale.messages),
+      stage: context.steps.indexOf(step) + 1,
+      // The saving hint on the steps that have fields; the review has none to save.
+      step: step.products !== undefined,
+    },
+    step.render({ id: step.id, context, errors }, refused?.typed),
     errors,
   );
 }
 
+/** Nothing typed in the form's fields (a step left empty): Back then just goes back. */
+const NOT_TYPED = new Set(['csrf', 'step', 'go', 'currency']);
+const nothingTyped = (form: URLSearchParams) =>
+  [...form.entries()].every(([name, value]) => NOT_TYPED.has(name) || value.trim() === '');
+
+/**
+ * A posted step. Continue saves it and goes to the next step; Back saves what was typed and goes
+ * to the previous one, so nothing typed is lost either way. A form that cannot be saved as typed
+ * is shown again, as typed, with what to fix; Back on a form left empty goes back without saving.
+ */
 async function saveStep(
   event: APIGatewayProxyEvent,
   context: WizardContext,
   key: Buffer,
 ): Promise<APIGatewayProxyResult> {
-  const posted = postedForm(event);
+  const posted = postedForm(event, context.locale, context.face);
   if (!posted.ok) return posted.page;
   const { form } = posted;
-  if (!isValidCsrfToken(context.session, key, form.get('csrf'))) return formExpiredPage();
-  const step = stepNamed(form.get('step'));
+  if (!isValidCsrfToken(context.session, key, form.get('csrf')))
+    return formExpiredPage(context.locale, context.face);
+  const { steps } = context;
+  const step = steps.find((candidate) => candidate.id === form.get('step'));
   if (!step) return seeOther('onboarding');
-  const parsed = step.parse(form, context);
-  if (!parsed.ok) return stepPage(step, context, parsed);
-  await step.save(parsed.value, context, new Date().toISOString());
-  return seeOther(addressOf(WIZARD_STEPS[WIZARD_STEPS.indexOf(step) + 1] ?? WIZARD_FINISH));
+  const index = steps.indexOf(step);
+  const back = form.get('go') === BACK && index > 0;
+  const previous = steps[index - 1] ?? step;
+  const local = { ...context, locale: context.locale.keeping({ step: step.id }) };
+  if (back && (step.id === 'review' || nothingTyped(form))) return seeOther(addressOf(previous));
+  const parsed = step.parse(form, local);
+  if (!parsed.ok) return stepPage(step, local, parsed);
+  await step.save(parsed.value, local, new Date().toISOString());
+  return seeOther(addressOf(back ? previous : (steps[index + 1] ?? WIZARD_FINISH)));
 }
 
 /**
- * `/partner/{slug}/onboarding`: the knowledge-base wizard after provisioning (its steps are the
- * table in `wizard-steps.tsx`). GET `?step=` shows a step from what is stored (a reload loses
- * nothing); POST saves it and moves on.
+ * `/partner/{slug}/onboarding`: the knowledge-base wizard after provisioning, with the steps of
+ * the products the host activated (`wizard-steps.tsx`). GET `?step=` shows a step from what is
+ * stored (a reload loses nothing); POST saves it and moves on or back.
  */
-export const handler = pageHandler(async (event: APIGatewayProxyEvent) => {
-  const opened = await openSession(event);
+export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, locale) => {
+  const opened = await openSession(event, locale);
   if ('page' in opened) return opened.page;
-  const { partner, session, key } = opened;
+  const { partner, face, session, key } = opened;
   const { provisioned } = session;
   if (!provisioned) return seeOther('marketplace');
-  const { property, knowledgeBase, products } = await provisionedProperty(partner.id, provisioned.propertyId);
+  const [{ property, knowledgeBase, products }, catalog] = await Promise.all([
+    provisionedProperty(partner.id, provisioned.propertyId),
+    productCatalog(),
+  ]);
   const context: WizardContext = {
     partner,
+    face,
+    locale,
     session: { ...session, provisioned },
     csrf: csrfToken(session, key),
     propertyName: property?.name ?? session.claims.contact_name,
     knowledgeBase,
     products,
+    catalog,
+    steps: wizardStepsFor(products),
     ...(event.requestContext?.requestId ? { requestId: event.requestContext.requestId } : {}),
   };
   if (event.httpMethod === 'POST') return saveStep(event, context, key);
   const requested = event.queryStringParameters?.step;
-  if (requested === WIZARD_FINISH.id) {
-    // Not finished yet: the last step is the one that finishes.
-    if (!WIZARD_FINISH.reached(context)) return seeOther(addressOf(WIZARD_STEPS.at(-1) ?? WIZARD_STEPS[0]));
-    return wizardPage(context, { title: WIZARD_FINISH.title, stage: 'live' }, (catalog) =>
-      WIZARD_FINISH.render(context, catalog),
+  const finish = () =>
+    wizardPage(
+      context,
+      { title: WIZARD_FINISH.title(locale.messages), stage: context.steps.length + 1 },
+      WIZARD_FINISH.render(context),
     );
+  // With no product that needs a step, `last` is undefined: straight to the confirmation.
+  const last = context.steps.at(-1);
+  if (requested === WIZARD_FINISH.id || !last) {
+    // Not finished yet: the last step is the one that finishes.
+    if (last && !WIZARD_FINISH.reached(context)) return seeOther(addressOf(last));
+    return finish();
   }
-  return stepPage(stepNamed(requested) ?? WIZARD_STEPS[0], context);
+  const first = context.steps[0] ?? last;
+  return stepPage(context.steps.find((candidate) => candidate.id === requested) ?? first, context);
 });

@@ -1,12 +1,15 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { config } from '../common/config';
 import type { ActivationClaims } from '../domain/activation-token';
+import type { PartnerFace } from './activation-layout';
+import { hostMessagePage } from './activation-layout';
 import type { PageResponse } from './html';
-import { messagePage } from './html';
+import type { HostLocale, Messages } from './messages';
 
 /**
  * The activation pages' answers besides the pages themselves: redirects, the cookies' Secure
- * flag, and the pages that say why a link, a session or a form cannot be used.
+ * flag, and the pages that say why a link, a session or a form cannot be used, in the host's
+ * language.
  */
 
 /** Cookies are Secure everywhere but on the local http server. */
@@ -30,123 +33,89 @@ export type LinkProblem = 'malformed' | 'tampered' | 'foreign' | 'invalid' | 'ex
 
 const LINK_PROBLEMS: Record<
   LinkProblem,
-  { status: number; title: string; explain: (claims?: ActivationClaims) => string }
+  {
+    status: number;
+    title: (m: Messages) => string;
+    explain: (m: Messages, claims?: ActivationClaims) => string;
+  }
 > = {
-  malformed: {
-    status: 400,
-    title: 'This link is incomplete',
-    explain: () =>
-      'The activation link is damaged or was cut short when it was copied, so we cannot read it.',
-  },
-  tampered: {
-    status: 400,
-    title: 'This link was changed',
-    explain: () => 'Part of the activation link was changed after it was made, so we cannot trust it.',
-  },
-  foreign: {
-    status: 400,
-    title: 'This link is for another platform',
-    explain: () =>
-      'This activation link was made by a different platform than the one in its address, so it cannot be used here.',
-  },
-  invalid: {
-    status: 400,
-    title: 'This link is not valid',
-    explain: () => 'The activation link does not contain the details we need to set up your account.',
-  },
+  malformed: { status: 400, title: (m) => m.linkMalformedTitle, explain: (m) => m.linkMalformed },
+  tampered: { status: 400, title: (m) => m.linkTamperedTitle, explain: (m) => m.linkTampered },
+  foreign: { status: 400, title: (m) => m.linkForeignTitle, explain: (m) => m.linkForeign },
+  invalid: { status: 400, title: (m) => m.linkInvalidTitle, explain: (m) => m.linkInvalid },
   expired: {
     status: 410,
-    title: 'This link has expired',
-    explain: (claims) =>
-      `Activation links work for a limited time${claims ? `; this one expired on ${new Date(claims.exp * 1000).toUTCString()}` : ''}.`,
+    title: (m) => m.linkExpiredTitle,
+    explain: (m, claims) => m.linkExpired(claims ? claims.exp * 1000 : undefined),
   },
-  used: {
-    status: 410,
-    title: 'This link was already used',
-    explain: () => 'This activation link was already used to set up an account. Each link works once.',
-  },
+  used: { status: 410, title: (m) => m.linkUsedTitle, explain: (m) => m.linkUsed },
 };
 
 /** The page for a link we cannot accept: what happened, in plain words, and what to do. */
 export function linkProblemPage(
+  locale: HostLocale,
   problem: LinkProblem,
-  partnerName: string,
+  partner: PartnerFace,
   claims?: ActivationClaims,
 ): PageResponse {
+  const m = locale.messages;
   const { status, title, explain } = LINK_PROBLEMS[problem];
-  return messagePage(
+  return hostMessagePage(
     status,
-    title,
+    locale,
+    title(m),
     <>
-      <p>{explain(claims)}</p>
-      {problem === 'used' ? (
-        <p>
-          If you set up your account with it, there is nothing more to do here. If not,{' '}
-          <strong>ask {partnerName} for a fresh link</strong> and tell them this one was used in another
-          browser.
-        </p>
-      ) : (
-        <p>
-          <strong>Ask {partnerName} for a fresh link:</strong> go back to {partnerName} and use its activation
-          button again. Nothing was set up with this link.
-        </p>
-      )}
+      <p>{explain(m, claims)}</p>
+      <p>{problem === 'used' ? m.linkUsedNext(partner.name) : m.linkFreshNext(partner.name)}</p>
     </>,
+    { partner },
   );
 }
 
-export function unknownPartnerPage(): PageResponse {
-  return messagePage(
-    404,
-    'This link is not valid',
-    <p>
-      The address of this activation link does not name a platform we know. Ask the platform that sent you for
-      a fresh link.
-    </p>,
-  );
+export function unknownPartnerPage(locale: HostLocale): PageResponse {
+  const m = locale.messages;
+  return hostMessagePage(404, locale, m.unknownPartnerTitle, <p>{m.unknownPartner}</p>);
 }
 
 /** The partner is suspended: its links do nothing for now, and nothing was set up. */
-export function partnerUnavailablePage(partnerName: string): PageResponse {
-  return messagePage(
+export function partnerUnavailablePage(locale: HostLocale, partner: PartnerFace): PageResponse {
+  const m = locale.messages;
+  return hostMessagePage(
     403,
-    'Not available at the moment',
-    <p>
-      Activation through {partnerName} is not available at the moment, so nothing was set up. Please try again
-      later, or ask {partnerName} about it.
-    </p>,
+    locale,
+    m.partnerUnavailableTitle,
+    <p>{m.partnerUnavailable(partner.name)}</p>,
+    {
+      partner,
+    },
   );
 }
 
-export function sessionEndedPage(partnerName: string): PageResponse {
-  return messagePage(
-    401,
-    'Your session has ended',
-    <p>
-      For your security, this setup session has ended. Open the activation link from {partnerName} again; if
-      it has expired, ask {partnerName} for a fresh link.
-    </p>,
-  );
+export function sessionEndedPage(locale: HostLocale, partner: PartnerFace): PageResponse {
+  const m = locale.messages;
+  return hostMessagePage(401, locale, m.sessionEndedTitle, <p>{m.sessionEnded(partner.name)}</p>, {
+    partner,
+  });
 }
 
-export function formExpiredPage(): PageResponse {
-  return messagePage(
-    403,
-    'This form has expired',
-    <p>
-      The form could not be checked (it may be from an older page). Go back, reload the page and submit it
-      again.
-    </p>,
-  );
+export function formExpiredPage(locale: HostLocale, partner: PartnerFace): PageResponse {
+  const m = locale.messages;
+  return hostMessagePage(403, locale, m.formExpiredTitle, <p>{m.formExpired}</p>, { partner });
 }
 
 /** 413: nothing saved; which text was too long, so the host can shorten exactly that. */
-export function formTooLargePage(overlong: readonly string[]): PageResponse {
-  return messagePage(
+export function formTooLargePage(
+  locale: HostLocale,
+  partner: PartnerFace,
+  overlong: readonly string[],
+): PageResponse {
+  const m = locale.messages;
+  return hostMessagePage(
     413,
-    'Your text is too long',
+    locale,
+    m.formTooLargeTitle,
     <>
-      <p>Nothing was saved: what you sent is longer than this form takes.</p>
+      <p>{m.formTooLarge}</p>
       {overlong.length > 0 ? (
         <ul>
           {overlong.map((line) => (
@@ -154,9 +123,19 @@ export function formTooLargePage(overlong: readonly string[]): PageResponse {
           ))}
         </ul>
       ) : (
-        <p>It has more entries than the form shows.</p>
+        <p>{m.formTooManyEntries}</p>
       )}
-      <p>Go back, shorten it, and send the form again.</p>
+      <p>{m.formTooLargeNext}</p>
     </>,
+    { partner },
   );
+}
+
+/** Busy or unreachable dependencies: a page that asks to try again, never a raw 5xx. */
+export function hostTryAgainPage(locale: HostLocale, partner?: PartnerFace): PageResponse {
+  const m = locale.messages;
+  return hostMessagePage(503, locale, m.tryAgainTitle, <p>{m.tryAgain}</p>, {
+    partner,
+    headers: { 'Retry-After': '5' },
+  });
 }

@@ -5,13 +5,14 @@ import { markLive, saveKnowledgeBase } from '../data/knowledge-base';
 import type { Partner } from '../data/partners';
 import { updateProperty } from '../data/properties';
 import type { Product, ProductId } from '../domain/catalog';
-import { productGoingLive } from '../domain/catalog';
+import { productGoingLive, productIn } from '../domain/catalog';
+import type { PartnerFace } from './activation-layout';
 import type { HostSession } from './host-session';
+import type { HostLocale, Messages } from './messages';
 import type { FormResult } from './onboarding-forms';
 import {
   CURRENCIES,
   FIELD_MAX_LENGTH,
-  formatPrice,
   MAX_FAQS,
   MAX_UPSELLS,
   parseDetails,
@@ -22,12 +23,18 @@ import {
 /** What every step of the onboarding wizard works on: the host's provisioned property. */
 export interface WizardContext {
   readonly partner: Partner;
+  readonly face: PartnerFace;
+  readonly locale: HostLocale;
   readonly session: HostSession & { provisioned: { hostUserId: number; propertyId: number } };
   readonly csrf: string;
   /** The stored property name, or the contact's name until the host names the property. */
   readonly propertyName: string;
   readonly knowledgeBase: KnowledgeBase;
+  /** The products active on the property, and the catalog that names them. */
   readonly products: readonly ProductId[];
+  readonly catalog: readonly Product[];
+  /** The steps of this host's wizard, in order (`wizardStepsFor`). */
+  readonly steps: readonly AnyWizardStep[];
   /** API Gateway's id of this page request (audit events name it). */
   readonly requestId?: string;
 }
@@ -38,8 +45,6 @@ export interface StepPage {
   readonly context: WizardContext;
   /** Why the posted form was refused (none on a page shown from what is stored). */
   readonly errors: readonly string[];
-  /** The product catalog: names of the products the host chose, and which goes live. */
-  readonly catalog: readonly Product[];
 }
 
 /** A refused form keeps what the host typed (`typed`), so the step shows it again with the errors. */
@@ -54,7 +59,14 @@ export type StepInput<Typed, Value> =
 export interface WizardStep<Typed, Value> {
   /** The step's name in the address (`onboarding?step=…`) and in its form. */
   readonly id: string;
-  readonly title: string;
+  /**
+   * The products that need this step: a host sees it when they activated any of them. Without
+   * the list, the step closes the wizard: it is shown when any other step is.
+   */
+  readonly products?: readonly ProductId[];
+  title(messages: Messages): string;
+  /** The step's name in the progress indicator. */
+  stage(messages: Messages): string;
   /** Reads the step's posted form (the parsers of `onboarding-forms.ts`). */
   parse(form: URLSearchParams, context: WizardContext): StepInput<Typed, Value>;
   /** The step's page below its heading: from what is stored, or from `typed` when its form was refused. */
@@ -66,6 +78,8 @@ export interface WizardStep<Typed, Value> {
     summary(context: WizardContext, number: number): VNode;
     /** What is missing before the host can finish, if anything. */
     missing?(context: WizardContext, number: number): string | undefined;
+    /** What a product going live knows from this step, for the closing page ("2 answers"). */
+    known?(context: WizardContext): string;
   };
 }
 
@@ -76,8 +90,13 @@ function wizardStep<Typed, Value>(step: WizardStep<Typed, Value>): AnyWizardStep
   return step;
 }
 
+/** The submit value of a step form's Back button. */
+export const BACK = 'back';
+
 function StepForm(props: { page: StepPage; submit: string; children: ComponentChildren }) {
   const { page } = props;
+  const m = page.context.locale.messages;
+  const first = page.context.steps[0]?.id === page.id;
   return (
     <form
       method="post"
@@ -88,7 +107,15 @@ function StepForm(props: { page: StepPage; submit: string; children: ComponentCh
       <input type="hidden" name="csrf" value={page.context.csrf} />
       <input type="hidden" name="step" value={page.id} />
       {props.children}
-      <button type="submit">{props.submit}</button>
+      {/* Continue comes first in the form, so Enter in a field continues; Back shows on the left. */}
+      <div class="actions">
+        <button type="submit">{props.submit}</button>
+        {first ? null : (
+          <button type="submit" class="secondary" name="go" value={BACK}>
+            {m.backButton}
+          </button>
+        )}
+      </div>
     </form>
   );
 }
@@ -100,29 +127,41 @@ function withBlankRows<T>(rows: readonly T[], blank: T, max: number): T[] {
 const withTyped = <Typed, Value>(parsed: FormResult<Value>, typed: () => Typed): StepInput<Typed, Value> =>
   parsed.ok ? parsed : { ...parsed, typed: typed() };
 
+/** The host's products as they read them, in catalog order. */
+export function productNames(context: Pick<WizardContext, 'catalog' | 'products' | 'locale'>): string[] {
+  const known = context.catalog.filter((product) => context.products.includes(product.id));
+  const unknown = context.products.filter((id) => !known.some((product) => product.id === id));
+  return [...known.map((product) => productIn(product, context.locale.language).name), ...unknown];
+}
+
 /**
- * The onboarding wizard, in order. Everything else follows from this table: the pages' order and
- * numbering ("Step 2 of 4"), where each step's form goes next, what the review page lists and
- * which step it names when something is missing. Adding a step = one entry here (+ its form
- * parser in `onboarding-forms.ts`).
+ * The onboarding wizard, in order. Everything else follows from this table: which steps a host
+ * sees (those of the products they activated), the pages' order and the progress indicator,
+ * where each step's form goes next and back, what the review page lists and which step it names
+ * when something is missing. Adding a step = one entry here (+ its form parser in
+ * `onboarding-forms.ts` and its texts in the message catalogues).
  */
 export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
   wizardStep({
     id: 'details',
-    title: 'Your property and check-in',
-    parse: (form) =>
-      withTyped(parseDetails(form), () => ({
+    // What guests need on arrival: the assistant answers with it, the guidebook and online check-in show it.
+    products: ['assistant', 'guidebook', 'checkin'],
+    title: (m) => m.detailsTitle,
+    stage: (m) => m.detailsStage,
+    parse: (form, context) =>
+      withTyped(parseDetails(form, context.locale.messages), () => ({
         propertyName: form.get('property_name') ?? '',
         checkInInstructions: form.get('checkin_instructions') ?? '',
       })),
     render: (page, typed) => {
+      const m = page.context.locale.messages;
       const values = typed ?? {
         propertyName: page.context.propertyName,
         checkInInstructions: page.context.knowledgeBase.checkInInstructions,
       };
       return (
-        <StepForm page={page} submit="Save and continue">
-          <label for="property_name">Property name</label>
+        <StepForm page={page} submit={m.saveAndContinue}>
+          <label for="property_name">{m.propertyName}</label>
           <input
             type="text"
             id="property_name"
@@ -132,9 +171,9 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
             required
             autocomplete="organization"
           />
-          <label for="checkin_instructions">Check-in instructions</label>
+          <label for="checkin_instructions">{m.checkinInstructions}</label>
           <p class="muted" id="checkin-help">
-            What guests need on arrival: time, address details, keys or codes, parking.
+            {m.checkinHelp}
           </p>
           <textarea
             id="checkin_instructions"
@@ -154,38 +193,45 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       await saveKnowledgeBase(propertyId, { checkInInstructions: value.checkInInstructions }, nowIso);
     },
     review: {
-      summary: (context, number) => (
-        <>
-          <h3>Check-in</h3>
-          <p>{context.knowledgeBase.checkInInstructions || <em>Not filled in yet (step {number}).</em>}</p>
-        </>
-      ),
+      summary: (context, number) => {
+        const m = context.locale.messages;
+        return (
+          <>
+            <h3>{m.reviewCheckin}</h3>
+            <p class="prewrap">
+              {context.knowledgeBase.checkInInstructions || <em>{m.notFilledIn(number)}</em>}
+            </p>
+          </>
+        );
+      },
       missing: (context, number) =>
         context.knowledgeBase.checkInInstructions
           ? undefined
-          : `Check-in instructions are missing (step ${number}).`,
+          : context.locale.messages.missingCheckin(number),
+      known: (context) => context.locale.messages.knownCheckin,
     },
   }),
   wizardStep({
     id: 'faqs',
-    title: 'Questions guests ask',
-    parse: (form) =>
-      withTyped(parseFaqs(form), () => {
+    // The assistant answers guests' questions from these.
+    products: ['assistant'],
+    title: (m) => m.faqsTitle,
+    stage: (m) => m.faqsStage,
+    parse: (form, context) =>
+      withTyped(parseFaqs(form, context.locale.messages), () => {
         const answers = form.getAll('answer');
         return form.getAll('question').map((question, i) => ({ question, answer: answers[i] ?? '' }));
       }),
     render: (page, typed) => {
+      const m = page.context.locale.messages;
       const faqs = typed ?? page.context.knowledgeBase.faqs;
       return (
-        <StepForm page={page} submit="Save and continue">
-          <p>
-            Add the questions guests ask most, with your answers. Empty rows are ignored; save to get more
-            rows.
-          </p>
+        <StepForm page={page} submit={m.saveAndContinue}>
+          <p>{m.faqsIntro}</p>
           {withBlankRows(faqs, { question: '', answer: '' }, MAX_FAQS).map((faq, index) => (
             <fieldset>
-              <legend>Question {index + 1}</legend>
-              <label for={`question-${index}`}>Question</label>
+              <legend>{m.questionNumber(index + 1)}</legend>
+              <label for={`question-${index}`}>{m.questionLabel}</label>
               <input
                 type="text"
                 id={`question-${index}`}
@@ -193,7 +239,7 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
                 value={faq.question}
                 maxlength={FIELD_MAX_LENGTH.question}
               />
-              <label for={`answer-${index}`}>Answer</label>
+              <label for={`answer-${index}`}>{m.answerLabel}</label>
               <textarea id={`answer-${index}`} name="answer" maxlength={FIELD_MAX_LENGTH.answer}>
                 {faq.answer}
               </textarea>
@@ -208,27 +254,28 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
     review: {
       summary: (context) => (
         <>
-          <h3>Questions ({context.knowledgeBase.faqs.length})</h3>
+          <h3>{context.locale.messages.reviewQuestions(context.knowledgeBase.faqs.length)}</h3>
           <ul>
             {context.knowledgeBase.faqs.map((faq) => (
               <li>
-                <strong>{faq.question}</strong> {faq.answer}
+                <strong>{faq.question}</strong> <span class="prewrap">{faq.answer}</span>
               </li>
             ))}
           </ul>
         </>
       ),
       missing: (context, number) =>
-        context.knowledgeBase.faqs.length > 0
-          ? undefined
-          : `Add at least one question and answer (step ${number}).`,
+        context.knowledgeBase.faqs.length > 0 ? undefined : context.locale.messages.missingFaqs(number),
+      known: (context) => context.locale.messages.knownAnswers(context.knowledgeBase.faqs.length),
     },
   }),
   wizardStep({
     id: 'upsells',
-    title: 'Offers for your guests',
-    parse: (form) =>
-      withTyped(parseUpsells(form), () => {
+    products: ['upsells'],
+    title: (m) => m.upsellsTitle,
+    stage: (m) => m.upsellsStage,
+    parse: (form, context) =>
+      withTyped(parseUpsells(form, context.locale.messages, priceExamples(context.locale)), () => {
         const [descriptions, prices, currencies] = [
           form.getAll('description'),
           form.getAll('price'),
@@ -242,25 +289,23 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
         }));
       }),
     render: (page, typed) => {
+      const { messages: m, formats } = page.context.locale;
       const offers =
         typed ??
         page.context.knowledgeBase.upsells.map((offer) => ({
           title: offer.title,
           description: offer.description,
-          price: (offer.priceMinor / 100).toFixed(2),
+          price: formats.decimal(offer.priceMinor),
           currency: offer.currency,
         }));
       return (
-        <StepForm page={page} submit="Save and continue">
-          <p>
-            Offers your assistant can suggest to guests, such as early check-in or airport pick-up. You can
-            leave this empty.
-          </p>
+        <StepForm page={page} submit={m.saveAndContinue}>
+          <p>{m.upsellsIntro}</p>
           {withBlankRows(offers, { title: '', description: '', price: '', currency: 'EUR' }, MAX_UPSELLS).map(
             (offer, index) => (
               <fieldset>
-                <legend>Offer {index + 1}</legend>
-                <label for={`title-${index}`}>Title</label>
+                <legend>{m.offerNumber(index + 1)}</legend>
+                <label for={`title-${index}`}>{m.offerTitle}</label>
                 <input
                   type="text"
                   id={`title-${index}`}
@@ -268,7 +313,7 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
                   value={offer.title}
                   maxlength={FIELD_MAX_LENGTH.title}
                 />
-                <label for={`description-${index}`}>Description</label>
+                <label for={`description-${index}`}>{m.offerDescription}</label>
                 <textarea
                   id={`description-${index}`}
                   name="description"
@@ -276,16 +321,16 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
                 >
                   {offer.description}
                 </textarea>
-                <label for={`price-${index}`}>Guest price</label>
+                <label for={`price-${index}`}>{m.guestPrice}</label>
                 <input
                   type="text"
                   inputmode="decimal"
                   id={`price-${index}`}
                   name="price"
                   value={offer.price}
-                  placeholder="25.00"
+                  placeholder={formats.decimal(2_500)}
                 />
-                <label for={`currency-${index}`}>Currency</label>
+                <label for={`currency-${index}`}>{m.currencyLabel}</label>
                 <select id={`currency-${index}`} name="currency">
                   {CURRENCIES.map((currency) => (
                     <option value={currency} selected={currency === offer.currency}>
@@ -303,48 +348,65 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       await saveKnowledgeBase(context.session.provisioned.propertyId, { upsells }, nowIso);
     },
     review: {
-      summary: (context) => (
-        <>
-          <h3>Offers ({context.knowledgeBase.upsells.length})</h3>
-          <ul>
-            {context.knowledgeBase.upsells.map((offer) => (
-              <li>
-                <strong>{offer.title}</strong>, {formatPrice(offer)}: {offer.description}
-              </li>
-            ))}
-          </ul>
-        </>
-      ),
+      summary: (context) => {
+        const { messages: m, formats } = context.locale;
+        const { upsells } = context.knowledgeBase;
+        return (
+          <>
+            <h3>{m.reviewOffers(upsells.length)}</h3>
+            {upsells.length === 0 ? (
+              <p>{m.noOffers}</p>
+            ) : (
+              <ul>
+                {upsells.map((offer) => (
+                  <li class="prewrap">
+                    {m.offerSummary({
+                      title: offer.title,
+                      price: formats.price(offer.priceMinor, offer.currency),
+                      description: offer.description,
+                    })}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </>
+        );
+      },
+      known: (context) => context.locale.messages.knownOffers(context.knowledgeBase.upsells.length),
     },
   }),
   wizardStep<never, undefined>({
     id: 'review',
-    title: 'Review and go live',
+    title: (m) => m.reviewTitle,
+    stage: (m) => m.reviewStage,
     parse: (_form, context) => {
-      const missing = WIZARD_STEPS.flatMap((step, index) => step.review?.missing?.(context, index + 1) ?? []);
+      const missing = context.steps.flatMap(
+        (step, index) => step.review?.missing?.(context, index + 1) ?? [],
+      );
       return missing.length > 0 ? { ok: false, errors: missing } : { ok: true, value: undefined };
     },
-    render: (page) => (
-      <>
-        <h2>{page.context.propertyName}</h2>
-        <p>
-          Active products:{' '}
-          {page.context.products
-            .map((id) => page.catalog.find((product) => product.id === id)?.name ?? id)
-            .join(', ')}
-        </p>
-        {WIZARD_STEPS.map((step, index) => step.review?.summary(page.context, index + 1))}
-        <StepForm
-          page={page}
-          submit={
-            productGoingLive(page.catalog, page.context.products)?.goesLive?.submitLabel ?? 'Finish setup'
-          }
-        >
-          <p>You can change these answers later; your assistant uses the latest ones.</p>
-        </StepForm>
-      </>
-    ),
-    // Finishing: live once, with its audit event in the same transaction.
+    render: (page) => {
+      const { context } = page;
+      const m = context.locale.messages;
+      const going = productGoingLive(context.catalog, context.products);
+      const submit = context.knowledgeBase.assistantLiveAt
+        ? m.saveChanges
+        : going
+          ? (productIn(going, context.locale.language).goesLive?.submitLabel ?? m.finishSetup)
+          : m.finishSetup;
+      return (
+        <>
+          <h2>{context.propertyName}</h2>
+          <p>{m.activeProducts(productNames(context))}</p>
+          {context.steps.map((step, index) => step.review?.summary(context, index + 1))}
+          <StepForm page={page} submit={submit}>
+            <p class="notice">{m.changeLater(context.partner.name)}</p>
+          </StepForm>
+        </>
+      );
+    },
+    // Finishing: live once, with its audit event in the same transaction (a second finish, after
+    // a new link reopened the wizard, only saves: the steps already did).
     save: async (_value, context, nowIso) => {
       const { partner, session, requestId } = context;
       await markLive(session.provisioned.propertyId, nowIso, {
@@ -361,24 +423,40 @@ export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
   }),
 ];
 
-/** The page after the last step: shown once the host has finished, never numbered. */
+/** `25` and `19.90` as the host writes them (`19,90` in German). */
+function priceExamples(locale: HostLocale): readonly [string, string] {
+  return [locale.formats.number(25), locale.formats.decimal(1_990)];
+}
+
+/**
+ * The steps of the wizard for these products: each step some of them need, then the closing
+ * steps; none at all when no product needs a step (the host goes straight to the confirmation).
+ */
+export function wizardStepsFor(products: readonly ProductId[]): AnyWizardStep[] {
+  const needed = WIZARD_STEPS.filter((step) => step.products?.some((product) => products.includes(product)));
+  if (needed.length === 0) return [];
+  return WIZARD_STEPS.filter((step) => !step.products || needed.includes(step));
+}
+
+/** The page after the last step (or instead of the wizard, when it has no step): never numbered. */
 export const WIZARD_FINISH = {
   id: 'done',
-  title: 'You are live',
-  reached: (context: WizardContext) => Boolean(context.knowledgeBase.assistantLiveAt),
-  render: (context: WizardContext, catalog: readonly Product[]) => {
-    const live = productGoingLive(catalog, context.products)?.goesLive;
+  title: (m: Messages) => m.doneTitle,
+  reached: (context: WizardContext) =>
+    context.steps.length === 0 || Boolean(context.knowledgeBase.assistantLiveAt),
+  render: (context: WizardContext) => {
+    const { messages: m, language } = context.locale;
+    const going = productGoingLive(context.catalog, context.products);
+    const live = going ? productIn(going, language).goesLive : undefined;
+    const known = context.steps.flatMap((step) => step.review?.known?.(context) ?? []);
     return (
       <div class="notice success" role="status">
         <p class="lead">
-          <strong>{live ? live.liveMessage : 'Your setup is complete.'}</strong>
+          <strong>{live ? live.liveMessage : m.setupComplete}</strong>
         </p>
-        <p>
-          {live
-            ? `It knows the check-in instructions, ${context.knowledgeBase.faqs.length} answers and ${context.knowledgeBase.upsells.length} offers for ${context.propertyName}.`
-            : `The products you chose are active for ${context.propertyName}.`}{' '}
-          You can close this tab and return to {context.partner.name}.
-        </p>
+        <p>{m.nowActive(productNames(context), context.propertyName)}</p>
+        {live && known.length > 0 ? <p>{m.knowledgeSummary(known, context.propertyName)}</p> : null}
+        <p>{m.closeTab(context.partner.name)}</p>
       </div>
     );
   },

@@ -158,7 +158,7 @@ function buildProgram(
 
   const partners = program
     .command('partners')
-    .description('Partners: approve, update, list, show, suspend, resume');
+    .description('Partners: approve, update, brand, list, show, suspend, resume');
   define(
     partners,
     'approve',
@@ -344,6 +344,44 @@ function buildProgram(
       };
     },
   ).requiredOption('--partner <slug>', 'the partner');
+
+  define(
+    partners,
+    'brand',
+    "How a partner's hosts see it: logo, accent colour, website (activation pages)",
+    async (options, _args, target) => {
+      const inputs = await import('../operations/inputs');
+      const { brandPartner } = await import('../operations/branding');
+      const optional = (name: string) =>
+        options[name] === false ? null : typeof options[name] === 'string' ? options[name] : undefined;
+      const result = await brandPartner(
+        target,
+        {
+          slug: inputs.partnerSlug(text(options, 'partner'), '--partner'),
+          logoFile: optional('logo'),
+          accentColor: optional('accent'),
+          website: optional('website'),
+        },
+        Date.now(),
+      );
+      return {
+        json: result,
+        text: [
+          `Branding of "${result.partner}" updated (pages show it within a minute).`,
+          `  logo:    ${result.logo ? `${result.logo.content_type}${result.logo.bytes === undefined ? '' : `, ${result.logo.bytes} bytes`}` : 'none'}`,
+          `  accent:  ${result.accent_color ?? 'none (the default)'}`,
+          `  website: ${result.website ?? 'none'}`,
+        ],
+      };
+    },
+  )
+    .requiredOption('--partner <slug>', 'the partner')
+    .option('--logo <file>', 'a PNG, WebP or SVG logo of at most 24 KB, shown on every host page')
+    .option('--no-logo', 'remove the logo')
+    .option('--accent <colour>', "the pages' accent as #RRGGBB; white text on it must meet WCAG AA (4.5:1)")
+    .option('--no-accent', 'back to the default accent')
+    .option('--website <url>', "the partner's https website: error pages offer a way back to it")
+    .option('--no-website', 'remove the website');
 
   const keys = program.command('keys').description("Partners' API keys: rotate, revoke, list, prune");
   define(
@@ -608,13 +646,36 @@ function buildProgram(
   productOptions(
     define(catalog, 'edit', "Change a product's texts", async (options, [id = ''], target) => {
       const inputs = await import('../operations/inputs');
-      const { editCatalogProduct } = await import('../operations/catalog');
+      const { editCatalogProduct, translateCatalogProduct } = await import('../operations/catalog');
       const [productId = ''] = inputs.productList(id, '<id>');
-      const product = await editCatalogProduct(target, productId, await productInput(options), Date.now());
+      const edit = await productInput(options);
+      const language = typeof options.lang === 'string' ? options.lang : 'en';
+      if (language !== 'en') {
+        if (edit.goesLive === null)
+          throw new UsageError('--no-goes-live applies to the product, not to one language.');
+        const { isLanguage } = await import('../../lambdas/domain/languages');
+        if (!isLanguage(language) || language === 'en')
+          throw new UsageError(`--lang must be one of de, fr, es, it; got "${quoted(language, 20)}".`);
+        const { goesLive, ...texts } = edit;
+        const product = await translateCatalogProduct(
+          target,
+          productId,
+          language,
+          { ...texts, ...(goesLive ? { goesLive } : {}) },
+          Date.now(),
+        );
+        return { json: product, text: [`Product "${product.id}" translated (${language}).`] };
+      }
+      const product = await editCatalogProduct(target, productId, edit, Date.now());
       return { json: product, text: [`Product "${product.id}" updated: ${product.name}.`] };
     }).argument('<id>', 'the product id'),
     false,
-  ).option('--no-goes-live', 'the product no longer goes live with the wizard');
+  )
+    .option('--no-goes-live', 'the product no longer goes live with the wizard')
+    .option(
+      '--lang <language>',
+      "the texts are this language's translation (de, fr, es, it); hosts fall back to English",
+    );
 
   const audit = program.command('audit').description('The audit trail: who did what, and when');
   define(

@@ -1,7 +1,14 @@
 import type { ProductEdit } from '../../lambdas/data/catalog';
-import { addProduct, editProduct, ensureCatalog, listCatalog } from '../../lambdas/data/catalog';
-import type { Product, ProductId } from '../../lambdas/domain/catalog';
+import {
+  addProduct,
+  editProduct,
+  ensureCatalog,
+  listCatalog,
+  translateProduct,
+} from '../../lambdas/data/catalog';
+import type { Product, ProductId, ProductTexts } from '../../lambdas/domain/catalog';
 import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
+import type { Language } from '../../lambdas/domain/languages';
 import { recordOperatorEvent } from './audit';
 import { OperatorError } from './operator-error';
 import type { OperatorTarget } from './target';
@@ -35,6 +42,23 @@ const describe = (product: Product) => ({
   goes_live: product.goesLive
     ? { submit_label: product.goesLive.submitLabel, live_message: product.goesLive.liveMessage }
     : null,
+  translations: Object.fromEntries(
+    Object.entries(product.translations ?? {}).map(([language, texts]) => [
+      language,
+      {
+        ...(texts.name ? { name: texts.name } : {}),
+        ...(texts.description ? { description: texts.description } : {}),
+        ...(texts.goesLive
+          ? {
+              goes_live: {
+                submit_label: texts.goesLive.submitLabel,
+                live_message: texts.goesLive.liveMessage,
+              },
+            }
+          : {}),
+      },
+    ]),
+  ),
 });
 
 export async function listProducts() {
@@ -78,6 +102,35 @@ export async function editCatalogProduct(
     target,
     'catalog.changed',
     { details: { product: id, change: 'edited', fields: changed } },
+    nowMs,
+  );
+  return describe(product);
+}
+
+/**
+ * Sets a product's texts in another language than English (`catalog edit --lang`); hosts whose
+ * pages are in that language read them, and English where a text has no translation.
+ */
+export async function translateCatalogProduct(
+  target: Pick<OperatorTarget, 'actor'>,
+  id: ProductId,
+  language: Exclude<Language, 'en'>,
+  texts: ProductTexts,
+  nowMs: number,
+) {
+  const fields = Object.entries(texts).flatMap(([field, value]) => (value === undefined ? [] : [field]));
+  if (fields.length === 0)
+    throw new OperatorError(
+      'Nothing to translate: pass --name, --description or --goes-live with --live-message.',
+    );
+  await ensureCatalog(DEFAULT_CATALOG);
+  const product = await translateProduct(id, language, texts);
+  if (!product)
+    throw new OperatorError(`No product "${id}" in the catalog. List it with: npm run admin -- catalog list`);
+  await recordOperatorEvent(
+    target,
+    'catalog.changed',
+    { details: { product: id, change: 'translated', language, fields } },
     nowMs,
   );
   return describe(product);

@@ -84,8 +84,7 @@ describe('audit trail', () => {
     await page.waitForURL(/step=faqs/);
     await page.locator('#question-0').fill('Is there parking?');
     await page.locator('#answer-0').fill('Yes, behind the house.');
-    await page.getByRole('button', { name: 'Save and continue' }).click();
-    await page.waitForURL(/step=upsells/);
+    // The link offers the assistant alone: no offers step (docs/design/host-pages.md).
     await page.getByRole('button', { name: 'Save and continue' }).click();
     await page.waitForURL(/step=review/);
     await page.getByRole('button', { name: 'Make my assistant live' }).click();

@@ -3,8 +3,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LANGUAGES } from '../../lambdas/domain/languages';
+import { CATALOGUES } from '../../lambdas/pages/messages';
 import { stageSettings } from '../../lib/stage-config';
-import { launchChromium, screenshot } from '../support/browser';
+import { launchChromium, screenshot, seriousAccessibilityViolations } from '../support/browser';
 import { synthesizedTemplate } from '../support/iam';
 
 interface WebAcl {
@@ -77,5 +79,20 @@ describe("the web firewall's 429 page in Chromium", () => {
     // The style sheet applies only if the CSP hash matches it; a refused style leaves `main` unbounded.
     expect(await page.locator('main').evaluate((main) => getComputedStyle(main).maxWidth)).toBe('640px');
     expect(problems).toEqual([]);
+  });
+
+  it('says the same in every language of the host pages, within the 4 KB a web ACL response body may hold', async () => {
+    const { body } = deployedThrottledPage();
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(url);
+
+    expect(Buffer.byteLength(body, 'utf8')).toBeLessThanOrEqual(4_096);
+    for (const language of LANGUAGES.filter((candidate) => candidate !== 'en')) {
+      const section = page.locator(`section[lang=${language}]`);
+      await expect(section.locator('h2').textContent()).resolves.toBe(CATALOGUES[language].firewallTitle);
+    }
+    expect(await page.locator('section[lang=de]').textContent()).toContain('Warten Sie 1 Minute');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshot(page, '41-firewall-throttled-all-languages');
   });
 });

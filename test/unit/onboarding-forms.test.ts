@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { parseDetails, parseFaqs, parsePrice, parseUpsells } from '../../lambdas/pages/onboarding-forms';
+import { CATALOGUES } from '../../lambdas/pages/messages';
+import {
+  parseDetails as parseDetailsIn,
+  parseFaqs as parseFaqsIn,
+  parsePrice,
+  parseUpsells as parseUpsellsIn,
+} from '../../lambdas/pages/onboarding-forms';
 
 const form = (pairs: [string, string][]) => new URLSearchParams(pairs);
+const messages = CATALOGUES.en;
+const parseDetails = (posted: URLSearchParams) => parseDetailsIn(posted, messages);
+const parseFaqs = (posted: URLSearchParams) => parseFaqsIn(posted, messages);
+const parseUpsells = (posted: URLSearchParams) => parseUpsellsIn(posted, messages, ['25', '19.90']);
 
 describe('onboarding wizard forms', () => {
   it('reads guest prices into minor units', () => {
@@ -110,5 +120,118 @@ describe('onboarding wizard forms', () => {
         ]),
       ).ok,
     ).toBe(false);
+  });
+
+  describe('text rules (README, Decisions: text fields)', () => {
+    const REFUSED_IN_TEXT = ['\u0000', '\u0007', '\u000b', '\u000c', '\u001b', '\u007f', '\u0085', '\u009b'];
+    const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
+    const SEPARATORS = ['\u2028', '\u2029'];
+    const hex = (character: string) => (character.codePointAt(0) ?? 0).toString(16).padStart(4, '0');
+
+    it('keeps line breaks (CR LF as a browser sends them) and tabs in answers, descriptions and instructions', () => {
+      expect(
+        parseFaqs(
+          form([
+            ['question', 'Parking?'],
+            ['answer', 'Yes:\r\n\t- two spaces\r\n\t- free'],
+          ]),
+        ),
+      ).toEqual({
+        ok: true,
+        value: [{ question: 'Parking?', answer: 'Yes:\n\t- two spaces\n\t- free' }],
+      });
+      const offers = parseUpsells(
+        form([
+          ['title', 'Breakfast'],
+          ['description', 'Served 7–10.\r\nIn the garden.'],
+          ['price', '12.50'],
+          ['currency', 'EUR'],
+        ]),
+      );
+      expect(offers.ok && offers.value[0]?.description).toBe('Served 7–10.\nIn the garden.');
+      const details = parseDetails(
+        form([
+          ['property_name', 'Casa'],
+          ['checkin_instructions', 'From 3 pm.\r\n\tKey box: 4711'],
+        ]),
+      );
+      expect(details.ok && details.value.checkInInstructions).toBe('From 3 pm.\n\tKey box: 4711');
+    });
+
+    it.each([...REFUSED_IN_TEXT, ...BIDI, ...SEPARATORS].map((character) => [hex(character), character]))(
+      'refuses U+%s in an answer, a description and check-in instructions, and says so',
+      (_codePoint, character) => {
+        expect(
+          parseFaqs(
+            form([
+              ['question', 'Pets?'],
+              ['answer', `Yes${character}, small ones`],
+            ]),
+          ),
+        ).toEqual({
+          ok: false,
+          errors: [messages.errorFaqAnswerCharacters(1)],
+        });
+        expect(
+          parseUpsells(
+            form([
+              ['title', 'Bikes'],
+              ['description', `Two${character}bikes`],
+              ['price', '10'],
+              ['currency', 'EUR'],
+            ]),
+          ),
+        ).toEqual({ ok: false, errors: [messages.errorOfferDescriptionCharacters(1)] });
+        expect(
+          parseDetails(
+            form([
+              ['property_name', 'Casa'],
+              ['checkin_instructions', `From 3 pm${character}, door A`],
+            ]),
+          ),
+        ).toEqual({ ok: false, errors: [messages.errorCheckinCharacters] });
+      },
+    );
+
+    it.each(
+      [...REFUSED_IN_TEXT, ...BIDI, ...SEPARATORS, '\t', '\n'].map((character) => [
+        hex(character),
+        character,
+      ]),
+    )('refuses U+%s in a question and an offer title (one line)', (_codePoint, character) => {
+      expect(
+        parseFaqs(
+          form([
+            ['question', `Park${character}ing?`],
+            ['answer', 'Yes'],
+          ]),
+        ),
+      ).toEqual({
+        ok: false,
+        errors: [messages.errorFaqQuestionLine(1)],
+      });
+      expect(
+        parseUpsells(
+          form([
+            ['title', `Late${character}check-out`],
+            ['description', ''],
+            ['price', '10'],
+            ['currency', 'EUR'],
+          ]),
+        ),
+      ).toEqual({ ok: false, errors: [messages.errorOfferTitle(1, 120)] });
+    });
+
+    it('keeps right-to-left text and its direction marks, which change nothing beyond their place', () => {
+      const answer = '\u05db\u05df, \u200fparking\u200e \u061c';
+      expect(
+        parseFaqs(
+          form([
+            ['question', '\u05d7\u05e0\u05d9\u05d4?'],
+            ['answer', answer],
+          ]),
+        ).ok,
+      ).toBe(true);
+    });
   });
 });

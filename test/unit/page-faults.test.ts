@@ -17,6 +17,7 @@ import { handler as activate } from '../../lambdas/pages/activate';
 import { forgetCachedLookups } from '../../lambdas/pages/activation-lookups';
 import { csrfToken, newSession, sessionCookie } from '../../lambdas/pages/host-session';
 import { handler as marketplace } from '../../lambdas/pages/marketplace';
+import { CATALOGUES } from '../../lambdas/pages/messages';
 import { handler as reveal } from '../../lambdas/pages/reveal';
 import { awsError, lambdaContext, proxyEvent } from '../support/events';
 
@@ -146,6 +147,34 @@ describe('pages under DynamoDB faults', () => {
     expect(result.headers?.['Content-Type']).toContain('text/html');
     expect(result.body).not.toMatch(/secretInternalDetail|TypeError|at \w+ \(/);
     expect(result.body).toContain('nothing was changed');
+  });
+
+  it('answers faults in the host’s language, keeping a language chosen with the switch', async () => {
+    dynamo.on(TransactWriteCommand).rejects(awsError('ProvisionedThroughputExceededException'));
+    const posted = await provisioningPost();
+
+    const busy = await marketplace(
+      { ...posted, headers: { ...posted.headers, 'Accept-Language': 'it-IT,it;q=0.9' } },
+      lambdaContext,
+    );
+    expect(busy.statusCode).toBe(503);
+    expect(busy.body).toContain('<html lang="it">');
+    expect(busy.body).toContain(CATALOGUES.it.tryAgainTitle);
+
+    forgetCachedLookups();
+    dynamo.on(QueryCommand).rejects(new TypeError('secretInternalDetail is not a function'));
+    const failed = await marketplace(
+      {
+        ...posted,
+        queryStringParameters: { lang: 'es' },
+        multiValueQueryStringParameters: { lang: ['es'] },
+      },
+      lambdaContext,
+    );
+    expect(failed.statusCode).toBe(500);
+    expect(failed.body).toContain(CATALOGUES.es.faultTitle);
+    expect(failed.body).not.toMatch(/secretInternalDetail|TypeError/);
+    expect(failed.multiValueHeaders?.['Set-Cookie']).toEqual(['host_lang=es; HttpOnly; SameSite=Lax']);
   });
 
   it('answers an address with an overlong slug with the 404 page, without a lookup', async () => {

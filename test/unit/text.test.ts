@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { propertySummarySchema } from '../../contract/api-schemas';
 import { activationClaimProblems, newNonce } from '../../lambdas/domain/activation-token';
 import { isOneLine, quoted } from '../../lambdas/domain/text';
+import { CATALOGUES } from '../../lambdas/pages/messages';
 import { parseDetails } from '../../lambdas/pages/onboarding-forms';
 import { displayName } from '../../lib/operations/inputs';
 
@@ -34,7 +35,10 @@ describe('one-line text', () => {
     expect(isOneLine(name)).toBe(false);
     expect(() => displayName('--name', name)).toThrow(/one line/);
     expect(
-      parseDetails(new URLSearchParams({ property_name: name, checkin_instructions: 'Keys in the box.' })).ok,
+      parseDetails(
+        new URLSearchParams({ property_name: name, checkin_instructions: 'Keys in the box.' }),
+        CATALOGUES.en,
+      ).ok,
     ).toBe(false);
     expect(propertySummarySchema.safeParse({ id: 1, name }).success).toBe(false);
     expect(

@@ -1,0 +1,156 @@
+import { isOneLine } from './text';
+
+/**
+ * How a partner appears on its hosts' pages: a logo, an accent colour and a way back to its
+ * website. Operators set it (`partners brand`); the rules below hold whatever is stored, so a page
+ * never puts an unchecked value into its style sheet or a link (docs/design/host-pages.md).
+ */
+export interface PartnerBranding {
+  /** `#rrggbb`; white text on it meets WCAG AA (4.5:1). */
+  readonly accentColor?: string;
+  /** An https address: error pages link back to it. */
+  readonly website?: string;
+  /** The logo's type and digest; its bytes are an item of their own (`lambdas/data/partner-logos.ts`). */
+  readonly logo?: { readonly contentType: LogoType; readonly sha256: string };
+}
+
+export const LOGO_TYPES = ['image/png', 'image/webp', 'image/svg+xml'] as const;
+export type LogoType = (typeof LOGO_TYPES)[number];
+
+/**
+ * The largest logo: every page inlines it as a data: URL (a third more as base64), so it stays a
+ * small part of a page of about 10 KB; a logo is shown at most 48 px high.
+ */
+export const MAX_LOGO_BYTES = 24 * 1024;
+export const MAX_WEBSITE_LENGTH = 200;
+
+/** WCAG 2.x AA for normal text. */
+export const MIN_CONTRAST = 4.5;
+/** The colour of text on the accent (buttons, the current step). */
+export const TEXT_ON_ACCENT = '#ffffff';
+
+const HEX_COLOUR = /^#[0-9a-f]{6}$/;
+
+function relativeLuminance(hex: string): number {
+  const channel = (offset: number) => {
+    const value = Number.parseInt(hex.slice(offset, offset + 2), 16) / 255;
+    return value <= 0.04045 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+}
+
+/** The WCAG contrast ratio of two `#rrggbb` colours, from 1 to 21. */
+export function contrastRatio(first: string, second: string): number {
+  const [light, dark] = [relativeLuminance(first), relativeLuminance(second)].sort((a, b) => b - a) as [
+    number,
+    number,
+  ];
+  return (light + 0.05) / (dark + 0.05);
+}
+
+/** An accent colour as stored (`#rrggbb`, lower case), or why it is refused. */
+export function checkAccentColor(
+  value: string,
+): { ok: true; value: string } | { ok: false; problem: string } {
+  const colour = value.trim().toLowerCase();
+  if (!HEX_COLOUR.test(colour))
+    return { ok: false, problem: `must be a colour as #RRGGBB (six hexadecimal digits); got "${value}".` };
+  const ratio = contrastRatio(colour, TEXT_ON_ACCENT);
+  if (ratio < MIN_CONTRAST)
+    return {
+      ok: false,
+      problem: `${colour} is too light: white text on it has a contrast of ${ratio.toFixed(2)}:1, and WCAG AA needs at least ${MIN_CONTRAST}:1. Choose a darker shade.`,
+    };
+  return { ok: true, value: colour };
+}
+
+/** A partner website as stored (an https URL without credentials), or why it is refused. */
+export function checkWebsite(value: string): { ok: true; value: string } | { ok: false; problem: string } {
+  const text = value.trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, problem: `must be an address such as https://www.example.com; got "${value}".` };
+  }
+  if (url.protocol !== 'https:') return { ok: false, problem: `must start with https://; got "${value}".` };
+  if (url.username || url.password)
+    return { ok: false, problem: 'must not contain a user name or password.' };
+  if (!isOneLine(text) || url.href.length > MAX_WEBSITE_LENGTH)
+    return { ok: false, problem: `must be one line of at most ${MAX_WEBSITE_LENGTH} characters.` };
+  return { ok: true, value: url.href };
+}
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/**
+ * What an SVG must not contain to be stored: script, event handlers, and references to anything
+ * outside itself. Pages show logos as images, where SVG runs no script and loads nothing, so
+ * this is a second line: a logo that needs any of it is not a logo.
+ */
+const SVG_REFUSED: readonly [RegExp, string][] = [
+  [/<script/i, 'a <script> element'],
+  [/\son[a-z]+\s*=/i, 'an event handler attribute (on…=)'],
+  [/javascript:/i, 'a javascript: address'],
+  [/<foreignObject/i, 'a <foreignObject> element'],
+  [/<!ENTITY/i, 'an entity declaration'],
+  [
+    /(?:href|src)\s*=\s*["']?\s*(?!#|data:image\/(?:png|webp|jpeg);)[^"'\s>]/i,
+    'a reference to another file or address',
+  ],
+  [/url\(\s*["']?\s*(?!#)[^"'\s)]/i, 'a url() that is not a reference inside the file'],
+  [/@import/i, 'an @import'],
+];
+
+/** The type of a logo file from its bytes (never its name), or why it is refused. */
+export function checkLogo(
+  bytes: Uint8Array,
+): { ok: true; contentType: LogoType } | { ok: false; problem: string } {
+  if (bytes.length === 0) return { ok: false, problem: 'the file is empty.' };
+  if (bytes.length > MAX_LOGO_BYTES)
+    return {
+      ok: false,
+      problem: `the file has ${bytes.length.toLocaleString('en-US')} bytes; a logo takes at most ${MAX_LOGO_BYTES.toLocaleString('en-US')}. Export it smaller (an SVG, or a PNG or WebP at most 96 px high).`,
+    };
+  if (PNG_SIGNATURE.every((byte, index) => bytes[index] === byte))
+    return { ok: true, contentType: 'image/png' };
+  const ascii = (start: number, end: number) => String.fromCharCode(...bytes.subarray(start, end));
+  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return { ok: true, contentType: 'image/webp' };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, problem: 'it is not a PNG, WebP or SVG file.' };
+  }
+  // An SVG document: optional BOM, XML declaration, comments and doctype, then the <svg> root.
+  const root = text
+    .replace(/^\uFEFF/, '')
+    .replace(/^\s*<\?xml[^>]*\?>/, '')
+    .replace(/^(\s*<!--[\s\S]*?-->)*/, '')
+    .replace(/^\s*<!DOCTYPE svg[^>[]*>/i, '')
+    .replace(/^(\s*<!--[\s\S]*?-->)*/, '')
+    .trimStart();
+  if (!/^<svg[\s>]/.test(root) || !/<\/svg>\s*$/.test(root))
+    return { ok: false, problem: 'it is not a PNG, WebP or SVG file.' };
+  for (const [pattern, what] of SVG_REFUSED)
+    if (pattern.test(text))
+      return { ok: false, problem: `the SVG contains ${what}; export it as a plain drawing.` };
+  return { ok: true, contentType: 'image/svg+xml' };
+}
+
+/** The stored branding, each part only if it still passes its check. */
+export function brandingOf(value: unknown): PartnerBranding | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stored = value as Record<string, unknown>;
+  const accent = typeof stored.accentColor === 'string' ? checkAccentColor(stored.accentColor) : undefined;
+  const website = typeof stored.website === 'string' ? checkWebsite(stored.website) : undefined;
+  const logo = stored.logo as Record<string, unknown> | undefined;
+  const branding: PartnerBranding = {
+    ...(accent?.ok ? { accentColor: accent.value } : {}),
+    ...(website?.ok ? { website: website.value } : {}),
+    ...(typeof logo?.sha256 === 'string' && (LOGO_TYPES as readonly unknown[]).includes(logo.contentType)
+      ? { logo: { contentType: logo.contentType as LogoType, sha256: logo.sha256 } }
+      : {}),
+  };
+  return Object.keys(branding).length > 0 ? branding : undefined;
+}

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import {
+  brandingOf,
+  checkAccentColor,
+  checkLogo,
+  checkWebsite,
+  contrastRatio,
+  MAX_LOGO_BYTES,
+} from '../../lambdas/domain/branding';
+
+const svg = (inside: string, attributes = '') =>
+  new TextEncoder().encode(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"${attributes}>${inside}</svg>`,
+  );
+
+describe('partner branding rules', () => {
+  it('computes WCAG contrast ratios', () => {
+    expect(contrastRatio('#ffffff', '#000000')).toBeCloseTo(21, 5);
+    expect(contrastRatio('#ffffff', '#ffffff')).toBeCloseTo(1, 5);
+    expect(contrastRatio('#ffffff', '#767676')).toBeCloseTo(4.54, 2);
+  });
+
+  it('takes an accent only when white text on it meets WCAG AA (4.5:1)', () => {
+    expect(checkAccentColor('#0B5394')).toEqual({ ok: true, value: '#0b5394' });
+    expect(checkAccentColor('#767676')).toEqual({ ok: true, value: '#767676' });
+    const light = checkAccentColor('#777777');
+    expect(light.ok).toBe(false);
+    if (!light.ok) expect(light.problem).toMatch(/too light: white text on it has a contrast of 4\.48:1/);
+    for (const bad of ['red', '#fff', '#12345g', '#1234567', '0b5394', '#0b5394;}body{display:none'])
+      expect(checkAccentColor(bad).ok, bad).toBe(false);
+    // The default accent of the pages meets the same rule.
+    expect(checkAccentColor('#1f6feb').ok).toBe(true);
+  });
+
+  it('takes a website only over https, without credentials, on one line', () => {
+    expect(checkWebsite('https://www.example.com/hosts')).toEqual({
+      ok: true,
+      value: 'https://www.example.com/hosts',
+    });
+    for (const bad of [
+      'http://www.example.com',
+      'javascript:alert(1)',
+      'https://user:pass@example.com',
+      'www.example.com',
+      `https://example.com/${'a'.repeat(300)}`,
+      'data:text/html,hi',
+    ])
+      expect(checkWebsite(bad).ok, bad).toBe(false);
+  });
+
+  it('knows a logo by its bytes and refuses what is not a plain PNG, WebP or SVG', () => {
+    expect(checkLogo(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]))).toEqual({
+      ok: true,
+      contentType: 'image/png',
+    });
+    expect(checkLogo(new TextEncoder().encode('RIFF\u0000\u0000\u0000\u0000WEBPVP8 '))).toEqual({
+      ok: true,
+      contentType: 'image/webp',
+    });
+    expect(checkLogo(svg('<rect width="10" height="10" fill="#0b5394"/>'))).toEqual({
+      ok: true,
+      contentType: 'image/svg+xml',
+    });
+    expect(
+      checkLogo(
+        new TextEncoder().encode(
+          `<?xml version="1.0"?>\n<!-- logo -->\n${new TextDecoder().decode(svg('<circle r="4"/>'))}`,
+        ),
+      ),
+    ).toEqual({ ok: true, contentType: 'image/svg+xml' });
+    for (const [bytes, problem] of [
+      [new Uint8Array(0), 'empty'],
+      [new Uint8Array(MAX_LOGO_BYTES + 1), 'at most'],
+      [new TextEncoder().encode('GIF89a....'), 'not a PNG, WebP or SVG'],
+      [new TextEncoder().encode('<html><svg></svg></html>'), 'not a PNG, WebP or SVG'],
+      [svg('<script>alert(1)</script>'), '<script>'],
+      [svg('<rect/>', ' onload="alert(1)"'), 'event handler'],
+      [svg('<a href="javascript:alert(1)"><rect/></a>'), 'javascript:'],
+      [svg('<image href="https://tracker.example/x.png"/>'), 'reference to another file'],
+      [svg('<use xlink:href="other.svg#a"/>'), 'reference to another file'],
+      [svg('<style>rect{fill:url(https://x.example/a)}</style>'), 'url()'],
+      [svg('<foreignObject><div/></foreignObject>'), 'foreignObject'],
+    ] as const)
+      expect(checkLogo(bytes), problem).toMatchObject({
+        ok: false,
+        problem: expect.stringContaining(problem),
+      });
+    expect(checkLogo(svg('<use href="#a"/><rect id="a" fill="url(#g)"/>')).ok).toBe(true);
+  });
+
+  it('reads stored branding defensively: a part that breaks its rule is dropped', () => {
+    expect(brandingOf(undefined)).toBeUndefined();
+    expect(
+      brandingOf({
+        accentColor: '#eeeeee',
+        website: 'http://x.example',
+        logo: { contentType: 'text/html', sha256: 'a' },
+      }),
+    ).toBeUndefined();
+    expect(
+      brandingOf({
+        accentColor: '#0b5394',
+        website: 'https://x.example/',
+        logo: { contentType: 'image/png', sha256: 'a' },
+      }),
+    ).toEqual({
+      accentColor: '#0b5394',
+      website: 'https://x.example/',
+      logo: { contentType: 'image/png', sha256: 'a' },
+    });
+  });
+});
