@@ -21,12 +21,14 @@ export type RevealOutcome =
     }
   | { readonly kind: 'wrong-secret' }
   /** The partner is suspended: nothing was spent. */
-  | { readonly kind: 'unavailable'; readonly keyPrefix: string; readonly partnerId: number }
   | { readonly kind: 'unknown' }
   | {
-      readonly kind: Exclude<RevealState, 'ready' | 'unknown'>;
+      /** A reveal that shows nothing now (or, `unavailable`, while its partner is suspended). */
+      readonly kind: Exclude<RevealState, 'ready' | 'unknown'> | 'unavailable';
       readonly keyPrefix: string;
       readonly partnerId: number;
+      /** Whether the request held the link's secret: only then is the refusal the partner's event. */
+      readonly presentedTheSecret: boolean;
     };
 
 /** Another change to the reveal's keys won every attempt: nothing was spent, and trying again is right. */
@@ -34,9 +36,10 @@ export class RevealContentionError extends Error {
   override readonly name = 'RevealContentionError';
 }
 
-/** A key's state, seen from its reveal link: what the page says of a key that was not revealed. */
-function deadKeyState(key: ApiKeyRecord | undefined): RevealTombstone | 'revealed' {
-  return key?.state === 'superseded' || key?.state === 'revoked' ? key.state : 'revealed';
+/** A key's state, seen from its reveal link: what the page says of a key it can no longer reveal. */
+function deadKeyState(key: ApiKeyRecord | undefined): RevealTombstone | 'revealed' | 'unknown' {
+  if (!key) return 'unknown';
+  return key.state === 'superseded' || key.state === 'revoked' ? key.state : 'revealed';
 }
 
 /** Constant-time comparison of the proof the browser's digest gives with the stored one. */
@@ -70,12 +73,19 @@ export async function spendReveal(
     const reveal = await getReveal(revealId, nowMs);
     if (reveal.state === 'unknown') return { kind: 'unknown' };
     const { keyPrefix = '', partnerId = 0, iv = '', ciphertext = '' } = reveal;
-    if (reveal.state !== 'ready') return { kind: reveal.state, keyPrefix, partnerId };
-    if (!proofMatches(secretDigest, reveal.secretDigestProof)) return { kind: 'wrong-secret' };
+    const presentedTheSecret = proofMatches(secretDigest, reveal.secretDigestProof);
+    if (reveal.state !== 'ready') return { kind: reveal.state, keyPrefix, partnerId, presentedTheSecret };
+    if (!presentedTheSecret) return { kind: 'wrong-secret' };
     const key = await getApiKey(keyPrefix, { consistent: true });
-    if (key?.state !== 'pending') return { kind: deadKeyState(key), keyPrefix, partnerId };
+    if (key?.state !== 'pending') {
+      const state = deadKeyState(key);
+      return state === 'unknown'
+        ? { kind: state }
+        : { kind: state, keyPrefix, partnerId, presentedTheSecret };
+    }
     const partner = await getPartner(partnerId, { consistent: true });
-    if (!partner || partner.suspension) return { kind: 'unavailable', keyPrefix, partnerId };
+    if (!partner || partner.suspension)
+      return { kind: 'unavailable', keyPrefix, partnerId, presentedTheSecret };
     const nowIso = new Date(nowMs).toISOString();
     const retiring = (await getApiKeys(key.retires ?? [])).filter(
       (replaced) => replaced.state === 'active' || replaced.state === 'retiring',

@@ -193,7 +193,10 @@ async function revealOnce(
     case 'expired':
       return pageJson(REFUSALS[outcome.kind].status, { message: REFUSALS[outcome.kind].message });
     default:
-      // A second reveal, or the link of a key that is dead or whose partner is suspended.
+      // A second reveal, or the link of a key that is dead or whose partner is suspended; recorded
+      // only for whoever holds the link's secret, so knowing a reveal id cannot fill the trail.
+      if (!outcome.presentedTheSecret)
+        return pageJson(REFUSALS[outcome.kind].status, { message: REFUSALS[outcome.kind].message });
       await recordRefusal({
         at: new Date(nowMs).toISOString(),
         actor: PARTNER_ACTOR,

@@ -358,7 +358,7 @@ function buildProgram(
         target,
         {
           slug: inputs.partnerSlug(text(options, 'partner'), '--partner'),
-          logoFile: optional('logo'),
+          logoFile: typeof options.logo === 'string' ? inputs.operatorFile(options.logo) : optional('logo'),
           accentColor: optional('accent'),
           website: optional('website'),
         },
@@ -442,11 +442,12 @@ function buildProgram(
     keys,
     'revoke',
     "Revoke a key at once (refused by the API within 30 s); an unrevealed key's link stops working too",
-    async (options, _args, target) => {
+    async (options, _args, target, io) => {
       const inputs = await import('../operations/inputs');
       const prefix = inputs.keyPrefix(text(options, 'prefix'));
       const { revokeKey } = await import('../operations/keys');
       const result = await revokeKey(target, prefix, Date.now());
+      if (result.warning) io.err(`Warning: ${result.warning}`);
       const line = result.changed
         ? `Key ${result.key_prefix} revoked at ${result.revoked_at}.`
         : result.state === 'revoked'
@@ -742,7 +743,7 @@ function buildProgram(
       const { importReservationFile } = await import('../operations/reservations');
       const result = await importReservationFile(
         target,
-        { propertyId, file: text(options, 'file'), units },
+        { propertyId, file: inputs.operatorFile(text(options, 'file')), units },
         Date.now(),
       );
       return {

@@ -137,7 +137,7 @@ const bytesOf = (data: SourceData): BinaryLike =>
       ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
       : new Uint8Array(data);
 
-class NodeSha256 {
+export class NodeSha256 {
   private readonly hash: Hash | Hmac;
   constructor(secret?: SourceData) {
     this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
@@ -154,11 +154,14 @@ const AUTHORIZATION =
   /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/\d{8}\/([^/,\s]+)\/([^/,\s]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
+/** How far a request's signing time may be from the endpoint's clock, as AWS allows. */
+const SIGNATURE_WINDOW_MS = 15 * 60_000;
+
 /**
  * Whether a request carries a valid SigV4 signature by the holder of `secretAccessKey`: the
- * signature is computed again over the headers it says it signed, at the time it says it was
- * made, and compared in constant time. The time itself is not held to a window: the tests move
- * their clock by days.
+ * signature is computed again over the headers it says it signed and the body as received (a
+ * signed `x-amz-content-sha256` is checked against the body, never trusted), at the time it says
+ * it was made, which must be within 15 minutes of now, and compared in constant time.
  */
 export async function isSignedWith(
   request: Pick<IncomingMessage, 'method' | 'url' | 'headers'>,
@@ -172,6 +175,12 @@ export async function isSignedWith(
   const [, year, month, day, hour, minute, second] = date.map(Number);
   const names = signedHeaders.split(';');
   if (!names.includes('host')) return false;
+  const signingDate = new Date(Date.UTC(year ?? 0, (month ?? 1) - 1, day, hour, minute, second));
+  if (Math.abs(Date.now() - signingDate.getTime()) > SIGNATURE_WINDOW_MS) return false;
+  const headers = Object.fromEntries(names.map((name) => [name, String(request.headers[name] ?? '')]));
+  // The payload hash the signature covers is the body's, whatever the header claims.
+  if ('x-amz-content-sha256' in headers)
+    headers['x-amz-content-sha256'] = createHash('sha256').update(body).digest('hex');
   const url = new URL(request.url ?? '/', 'http://local');
   const signer = new SignatureV4({
     credentials: { accessKeyId, secretAccessKey },
@@ -186,11 +195,11 @@ export async function isSignedWith(
       hostname: 'local',
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
-      headers: Object.fromEntries(names.map((name) => [name, String(request.headers[name] ?? '')])),
+      headers,
       body,
     },
     {
-      signingDate: new Date(Date.UTC(year ?? 0, (month ?? 1) - 1, day, hour, minute, second)),
+      signingDate,
       signableHeaders: new Set(names),
     },
   );

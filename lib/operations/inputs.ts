@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { isKeyPrefix } from '../../lambdas/domain/api-key';
 import type { ProductId } from '../../lambdas/domain/catalog';
 import { isProductId, MAX_PRODUCTS } from '../../lambdas/domain/catalog';
@@ -6,6 +7,14 @@ import type { Scope } from '../../lambdas/domain/scopes';
 import { isScope, SCOPES } from '../../lambdas/domain/scopes';
 import { isOneLine, quoted } from '../../lambdas/domain/text';
 import { OperatorError } from './operator-error';
+
+/**
+ * A file an operator named, as their shell meant it: `npm run` starts the CLI in the package's
+ * folder, so a relative path is resolved from where npm was started (`INIT_CWD`).
+ */
+export function operatorFile(value: string): string {
+  return resolve(process.env.INIT_CWD ?? process.cwd(), value);
+}
 
 /** Operator input checks with messages that say what to fix. */
 export function partnerSlug(value: string, flag: string): string {
@@ -20,7 +29,8 @@ export function partnerSlug(value: string, flag: string): string {
 
 export function emailAddress(flag: string, value: string): string {
   const email = value.trim();
-  if (email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+  // One line of text too: no control or bidi character reaches a mail header or a terminal.
+  if (email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !isOneLine(email)) {
     throw new OperatorError(`${flag} "${quoted(value, 60)}" is not an e-mail address.`);
   }
   return email;

@@ -12,7 +12,7 @@ import {
 } from '../../lambdas/data/api-keys';
 import { documentClient, type TransactItem } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
-import { keysIssuedItem, listPartners } from '../../lambdas/data/partners';
+import { getPartner, keysIssuedItem, listPartners } from '../../lambdas/data/partners';
 import { lastUsedOfKeys } from '../../lambdas/data/rate-windows';
 import type { RevealRecord, RevealTombstone } from '../../lambdas/data/reveals';
 import {
@@ -213,30 +213,38 @@ export async function rotateKey(
   };
 }
 
-/** How many times a revocation is tried again when its key changed between read and write. */
+/** How many times a revocation is tried again when only its reveal changed under it (TTL, a race). */
 const REVOCATION_ATTEMPTS = 3;
 
 /**
  * Revokes a key at once (in effect on the API within 30 s). A key nobody revealed has its link
  * killed in the same transaction; the keys it would have retired keep working. A key that is
- * already dead stays as it is, and the result says why.
+ * already dead stays as it is, and the result says why. If the key changes state while it is
+ * being revoked (its reveal spent a moment earlier), nothing is revoked: the operator decided on
+ * a key that is no longer what they saw. The result warns when the partner is left with no key
+ * in force.
  */
 export async function revokeKey(target: OperatorTarget, prefix: string, nowMs: number) {
-  for (let attempt = 1; attempt <= REVOCATION_ATTEMPTS; attempt += 1) {
-    const key = await getApiKey(prefix, { consistent: true });
-    if (!key)
+  const seen = await getApiKey(prefix, { consistent: true });
+  if (!seen)
+    throw new OperatorError(
+      `No key with prefix ${prefix}. List a partner's keys with: npm run admin -- keys list --partner <slug>`,
+    );
+  if (seen.state === 'revoked' || seen.state === 'superseded')
+    return {
+      key_prefix: prefix,
+      changed: false,
+      state: seen.state,
+      revoked_at: seen.revokedAt ?? null,
+      superseded_at: seen.supersededAt ?? null,
+      warning: null,
+    };
+  const nowIso = new Date(nowMs).toISOString();
+  for (let attempt = 1, key = seen; attempt <= REVOCATION_ATTEMPTS; attempt += 1) {
+    if (key.state !== seen.state || key.expiresAt !== seen.expiresAt)
       throw new OperatorError(
-        `No key with prefix ${prefix}. List a partner's keys with: npm run admin -- keys list --partner <slug>`,
+        `Key ${prefix} changed from ${seen.state} to ${key.state} while revoking it (its reveal was just used?). Nothing was changed: check with "npm run admin -- keys list" and run the command again if you still mean to revoke it.`,
       );
-    if (key.state === 'revoked' || key.state === 'superseded')
-      return {
-        key_prefix: prefix,
-        changed: false,
-        state: key.state,
-        revoked_at: key.revokedAt ?? null,
-        superseded_at: key.supersededAt ?? null,
-      };
-    const nowIso = new Date(nowMs).toISOString();
     const items = [
       ...(key.state === 'pending'
         ? await killUnrevealedKey(key, 'revoked', nowMs)
@@ -246,15 +254,39 @@ export async function revokeKey(target: OperatorTarget, prefix: string, nowMs: n
     try {
       await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
     } catch (error) {
-      if (transactionCancellationCodes(error)) continue;
-      throw error;
+      if (!transactionCancellationCodes(error)) throw error;
+      key = (await getApiKey(prefix, { consistent: true })) ?? key;
+      continue;
     }
     await target.usagePlanKeys?.remove(prefix);
-    return { key_prefix: prefix, changed: true, state: 'revoked', revoked_at: nowIso, superseded_at: null };
+    return {
+      key_prefix: prefix,
+      changed: true,
+      state: 'revoked',
+      revoked_at: nowIso,
+      superseded_at: null,
+      warning: await keysLeftWarning(key.partnerId, nowMs),
+    };
   }
   throw new OperatorError(
     `Key ${prefix} kept changing while revoking it; nothing was changed. Run the command again.`,
   );
+}
+
+/** What a revocation leaves the partner: a warning when no key of it is in force any more. */
+async function keysLeftWarning(partnerId: number, nowMs: number): Promise<string | null> {
+  const partner = await getPartner(partnerId, { consistent: true });
+  if (!partner) return null;
+  const keys = await keysOfPartner(partner);
+  if (keys.some((key) => key.state === 'active')) return null;
+  const retiring = keys.filter((key) => isInForce(key, nowMs));
+  const pending = keys.filter((key) => key.state === 'pending');
+  const rotate = `npm run admin -- keys rotate --partner ${partner.slug}`;
+  if (retiring.length > 0)
+    return `${partner.slug} has no key without an end: ${retiring.map((key) => `${key.prefix} retires at ${key.expiresAt}`).join(', ')}${pending.length > 0 ? `; its pending reveal link (${pending.map((key) => key.prefix).join(', ')}) gives it one once opened` : `. Issue one: ${rotate}`}.`;
+  return pending.length > 0
+    ? `${partner.slug} has no key in force; its pending reveal link (${pending.map((key) => key.prefix).join(', ')}) gives it one once opened.`
+    : `${partner.slug} has no key in force any more: its API calls are refused. Issue one: ${rotate}`;
 }
 
 /**

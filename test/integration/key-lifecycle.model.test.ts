@@ -31,6 +31,7 @@ import { openReveal as decrypt } from '../../contract/reveal-crypto';
 import { createTableInput } from '../../contract/table-definition';
 import { forgetCachedKeys } from '../../lambdas/api/authenticate';
 import { handler as authorizer } from '../../lambdas/api/authorizer';
+import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { ensureCatalog } from '../../lambdas/data/catalog';
 import { documentClient } from '../../lambdas/data/db';
 import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
@@ -752,6 +753,8 @@ describe('key, reveal, link and session lifecycle (model-based)', () => {
     await documentClient.send(new CreateTableCommand(createTableInput(MODEL_TABLE)));
     await ensureCatalog(DEFAULT_CATALOG);
     process.env.SESSION_SECRET_ARN = inject('secretArns').session ?? '';
+    // Loaded while the clock is true: the local AWS endpoint refuses signatures 15 minutes off.
+    await Promise.all([loadServiceKey('session'), loadServiceKey('sealing')]);
     vi.useFakeTimers({ toFake: ['Date'] });
   });
   afterAll(() => {

@@ -129,6 +129,52 @@ describe('key lifecycle: what decides who gets in is stored on the key', () => {
   });
 });
 
+describe('what a reveal link tells whom', () => {
+  it('records a refused reveal only for whoever holds the link’s secret: a known reveal id cannot fill the trail', async () => {
+    const partner = await approvedPartner();
+    const rotated = await adminJson('keys', 'rotate', '--partner', partner.slug, '--no-mail');
+    await adminJson('keys', 'revoke', '--prefix', rotated.key_prefix);
+    const [pageUrl = ''] = rotated.reveal_url.split('#');
+    const refusedEvents = async () =>
+      (await adminJson('audit', 'list', '--partner', partner.slug, '--action', 'key.reveal-refused')).events
+        .length;
+
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const guessed = await fetch(pageUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ secret_digest: 'A'.repeat(43) }),
+      });
+      expect(guessed.status).toBe(410);
+    }
+    const withoutSecret = await refusedEvents();
+    const holder = await openReveal(rotated.reveal_url);
+
+    expect(withoutSecret).toBe(0);
+    expect(holder.status).toBe(410);
+    expect(await refusedEvents()).toBe(1);
+  });
+
+  it('answers “not valid” for a reveal whose key item this code cannot read, never “already shown”', async () => {
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const partner = await approvedPartner();
+    const rotated = await adminJson('keys', 'rotate', '--partner', partner.slug, '--no-mail');
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: { PK: `APIKEY#${rotated.key_prefix}`, SK: 'APIKEY' },
+        UpdateExpression: 'REMOVE #state',
+        ExpressionAttributeNames: { '#state': 'state' },
+      }),
+    );
+
+    const opened = await openReveal(rotated.reveal_url);
+
+    expect(opened.status).toBe(404);
+    expect(opened.body.message).toContain('not valid');
+  });
+});
+
 describe('operators see and steer key state', () => {
   it('keys list shows each key’s state in words and times under a header row', async () => {
     const partner = await approvedPartner();
@@ -162,6 +208,62 @@ describe('operators see and steer key state', () => {
     expect(after.find((row) => row.startsWith(superseding.key_prefix))).toMatch(
       /superseded at .* \(never revealed\)/,
     );
+  });
+
+  it('warns when a revocation leaves the partner without a key in force', async () => {
+    const partner = await approvedPartner();
+    const rotated = await adminJson(
+      'keys',
+      'rotate',
+      '--partner',
+      partner.slug,
+      '--grace-hours',
+      '0',
+      '--no-mail',
+    );
+    const pendingLeft = await admin('keys', 'revoke', '--prefix', partner.keyPrefix);
+    await adminJson('keys', 'revoke', '--prefix', rotated.key_prefix);
+    const other = await approvedPartner();
+    const nothingLeft = await admin('keys', 'revoke', '--prefix', other.keyPrefix);
+
+    expect(pendingLeft.stderr).toContain(
+      `its pending reveal link (${rotated.key_prefix}) gives it one once opened`,
+    );
+    expect(nothingLeft.code).toBe(0);
+    expect(nothingLeft.stderr).toContain(`Warning: ${other.slug} has no key in force any more`);
+    expect(nothingLeft.stderr).toContain(`keys rotate --partner ${other.slug}`);
+  });
+
+  it('a revocation racing the reveal of the same key never leaves the partner keyless without a warning', async () => {
+    const { revokeKey } = await import('../../lib/operations/keys');
+    const { testTarget } = await import('../support/partners');
+    for (let round = 0; round < 6; round++) {
+      const partner = await approvedPartner();
+      const rotated = await adminJson(
+        'keys',
+        'rotate',
+        '--partner',
+        partner.slug,
+        '--grace-hours',
+        '0',
+        '--no-mail',
+      );
+
+      const [revealed, revoked] = await Promise.all([
+        openReveal(rotated.reveal_url),
+        revokeKey(testTarget(), rotated.key_prefix, Date.now()).then(
+          (result) => ({ ok: true as const, warning: result.warning }),
+          (error: Error) => ({ ok: false as const, message: error.message }),
+        ),
+      ]);
+      const keys = (await adminJson('keys', 'list', '--partner', partner.slug)).keys as { state: string }[];
+      const inForce = keys.some((key) => key.state === 'active' || key.state === 'retiring');
+
+      if (!revoked.ok) expect(revoked.message).toContain('while revoking it');
+      if (revealed.status === 200 && !revoked.ok) expect(inForce).toBe(true);
+      if (!inForce)
+        expect(revoked).toMatchObject({ ok: true, warning: expect.stringContaining('no key in force') });
+    }
   });
 
   it('revoking a revoked or superseded key says so and changes nothing', async () => {

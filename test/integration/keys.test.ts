@@ -443,6 +443,30 @@ describe('one-time reveal page', () => {
 });
 
 describe('operator input that DynamoDB would refuse', () => {
+  it('refuses an e-mail address with control or bidi characters, which would reach a mail header', async () => {
+    const { uniqueSlug } = await import('../support/partners');
+    for (const email of ['x\u001b[2J@evil.example', 'evil\u202elpmaxe@evil.example']) {
+      const slug = uniqueSlug('mail');
+      const refused = await admin(
+        'partners',
+        'approve',
+        '--name',
+        'Evil',
+        '--slug',
+        slug,
+        '--email',
+        email,
+        '--products',
+        'assistant',
+        '--no-mail',
+      );
+
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('is not an e-mail address');
+      expect((await admin('partners', 'show', slug)).code).toBe(1);
+    }
+  });
+
   const longSlug = 'a'.repeat(3_000);
 
   it.each([

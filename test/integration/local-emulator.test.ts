@@ -88,4 +88,50 @@ describe('the local AWS endpoint', () => {
     expect(guessed).toBe('UnrecognizedClientException');
     expect(signed.SecretString).toContain('masterKey');
   });
+
+  it('checks what a signature covers: a changed body or a signature older than 15 minutes is refused', async () => {
+    const { createHash } = await import('node:crypto');
+    const { SignatureV4 } = await import('@smithy/signature-v4');
+    const { NodeSha256 } = await import('../../lib/local/aws-endpoint');
+    const environment = inject('localEnvironment');
+    const endpoint = new URL(environment.AWS_ENDPOINT_URL_SECRETS_MANAGER ?? '');
+    const signer = new SignatureV4({
+      credentials: { accessKeyId: 'operator', secretAccessKey: environment.AWS_SECRET_ACCESS_KEY ?? '' },
+      region: 'local',
+      service: 'secretsmanager',
+      sha256: NodeSha256,
+    });
+    const ask = (name: string) => JSON.stringify({ SecretId: inject('secretArns')[name] });
+    const signedRequest = async (body: string, signingDate = new Date()) =>
+      signer.sign(
+        {
+          method: 'POST',
+          protocol: 'http:',
+          hostname: endpoint.hostname,
+          port: Number(endpoint.port),
+          path: '/',
+          query: {},
+          headers: {
+            host: endpoint.host,
+            'content-type': 'application/x-amz-json-1.1',
+            'x-amz-target': 'secretsmanager.GetSecretValue',
+            'x-amz-content-sha256': createHash('sha256').update(body).digest('hex'),
+          },
+          body,
+        },
+        { signingDate },
+      );
+    const send = async (headers: Record<string, string>, body: string) =>
+      (await fetch(endpoint, { method: 'POST', headers, body })).status;
+    const session = ask('session');
+    const sealing = ask('sealing');
+
+    const fresh = await signedRequest(session);
+    const stale = await signedRequest(session, new Date(Date.now() - 16 * 60_000));
+
+    expect(await send(fresh.headers, session)).toBe(200);
+    // The same signature with another body (the other secret asked for): refused.
+    expect(await send(fresh.headers, sealing)).toBe(403);
+    expect(await send(stale.headers, session)).toBe(403);
+  });
 });

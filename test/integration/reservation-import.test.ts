@@ -258,3 +258,43 @@ describe('reading the import file', () => {
     expect(JSON.parse(result.stdout)).toEqual({ imported: 1, unchanged: 0 });
   });
 });
+
+describe('files named on the command line', () => {
+  it('reads a relative --file from the folder npm was started in (INIT_CWD), not the package folder', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const row: Reservation = {
+      id: 'relative-1',
+      property_id: propertyId,
+      channel: 'Direct',
+      booked_at: new Date(Date.now() - DAY_MS).toISOString(),
+      check_in: isoDate(Math.floor(Date.now() / DAY_MS) + 3),
+      check_out: isoDate(Math.floor(Date.now() / DAY_MS) + 5),
+      status: 'confirmed',
+    };
+    await writeFile(join(folder, 'from-my-folder.json'), JSON.stringify([row]));
+    const previous = process.env.INIT_CWD;
+    process.env.INIT_CWD = folder;
+    const out: string[] = [];
+    const err: string[] = [];
+    try {
+      const code = await runCli(
+        [
+          'reservations',
+          'import',
+          '--property',
+          String(propertyId),
+          '--file',
+          'from-my-folder.json',
+          '--json',
+        ],
+        { out: (text) => out.push(text), err: (text) => err.push(text) },
+      );
+
+      expect(code, err.join('\n')).toBe(0);
+      expect(JSON.parse(out.join(''))).toMatchObject({ imported: 1 });
+    } finally {
+      if (previous === undefined) delete process.env.INIT_CWD;
+      else process.env.INIT_CWD = previous;
+    }
+  });
+});
