@@ -83,7 +83,7 @@ describe('the deploy verification (npm run verify)', () => {
     expect(failed?.detail).toBe('GET 404, POST 404');
     expect(failed?.lookAt).toContain(grantsOf('revealPage'));
     expect(grantsOf('revealPage')).toBe(
-      "the revealPage function's execution role: dynamodb:GetItem with LeadingKeys REVEAL#*; dynamodb:UpdateItem with LeadingKeys REVEAL#*; dynamodb:PutItem with LeadingKeys AUDIT#*",
+      "the revealPage function's execution role: dynamodb:GetItem with LeadingKeys REVEAL#*, APIKEY#*, PARTNER#*; dynamodb:UpdateItem with LeadingKeys REVEAL#*, APIKEY#*; dynamodb:PutItem with LeadingKeys AUDIT#*; dynamodb:ConditionCheckItem with LeadingKeys PARTNER#*",
     );
     expect(results.at(-1)).toMatchObject({ name: 'clean up', outcome: 'PASS' });
     expect(results.at(-1)?.detail).toMatch(
