@@ -22,7 +22,7 @@ export interface AwsCall {
   readonly resource?: string;
   /** Partition-key values the call touches (`dynamodb:LeadingKeys`). */
   readonly leadingKeys?: readonly string[];
-  /** The secret a GetSecretValue asked for: `session` or `sealing`. */
+  /** The secret a GetSecretValue asked for: `session`, `sealing` or `cursor`. */
   readonly secret?: ServiceSecretName;
 }
 
@@ -35,7 +35,7 @@ export interface LocalAwsEndpoint {
   stop(): Promise<void>;
 }
 
-const SECRET_NAMES: readonly ServiceSecretName[] = ['session', 'sealing'];
+const SECRET_NAMES: readonly ServiceSecretName[] = ['session', 'sealing', 'cursor'];
 const localSecretArn = (name: ServiceSecretName) =>
   `arn:aws:secretsmanager:local:000000000000:secret:partner-api-local-${name}`;
 

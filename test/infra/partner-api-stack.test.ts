@@ -108,7 +108,8 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     assess.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     assess.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
     assess.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
-    assess.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    // One per service secret: session, sealing, cursor.
+    assess.resourceCountIs('AWS::SecretsManager::Secret', 3);
     const pageMethods = pageRoutes.reduce((count, route) => count + route.methods.length, 0);
     assess.resourceCountIs(
       'AWS::ApiGateway::Method',
@@ -174,7 +175,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       for (const [name, value] of Object.entries(variables)) {
         expect(JSON.stringify(value), name).not.toMatch(/masterKey|SecretString|[A-Za-z0-9_-]{40,}/);
       }
-      for (const name of ['session', 'sealing'] as const) {
+      for (const name of ['session', 'sealing', 'cursor'] as const) {
         const variable = variables[`${name.toUpperCase()}_SECRET_ARN`];
         if (spec.access.secrets?.includes(name)) expect(variable, spec.name).toEqual({ Ref: secretId(name) });
         else expect(variable, spec.name).toBeUndefined();

@@ -41,7 +41,11 @@ export async function startServerProcess(
   // Not this process's local service settings: the new server gets its own DynamoDB and secret.
   const inherited = { ...process.env };
   for (const name of Object.keys(
-    localEnvironment({ dynamoDbEndpoint: '', awsEndpoint: '', secretArns: { session: '', sealing: '' } }),
+    localEnvironment({
+      dynamoDbEndpoint: '',
+      awsEndpoint: '',
+      secretArns: { session: '', sealing: '', cursor: '' },
+    }),
   ))
     if (name !== 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED') delete inherited[name];
   const env = {
