@@ -255,6 +255,14 @@ const FINDS_PARTNER = [PARTNER_SLUG_PARTITION, PARTNER_PARTITION] as const;
 
 export const pageRoutes = [
   {
+    id: 'home',
+    methods: ['GET'],
+    path: '/',
+    entry: 'pages/home.tsx',
+    // A static page: what this host is, and where the API reference lives. Reaches nothing.
+    access: {},
+  },
+  {
     id: 'reveal',
     methods: ['GET', 'POST'],
     path: '/reveal/{revealId}',

@@ -88,6 +88,13 @@ const FORBIDDEN: Record<string, Record<string, Call>> = {
     'read the session secret': secret('session'),
     'read the cursor secret': secret('cursor'),
   },
+  homePage: {
+    'read anything in the table': item('GetItem', 'PARTNER#1'),
+    'add an audit event': item('PutItem', 'AUDIT#1'),
+    'read the session secret': secret('session'),
+    'read the sealing secret': secret('sealing'),
+    'read the cursor secret': secret('cursor'),
+  },
   revealPage: {
     ...NEVER_REWRITE_AUDIT,
     'create a reveal': item('PutItem', 'REVEAL#revealid'),
