@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -126,6 +128,25 @@ describe('the curl step (docs/examples/quickstart.sh)', () => {
     expect(result.stderr.trim()).toMatch(
       /PARTNER_API: Set PARTNER_API to the base URL from your onboarding e-mail/,
     );
+  });
+});
+
+describe('the ETag step of docs/partners.md', () => {
+  it('answers 304 to the tag of the answer before, as the page shows', async () => {
+    const page = await readFile(`${root}docs/partners.md`, 'utf8');
+    const block = /<!-- quickstart: etag -->\n```sh\n([\s\S]*?)```/.exec(page)?.[1] ?? '';
+    const directory = await mkdtemp(join(tmpdir(), 'quickstart-etag-'));
+    try {
+      const { stdout } = await run('bash', ['-c', block], {
+        cwd: directory,
+        env: { PATH: process.env.PATH, ...env },
+      });
+
+      expect(block).toContain('If-None-Match');
+      expect(stdout).toBe('304\n');
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });
 
