@@ -51,6 +51,8 @@ export async function writeProperties(
   count: number,
   firstId: number,
   nowMs: number,
+  /** Also the `pms_hotel_id` claims (the list reads only the property items). @default true */
+  { claims = true }: { claims?: boolean } = {},
 ): Promise<void> {
   const { documentClient, TABLE_NAME } = await import('../../lambdas/data/db');
   const { propertyCreationItems } = await import('../../lambdas/data/properties');
@@ -66,7 +68,8 @@ export async function writeProperties(
       pmsHotelId: `BENCH-${firstId + index}`,
       createdAt,
     })) {
-      if (transactItem.Put?.Item) items.push(transactItem.Put.Item);
+      const item = transactItem.Put?.Item;
+      if (item && (claims || String(item.SK).startsWith('PROPERTY#'))) items.push(item);
     }
   }
   let next = 0;
