@@ -56,6 +56,7 @@ export async function writeProperties(
 ): Promise<void> {
   const { documentClient, TABLE_NAME } = await import('../../lambdas/data/db');
   const { propertyCreationItems } = await import('../../lambdas/data/properties');
+  const { isTransientAwsError } = await import('../../lambdas/common/aws-errors');
   const createdAt = new Date(nowMs).toISOString();
   const items: Record<string, unknown>[] = [];
   for (let index = 0; index < count; index++) {
@@ -80,9 +81,17 @@ export async function writeProperties(
       let requests = items.slice(start, start + BATCH_SIZE).map((Item) => ({ PutRequest: { Item } }));
       for (let attempt = 0; requests.length > 0; attempt++) {
         if (attempt > 10) throw new Error('BatchWriteItem kept returning unprocessed items');
-        const output: BatchWriteCommandOutput = await documentClient.send(
-          new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: requests } }),
-        );
+        let output: BatchWriteCommandOutput;
+        try {
+          output = await documentClient.send(
+            new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: requests } }),
+          );
+        } catch (error) {
+          // Puts are idempotent: a batch that timed out on a loaded machine is sent again.
+          if (!isTransientAwsError(error)) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+          continue;
+        }
         requests = (output.UnprocessedItems?.[TABLE_NAME] ?? []).flatMap((request) =>
           request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : [],
         );

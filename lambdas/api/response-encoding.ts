@@ -117,17 +117,16 @@ export function jsonResponse(
     'Cache-Control': REVALIDATE,
     ...bodyHeaders,
   };
-  const gzip = bytes > COMPRESS_ABOVE_BYTES && canReceiveGzip(requestHeaders);
-  if (!gzip) {
+  // The client holds this representation: nothing to encode or send.
+  if (ifNoneMatchHits(requestHeaders, tag)) return notModified(headers);
+  if (bytes <= COMPRESS_ABOVE_BYTES || !canReceiveGzip(requestHeaders)) {
     const plain = { statusCode: 200, headers, body: json };
-    if (!fits(plain)) {
-      throw tooLarge(bytes, fits(compress(json, headers)));
-    }
-    return notModifiedOr(plain, requestHeaders);
+    if (!fits(plain)) throw tooLarge(bytes, fits(compress(json, headers)));
+    return plain;
   }
   const compressed = compress(json, headers);
   if (!fits(compressed)) throw tooLarge(bytes, false);
-  return notModifiedOr(compressed, requestHeaders);
+  return compressed;
 }
 
 /** Cache-Control of 200 and 304 answers: a client may keep them and must revalidate before reuse. */
@@ -143,16 +142,10 @@ function compress(json: string, headers: Record<string, string>): APIGatewayProx
 }
 
 /**
- * 304 when the client already holds this representation: the headers a 200 would carry (RFC 9110
- * §15.4.5: ETag, Cache-Control, Vary; and Link, so a client walking pages from its cache goes on)
- * and no body or content headers.
+ * 304: the headers a 200 would carry (RFC 9110 §15.4.5: ETag, Cache-Control, Vary; and Link, so a
+ * client walking pages from its cache goes on), without a body or its content headers.
  */
-function notModifiedOr(
-  answer: APIGatewayProxyResult,
-  requestHeaders: Record<string, string | undefined> | null | undefined,
-): APIGatewayProxyResult {
-  const headers = (answer.headers ?? {}) as Record<string, string>;
-  if (!ifNoneMatchHits(requestHeaders, headers.ETag ?? '')) return answer;
-  const { 'Content-Type': _type, 'Content-Encoding': _encoding, ...kept } = headers;
+function notModified(headers: Record<string, string>): APIGatewayProxyResult {
+  const { 'Content-Type': _type, ...kept } = headers;
   return { statusCode: 304, headers: kept, body: '' };
 }

@@ -222,6 +222,8 @@ interface ProblemExample {
   readonly detail: string;
   /** A gateway catch-all keeps the status API Gateway chose: its body cannot carry it. */
   readonly withoutStatus?: boolean;
+  /** What the example shows, when the problem's title alone would not tell examples apart. */
+  readonly summary?: string;
 }
 
 function problemResponse(
@@ -259,7 +261,7 @@ function problemResponse(
           examples.map((example, index) => [
             keyOf(example, index),
             {
-              summary: problemCatalog[example.name].title,
+              summary: example.summary ?? problemCatalog[example.name].title,
               value: withoutStatus(
                 problemBody(example.name, example.detail, { request_id: EXAMPLE_REQUEST_ID }),
                 example.withoutStatus === true,
@@ -282,21 +284,25 @@ function withoutStatus(body: Json, drop: boolean): Json {
 
 /** The 400 a route gives for a bad query parameter, from its own parser: one per parameter. */
 function invalidQueryExamples(route: PartnerApiRoute): ProblemExample[] {
-  const refusal = (query: Record<string, string[]>): ProblemExample => {
+  const refusal = (query: Record<string, string[]>, summary: string): ProblemExample => {
     try {
       parseQueryParameters(route, query);
     } catch (error) {
-      return { name: 'invalid-request', detail: (error as Error).message };
+      return { name: 'invalid-request', detail: (error as Error).message, summary };
     }
     throw new Error(`${route.id}: the parser accepted ${JSON.stringify(query)}`);
   };
-  const outOfRange = (parameter: QueryParameter) =>
+  const outOfRange = (parameter: QueryParameter): ProblemExample =>
     parameter.kind === 'integer'
-      ? [refusal({ [parameter.name]: [String(parameter.minimum - 1)] })]
-      : [{ name: 'invalid-request' as const, detail: refusedCursorDetail(parameter.name) }];
+      ? refusal({ [parameter.name]: [String(parameter.minimum - 1)] }, `${parameter.name} out of range`)
+      : {
+          name: 'invalid-request',
+          detail: refusedCursorDetail(parameter.name),
+          summary: `A ${parameter.name} that is not yours, or altered`,
+        };
   return route.queryParameters.length > 0
-    ? route.queryParameters.flatMap(outOfRange)
-    : [refusal({ days: ['7'] })];
+    ? route.queryParameters.map(outOfRange)
+    : [refusal({ days: ['7'] }, 'An unknown query parameter')];
 }
 
 function exampleDetail(name: ProblemName): string {
