@@ -121,24 +121,34 @@ export async function listPropertiesOfPartner(partnerId: number): Promise<{ id: 
 
 /**
  * One page of the partner's properties in id order: at most `limit` with an id above `afterId`,
- * and whether more follow. Reads `limit + 1` items (one query, a second only when DynamoDB's 1 MB
- * page ends first), so the last page is known to be the last without an empty page after it. The
- * cost does not grow with the list: the sort key starts the read at the cursor.
+ * and whether more follow. The key condition starts the read right after the cursor (a range on the
+ * sort key, `SK BETWEEN PROPERTY#<afterId + 1> AND PROPERTY#~`: ids are zero-padded digits, and `~`
+ * sorts after every digit), so a page costs the same wherever it is and however long the list. It
+ * reads `limit + 1` items (one query; another only when DynamoDB's 1 MB page ends first), so the
+ * last page is known to be the last without an empty page after it.
  */
 export async function listPropertiesPage(
   partnerId: number,
   { afterId, limit }: { afterId?: number; limit: number },
 ): Promise<{ properties: { id: number; name: string }[]; more: boolean }> {
+  const list = PROPERTY_LIST_QUERY(partnerId);
+  const input =
+    afterId === undefined
+      ? list
+      : {
+          ...list,
+          KeyConditionExpression: 'PK = :partner AND SK BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':partner': partnerPartition(partnerId),
+            ':from': propertyKey(partnerId, afterId + 1).SK,
+            ':to': 'PROPERTY#~',
+          },
+        };
   const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined =
-    afterId === undefined ? undefined : propertyKey(partnerId, afterId);
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await documentClient.send(
-      new QueryCommand({
-        ...PROPERTY_LIST_QUERY(partnerId),
-        Limit: limit + 1 - items.length,
-        ExclusiveStartKey,
-      }),
+      new QueryCommand({ ...input, Limit: limit + 1 - items.length, ExclusiveStartKey }),
     );
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
