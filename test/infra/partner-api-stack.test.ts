@@ -142,12 +142,14 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         POWERTOOLS_SERVICE_NAME: 'partner-api',
         POWERTOOLS_LOG_LEVEL: config.logLevel,
       });
-      // Only functions that read the table know its name (the public OpenAPI document does not).
-      if (!publicApiRoutes.some((route) => String(fn.Properties.Description).includes(route.path))) {
-        expect(variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^DataTable/) });
-      } else {
-        expect(variables.TABLE_NAME).toBeUndefined();
-      }
+    }
+    // Only functions that read the table know its name (the OpenAPI document and the pages' root do not).
+    for (const spec of serviceFunctions) {
+      const fn = resources(stage, 'AWS::Lambda::Function')[functionIdOf(stage, spec.name)];
+      const variables = (fn?.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      if (spec.access.table)
+        expect(variables.TABLE_NAME, spec.name).toEqual({ Ref: expect.stringMatching(/^DataTable/) });
+      else expect(variables.TABLE_NAME, spec.name).toBeUndefined();
     }
     template(stage).resourcePropertiesCountIs(
       'AWS::Logs::LogGroup',
