@@ -146,7 +146,8 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     // Only functions that read the table know its name (the OpenAPI document and the pages' root do not).
     for (const spec of serviceFunctions) {
       const fn = resources(stage, 'AWS::Lambda::Function')[functionIdOf(stage, spec.name)];
-      const variables = (fn?.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const environment = fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined;
+      const variables = environment?.Variables ?? {};
       if (spec.access.table)
         expect(variables.TABLE_NAME, spec.name).toEqual({ Ref: expect.stringMatching(/^DataTable/) });
       else expect(variables.TABLE_NAME, spec.name).toBeUndefined();
