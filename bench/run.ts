@@ -41,6 +41,9 @@
  *    limit on fresh keys at the same offered load: admitted, refused, errors, p50/p99, write
  *    units. Budgets: 0 errors, exactly min(n, limit) admitted, p99 at 20 instances ≤ 3 × the
  *    1-instance p99, ≤ 1 write unit per admission.
+ * 8. Pages (sections/pagination.ts): one page of GET /properties?limit=1000 for a partner with
+ *    1,000 properties and one with 1,000,000 (first, middle, last page), in-process against
+ *    DynamoDB Local, called alternately. Budget: p50 at 1,000,000 ≤ 2 × the p50 at 1,000.
  *
  * Shared pieces are in bench/lib/: the server process and key minting (service-process.ts),
  * the DynamoDB meter, in-process handler calls, data sets, statistics and the report.
@@ -66,6 +69,7 @@ import { measureActivation } from './sections/activation';
 import { measureBundles } from './sections/bundles';
 import { measureDynamoCost } from './sections/dynamo-cost';
 import { measureLimiter } from './sections/limiter';
+import { measurePagination } from './sections/pagination';
 import { measureScaling } from './sections/scaling';
 import { measureThroughput } from './sections/throughput';
 import { measureWarmHandlers } from './sections/warm-handlers';
@@ -80,6 +84,7 @@ const SECTIONS = [
   { id: 'scaling', title: '5. Scaling' },
   { id: 'activation', title: '6. Activation: provisioning transaction latency' },
   { id: 'limiter', title: '7. The exact rate limiter under contention' },
+  { id: 'pagination', title: '8. Pages of GET /properties' },
 ] as const;
 type SectionId = (typeof SECTIONS)[number]['id'];
 
@@ -124,8 +129,8 @@ if (only.has('bundles')) {
 await runSection('bundles', measureBundles);
 await runSection('warm-handlers', measureWarmHandlers);
 
-const needsService = ['throughput', 'dynamo-cost', 'scaling', 'activation', 'limiter'].some((id) =>
-  only.has(id),
+const needsService = ['throughput', 'dynamo-cost', 'scaling', 'activation', 'limiter', 'pagination'].some(
+  (id) => only.has(id),
 );
 if (needsService) {
   const { value: service, seconds } = await timed('starting the local server (npm start, own process)', () =>
@@ -152,6 +157,7 @@ async function runServiceSections(service: ServiceProcess): Promise<void> {
   await runSection('scaling', () => measureScaling(service));
   await runSection('activation', () => measureActivation(service));
   await runSection('limiter', () => measureLimiter(service.runtime));
+  await runSection('pagination', () => measurePagination(service));
 }
 
 const report: BenchResults = {

@@ -1,23 +1,36 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { clientFiles } from '../lib/openapi/client-files';
 import { partnerApiDocument } from '../lib/openapi/document';
 
 /**
- * `npm run openapi` writes openapi/partner-api.json from the route table and the zod schemas;
- * `npm run openapi -- --check` fails when the committed file is stale (run in CI).
+ * `npm run openapi` writes openapi/partner-api.json from the route table and the zod schemas, and
+ * the TypeScript client's generated types from that document; `npm run openapi -- --check` fails
+ * when a committed file is stale (run in CI).
  */
 const FILE = 'openapi/partner-api.json';
-const generated = `${JSON.stringify(partnerApiDocument(), null, 2)}\n`;
+const document = partnerApiDocument();
+const generated: Record<string, string> = {
+  [FILE]: `${JSON.stringify(document, null, 2)}\n`,
+  ...(await clientFiles(document)),
+};
 
 if (process.argv.includes('--check')) {
-  const committed = await readFile(FILE, 'utf8').catch(() => '');
-  if (committed !== generated) {
+  const stale: string[] = [];
+  for (const [file, contents] of Object.entries(generated)) {
+    if ((await readFile(file, 'utf8').catch(() => '')) !== contents) stale.push(file);
+  }
+  if (stale.length > 0) {
     console.error(
-      `${FILE} is out of date with the route table or the schemas: run npm run openapi and commit it.`,
+      `Out of date with the route table, the schemas or the problem catalog: ${stale.join(', ')}. Run npm run openapi and commit.`,
     );
     process.exit(1);
   }
-  console.log(`${FILE} is up to date.`);
+  console.log(`${Object.keys(generated).join(', ')} are up to date.`);
 } else {
-  await writeFile(FILE, generated);
-  console.log(`Wrote ${FILE}.`);
+  for (const [file, contents] of Object.entries(generated)) {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, contents);
+    console.log(`Wrote ${file}.`);
+  }
 }

@@ -71,7 +71,7 @@ export const propertyListSchema = z
   .register(apiSchemas, {
     id: 'PropertyList',
     description:
-      'All properties of hosts sponsored by the partner, in one response (no pagination). Large lists are sent gzip-compressed to clients that send Accept-Encoding: gzip.',
+      'Properties of hosts sponsored by the partner, in ascending id order: all of them, or one page with limit (the Link header leads to the next). Large bodies are gzip-compressed for requests with an Accept header and Accept-Encoding: gzip.',
   });
 
 export const signalsSchema = z

@@ -1,5 +1,5 @@
 import { RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS } from '../lambdas/domain/rate-limit';
-import { partnerApiRoutes } from '../lambdas/routes';
+import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../lambdas/routes';
 import type { ProblemName } from './problems';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog, problemTypeUri } from './problems';
 
@@ -50,9 +50,12 @@ function catalogued(
   };
 }
 
-/** Lists the live routes from the route table, so a new route shows up here by itself. */
-const NOT_FOUND_DETAIL = `There is no such resource. Live routes: ${partnerApiRoutes
-  .map((route) => `${route.method} ${route.path}`)
+/**
+ * Lists the live routes from the route table, so a new route shows up here by itself: with their
+ * full paths (after the host, or the stage in an execute-api URL), which a client can call as shown.
+ */
+const NOT_FOUND_DETAIL = `There is no such resource. Live routes: ${[...partnerApiRoutes, ...publicApiRoutes]
+  .map((route) => `${route.method} ${API_BASE_PATH}${route.path}`)
   .join(', ')}.`;
 
 const definitions: GatewayResponseDefinition[] = [

@@ -21,7 +21,7 @@ export const problemCatalog = {
   'invalid-request': { status: 400, title: 'Invalid request' },
   'rate-limited': { status: 429, title: 'Rate limit exceeded' },
   'internal-error': { status: 500, title: 'Internal error' },
-  'response-too-large': { status: 500, title: 'Response too large' },
+  'response-too-large': { status: 406, title: 'Response too large' },
   'service-unavailable': { status: 503, title: 'Service temporarily unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

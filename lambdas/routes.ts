@@ -51,15 +51,31 @@ export interface FunctionAccess {
 /** Every partner API route counts its request in the rate window of the key. */
 const COUNTS_REQUESTS = { updateItem: [RATE_LIMIT_PARTITION] } as const;
 
-export interface QueryParameter {
+/** An integer query parameter, checked against its range by the handler's wrapper. */
+export interface IntegerQueryParameter {
+  readonly kind: 'integer';
   readonly name: string;
   readonly description: string;
   readonly minimum: number;
   readonly maximum: number;
-  readonly default: number;
+  /** The value when the parameter is absent; none: absent means "not asked for". */
+  readonly default?: number;
   /** A typical value, for the OpenAPI document (generated clients and contract tools use it). */
   readonly example: number;
 }
+
+/** An opaque page cursor: a string the API issued (in a `Link` header), returned unchanged. */
+export interface CursorQueryParameter {
+  readonly kind: 'cursor';
+  readonly name: string;
+  readonly description: string;
+  readonly maxLength: number;
+  /** The parameter that must come with it (the page size). */
+  readonly requires: string;
+  readonly example: string;
+}
+
+export type QueryParameter = IntegerQueryParameter | CursorQueryParameter;
 
 /** A `{name}` segment of a route's path: a positive integer id. */
 export interface PathParameter {
@@ -85,9 +101,9 @@ export interface PartnerApiRoute {
   /** The 200 body: a named schema of `contract/api-schemas.ts`. */
   readonly responseSchema: 'UsageReport' | 'PropertyList' | 'PricingSignals';
   /**
-   * A list that can grow large: the document describes its gzip-compressed answer, its 406
-   * without `Accept-Encoding: gzip` and its 413. (The encoding itself applies to every route,
-   * `jsonResponse`; the other bodies stay far below its thresholds.)
+   * A list that can grow large: the document describes its gzip-compressed answer and the
+   * `response-too-large` problem of a list that no response can carry. (The encoding itself
+   * applies to every route, `jsonResponse`; the other bodies stay far below its thresholds.)
    */
   readonly compressible: boolean;
   readonly access: FunctionAccess;
@@ -103,14 +119,39 @@ export const PROPERTY_ID: PathParameter = {
   },
 };
 
-export const LOOKBACK_DAYS: QueryParameter = {
+export const LOOKBACK_DAYS = {
+  kind: 'integer',
   name: 'lookback_days',
   description: 'Reservation history window, in days, used to compute the signals.',
   minimum: 1,
   maximum: 365,
   default: 90,
   example: 30,
-};
+} as const satisfies IntegerQueryParameter;
+
+/**
+ * Page size of the property list. Absent, the whole list comes in one response (as in v1 from the
+ * start); present, one page in id order, with a `Link: <…>; rel="next"` header until the last.
+ */
+export const PAGE_LIMIT = {
+  kind: 'integer',
+  name: 'limit',
+  description:
+    'Page size: at most this many properties, in ascending id order, with a Link header (rel="next") to the next page until the last one. Without it, the whole list comes in one response.',
+  minimum: 1,
+  maximum: 1_000,
+  example: 100,
+} as const satisfies IntegerQueryParameter;
+
+export const PAGE_CURSOR = {
+  kind: 'cursor',
+  name: 'cursor',
+  description:
+    'Where the next page starts: copy it from the Link header of the previous page (rel="next"), never build it. Opaque, bound to your account; it stays valid, and a property added meanwhile with a higher id is on a later page.',
+  maxLength: 100,
+  requires: PAGE_LIMIT.name,
+  example: 'AQAAAAAAAABkq3BvzR1C8Zy5gLwDHaO6Tw',
+} as const satisfies CursorQueryParameter;
 
 export const partnerApiRoutes = [
   {
@@ -134,10 +175,11 @@ export const partnerApiRoutes = [
     scope: 'revenue:read',
     entry: 'api/properties.ts',
     summary: 'Properties of the hosts the partner sponsors',
-    queryParameters: [],
+    queryParameters: [PAGE_LIMIT, PAGE_CURSOR],
     responseSchema: 'PropertyList',
     compressible: true,
-    access: { table: { ...COUNTS_REQUESTS, query: [PARTNER_PARTITION] } },
+    // The cursor secret signs and checks page cursors; nothing else reads it.
+    access: { table: { ...COUNTS_REQUESTS, query: [PARTNER_PARTITION] }, secrets: ['cursor'] },
   },
   {
     id: 'pricingSignals',
@@ -212,6 +254,14 @@ export interface PageRoute {
 const FINDS_PARTNER = [PARTNER_SLUG_PARTITION, PARTNER_PARTITION] as const;
 
 export const pageRoutes = [
+  {
+    id: 'home',
+    methods: ['GET'],
+    path: '/',
+    entry: 'pages/home.tsx',
+    // A static page: what this host is, and where the API reference lives. Reaches nothing.
+    access: {},
+  },
   {
     id: 'reveal',
     methods: ['GET', 'POST'],

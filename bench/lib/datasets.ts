@@ -53,9 +53,12 @@ export async function writeProperties(
   count: number,
   firstId: number,
   nowMs: number,
+  /** Also the `pms_hotel_id` claims (the list reads only the property items). @default true */
+  { claims = true }: { claims?: boolean } = {},
 ): Promise<void> {
   const { documentClient, TABLE_NAME } = await import('../../lambdas/data/db');
   const { propertyCreationItems } = await import('../../lambdas/data/properties');
+  const { isTransientAwsError } = await import('../../lambdas/common/aws-errors');
   const createdAt = new Date(nowMs).toISOString();
   const items: Record<string, unknown>[] = [];
   for (let index = 0; index < count; index++) {
@@ -68,7 +71,8 @@ export async function writeProperties(
       pmsHotelId: `BENCH-${firstId + index}`,
       createdAt,
     })) {
-      if (transactItem.Put?.Item) items.push(transactItem.Put.Item);
+      const item = transactItem.Put?.Item;
+      if (item && (claims || String(item.SK).startsWith('PROPERTY#'))) items.push(item);
     }
   }
   let next = 0;
@@ -79,9 +83,17 @@ export async function writeProperties(
       let requests = items.slice(start, start + BATCH_SIZE).map((Item) => ({ PutRequest: { Item } }));
       for (let attempt = 0; requests.length > 0; attempt++) {
         if (attempt > 10) throw new Error('BatchWriteItem kept returning unprocessed items');
-        const output: BatchWriteCommandOutput = await documentClient.send(
-          new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: requests } }),
-        );
+        let output: BatchWriteCommandOutput;
+        try {
+          output = await documentClient.send(
+            new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: requests } }),
+          );
+        } catch (error) {
+          // Puts are idempotent: a batch that timed out on a loaded machine is sent again.
+          if (!isTransientAwsError(error)) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+          continue;
+        }
         requests = (output.UnprocessedItems?.[TABLE_NAME] ?? []).flatMap((request) =>
           request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : [],
         );

@@ -26,11 +26,16 @@ export async function startServiceProcess(): Promise<ServiceProcess> {
     env: childEnvironment({ PORT: String(port), PARTNER_API_LOCAL_DIR: directory }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const deadline = Date.now() + 60_000;
+  // Generous: on a shared machine under load, bundling and DynamoDB Local can take minutes.
+  const deadline = Date.now() + 180_000;
   let runtime: LocalRuntime | undefined;
   while (!runtime) {
     if (child.exitCode !== null) throw new Error(`The local server exited with code ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('The local server did not start within 60 s');
+    if (Date.now() > deadline) {
+      // SIGTERM lets the server stop DynamoDB Local and its workers instead of orphaning them.
+      child.kill('SIGTERM');
+      throw new Error('The local server did not start within 180 s');
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
     runtime = await readRuntime(directory);
   }

@@ -188,6 +188,19 @@ const SUMMARIES: Readonly<Record<string, readonly TableSummary[]>> = {
     limiterRuns('backToBack', 1),
     limiterRuns('backToBackKeyPerInstance', 2),
   ],
+  pagination: [
+    {
+      name: 'pages',
+      table: 0,
+      row: (cell) => `${cell('properties')} ${cell('page')}`,
+      figures: {
+        p50Ms: ['p50 ms', 'measured'],
+        ratioToSmallList: ['ratio to the page at 1,000 (paired)', 'measured'],
+        itemsRead: ['items read', 'exact'],
+        requests: ['DynamoDB requests', 'exact'],
+      },
+    },
+  ],
 };
 
 type Row = Readonly<Record<string, Figure>>;

@@ -22,11 +22,12 @@ type Headers = Record<string, string | undefined> | null | undefined;
 /**
  * The presented key: `Authorization: Bearer <key>` (preferred) or `X-Enterprise-Key: <key>`. An
  * Authorization header in another form is a credential we cannot use: it is refused with a
- * message, never ignored or guessed at.
+ * message, never ignored or guessed at. An empty Bearer credential counts as no key.
  */
 export function presentedKey(headers: Headers): { key: string } | { wrongScheme: true } | undefined {
   const authorization = headerValue(headers, 'authorization')?.trim();
-  if (authorization) {
+  // `Bearer ` with nothing after it is what an unset variable sends: no key, not a malformed one.
+  if (authorization && !/^Bearer$/i.test(authorization)) {
     const bearer = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
     return bearer ? { key: bearer } : { wrongScheme: true };
   }

@@ -77,8 +77,9 @@ export function responseHeaders(): Middleware {
     if (!request.response) return;
     const { rateDecision } = request.context;
     request.response.headers = {
-      ...request.response.headers,
+      // Problems are never stored; a 200 or 304 says itself how to revalidate (jsonResponse).
       'Cache-Control': 'no-store',
+      ...request.response.headers,
       'X-Request-Id': request.event.requestContext?.requestId ?? '',
       ...(rateDecision ? rateLimitHeaders(rateDecision) : {}),
     };

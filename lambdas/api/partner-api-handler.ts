@@ -14,6 +14,7 @@ import {
   responseHeaders,
 } from './middleware';
 import { parsePathId, parseQueryParameters } from './request-parameters';
+import type { BodyHeaders } from './response-encoding';
 import { jsonResponse } from './response-encoding';
 
 export interface PartnerApiRequest {
@@ -21,15 +22,26 @@ export interface PartnerApiRequest {
   readonly partnerId: number;
   /** The route's path parameters, as checked ids. */
   readonly path: Record<string, number>;
+  /** Integer query parameters, checked, with their defaults. */
   readonly query: Record<string, number>;
+  /** Cursor query parameters, as sent (the handler verifies them). */
+  readonly cursors: Record<string, string>;
   readonly nowMs: number;
+}
+
+/** A 200 body with response headers of its own (the property list's `Link`). */
+export class BodyWithHeaders {
+  constructor(
+    readonly body: unknown,
+    readonly headers: BodyHeaders,
+  ) {}
 }
 
 /**
  * Wraps a route's logic with the shared chain, in order: identity from the authorizer, the
  * exact rate limit (every authenticated request counts), the route's scope, content
  * negotiation and query parsing. Errors become problem details; every response gets the
- * request id and rate-limit headers.
+ * request id and rate-limit headers; a 200 its entity tag, or a 304 when the client holds it.
  */
 export function partnerApiHandler(
   routeId: PartnerApiRouteId,
@@ -45,21 +57,24 @@ export function partnerApiHandler(
     .use(requireScope(route.scope))
     .use(acceptJson())
     .handler(async (event, context) => {
-      const query = parseQueryParameters(route, event.multiValueQueryStringParameters);
+      const { integers: query, cursors } = parseQueryParameters(route, event.multiValueQueryStringParameters);
       const path = Object.fromEntries(
         route.pathParameters.map((parameter) => [
           parameter.name,
           parsePathId(parameter, event.pathParameters?.[parameter.name]),
         ]),
       );
-      const body = await respond({
+      const answer = await respond({
         event,
         partnerId: context.partner.partnerId,
         path,
         query,
+        cursors,
         nowMs: context.nowMs,
       });
-      return jsonResponse(body, event.headers);
+      return answer instanceof BodyWithHeaders
+        ? jsonResponse(answer.body, event.headers, answer.headers)
+        : jsonResponse(answer, event.headers);
     });
   // Lambda passes a plain Context; `authenticatedPartner` adds the partner fields before the handler runs.
   return handler as unknown as (

@@ -6,13 +6,20 @@ type QueryValues = Record<string, string[] | undefined> | null | undefined;
 
 const INTEGER = /^[0-9]{1,16}$/;
 
+/** A route's query parameters as checked values: integers within their bounds, cursors as sent. */
+export interface ParsedQuery {
+  readonly integers: Record<string, number>;
+  readonly cursors: Record<string, string>;
+}
+
 /**
- * Query parameters of a route, as integers within the route table's bounds. Unknown names
- * (a typo such as `lookback_day`) are refused rather than silently ignored, and `partner_id`
- * gets its own message: the partner comes from the key alone.
+ * Query parameters of a route, as integers within the route table's bounds (or its default) and
+ * cursors of the right shape. Unknown names (a typo such as `lookback_day`) are refused rather
+ * than silently ignored, and `partner_id` gets its own message: the partner comes from the key alone.
  */
-export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues): Record<string, number> {
-  const values: Record<string, number> = {};
+export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues): ParsedQuery {
+  const integers: Record<string, number> = {};
+  const cursors: Record<string, string> = {};
   const known = new Set(route.queryParameters.map((parameter) => parameter.name));
   for (const name of Object.keys(query ?? {})) {
     if (name === 'partner_id') {
@@ -29,8 +36,24 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
   }
   for (const parameter of route.queryParameters) {
     const given = query?.[parameter.name];
+    if (parameter.kind === 'cursor') {
+      if (given === undefined) continue;
+      const [raw = ''] = given;
+      if (given.length !== 1 || raw.length === 0 || raw.length > parameter.maxLength)
+        throw new ProblemError(
+          'invalid-request',
+          `Give ${parameter.name} once, exactly as the Link header of the previous page has it.`,
+        );
+      if (query?.[parameter.requires] === undefined)
+        throw new ProblemError(
+          'invalid-request',
+          `${parameter.name} goes with ${parameter.requires}: follow the Link header of the previous page, which has both.`,
+        );
+      cursors[parameter.name] = raw;
+      continue;
+    }
     if (given === undefined) {
-      values[parameter.name] = parameter.default;
+      if (parameter.default !== undefined) integers[parameter.name] = parameter.default;
       continue;
     }
     const range = `an integer from ${parameter.minimum} to ${parameter.maximum}`;
@@ -44,9 +67,9 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
         `${parameter.name} must be ${range}; got "${quoted(raw, 32)}".`,
       );
     }
-    values[parameter.name] = value;
+    integers[parameter.name] = value;
   }
-  return values;
+  return { integers, cursors };
 }
 
 /** A positive integer id from the path; anything else is a 400 naming the parameter and what it is. */

@@ -3,12 +3,13 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 /**
  * The service's keys, each from its own Secrets Manager secret so that a function reads only the
  * ones it needs: `session` signs host sessions and CSRF tokens; `sealing` seals partners'
- * activation signing secrets (pages that verify links, and the operator CLI that mints them).
+ * activation signing secrets (pages that verify links, and the operator CLI that mints them);
+ * `cursor` signs the page cursors of `GET /properties` (that function alone).
  * A function finds a secret by the ARN in `<NAME>_SECRET_ARN`, set by the stack for the functions
  * the route table grants it to; `npm start` serves the same API locally (`lib/local/aws-endpoint.ts`).
  * Each secret holds `{"masterKey": "<at least 32 bytes, base64url>"}`.
  */
-export type ServiceSecretName = 'session' | 'sealing';
+export type ServiceSecretName = 'session' | 'sealing' | 'cursor';
 
 /** The environment variable that holds a secret's ARN (never its value). */
 export const secretArnVariable = (name: ServiceSecretName) => `${name.toUpperCase()}_SECRET_ARN`;

@@ -104,16 +104,56 @@ export async function getPropertyIdForPmsHotel(
   return Item ? Number(Item.propertyId) : undefined;
 }
 
+const PROPERTY_LIST_QUERY = (partnerId: number) => ({
+  TableName: TABLE_NAME,
+  KeyConditionExpression: 'PK = :partner AND begins_with(SK, :property)',
+  ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':property': 'PROPERTY#' },
+  ProjectionExpression: 'id, #name',
+  ExpressionAttributeNames: { '#name': 'name' },
+});
+
+const toSummary = (item: Record<string, unknown>) => ({ id: Number(item.id), name: String(item.name) });
+
 /** The partner's properties (id and name only), ordered by id. */
 export async function listPropertiesOfPartner(partnerId: number): Promise<{ id: number; name: string }[]> {
-  const items = await queryAll({
-    TableName: TABLE_NAME,
-    KeyConditionExpression: 'PK = :partner AND begins_with(SK, :property)',
-    ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':property': 'PROPERTY#' },
-    ProjectionExpression: 'id, #name',
-    ExpressionAttributeNames: { '#name': 'name' },
-  });
-  return items.map((item) => ({ id: Number(item.id), name: String(item.name) }));
+  return (await queryAll(PROPERTY_LIST_QUERY(partnerId))).map(toSummary);
+}
+
+/**
+ * One page of the partner's properties in id order: at most `limit` with an id above `afterId`,
+ * and whether more follow. The key condition starts the read right after the cursor (a range on the
+ * sort key, `SK BETWEEN PROPERTY#<afterId + 1> AND PROPERTY#~`: ids are zero-padded digits, and `~`
+ * sorts after every digit), so a page costs the same wherever it is and however long the list. It
+ * reads `limit + 1` items (one query; another only when DynamoDB's 1 MB page ends first), so the
+ * last page is known to be the last without an empty page after it.
+ */
+export async function listPropertiesPage(
+  partnerId: number,
+  { afterId, limit }: { afterId?: number; limit: number },
+): Promise<{ properties: { id: number; name: string }[]; more: boolean }> {
+  const list = PROPERTY_LIST_QUERY(partnerId);
+  const input =
+    afterId === undefined
+      ? list
+      : {
+          ...list,
+          KeyConditionExpression: 'PK = :partner AND SK BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':partner': partnerPartition(partnerId),
+            ':from': propertyKey(partnerId, afterId + 1).SK,
+            ':to': 'PROPERTY#~',
+          },
+        };
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient.send(
+      new QueryCommand({ ...input, Limit: limit + 1 - items.length, ExclusiveStartKey }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length <= limit);
+  return { properties: items.slice(0, limit).map(toSummary), more: items.length > limit };
 }
 
 /** A property by id alone, whoever sponsors it (operators only). */

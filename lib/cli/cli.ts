@@ -25,7 +25,7 @@ interface GlobalOptions {
 }
 
 /** A mistake in how the command was called: exit code 2, as for commander's own. */
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 const STAGES = ['local', 'sandbox', 'production'] as const;
 
@@ -498,41 +498,64 @@ function buildProgram(
   );
 
   const links = program.command('links').description('Host activation links');
-  define(links, 'create', 'Mint a host activation link (operators only)', async (options, _args, target) => {
-    const inputs = await import('../operations/inputs');
-    const { createActivationLink } = await import('../operations/links');
-    const { MAX_TOKEN_TTL_SECONDS } = await import('../../lambdas/domain/activation-token');
-    const link = await createActivationLink(
-      target,
-      {
-        slug: inputs.partnerSlug(text(options, 'partner'), '--partner'),
-        email: inputs.emailAddress('--email', text(options, 'email')),
-        name: inputs.displayName('--name', text(options, 'name')),
-        pmsHotelId: inputs.pmsHotelId(text(options, 'pmsHotelId')),
-        products: inputs.productList(text(options, 'products')),
-        ttlSeconds: inputs.integerInRange(
-          '--ttl-seconds',
-          text(options, 'ttlSeconds'),
-          60,
-          MAX_TOKEN_TTL_SECONDS,
-        ),
-      },
-      Date.now(),
-    );
-    return {
-      json: link,
-      text: [
-        link.url,
-        `  expires ${link.expires_at}; works once. Open it in a browser, or embed it behind a button.`,
-      ],
-    };
-  })
+  define(
+    links,
+    'create',
+    'Mint a host activation link (operators only); with --file, one per row of a CSV file',
+    async (options, _args, target, io) => {
+      const inputs = await import('../operations/inputs');
+      const { MAX_TOKEN_TTL_SECONDS } = await import('../../lambdas/domain/activation-token');
+      const ttlSeconds = inputs.integerInRange(
+        '--ttl-seconds',
+        text(options, 'ttlSeconds'),
+        60,
+        MAX_TOKEN_TTL_SECONDS,
+      );
+      if (typeof options.file === 'string')
+        return (await import('./links-file-command')).linksFileCommand(options, ttlSeconds, target, io);
+      const missing = ['email', 'name', 'pmsHotelId', 'products'].filter(
+        (name) => options[name] === undefined,
+      );
+      if (missing.length > 0)
+        throw new UsageError(
+          `links create needs ${missing.map((name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} (or --file hosts.csv for many hosts).`,
+        );
+      const { createActivationLink } = await import('../operations/links');
+      const link = await createActivationLink(
+        target,
+        {
+          slug: inputs.partnerSlug(text(options, 'partner'), '--partner'),
+          email: inputs.emailAddress('--email', text(options, 'email')),
+          name: inputs.displayName('--name', text(options, 'name')),
+          pmsHotelId: inputs.pmsHotelId(text(options, 'pmsHotelId')),
+          products: inputs.productList(text(options, 'products')),
+          ttlSeconds,
+        },
+        Date.now(),
+      );
+      return {
+        json: link,
+        text: [
+          link.url,
+          `  expires ${link.expires_at}; works once. Open it in a browser, or embed it behind a button.`,
+        ],
+      };
+    },
+  )
     .requiredOption('--partner <slug>', 'the partner')
-    .requiredOption('--email <email>', "the host's contact e-mail")
-    .requiredOption('--name <name>', "the host's contact or business name")
-    .requiredOption('--pms-hotel-id <id>', "the property's id in the partner's system")
-    .requiredOption('--products <ids>', 'products to offer, comma-separated')
-    .option('--ttl-seconds <seconds>', 'lifetime of the link', '3600');
+    .option('--email <email>', "the host's contact e-mail")
+    .option('--name <name>', "the host's contact or business name")
+    .option('--pms-hotel-id <id>', "the property's id in the partner's system")
+    .option('--products <ids>', 'products to offer, comma-separated (with --file: for rows without products)')
+    .option('--ttl-seconds <seconds>', 'lifetime of the link(s)', '3600')
+    .option(
+      '--file <path>',
+      'CSV of hosts: email,name,pms_hotel_id[,products]; one link per row, all rows checked first',
+    )
+    .option(
+      '--out <path>',
+      'with --file: write the links there (.json for JSON, else CSV) instead of printing them',
+    );
 
   define(
     links,

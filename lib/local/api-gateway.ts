@@ -249,7 +249,13 @@ export class LocalApiGateway {
   private async answer(request: GatewayRequest): Promise<GatewayResult> {
     const requestId = randomUUID();
     const parsed = parseRequest(request);
-    if (parsed.path === API_BASE_PATH || parsed.path.startsWith(`${API_BASE_PATH}/`)) {
+    // In AWS the API and the pages are two hosts: a request sent to the API stays on the API even
+    // when its path resolves elsewhere (`/partner-api/v1/%2e%2e/..` is `/`, the pages' root here).
+    const sentToApi =
+      request.url.startsWith(API_BASE_PATH) && /^(?:[/?#]|$)/.test(request.url.slice(API_BASE_PATH.length));
+    if (sentToApi || parsed.path === API_BASE_PATH || parsed.path.startsWith(`${API_BASE_PATH}/`)) {
+      if (!parsed.path.startsWith(API_BASE_PATH))
+        return gatewayResult('MISSING_AUTHENTICATION_TOKEN', requestId, []);
       const apiPath = parsed.path.slice(API_BASE_PATH.length);
       const open = matchRoute(publicApiRoutes, answeredMethods, request.method, apiPath);
       if (open.kind === 'match') return this.invokePublic(request, parsed, open.route, requestId);

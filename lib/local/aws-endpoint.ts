@@ -27,7 +27,7 @@ export interface AwsCall {
   readonly resource?: string;
   /** Partition-key values the call touches (`dynamodb:LeadingKeys`). */
   readonly leadingKeys?: readonly string[];
-  /** The secret a GetSecretValue asked for: `session` or `sealing`. */
+  /** The secret a GetSecretValue asked for: `session`, `sealing` or `cursor`. */
   readonly secret?: ServiceSecretName;
 }
 
@@ -40,7 +40,7 @@ export interface LocalAwsEndpoint {
   stop(): Promise<void>;
 }
 
-const SECRET_NAMES: readonly ServiceSecretName[] = ['session', 'sealing'];
+const SECRET_NAMES: readonly ServiceSecretName[] = ['session', 'sealing', 'cursor'];
 const localSecretArn = (name: ServiceSecretName) =>
   `arn:aws:secretsmanager:local:000000000000:secret:partner-api-local-${name}`;
 

@@ -131,7 +131,10 @@ export function contractChecker(published: Json): (exchange: ObservedExchange) =
         violations.push(`${where}: required header ${name} is missing`);
     }
     if (exchange.method === 'HEAD') return violations;
-    const content = (response.content ?? {}) as Record<string, Json>;
+    // A response documented without content (304 Not Modified) must come without a body.
+    if (response.content === undefined)
+      return bodyText === '' ? violations : [...violations, `${where}: a body where the document has none`];
+    const content = response.content as Record<string, Json>;
     const media = content[contentType];
     if (!media)
       return [
@@ -150,7 +153,7 @@ export function contractChecker(published: Json): (exchange: ObservedExchange) =
  * can add fields, but our own server must send exactly the documented ones (an object that
  * states `additionalProperties` itself, like `signals`, keeps it).
  */
-function withClosedObjects(document: Json): Json {
+export function withClosedObjects(document: Json): Json {
   const components = (document.components ?? {}) as Json;
   const schemas = (components.schemas ?? {}) as Record<string, Json>;
   const closed = Object.fromEntries(

@@ -8,6 +8,14 @@ import {
   problemBody,
   problemCatalog,
 } from '../../contract/problems';
+import { parseQueryParameters } from '../../lambdas/api/request-parameters';
+import {
+  COMPRESS_ABOVE_BYTES,
+  entityTag,
+  REVALIDATE,
+  tooLargeDetail,
+} from '../../lambdas/api/response-encoding';
+import { refusedCursorDetail } from '../../lambdas/domain/page-cursor';
 import {
   RATE_LIMIT,
   RATE_LIMIT_POLICY_TEXT,
@@ -16,9 +24,10 @@ import {
 } from '../../lambdas/domain/rate-limit';
 import type { Scope } from '../../lambdas/domain/scopes';
 import { BASE_SCOPES, missingScopeDetail, SCOPE_SOURCE, SCOPES } from '../../lambdas/domain/scopes';
-import type { PartnerApiRoute, PublicApiRoute } from '../../lambdas/routes';
+import type { PartnerApiRoute, PublicApiRoute, QueryParameter } from '../../lambdas/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { DEPLOYED_STAGES, stageSettings } from '../stage-config';
+import { propertyPageLink, SUCCESS_EXAMPLES } from './examples';
 
 type Json = Record<string, unknown>;
 
@@ -133,16 +142,38 @@ const HEADERS: Record<string, Json> = {
     schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3_600 },
   },
   'Cache-Control': {
-    description: 'Responses are never cached.',
-    schema: { type: 'string', maxLength: 100, enum: ['no-store'] },
+    description:
+      'Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match.',
+    schema: { type: 'string', maxLength: 100, enum: ['no-store', REVALIDATE] },
   },
   Vary: {
-    description: 'Bodies depend on Accept-Encoding.',
-    schema: { type: 'string', maxLength: 100, enum: ['Accept-Encoding'] },
+    description: 'Bodies depend on Accept and Accept-Encoding (compression).',
+    schema: { type: 'string', maxLength: 100, enum: ['Accept, Accept-Encoding'] },
   },
   'Content-Encoding': {
-    description: 'gzip when the body is large and the client sent Accept-Encoding: gzip.',
+    description: `gzip when the body is over ${COMPRESS_ABOVE_BYTES / 1024} KB and the request had both an Accept header and gzip in Accept-Encoding. A request without an Accept header always gets an uncompressed body: API Gateway decodes a compressed body to bytes according to the Accept header, and documents no behaviour without one.`,
     schema: { type: 'string', maxLength: 20, enum: ['gzip'] },
+  },
+  ETag: {
+    description:
+      'Weak entity tag of the body (a hash of its content without generated_at): the same for the plain and the gzip-compressed body. Send it in If-None-Match to get 304 when nothing changed.',
+    required: true,
+    schema: {
+      type: 'string',
+      maxLength: 40,
+      pattern: '^W/"[A-Za-z0-9_-]{27}"$',
+      examples: [entityTag(SUCCESS_EXAMPLES.UsageReport.usage?.value)],
+    },
+  },
+  Link: {
+    description:
+      'With limit: the next page (RFC 8288), a reference to resolve against the request URL, until the last page, which has no Link header.',
+    schema: {
+      type: 'string',
+      maxLength: 400,
+      pattern: '^<[^<>\\s]+>; rel="next"$',
+      examples: [propertyPageLink],
+    },
   },
   'WWW-Authenticate': {
     description: 'How to authenticate.',
@@ -190,14 +221,32 @@ const FIREWALL_CONTENT: Json = {
   },
 };
 
+/** One example of a problem: its catalogued type and the detail a client would read. */
+interface ProblemExample {
+  readonly name: ProblemName;
+  readonly detail: string;
+  /** A gateway catch-all keeps the status API Gateway chose: its body cannot carry it. */
+  readonly withoutStatus?: boolean;
+  /** What the example shows, when the problem's title alone would not tell examples apart. */
+  readonly summary?: string;
+}
+
 function problemResponse(
   description: string,
-  names: readonly ProblemName[],
+  problems: readonly (ProblemName | ProblemExample)[],
   headers: readonly string[],
   answeredBy: AnsweredBy = 'api',
 ): Json {
   // Headers the API itself always sets are required when only the API answers this status.
   const always = answeredBy === 'api';
+  const examples = problems.map((problem) =>
+    typeof problem === 'string' ? { name: problem, detail: exampleDetail(problem) } : problem,
+  );
+  // Example keys: the problem name, numbered when one problem has several examples.
+  const keyOf = (example: ProblemExample, index: number) => {
+    const earlier = examples.slice(0, index).filter((other) => other.name === example.name).length;
+    return earlier === 0 ? example.name : `${example.name}-${earlier + 1}`;
+  };
   return {
     description,
     'x-answered-by': answeredBy,
@@ -214,13 +263,14 @@ function problemResponse(
       [PROBLEM_CONTENT_TYPE]: {
         schema: ref('Problem'),
         examples: Object.fromEntries(
-          names.map((name) => [
-            name,
+          examples.map((example, index) => [
+            keyOf(example, index),
             {
-              summary: problemCatalog[name].title,
-              value: problemBody(name, exampleDetail(name), {
-                request_id: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
-              }),
+              summary: example.summary ?? problemCatalog[example.name].title,
+              value: withoutStatus(
+                problemBody(example.name, example.detail, { request_id: EXAMPLE_REQUEST_ID }),
+                example.withoutStatus === true,
+              ),
             },
           ]),
         ),
@@ -228,6 +278,36 @@ function problemResponse(
       ...(answeredBy === 'any' ? FIREWALL_CONTENT : {}),
     },
   };
+}
+
+const EXAMPLE_REQUEST_ID = '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+
+function withoutStatus(body: Json, drop: boolean): Json {
+  const { status: _status, ...rest } = body;
+  return drop ? rest : body;
+}
+
+/** The 400 a route gives for a bad query parameter, from its own parser: one per parameter. */
+function invalidQueryExamples(route: PartnerApiRoute): ProblemExample[] {
+  const refusal = (query: Record<string, string[]>, summary: string): ProblemExample => {
+    try {
+      parseQueryParameters(route, query);
+    } catch (error) {
+      return { name: 'invalid-request', detail: (error as Error).message, summary };
+    }
+    throw new Error(`${route.id}: the parser accepted ${JSON.stringify(query)}`);
+  };
+  const outOfRange = (parameter: QueryParameter): ProblemExample =>
+    parameter.kind === 'integer'
+      ? refusal({ [parameter.name]: [String(parameter.minimum - 1)] }, `${parameter.name} out of range`)
+      : {
+          name: 'invalid-request',
+          detail: refusedCursorDetail(parameter.name),
+          summary: `A ${parameter.name} that is not yours, or altered`,
+        };
+  return route.queryParameters.length > 0
+    ? route.queryParameters.map(outOfRange)
+    : [refusal({ days: ['7'] }, 'An unknown query parameter')];
 }
 
 function exampleDetail(name: ProblemName): string {
@@ -250,7 +330,7 @@ function exampleDetail(name: ProblemName): string {
     'rate-limited': rateLimitedDetail(12),
     'service-unavailable': 'The service is busy right now. Retry after the delay in Retry-After.',
     'internal-error': 'Something went wrong on our side. Retry shortly; quote the request_id if it persists.',
-    'response-too-large': 'This list is more than one response can carry. Contact us to raise it.',
+    'response-too-large': tooLargeDetail(9_400_000, false),
   };
   return details[name] ?? problemCatalog[name].title;
 }
@@ -279,6 +359,52 @@ function headOperation(get: Json): Json {
   };
 }
 
+function queryParameter(parameter: QueryParameter): Json {
+  if (parameter.kind === 'cursor')
+    return {
+      name: parameter.name,
+      in: 'query',
+      required: false,
+      description: `${parameter.description} Only together with ${parameter.requires}.`,
+      example: parameter.example,
+      schema: { type: 'string', minLength: 1, maxLength: parameter.maxLength, pattern: '^[A-Za-z0-9_-]+$' },
+    };
+  const range = `An integer from ${parameter.minimum} to ${parameter.maximum}`;
+  return {
+    name: parameter.name,
+    in: 'query',
+    required: false,
+    description: `${parameter.description} ${range}${parameter.default === undefined ? '' : `; default ${parameter.default}`}.`,
+    example: parameter.example,
+    schema: {
+      type: 'integer',
+      format: 'int32',
+      minimum: parameter.minimum,
+      maximum: parameter.maximum,
+      ...(parameter.default === undefined ? {} : { default: parameter.default }),
+    },
+  };
+}
+
+/** The conditional-request header of the GETs (RFC 9110 §13.1.2). */
+const IF_NONE_MATCH: Json = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description:
+    'The ETag of an answer you hold: when the data is unchanged the answer is 304 with no body (it counts against the rate limit like any request).',
+  example: entityTag(SUCCESS_EXAMPLES.UsageReport.usage?.value),
+  schema: { type: 'string', maxLength: 1_000, pattern: '^[\\x21-\\x7e][\\x20-\\x7e]*$' },
+};
+
+const RATE_LIMITED = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+];
+
 function partnerOperation(route: PartnerApiRoute): Json {
   const pathParameters = route.pathParameters.map((parameter) => ({
     name: parameter.name,
@@ -289,53 +415,54 @@ function partnerOperation(route: PartnerApiRoute): Json {
     schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
   }));
   const notFound = route.pathParameters.map((parameter) => parameter.notFound);
-  const queryParameters = route.queryParameters.map((parameter) => ({
-    name: parameter.name,
-    in: 'query',
-    required: false,
-    description: `${parameter.description} An integer from ${parameter.minimum} to ${parameter.maximum}; default ${parameter.default}.`,
-    example: parameter.example,
-    schema: {
-      type: 'integer',
-      format: 'int32',
-      minimum: parameter.minimum,
-      maximum: parameter.maximum,
-      default: parameter.default,
-    },
-  }));
-  const rateLimited = [
-    'X-RateLimit-Limit',
-    'X-RateLimit-Remaining',
-    'X-RateLimit-Reset',
-    'RateLimit-Policy',
-    'RateLimit',
-  ];
+  const rateLimited = RATE_LIMITED;
   const isList = route.compressible;
+  const pages = route.queryParameters.some((parameter) => parameter.kind === 'cursor');
+  // The headers of a representation, on its 200 and its 304.
+  const representationHeaders = {
+    ...requestIdHeaders('api'),
+    ...Object.fromEntries([...rateLimited, 'Cache-Control'].map((name) => [name, requiredHeader(name)])),
+    ETag: headerRef('ETag'),
+    Vary: headerRef('Vary'),
+    ...(pages ? { Link: headerRef('Link') } : {}),
+  };
   return {
     operationId: route.id,
     summary: route.summary,
-    description: `Requires the \`${route.scope}\` scope. The partner is identified by the API key alone.`,
+    description: `Requires the \`${route.scope}\` scope. The partner is identified by the API key alone.${
+      pages
+        ? ' With `limit`, one page in ascending id order and a `Link` header (rel="next") until the last page; the body has the same fields.'
+        : ''
+    }`,
     tags: ['Partner data'],
     security: [{ bearerAuth: [route.scope] }, { enterpriseKey: [route.scope] }],
-    parameters: [...pathParameters, ...queryParameters],
+    parameters: [...pathParameters, ...route.queryParameters.map(queryParameter), IF_NONE_MATCH],
     responses: {
       '200': {
         description: 'The result.',
         'x-answered-by': 'api',
         headers: {
-          ...requestIdHeaders('api'),
-          ...Object.fromEntries(
-            [...rateLimited, 'Cache-Control'].map((name) => [name, requiredHeader(name)]),
-          ),
-          ...Object.fromEntries(
-            ['Vary', ...(isList ? ['Content-Encoding'] : [])].map((name) => [name, headerRef(name)]),
-          ),
+          ...representationHeaders,
+          ...(isList ? { 'Content-Encoding': headerRef('Content-Encoding') } : {}),
         },
-        content: { 'application/json': { schema: ref(route.responseSchema) } },
+        content: {
+          'application/json': {
+            schema: ref(route.responseSchema),
+            examples: SUCCESS_EXAMPLES[route.responseSchema],
+          },
+        },
+      },
+      '304': {
+        description:
+          'Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit.',
+        'x-answered-by': 'api',
+        headers: representationHeaders,
       },
       '400': problemResponse(
-        'A query or path parameter is invalid (the detail names it), or a partner_id was sent.',
-        ['invalid-request'],
+        pages
+          ? 'A query or path parameter is invalid (the detail names it), a cursor this API did not give your account, or a partner_id was sent.'
+          : 'A query or path parameter is invalid (the detail names it), or a partner_id was sent.',
+        invalidQueryExamples(route),
         [...rateLimited, 'Cache-Control'],
       ),
       '401': problemResponse(
@@ -376,29 +503,28 @@ function partnerOperation(route: PartnerApiRoute): Json {
         : {}),
       '406': problemResponse(
         isList
-          ? 'The Accept header excludes JSON, or the list is too large to send uncompressed: send Accept-Encoding: gzip.'
+          ? 'The Accept header excludes JSON (not-acceptable), or the whole list is more than one response can carry (response-too-large): ask for pages with limit, or, when the detail says it would fit, send Accept-Encoding: gzip with an Accept header.'
           : 'The Accept header excludes JSON.',
-        ['not-acceptable'],
+        isList ? ['not-acceptable', 'response-too-large'] : ['not-acceptable'],
         [...rateLimited, 'Cache-Control'],
       ),
       '429': problemResponse(
-        `More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key, or too many from your IP address (our firewall: ${FIREWALL_LIMITS_TEXT}).`,
+        `More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key, or too many from your IP address (our firewall: ${FIREWALL_LIMITS_TEXT}; approximate, see the API description).`,
         ['rate-limited'],
         ['Retry-After', ...rateLimited, 'Cache-Control'],
         'any',
       ),
       '500': problemResponse(
-        isList
-          ? 'Unexpected failure, or a list larger than one response can carry even compressed.'
-          : 'Unexpected failure; quote the request_id.',
-        isList ? ['internal-error', 'response-too-large'] : ['internal-error'],
+        'Unexpected failure; quote the request_id.',
+        ['internal-error'],
         [...rateLimited, 'Cache-Control'],
         // Also API Gateway's, when Lambda refuses to run the function (its concurrency limit).
         'either',
       ),
       '502': problemResponse(
         'The function failed or timed out before answering; retry, and quote the request_id if it persists.',
-        ['internal-error'],
+        // API Gateway's own 5xx keeps its status, which its template cannot name: no status in the body.
+        [{ name: 'internal-error', detail: exampleDetail('internal-error'), withoutStatus: true }],
         [],
         'gateway',
       ),
@@ -430,7 +556,18 @@ function publicOperation(route: PublicApiRoute): Json {
           },
         },
         content: {
-          'application/json': { schema: { type: 'object', maxProperties: 20, additionalProperties: true } },
+          'application/json': {
+            schema: { type: 'object', maxProperties: 20, additionalProperties: true },
+            examples: {
+              document: {
+                summary: 'This document (abridged: paths and components left out)',
+                value: {
+                  openapi: '3.1.0',
+                  info: { title: INFO.title, version: INFO.version, summary: INFO.summary },
+                },
+              },
+            },
+          },
         },
       },
       '429': problemResponse(
@@ -441,7 +578,11 @@ function publicOperation(route: PublicApiRoute): Json {
       ),
       '4XX': problemResponse(
         'Any other refusal by the gateway, or by our firewall (request-blocked).',
-        ['invalid-request', 'request-blocked'],
+        [
+          // The gateway's catch-all keeps its own status, which its template cannot name.
+          { name: 'invalid-request', detail: 'Request Too Long', withoutStatus: true },
+          'request-blocked',
+        ],
         [],
         'gateway',
       ),
@@ -464,13 +605,28 @@ const DESCRIPTION = `Seat usage, properties and pricing signals of the hosts you
 
 **Scopes.** ${SCOPES_TEXT}.
 
-**Rate limit.** ${RATE_LIMIT_POLICY_TEXT} per key, exact. Every response to an authenticated request carries \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-*\` headers; a refused request gets 429 with \`Retry-After\`.
+**Rate limit.** ${RATE_LIMIT_POLICY_TEXT} per key, exact: counted on every request, a 304 included. Every response to an authenticated request carries \`RateLimit-Policy\`, \`RateLimit\` and \`X-RateLimit-*\` headers; a refused request gets 429 with \`Retry-After\`.
 
-**Firewall.** Each IP address is limited too, all keys together (${FIREWALL_LIMITS_TEXT}): over it, requests get 429 with \`Retry-After\` and a problem body as \`application/json\`, without \`request_id\`. A request that matches a known attack pattern gets 403 \`request-blocked\`.
+**Firewall.** Each IP address is limited too, all keys together (${FIREWALL_LIMITS_TEXT}), well above one key's limit. That limit is approximate, by AWS WAF's own description: it estimates the rate, and may start or stop refusing some time after the rate crossed it (usually under 30 seconds, up to several minutes). Over it, requests get 429 with \`Retry-After\` and a problem body as \`application/json\`, without \`request_id\`. A request that matches a known attack pattern gets 403 \`request-blocked\`.
+
+**Pages.** \`GET /properties\` returns the whole list by default. With \`limit\` (1 to 1000) it returns one page in ascending id order, and a \`Link: <…>; rel="next"\` header (RFC 8288; resolve it against the request URL) until the last page, which has none; the body keeps the same fields. The cursor in that link is opaque and bound to your account: send it back unchanged (an altered or foreign cursor is a 400). A property added during a walk has a higher id than those before it, so it shows on a later page; nothing is skipped or repeated. A list too large for one response (hundreds of thousands of properties) answers 406 \`response-too-large\`: ask for pages.
+
+**Conditional requests.** Every 200 carries a weak \`ETag\` and \`Cache-Control: private, no-cache\`. Send the tag back in \`If-None-Match\`: while the data is unchanged the answer is 304 with no body (and the rate-limit headers); it counts against the rate limit like any request. \`generated_at\` is not part of the tag: a 304 means the rest of the body is unchanged.
+
+**Compression.** Bodies over ${COMPRESS_ABOVE_BYTES / 1024} KB are gzip-compressed when the request sends both an \`Accept\` header and \`Accept-Encoding: gzip\`. Without an \`Accept\` header (Go's default HTTP client sends none) the body is never compressed: API Gateway decides from that header whether to send the compressed bytes.
 
 **Errors** are RFC 9457 problem details (\`application/problem+json\`) whose \`type\` is stable; \`request_id\` matches the \`x-amzn-RequestId\` header every answer carries (and \`X-Request-Id\` on the API's own answers).
 
 **Compatibility.** The version is in the path (\`/partner-api/v1\`). Within v1 fields may be added (notably to \`signals\`): ignore fields you do not know. Only GET (and HEAD, the same answer without a body) is live: there are no write endpoints, webhooks or token minting.`;
+
+const INFO = {
+  title: 'Partner data API',
+  version: '1.0.0',
+  summary: 'Read-only data about the hosts a partner sponsors.',
+  description: DESCRIPTION,
+  contact: { name: 'Partner support', email: 'partners@example.com' },
+  license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+};
 
 /** The OpenAPI 3.1 document of the partner API, from the route table and the zod schemas. */
 export function partnerApiDocument(): Json {
@@ -485,14 +641,7 @@ export function partnerApiDocument(): Json {
   }
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Partner data API',
-      version: '1.0.0',
-      summary: 'Read-only data about the hosts a partner sponsors.',
-      description: DESCRIPTION,
-      contact: { name: 'Partner support', email: 'partners@example.com' },
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-    },
+    info: INFO,
     // The deployed base URLs carry the stage name before the base path (README "Deploying").
     servers: DEPLOYED_STAGES.map((stage) => ({
       url: `https://{host}/${stage}${API_BASE_PATH}`,

@@ -2,6 +2,7 @@ import { unseal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { listIssuedLinksOfPartner, recordIssuedLink } from '../../lambdas/data/activation-links';
 import { getConsumedNonce } from '../../lambdas/data/activation-nonces';
+import type { Partner } from '../../lambdas/data/partners';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
 import { InvalidActivationClaimsError, mintActivationToken } from '../../lambdas/domain/activation-token';
 import type { ProductId } from '../../lambdas/domain/catalog';
@@ -31,12 +32,6 @@ export async function createActivationLink(target: OperatorTarget, request: Link
       `Not in ${partner.slug}'s agreement: ${outside.join(', ')}. Its agreement includes: ${partner.products.join(', ') || 'no products'}.`,
     );
   }
-  const sealed = await getSealedSigningSecret(partner.id);
-  if (!sealed)
-    throw new OperatorError(
-      `Partner ${partner.slug} has no signing secret; it was not created by "partners approve".`,
-    );
-  const secret = unseal(sealed, await loadServiceKey('sealing'));
   const { token, claims } = mintOrExplain(
     {
       contact_email: request.email,
@@ -44,19 +39,42 @@ export async function createActivationLink(target: OperatorTarget, request: Link
       pms_hotel_id: request.pmsHotelId,
       requested_product_ids: request.products,
     },
-    secret,
+    await partnerSigningSecret(partner),
     nowMs,
     request.ttlSeconds,
   );
+  return issueMintedLink(target, partner, { token, claims }, nowMs);
+}
+
+/** The partner's activation signing secret, unsealed (only operators and the activation page can). */
+export async function partnerSigningSecret(partner: Pick<Partner, 'id' | 'slug'>): Promise<Buffer> {
+  const sealed = await getSealedSigningSecret(partner.id);
+  if (!sealed)
+    throw new OperatorError(
+      `Partner ${partner.slug} has no signing secret; it was not created by "partners approve".`,
+    );
+  return unseal(sealed, await loadServiceKey('sealing'));
+}
+
+/**
+ * Records a minted link (its nonce, partner and expiry, which tell a foreign link from a forged
+ * one; what `links list` shows) and its audit event, and returns what the operator hands over.
+ */
+export async function issueMintedLink(
+  target: OperatorTarget,
+  partner: Pick<Partner, 'id' | 'slug'>,
+  { token, claims }: ReturnType<typeof mintActivationToken>,
+  nowMs: number,
+) {
   const expiresAt = new Date(claims.exp * 1000).toISOString();
   await recordIssuedLink({
     nonce: claims.nonce,
     partnerId: partner.id,
     issuedAt: new Date(nowMs).toISOString(),
     expiresAt,
-    hostEmailMasked: maskedEmail(request.email),
-    pmsHotelId: request.pmsHotelId,
-    products: request.products,
+    hostEmailMasked: maskedEmail(claims.contact_email),
+    pmsHotelId: claims.pms_hotel_id,
+    products: claims.requested_product_ids,
   });
   await recordOperatorEvent(
     target,
@@ -64,7 +82,7 @@ export async function createActivationLink(target: OperatorTarget, request: Link
     {
       partnerId: partner.id,
       linkNonce: claims.nonce,
-      details: { products: request.products, expires_at: expiresAt },
+      details: { products: claims.requested_product_ids, expires_at: expiresAt },
     },
     nowMs,
   );

@@ -36,4 +36,42 @@ describe('API reference page', () => {
     expect(await page.textContent('body')).not.toMatch(/webhook subscription|POST \/properties/i);
     expect(blocked.filter((text) => !/cdn\.redoc|cdn\.redocly/.test(text))).toEqual([]);
   }, 120_000);
+
+  it('shows the document’s own examples for successes, never invented values', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${inject('apiBaseUrl')}/docs#tag/Partner-data/operation/pricingSignals`, {
+      timeout: 60_000,
+    });
+    // A value of the pricing-signals example at the depth Redoc expands its samples to.
+    await page.getByText('29.4').first().waitFor({ timeout: 30_000 });
+    // What a reader sees (not the scripts, which embed the whole document).
+    const text = await page.innerText('body');
+
+    expect(text).toContain('avg_lead_time_days');
+    expect(text).toContain('29.4');
+    // Redoc's invented values for maps without an example.
+    expect(text).not.toContain('property1');
+  }, 120_000);
+});
+
+describe('the pages host root', () => {
+  it('says what the host is and leads to the API reference', async () => {
+    const page = await (await browser.newContext()).newPage();
+
+    const response = await page.goto(`${inject('activationBaseUrl')}/`);
+    await screenshot(page, '13-pages-root');
+
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-type']).toMatch(/^text\/html/);
+    await page.getByRole('heading', { name: 'Partner pages' }).waitFor();
+    expect(await page.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href')).toBe(
+      '/partner-api/v1/openapi.json',
+    );
+    await page.getByRole('link', { name: 'API reference' }).click();
+    await page
+      .getByRole('heading', { name: /Partner data API/ })
+      .first()
+      .waitFor({ timeout: 60_000 });
+    expect(new URL(page.url()).pathname).toBe('/partner-api/v1/docs');
+  }, 120_000);
 });

@@ -51,8 +51,12 @@ const NOT_FOR_GET_HANDLERS: Record<string, Call> = {
   'change an API key': item('UpdateItem', 'APIKEY#svc_AbCdEfGh'),
   'read the session secret': secret('session'),
   'read the sealing secret': secret('sealing'),
+  'read the cursor secret': secret('cursor'),
   'add an audit event': item('PutItem', 'AUDIT#1'),
 };
+
+/** The property list signs page cursors: the cursor secret is the one secret it reads. */
+const { 'read the cursor secret': _signsCursors, ...NOT_FOR_THE_PROPERTY_LIST } = NOT_FOR_GET_HANDLERS;
 
 /** The audit trail is append-only for the pages: they may add an event, never change or remove one. */
 const NEVER_REWRITE_AUDIT: Record<string, Call> = {
@@ -75,15 +79,24 @@ const FORBIDDEN: Record<string, Record<string, Call>> = {
     'spend a reveal': item('UpdateItem', 'REVEAL#revealid'),
     'add an audit event': item('PutItem', 'AUDIT#1'),
     'read the sealing secret': secret('sealing'),
+    'read the cursor secret': secret('cursor'),
     'scan the table': scan,
   },
   usage: NOT_FOR_GET_HANDLERS,
-  properties: NOT_FOR_GET_HANDLERS,
+  properties: NOT_FOR_THE_PROPERTY_LIST,
   pricingSignals: NOT_FOR_GET_HANDLERS,
   openapiDocument: {
     'read anything in the table': item('GetItem', 'PARTNER#1'),
     'add an audit event': item('PutItem', 'AUDIT#1'),
     'read the session secret': secret('session'),
+    'read the cursor secret': secret('cursor'),
+  },
+  homePage: {
+    'read anything in the table': item('GetItem', 'PARTNER#1'),
+    'add an audit event': item('PutItem', 'AUDIT#1'),
+    'read the session secret': secret('session'),
+    'read the sealing secret': secret('sealing'),
+    'read the cursor secret': secret('cursor'),
   },
   revealPage: {
     ...NEVER_REWRITE_AUDIT,
@@ -93,6 +106,7 @@ const FORBIDDEN: Record<string, Record<string, Call>> = {
     "read a partner's sealed signing secret": item('GetItem', 'SIGNING_SECRET#1'),
     'query reveals': item('Query', 'REVEAL#revealid'),
     'read the session secret': secret('session'),
+    'read the cursor secret': secret('cursor'),
   },
   activatePage: {
     'write anything (opening a link writes nothing)': item('PutItem', 'NONCE#1#nonce'),
@@ -100,6 +114,7 @@ const FORBIDDEN: Record<string, Record<string, Call>> = {
     'update a partner item': item('UpdateItem', 'PARTNER#1'),
     'read an API key record': item('GetItem', 'APIKEY#svc_AbCdEfGh'),
     "read a host's e-mail claim": item('GetItem', 'HOSTEMAIL#host@example.com'),
+    'read the cursor secret': secret('cursor'),
   },
   marketplacePage: {
     ...NEVER_REWRITE_AUDIT,
@@ -147,6 +162,12 @@ describe('least privilege of the synthesized functions', () => {
       ).toBe('Allowed');
     },
   );
+
+  it('lets the property list read the cursor secret, which signs its page cursors', async () => {
+    expect(await decision(synthesized.policies.get('properties'), secret('cursor')(synthesized))).toBe(
+      'Allowed',
+    );
+  });
 
   it('denies a request naming two partitions when only one is granted (every key must match)', async () => {
     const policy = synthesized.policies.get('pricingSignals');

@@ -108,7 +108,8 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     assess.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     assess.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
     assess.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
-    assess.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    // One per service secret: session, sealing, cursor.
+    assess.resourceCountIs('AWS::SecretsManager::Secret', 3);
     const pageMethods = pageRoutes.reduce((count, route) => count + route.methods.length, 0);
     assess.resourceCountIs(
       'AWS::ApiGateway::Method',
@@ -141,12 +142,15 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         POWERTOOLS_SERVICE_NAME: 'partner-api',
         POWERTOOLS_LOG_LEVEL: config.logLevel,
       });
-      // Only functions that read the table know its name (the public OpenAPI document does not).
-      if (!publicApiRoutes.some((route) => String(fn.Properties.Description).includes(route.path))) {
-        expect(variables.TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^DataTable/) });
-      } else {
-        expect(variables.TABLE_NAME).toBeUndefined();
-      }
+    }
+    // Only functions that read the table know its name (the OpenAPI document and the pages' root do not).
+    for (const spec of serviceFunctions) {
+      const fn = resources(stage, 'AWS::Lambda::Function')[functionIdOf(stage, spec.name)];
+      const environment = fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined;
+      const variables = environment?.Variables ?? {};
+      if (spec.access.table)
+        expect(variables.TABLE_NAME, spec.name).toEqual({ Ref: expect.stringMatching(/^DataTable/) });
+      else expect(variables.TABLE_NAME, spec.name).toBeUndefined();
     }
     template(stage).resourcePropertiesCountIs(
       'AWS::Logs::LogGroup',
@@ -174,7 +178,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       for (const [name, value] of Object.entries(variables)) {
         expect(JSON.stringify(value), name).not.toMatch(/masterKey|SecretString|[A-Za-z0-9_-]{40,}/);
       }
-      for (const name of ['session', 'sealing'] as const) {
+      for (const name of ['session', 'sealing', 'cursor'] as const) {
         const variable = variables[`${name.toUpperCase()}_SECRET_ARN`];
         if (spec.access.secrets?.includes(name)) expect(variable, spec.name).toEqual({ Ref: secretId(name) });
         else expect(variable, spec.name).toBeUndefined();
@@ -191,6 +195,20 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       });
       expect(secret.Properties.SecretString).toBeUndefined();
     }
+  });
+
+  it('tells the pages home page where the API is: the partner API stage URL and base path, nothing local', () => {
+    const home = resources(stage, 'AWS::Lambda::Function')[functionIdOf(stage, 'homePage')];
+    const variables =
+      (home?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const restApis = Object.keys(resources(stage, 'AWS::ApiGateway::RestApi'));
+    const partnerApiId = only(
+      restApis.filter((id) => id.startsWith('PartnerApiRestApi')),
+      'partner API',
+    );
+
+    expect(JSON.stringify(variables.API_BASE_URL)).toContain(partnerApiId);
+    expect(JSON.stringify(variables.API_BASE_URL)).toContain('/partner-api/v1');
   });
 
   it('passes gzip-compressed (base64) handler bodies of the partner API to clients as bytes', () => {

@@ -11,7 +11,11 @@ function stackWithFunction() {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Test');
   const table = new TableV2(stack, 'Table', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
-  const secrets = { session: new Secret(stack, 'Session'), sealing: new Secret(stack, 'Sealing') };
+  const secrets = {
+    session: new Secret(stack, 'Session'),
+    sealing: new Secret(stack, 'Sealing'),
+    cursor: new Secret(stack, 'Cursor'),
+  };
   const serviceFunction = new ServiceFunction(stack, 'Usage', {
     name: 'usage',
     entry: 'api/usage.ts',

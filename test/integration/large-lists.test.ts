@@ -1,9 +1,7 @@
 import { get } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
-import { propertyCreationItems } from '../../lambdas/data/properties';
+import { bulkProperties } from '../support/bulk-properties';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner } from '../support/partners';
 
@@ -32,28 +30,7 @@ let partner: TestPartner;
 
 beforeAll(async () => {
   partner = await approvedPartner();
-  const puts = Array.from({ length: COUNT }, (_, i) =>
-    propertyCreationItems({
-      id: 10_000_000 + partner.id * 100_000 + i,
-      partnerId: partner.id,
-      hostUserId: 1,
-      name: `Holiday apartment number ${i}`,
-      units: 1,
-      pmsHotelId: `BULK-${i}`,
-      createdAt: new Date().toISOString(),
-    }),
-  ).flat();
-  for (let start = 0; start < puts.length; start += 25) {
-    await documentClient.send(
-      new BatchWriteCommand({
-        RequestItems: {
-          [TABLE_NAME]: puts
-            .slice(start, start + 25)
-            .map((item) => ({ PutRequest: { Item: item.Put?.Item ?? {} } })),
-        },
-      }),
-    );
-  }
+  await bulkProperties(partner.id, 10_000_000 + partner.id * 100_000, COUNT);
 }, 120_000);
 
 describe('a partner with thousands of properties', () => {
@@ -61,13 +38,18 @@ describe('a partner with thousands of properties', () => {
     const url = `${inject('apiBaseUrl')}/properties`;
     const headers = { Authorization: `Bearer ${partner.key}` };
 
-    const compressed = await rawGet(url, { ...headers, 'Accept-Encoding': 'gzip' });
+    const compressed = await rawGet(url, {
+      ...headers,
+      Accept: 'application/json',
+      'Accept-Encoding': 'gzip',
+    });
     const plain = await fetch(url, { headers: { ...headers, 'Accept-Encoding': 'identity' } });
     const compressedBytes = compressed.bytes;
 
     expect(compressed.status).toBe(200);
     expect(compressed.headers['content-encoding']).toBe('gzip');
-    expect(compressed.headers.vary).toBe('Accept-Encoding');
+    expect(compressed.headers.vary).toBe('Accept, Accept-Encoding');
+    expect(compressed.headers.etag).toBe(plain.headers.get('etag'));
     const fromGzip = JSON.parse(gunzipSync(compressedBytes).toString()) as { properties: unknown[] };
     expect(fromGzip.properties).toHaveLength(COUNT);
     expect(plain.status).toBe(200);
@@ -75,5 +57,20 @@ describe('a partner with thousands of properties', () => {
     const fromPlain = (await plain.json()) as { properties: unknown[] };
     expect(fromPlain.properties).toEqual(fromGzip.properties);
     expect(compressedBytes.length).toBeLessThan(JSON.stringify(fromPlain).length / 3);
+  });
+
+  it('sends a request shaped like Go’s default HTTP client (gzip, no Accept) plain JSON, never base64', async () => {
+    // net/http's Transport adds Accept-Encoding: gzip and sends no Accept header.
+    const go = await rawGet(`${inject('apiBaseUrl')}/properties`, {
+      Authorization: `Bearer ${partner.key}`,
+      'User-Agent': 'Go-http-client/1.1',
+      'Accept-Encoding': 'gzip',
+    });
+
+    expect(go.status).toBe(200);
+    expect(go.headers['content-encoding']).toBeUndefined();
+    expect(go.headers['content-type']).toBe('application/json');
+    const list = JSON.parse(go.bytes.toString('utf8')) as { properties: unknown[] };
+    expect(list.properties).toHaveLength(COUNT);
   });
 });

@@ -49,6 +49,31 @@ describe('the local API Gateway emulation with names objects already have', () =
       await server.stop();
     }
   });
+
+  it('prints a banner whose every address answers: API, reference docs, OpenAPI document, pages root', async () => {
+    const server = await startServerProcess({});
+    try {
+      const banner = server.output();
+      const addresses = [
+        ...banner.matchAll(
+          /(?:API base URL|API reference|OpenAPI document|Pages):\s+(http\S+?)[,)]?(?=\s|$)/g,
+        ),
+      ].map((match) => match[1] ?? '');
+
+      expect(addresses).toEqual([
+        server.runtime.apiBaseUrl,
+        `${server.runtime.apiBaseUrl}/docs`,
+        `${server.runtime.apiBaseUrl}/openapi.json`,
+        `${server.runtime.activationBaseUrl}/`,
+      ]);
+      for (const address of addresses.slice(1)) {
+        const response = await fetch(address);
+        expect(response.status, address).toBe(200);
+      }
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 });
 
 describe('the local AWS endpoint', () => {

@@ -82,6 +82,7 @@ describe('200: the three endpoints with a valid key', () => {
 describe('401: missing or bad keys, each with its own problem type', () => {
   it.each([
     ['missing', {}, 'missing-api-key'],
+    ['empty Bearer (an unset variable)', { Authorization: 'Bearer ' }, 'missing-api-key'],
     ['malformed', { Authorization: 'Bearer not-a-key' }, 'malformed-api-key'],
     ['non-Bearer', { Authorization: 'Basic dXNlcjpwYXNz' }, 'malformed-api-key'],
     [
@@ -163,6 +164,26 @@ describe('404: missing and foreign properties look the same', () => {
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toBe(PROBLEM);
     expect(await response.json()).toMatchObject({ type: expect.stringContaining('not-found'), status: 404 });
+  });
+
+  it('lists the live routes with their full paths, each of which answers', async () => {
+    const response = await fetch(`${inject('apiBaseUrl')}/nothing-here`);
+    const { detail } = (await response.json()) as { detail: string };
+    const listed = [...detail.matchAll(/GET (\/partner-api\/v1\/[^\s,.]*(?:\.json)?)/g)].map(
+      (match) => match[1],
+    );
+
+    expect(listed).toEqual([
+      '/partner-api/v1/usage',
+      '/partner-api/v1/properties',
+      '/partner-api/v1/properties/{propertyId}/pricing-signals',
+      '/partner-api/v1/openapi.json',
+    ]);
+    const origin = new URL(inject('apiBaseUrl')).origin;
+    const usage = await fetch(`${origin}${listed[0]}`, {
+      headers: { Authorization: `Bearer ${revenuePartner.key}` },
+    });
+    expect(usage.status).toBe(200);
   });
 });
 

@@ -44,7 +44,7 @@ export async function startServerProcess(
     localEnvironment({
       dynamoDbEndpoint: '',
       awsEndpoint: '',
-      secretArns: { session: '', sealing: '' },
+      secretArns: { session: '', sealing: '', cursor: '' },
       secretAccessKey: '',
     }),
   ))

@@ -85,6 +85,10 @@ describe('REQUEST authorizer', () => {
     expect(presentedKey({ Authorization: 'Basic dXNlcjpwYXNz' })).toEqual({ wrongScheme: true });
     expect(presentedKey({ Authorization: issued.key })).toEqual({ wrongScheme: true });
     expect(presentedKey({ Authorization: '   ' })).toBeUndefined();
+    // An unset variable in `Authorization: Bearer $KEY`: no key, not a malformed one.
+    expect(presentedKey({ Authorization: 'Bearer ' })).toBeUndefined();
+    expect(presentedKey({ authorization: 'bearer' })).toBeUndefined();
+    expect(presentedKey({ Authorization: 'Bearer ', 'X-Enterprise-Key': 'svc_d' })).toEqual({ key: 'svc_d' });
     expect(presentedKey(null)).toBeUndefined();
   });
 

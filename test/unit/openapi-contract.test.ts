@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { entityTag } from '../../lambdas/api/response-encoding';
 import { API_BASE_PATH } from '../../lambdas/routes';
 import { contractChecker } from '../../lib/openapi/contract';
 import { partnerApiDocument } from '../../lib/openapi/document';
@@ -24,8 +25,9 @@ function exchange(body: unknown, headers: Record<string, string> = rateLimit) {
       'content-type': 'application/json',
       'x-amzn-requestid': REQUEST_ID,
       'x-request-id': REQUEST_ID,
-      'cache-control': 'no-store',
-      vary: 'Accept-Encoding',
+      'cache-control': 'private, no-cache',
+      vary: 'Accept, Accept-Encoding',
+      etag: entityTag(body),
       ...headers,
     },
     body: JSON.stringify(body),
@@ -70,5 +72,20 @@ describe('the published document and our own contract check', () => {
     const examples = Object.keys(forbidden?.content?.['application/problem+json']?.examples ?? {});
 
     expect(examples).toEqual(['request-blocked']);
+  });
+
+  it('holds a 304 to its documented headers and no body', () => {
+    const check = contractChecker(document);
+    const notModified = { ...exchange(usage), status: 304, body: '' };
+    const { 'content-type': _type, ...headers } = notModified.headers;
+
+    expect(check({ ...notModified, headers })).toEqual([]);
+    expect(check({ ...notModified, headers, body: '{}' }).join('\n')).toMatch(
+      /a body where the document has none/,
+    );
+    const { etag: _etag, ...withoutTag } = headers;
+    expect(check({ ...notModified, headers: withoutTag }).join('\n')).toMatch(
+      /required header etag is missing/,
+    );
   });
 });

@@ -1,0 +1,229 @@
+import createClient from 'openapi-fetch';
+import type { ProblemName } from './generated/problems.js';
+import { PROBLEM_STATUS, PROBLEM_TYPE_BASE } from './generated/problems.js';
+import type { components, paths } from './generated/schema.js';
+
+export type { ProblemName } from './generated/problems.js';
+/**
+ * A typed client of the partner data API. Types come from the OpenAPI document (openapi-typescript)
+ * and requests go through openapi-fetch; this layer adds what a partner's code needs around them:
+ * waits as `Retry-After` says on 429 and 503 (a bounded number of times), RFC 9457 problems as
+ * {@link PartnerApiError}, page walking, and revalidation with `ETag`.
+ */
+export type { components, paths } from './generated/schema.js';
+
+export type UsageReport = components['schemas']['UsageReport'];
+export type PropertyList = components['schemas']['PropertyList'];
+export type PropertySummary = components['schemas']['PropertySummary'];
+export type PricingSignals = components['schemas']['PricingSignals'];
+export type Problem = components['schemas']['Problem'];
+
+export interface PartnerApiClientOptions {
+  /** e.g. `https://…/partner-api/v1`: the base URL from your onboarding e-mail (sandbox and production differ). */
+  readonly baseUrl: string | undefined;
+  /** Your key, from your secret store: never from source code, a browser or a mobile app. */
+  readonly apiKey: string | undefined;
+  /** How many times to wait and retry after a 429 or 503 (default 3; 0 never retries). */
+  readonly maxRetries?: number;
+  /** The longest wait, in seconds, this client accepts from `Retry-After` (default 60). */
+  readonly maxRetryAfterSeconds?: number;
+  /** The fetch to use (default: the global fetch). */
+  readonly fetch?: typeof fetch;
+  /** How to wait (tests replace it). */
+  readonly sleep?: (milliseconds: number) => Promise<void>;
+}
+
+/** A setting this client cannot work without, missing or wrong: thrown before any request. */
+export class PartnerApiConfigError extends Error {
+  override readonly name = 'PartnerApiConfigError';
+}
+
+/**
+ * An error answer of the API: `problem` is its RFC 9457 body, `type` the problem's name when it is
+ * one of the API's (branch on it), `requestId` what support asks for.
+ */
+export class PartnerApiError extends Error {
+  override readonly name = 'PartnerApiError';
+  readonly type: ProblemName | undefined;
+  readonly requestId: string | undefined;
+
+  constructor(
+    readonly status: number,
+    readonly problem: Partial<Problem>,
+    /** Seconds the answer asked to wait (429, 503), when it said. */
+    readonly retryAfterSeconds: number | undefined,
+  ) {
+    super(`${status} ${problem.detail ?? problem.title ?? 'error'}`);
+    const name = problem.type?.startsWith(PROBLEM_TYPE_BASE)
+      ? problem.type.slice(PROBLEM_TYPE_BASE.length)
+      : '';
+    this.type = name in PROBLEM_STATUS ? (name as ProblemName) : undefined;
+    this.requestId = problem.request_id;
+  }
+}
+
+/** An answer and its entity tag: pass it back as `previous` to revalidate. */
+export interface Fetched<T> {
+  readonly data: T;
+  readonly etag: string | undefined;
+  /** True when the server answered 304 and `data` is the previous answer's. */
+  readonly notModified: boolean;
+}
+
+/** Options of a GET: the answer you hold, to revalidate it (`If-None-Match`). */
+export interface Revalidation<T> {
+  readonly previous?: Fetched<T>;
+}
+
+const RETRIED_STATUSES = new Set([429, 503]);
+
+function requiredSetting(value: string | undefined, what: string, variable: string): string {
+  const trimmed = value?.trim();
+  if (!trimmed) throw new PartnerApiConfigError(`${what} is missing: set ${variable}.`);
+  return trimmed;
+}
+
+/** Seconds of a `Retry-After` header (delay-seconds or an HTTP date), if it has one. */
+function retryAfterSeconds(response: Response, nowMs: number): number | undefined {
+  const value = response.headers.get('Retry-After')?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - nowMs) / 1000));
+}
+
+/**
+ * A fetch that waits and retries after 429 and 503 as `Retry-After` says: at most `maxRetries`
+ * times, never longer than `maxRetryAfterSeconds` at once (a longer wait is the caller's decision:
+ * the error goes up with `retryAfterSeconds`).
+ */
+function retryingFetch(options: PartnerApiClientOptions): typeof fetch {
+  const send = options.fetch ?? globalThis.fetch;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const maxRetries = options.maxRetries ?? 3;
+  const longest = options.maxRetryAfterSeconds ?? 60;
+  return async (input, init) => {
+    const request = new Request(input, init);
+    for (let attempt = 0; ; attempt++) {
+      const response = await send(request.clone());
+      if (!RETRIED_STATUSES.has(response.status) || attempt >= maxRetries) return response;
+      const wait = retryAfterSeconds(response, Date.now()) ?? 1;
+      if (wait > longest) return response;
+      await response.body?.cancel();
+      await sleep(Math.max(wait, 1) * 1000);
+    }
+  };
+}
+
+/** The next page's cursor and limit from a `Link: <…>; rel="next"` header, if there is one. */
+export function nextPage(response: Response): { limit: number; cursor: string } | undefined {
+  const link = response.headers.get('Link');
+  const target = link
+    ?.split(',')
+    .map((part) => /^\s*<([^>]*)>\s*;\s*rel="?next"?\s*$/i.exec(part)?.[1])
+    .find((value) => value !== undefined);
+  if (target === undefined) return undefined;
+  const url = new URL(target, response.url || 'http://base.invalid/');
+  const cursor = url.searchParams.get('cursor');
+  const limit = Number(url.searchParams.get('limit'));
+  return cursor && Number.isInteger(limit) && limit > 0 ? { limit, cursor } : undefined;
+}
+
+/** Creates a client; throws {@link PartnerApiConfigError} when the base URL or the key is missing. */
+export function createPartnerApiClient(options: PartnerApiClientOptions) {
+  const baseUrl = requiredSetting(
+    options.baseUrl,
+    'The API base URL',
+    'PARTNER_API to the base URL from your onboarding e-mail (…/partner-api/v1)',
+  );
+  if (!/^https?:\/\/[^\s/]+/.test(baseUrl))
+    throw new PartnerApiConfigError(
+      `The API base URL must start with https:// (or http:// for a local server); got "${baseUrl}".`,
+    );
+  const apiKey = requiredSetting(options.apiKey, 'The API key', 'PARTNER_API_KEY from your secret store');
+  const api = createClient<paths>({
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    fetch: retryingFetch(options),
+    headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
+  });
+
+  /** The answer as data, the previous answer on 304, or a PartnerApiError. */
+  async function settle<T>(
+    call: Promise<{ data?: T; error?: unknown; response: Response }>,
+    previous: Fetched<T> | undefined,
+  ): Promise<Fetched<T> & { response: Response }> {
+    const { data, error, response } = await call;
+    const etag = response.headers.get('ETag') ?? undefined;
+    if (response.status === 304 && previous)
+      return { data: previous.data, etag, notModified: true, response };
+    if (response.ok && data !== undefined) return { data, etag, notModified: false, response };
+    const problem = typeof error === 'object' && error !== null ? (error as Partial<Problem>) : {};
+    throw new PartnerApiError(response.status, problem, retryAfterSeconds(response, Date.now()));
+  }
+
+  const ifNoneMatch = (previous: Fetched<unknown> | undefined) =>
+    previous?.etag ? { 'If-None-Match': previous.etag } : {};
+
+  /** GET /properties with `limit`, page after page (following `Link: rel="next"`), in id order. */
+  async function* propertyPages({
+    limit = 1_000,
+  }: {
+    limit?: number;
+  } = {}): AsyncGenerator<PropertySummary[]> {
+    let query: { limit: number; cursor?: string } | undefined = { limit };
+    while (query) {
+      const { data, response } = await settle(api.GET('/properties', { params: { query } }), undefined);
+      yield data.properties;
+      query = nextPage(response);
+    }
+  }
+
+  return {
+    /** GET /usage: seat usage of the hosts you sponsor. */
+    async usage({ previous }: Revalidation<UsageReport> = {}): Promise<Fetched<UsageReport>> {
+      const { response: _response, ...fetched } = await settle(
+        api.GET('/usage', { params: { header: ifNoneMatch(previous) } }),
+        previous,
+      );
+      return fetched;
+    },
+
+    /** GET /properties: the whole list in one answer. */
+    async properties({ previous }: Revalidation<PropertyList> = {}): Promise<Fetched<PropertyList>> {
+      const { response: _response, ...fetched } = await settle(
+        api.GET('/properties', { params: { header: ifNoneMatch(previous) } }),
+        previous,
+      );
+      return fetched;
+    },
+
+    propertyPages,
+
+    /** Every property, read page by page. */
+    async allProperties({ limit = 1_000 }: { limit?: number } = {}): Promise<PropertySummary[]> {
+      const all: PropertySummary[] = [];
+      for await (const page of propertyPages({ limit })) all.push(...page);
+      return all;
+    },
+
+    /** GET /properties/{propertyId}/pricing-signals. */
+    async pricingSignals(
+      propertyId: number,
+      { lookbackDays, previous }: { lookbackDays?: number } & Revalidation<PricingSignals> = {},
+    ): Promise<Fetched<PricingSignals>> {
+      const { response: _response, ...fetched } = await settle(
+        api.GET('/properties/{propertyId}/pricing-signals', {
+          params: {
+            path: { propertyId },
+            ...(lookbackDays === undefined ? {} : { query: { lookback_days: lookbackDays } }),
+            header: ifNoneMatch(previous),
+          },
+        }),
+        previous,
+      );
+      return fetched;
+    },
+  };
+}
+
+export type PartnerApiClient = ReturnType<typeof createPartnerApiClient>;

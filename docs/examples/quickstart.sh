@@ -1,0 +1,21 @@
+# Source it (`. quickstart.sh`), then: partner_api /usage
+: "${PARTNER_API:?Set PARTNER_API to the base URL from your onboarding e-mail (it ends in /partner-api/v1)}"
+: "${PARTNER_API_KEY:?Set PARTNER_API_KEY to your API key (svc_...)}"
+
+# GET a path of the API: prints the JSON body, or one line on stderr that says what to do.
+partner_api() {
+  local answer status retry body
+  answer=$(curl -sS -H "Authorization: Bearer $PARTNER_API_KEY" -H "Accept: application/json" \
+    -w '\n%{http_code} %header{retry-after}' "$PARTNER_API$1") || return 1
+  body=${answer%$'\n'*}
+  read -r status retry <<<"${answer##*$'\n'}"
+  case $status in
+    200) printf '%s\n' "$body" ;;
+    401) echo "401: the API key is missing, mistyped, revoked or expired: check PARTNER_API_KEY." >&2 ;;
+    403) echo "403: your agreement does not include this data (the property routes need revenue:read)." >&2 ;;
+    404) echo "404: no such property for your account (use an id from /properties), or a wrong path." >&2 ;;
+    429) echo "429: rate limit reached (120 requests a minute per key): retry in ${retry:-60} s." >&2 ;;
+    *) echo "$status: $body" >&2 ;;
+  esac
+  [ "$status" = 200 ]
+}

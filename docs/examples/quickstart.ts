@@ -1,0 +1,45 @@
+import { createPartnerApiClient, PartnerApiConfigError, PartnerApiError } from '@example-partner-api/client';
+
+/** One line that says what to do about an error. */
+function explain(error: unknown): string {
+  if (error instanceof PartnerApiConfigError) return error.message;
+  if (!(error instanceof PartnerApiError)) throw error;
+  const quote = `(request ${error.requestId ?? 'id not given'})`;
+  switch (error.status) {
+    case 401:
+      return `401 ${error.type}: check PARTNER_API_KEY, or use the key that replaced it ${quote}`;
+    case 403:
+      return `403: your agreement does not include this data (the property routes need revenue:read) ${quote}`;
+    case 404:
+      return `404: no such property for your account; use an id from GET /properties ${quote}`;
+    case 429:
+      return `429: rate limit reached; retry in ${error.retryAfterSeconds ?? 60} s`;
+    default:
+      return `${error.message} ${quote}`;
+  }
+}
+
+async function main(): Promise<void> {
+  try {
+    const api = createPartnerApiClient({
+      baseUrl: process.env.PARTNER_API,
+      apiKey: process.env.PARTNER_API_KEY,
+      maxRetryAfterSeconds: 10, // wait for short 429/503 pauses only; a longer one is reported
+    });
+    const { data: usage } = await api.usage();
+    console.log(`${usage.active_seats} active seats`);
+    const properties = await api.allProperties(); // page by page, 1,000 at a time
+    console.log(`${properties.length} properties`);
+    // An id on the command line (npx tsx quickstart.ts 42), or the first three properties.
+    const ids = process.argv[2] ? [Number(process.argv[2])] : properties.slice(0, 3).map(({ id }) => id);
+    for (const id of ids) {
+      const { data } = await api.pricingSignals(id, { lookbackDays: 30 });
+      console.log(`property ${id}: occupancy today ${data.signals.occupancy_today}`);
+    }
+  } catch (error) {
+    console.error(explain(error));
+    process.exitCode = 1;
+  }
+}
+
+void main();

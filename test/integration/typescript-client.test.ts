@@ -1,0 +1,185 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  createPartnerApiClient,
+  PartnerApiConfigError,
+  PartnerApiError,
+} from '../../clients/typescript/src/index';
+import { bulkProperties } from '../support/bulk-properties';
+import type { TestPartner } from '../support/partners';
+import { approvedPartner, sponsoredProperty } from '../support/partners';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+let partner: TestPartner;
+let metricsOnly: TestPartner;
+let propertyId: number;
+const client = (apiKey: string, options: { maxRetries?: number } = {}) =>
+  createPartnerApiClient({ baseUrl: inject('apiBaseUrl'), apiKey, ...options });
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+beforeAll(async () => {
+  [partner, metricsOnly] = await Promise.all([approvedPartner(), approvedPartner({ revenue: false })]);
+  ({ propertyId } = await sponsoredProperty(partner.id, { name: 'Client Loft' }));
+  await bulkProperties(partner.id, 40_000_000 + partner.id * 100_000, 2_499);
+}, 120_000);
+
+describe('the TypeScript client (clients/typescript) against the local server', () => {
+  it('200: reads the three endpoints, typed', async () => {
+    const api = client(partner.key);
+
+    const usage = await api.usage();
+    const list = await api.properties();
+    const signals = await api.pricingSignals(propertyId, { lookbackDays: 30 });
+
+    expect(usage.data.partner_id).toBe(partner.id);
+    expect(list.data.properties).toHaveLength(2_500);
+    expect(signals.data.property_id).toBe(propertyId);
+    expect(Object.keys(signals.data.occupancy_30d)).toHaveLength(30);
+    expect(usage.etag).toMatch(/^W\//);
+  });
+
+  it('walks every page: exactly the whole list, in id order', async () => {
+    const api = client(partner.key);
+    const pages: number[] = [];
+    for await (const page of api.propertyPages({ limit: 1_000 })) pages.push(page.length);
+
+    const all = await api.allProperties({ limit: 1_000 });
+    const whole = await api.properties();
+
+    expect(pages).toEqual([1_000, 1_000, 500]);
+    expect(all).toEqual(whole.data.properties);
+  });
+
+  it('304: revalidates with the ETag and keeps the data it had', async () => {
+    const api = client(partner.key);
+    const first = await api.pricingSignals(propertyId);
+
+    const again = await api.pricingSignals(propertyId, { previous: first });
+
+    expect(again).toEqual({ data: first.data, etag: first.etag, notModified: true });
+  });
+
+  it('400, 401, 403, 404: typed errors with the problem, its name and the request id', async () => {
+    const invalid = await failure(client(partner.key).pricingSignals(propertyId, { lookbackDays: 0 }));
+    const unknown = await failure(client('svc_not-a-key').usage());
+    const forbidden = await failure(client(metricsOnly.key).properties());
+    const missing = await failure(client(partner.key).pricingSignals(987_654_321));
+
+    expect(invalid).toBeInstanceOf(PartnerApiError);
+    expect(invalid).toMatchObject({ status: 400, type: 'invalid-request' });
+    expect(unknown).toMatchObject({ status: 401, type: 'malformed-api-key', requestId: expect.any(String) });
+    expect(forbidden).toMatchObject({ status: 403, type: 'insufficient-scope' });
+    expect(missing).toMatchObject({ status: 404, type: 'property-not-found' });
+    expect((missing as PartnerApiError).message).toMatch(/^404 No property 987654321/);
+  });
+
+  it('429: after 120 requests in a minute, the error says how long to wait', async () => {
+    const limited = await approvedPartner({ revenue: false });
+    const api = client(limited.key, { maxRetries: 0 });
+    await Promise.all(Array.from({ length: 120 }, () => api.usage()));
+
+    const refused = await failure(api.usage());
+
+    expect(refused).toMatchObject({ status: 429, type: 'rate-limited' });
+    expect((refused as PartnerApiError).retryAfterSeconds).toBeGreaterThan(0);
+  });
+
+  it('refuses to start without a base URL or a key, with one line that says what to set', () => {
+    expect(() => createPartnerApiClient({ baseUrl: undefined, apiKey: 'svc_x' })).toThrow(
+      PartnerApiConfigError,
+    );
+    expect(() => createPartnerApiClient({ baseUrl: '', apiKey: 'svc_x' })).toThrow(
+      /base URL is missing: set PARTNER_API/,
+    );
+    expect(() => createPartnerApiClient({ baseUrl: '/partner-api/v1', apiKey: 'svc_x' })).toThrow(
+      /https:\/\//,
+    );
+    expect(() => createPartnerApiClient({ baseUrl: inject('apiBaseUrl'), apiKey: ' ' })).toThrow(
+      /API key is missing: set PARTNER_API_KEY/,
+    );
+  });
+});
+
+describe('Retry-After (a server that answers 429, then 503, then 200)', () => {
+  it('waits as long as each answer says, a bounded number of times', async () => {
+    let calls = 0;
+    const server = createServer((_, response) => {
+      calls += 1;
+      if (calls <= 2) {
+        const status = calls === 1 ? 429 : 503;
+        response.writeHead(status, {
+          'Content-Type': 'application/problem+json',
+          'Retry-After': String(calls),
+        });
+        response.end(JSON.stringify({ type: 'about:blank', title: 'busy', status, detail: 'wait' }));
+      } else {
+        response.writeHead(200, { 'Content-Type': 'application/json', ETag: 'W/"x"' });
+        response.end(
+          JSON.stringify({ partner_id: 1, generated_at: 'now', active_seats: 3, hosts: [], later: 1 }),
+        );
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const waits: number[] = [];
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+    };
+    try {
+      const result = await createPartnerApiClient({ baseUrl, apiKey: 'svc_x', sleep }).usage();
+      calls = 0;
+      const givesUp = await failure(
+        createPartnerApiClient({ baseUrl, apiKey: 'svc_x', sleep, maxRetries: 1 }).usage(),
+      );
+
+      expect(result.data.active_seats).toBe(3);
+      expect(waits.slice(0, 2)).toEqual([1_000, 2_000]);
+      expect(givesUp).toMatchObject({ status: 503, retryAfterSeconds: 2 });
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('the package as partners install it', () => {
+  it('npm pack builds it, and the packed files work against the server', async () => {
+    const directory = join(root, 'test-artifacts', 'client-pack');
+    await rm(directory, { recursive: true, force: true });
+    await mkdir(directory, { recursive: true });
+
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', directory], {
+      cwd: join(root, 'clients/typescript'),
+      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false' },
+    });
+    const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+    await run('tar', ['-xzf', join(directory, packed?.filename ?? ''), '-C', directory]);
+    const packedClient = (await import(
+      pathToFileURL(join(directory, 'package/dist/index.js')).href
+    )) as typeof import('../../clients/typescript/src/index');
+
+    expect(packed?.files.map((file) => file.path).sort()).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'dist/index.d.ts',
+        'dist/index.js',
+        'dist/generated/schema.d.ts',
+        'package.json',
+      ]),
+    );
+    expect((await readdir(join(directory, 'package'))).sort()).toEqual(['README.md', 'dist', 'package.json']);
+    const api = packedClient.createPartnerApiClient({ baseUrl: inject('apiBaseUrl'), apiKey: partner.key });
+    expect((await api.usage()).data.partner_id).toBe(partner.id);
+  }, 120_000);
+});
