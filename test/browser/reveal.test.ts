@@ -51,6 +51,24 @@ describe('one-time key reveal in Chromium', () => {
     expect(await again.textContent('h1')).toBe('Key already shown');
   });
 
+  it('copies the key with one click and shows the API base URL it works on', async () => {
+    const approval = await approve();
+    const context = await browser.newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const page = await context.newPage();
+
+    await page.goto(approval.reveal_url);
+    await page.getByRole('button', { name: 'Reveal key' }).click();
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await expect(page.locator('#status').textContent()).resolves.toContain('Copied');
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+
+    expect(copied).toBe(await page.locator('#key').textContent());
+    expect(copied.startsWith(approval.key_prefix)).toBe(true);
+    expect(await page.locator('#base-url').textContent()).toBe(testTarget().apiBaseUrl);
+    await context.close();
+  });
+
   it('refuses a link whose secret was cut short, and spends nothing', async () => {
     const approval = await approve();
     const page = await (await browser.newContext()).newPage();

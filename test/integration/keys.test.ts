@@ -71,6 +71,9 @@ describe('operator CLI as a real process', () => {
     const mail = mails.find((text) => text.includes(result.reveal_url ?? '-'));
     expect(mail).toContain('To: ops@cli.example');
     expect(mail).toContain(`API base URL: ${inject('apiBaseUrl')}`);
+    // The link's own end, in words a reader in any zone reads the same.
+    const expires = new Date(result.reveal_expires_at ?? '').toUTCString().replace(/:\d\d GMT$/, '');
+    expect(mail).toContain(`The link works until ${expires} UTC.`);
     expect(stderr).toContain('local outbox:');
   });
 
