@@ -14,6 +14,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.{ts,tsx}'],
+          // Property-based tests run hundreds of cases; on a loaded CI machine 5 s is too tight.
+          testTimeout: 30_000,
           setupFiles: ['test/support/unit-environment.ts'],
         },
       },

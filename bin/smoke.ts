@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
-import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from '../contract/problems';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from '../core/contract/problems';
 
 const USAGE = `Usage: npm run smoke -- --base-url URL --key KEY [--timeout-ms 10000]
   Checks a deployed stage from outside: status codes, content types and shapes of the three

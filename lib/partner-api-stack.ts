@@ -10,9 +10,9 @@ import {
   PARTNER_PARTITION,
   PARTNER_SLUG_PARTITION,
   PARTNERS_INDEX_PARTITION,
-} from '../lambdas/data/partitions';
-import type { ServiceSecretName } from '../lambdas/routes';
-import { pageFunctionName } from '../lambdas/routes';
+} from '../core/partitions';
+import type { ServiceSecretName } from '../core/routes';
+import { pageFunctionName } from '../core/routes';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
 import { OperationsAlarms } from './constructs/operations-alarms';

@@ -1,6 +1,6 @@
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_AUDIT_RETENTION_DAYS } from '../lambdas/common/audit-retention';
-import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../lambdas/domain/rate-limit';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention';
+import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../core/domain/rate-limit';
 
 /**
  * The deployed stages and everything that differs between them. The stack takes a

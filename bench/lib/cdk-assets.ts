@@ -11,7 +11,7 @@ const CDK_OUT = join(REPOSITORY_ROOT, 'cdk.out');
 export const SANDBOX_STACK = 'PartnerApi-sandbox';
 
 /** Inputs of the synthesis: when any is newer than cdk.out, the bundles there are stale. */
-const SYNTH_INPUTS = ['lambdas', 'lib', 'bin', 'package-lock.json', 'cdk.json', 'tsconfig.json'];
+const SYNTH_INPUTS = ['core', 'lambdas', 'lib', 'bin', 'package-lock.json', 'cdk.json', 'tsconfig.json'];
 
 async function newestModification(path: string): Promise<number> {
   const info = await stat(path);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Reservation } from '../../lambdas/domain/reservations';
+import type { Reservation } from '../../core/domain/reservations';
 
 /*
  * Data sets of the scaling section, written into the service's DynamoDB Local through the data
@@ -10,7 +10,7 @@ import type { Reservation } from '../../lambdas/domain/reservations';
 
 /** A partner as `partners approve` would create it (profile, slug claim, sealed signing secret). */
 export async function createBenchPartner(label: string, nowMs: number): Promise<number> {
-  const { documentClient } = await import('../../lambdas/data/db');
+  const { dynamoDb } = await import('../../lambdas/data/db');
   const { allocateId } = await import('../../lambdas/data/counters');
   const { partnerCreationItems } = await import('../../lambdas/data/partners');
   const { seal } = await import('../../lambdas/common/secret-box');
@@ -18,7 +18,7 @@ export async function createBenchPartner(label: string, nowMs: number): Promise<
   const sealingKey = await loadServiceKey('sealing');
   const id = await allocateId('partner');
   const slug = `bench-${label}-${randomBytes(3).toString('hex')}`;
-  await documentClient.send(
+  await dynamoDb().send(
     new TransactWriteCommand({
       TransactItems: partnerCreationItems(
         {
@@ -56,7 +56,7 @@ export async function writeProperties(
   /** Also the `pms_hotel_id` claims (the list reads only the property items). @default true */
   { claims = true }: { claims?: boolean } = {},
 ): Promise<void> {
-  const { documentClient, TABLE_NAME } = await import('../../lambdas/data/db');
+  const { dynamoDb, tableName } = await import('../../lambdas/data/db');
   const { propertyCreationItems } = await import('../../lambdas/data/properties');
   const { isTransientAwsError } = await import('../../lambdas/common/aws-errors');
   const createdAt = new Date(nowMs).toISOString();
@@ -85,8 +85,8 @@ export async function writeProperties(
         if (attempt > 10) throw new Error('BatchWriteItem kept returning unprocessed items');
         let output: BatchWriteCommandOutput;
         try {
-          output = await documentClient.send(
-            new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: requests } }),
+          output = await dynamoDb().send(
+            new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }),
           );
         } catch (error) {
           // Puts are idempotent: a batch that timed out on a loaded machine is sent again.
@@ -94,7 +94,7 @@ export async function writeProperties(
           await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
           continue;
         }
-        requests = (output.UnprocessedItems?.[TABLE_NAME] ?? []).flatMap((request) =>
+        requests = (output.UnprocessedItems?.[tableName()] ?? []).flatMap((request) =>
           request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : [],
         );
       }

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { RATE_LIMIT } from '../../lambdas/domain/rate-limit';
+import { RATE_LIMIT } from '../../core/domain/rate-limit';
 import { authorizerEvent, lambdaContext, proxyEvent as testProxyEvent } from '../../test/support/events';
 
 /** A REST proxy event of an authorized request, built by the tests' own builder. */

@@ -9,9 +9,9 @@ import { authorizerEvent, lambdaContext, proxyEvent } from './events';
  */
 async function load() {
   const { meterDynamo } = await import('./dynamo-meter');
-  const { documentClient } = await import('../../lambdas/data/db');
+  const { dynamoDb } = await import('../../lambdas/data/db');
   return {
-    meter: meterDynamo(documentClient),
+    meter: meterDynamo(dynamoDb()),
     authorizer: (await import('../../lambdas/api/authorizer')).handler,
     forgetCachedKeys: (await import('../../lambdas/api/authenticate')).forgetCachedKeys,
     usage: (await import('../../lambdas/api/usage')).handler,

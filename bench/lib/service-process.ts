@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { useServiceEnvironment } from '../../lambdas/common/config';
 import { freePort } from '../../lib/local/dynamodb-local';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { readRuntime } from '../../lib/local/runtime';
@@ -57,9 +58,9 @@ export async function startServiceProcess(): Promise<ServiceProcess> {
   };
 }
 
-/** Points this process's data modules at the service's DynamoDB Local (before importing them). */
+/** Points this process's data modules at the service's DynamoDB Local. */
 export function useServiceTable(runtime: LocalRuntime): void {
-  Object.assign(process.env, localEnvironment(runtime));
+  useServiceEnvironment(localEnvironment(runtime));
 }
 
 /** Mints `count` keys for a partner straight into the table; returns the plaintext keys. */
@@ -69,14 +70,14 @@ export async function mintKeys(
   scopes: ('metrics:read' | 'revenue:read')[],
 ): Promise<string[]> {
   const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { documentClient } = await import('../../lambdas/data/db');
+  const { dynamoDb } = await import('../../lambdas/data/db');
   const { apiKeyCreationItem } = await import('../../lambdas/data/api-keys');
-  const { generateApiKey } = await import('../../lambdas/domain/api-key');
+  const { generateApiKey } = await import('../../core/domain/api-key');
   const keys: string[] = [];
   const createdAt = new Date().toISOString();
   for (let start = 0; start < count; start += 25) {
     const batch = Array.from({ length: Math.min(25, count - start) }, () => generateApiKey());
-    await documentClient.send(
+    await dynamoDb().send(
       new TransactWriteCommand({
         TransactItems: batch.map((key) =>
           apiKeyCreationItem({

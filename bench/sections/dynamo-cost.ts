@@ -76,18 +76,18 @@ interface ItemSizeRow {
 }
 
 async function itemSizes(keyPrefix: string, rateLimitedPrefix: string): Promise<ItemSizeRow[]> {
-  const { documentClient, TABLE_NAME } = await import('../../lambdas/data/db');
+  const { dynamoDb, tableName } = await import('../../lambdas/data/db');
   const { meter } = await inProcess();
   async function get(key: Record<string, string>): Promise<{ bytes: number; readUnits: number }> {
     meter.take();
-    const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: key }));
+    const { Item } = await dynamoDb().send(new GetCommand({ TableName: tableName(), Key: key }));
     if (!Item) throw new Error(`No item ${key.PK} / ${key.SK}`);
     return { bytes: itemSizeBytes(Item), readUnits: meter.take().readCapacity };
   }
   async function query(pk: string, skPrefix: string): Promise<number[]> {
-    const { Items = [] } = await documentClient.send(
+    const { Items = [] } = await dynamoDb().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
         ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix },
       }),
@@ -143,7 +143,7 @@ async function itemSizes(keyPrefix: string, rateLimitedPrefix: string): Promise<
 
 export async function measureDynamoCost(): Promise<SectionResult> {
   const { forgetCachedKeys } = await inProcess();
-  const { generateApiKey } = await import('../../lambdas/domain/api-key');
+  const { generateApiKey } = await import('../../core/domain/api-key');
   forgetCachedKeys();
   const keys = await mintKeys(DEMO_PARTNER, CALLS, ['metrics:read', 'revenue:read']);
   progress('DynamoDB cost: authorizer');

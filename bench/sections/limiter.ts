@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { RATE_LIMIT } from '../../lambdas/domain/rate-limit';
+import { RATE_LIMIT } from '../../core/domain/rate-limit';
 import type { LocalRuntime } from '../../lib/local/runtime';
 import { childEnvironment } from '../lib/child';
 import { progress } from '../lib/progress';

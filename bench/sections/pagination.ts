@@ -44,7 +44,7 @@ export async function measurePagination(service: ServiceProcess): Promise<Sectio
   // The handler reads the cursor key through the local AWS endpoint, as the function does.
   process.env.CURSOR_SECRET_ARN = service.runtime.secretArns.cursor;
   const { loadServiceKey } = await import('../../lambdas/common/service-secrets');
-  const { encodePageCursor } = await import('../../lambdas/domain/page-cursor');
+  const { encodePageCursor } = await import('../../core/domain/page-cursor');
   const key = await loadServiceKey('cursor');
   const positions: PagePosition[] = [];
   const writeSeconds: Record<number, number> = {};

@@ -4,18 +4,18 @@
  * Local. Driven over stdin/stdout by bench/sections/limiter.ts, one JSON line each way:
  *   in:  {"key": "svc_…", "at": [ms since epoch, …]}  (run one request at each time, in order)
  *   out: {"ready": true} once warm, then one {"requests": [...], "writes": {...}} per burst.
- * The table comes from the environment (STAGE, TABLE_NAME, DYNAMODB_ENDPOINT), as for a handler.
+ * The table comes from the environment (STAGE, tableName, DYNAMODB_ENDPOINT), as for a handler.
  */
 import { createInterface } from 'node:readline';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { itemSizeBytes } from '../lib/item-size';
 
-const { documentClient } = await import('../../lambdas/data/db');
+const { dynamoDb } = await import('../../lambdas/data/db');
 const { createRateLimiter } = await import('../../lambdas/data/rate-windows');
 
 /** Writes as DynamoDB bills them: a failed conditional write costs the stored item's size too. */
 const writes = { admitted: 0, conditionFailures: 0, admittedUnits: 0, failedUnits: 0 };
-documentClient.middlewareStack.add(
+dynamoDb().middlewareStack.add(
   (next, context) => async (args) => {
     const input = args.input as Record<string, unknown>;
     if (!/Update/.test(String(context.commandName))) return next(args);

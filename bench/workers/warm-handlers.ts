@@ -45,9 +45,9 @@ const { forgetCachedKeys } = await import('../../lambdas/api/authenticate');
 const { handler: usage } = await import('../../lambdas/api/usage');
 const { handler: properties } = await import('../../lambdas/api/properties');
 const { handler: pricingSignals } = await import('../../lambdas/api/pricing-signals');
-const { documentClient, TABLE_NAME } = await import('../../lambdas/data/db');
+const { dynamoDb, tableName } = await import('../../lambdas/data/db');
 const { aggregateDeltas } = await import('../../lambdas/data/reservations');
-const { generateApiKey } = await import('../../lambdas/domain/api-key');
+const { generateApiKey } = await import('../../core/domain/api-key');
 const { benchReservations } = await import('../lib/datasets');
 const compilationsAtImport = compilations;
 
@@ -206,8 +206,8 @@ const invocations: { id: string; label: string; invocation: Invocation }[] = [
     invocation: {
       prepare() {},
       async invoke() {
-        const { Item } = await documentClient.send(
-          new GetCommand({ TableName: TABLE_NAME, Key: { PK: propertyItem.PK, SK: propertyItem.SK } }),
+        const { Item } = await dynamoDb().send(
+          new GetCommand({ TableName: tableName(), Key: { PK: propertyItem.PK, SK: propertyItem.SK } }),
         );
         return Item !== undefined;
       },

@@ -1,11 +1,11 @@
-import type { ProblemName } from '../../contract/problems';
-import { KEY_REFUSAL_DETAILS } from '../../contract/problems';
+import type { ProblemName } from '../../core/contract/problems';
+import { KEY_REFUSAL_DETAILS } from '../../core/contract/problems';
+import { digestApiKey, digestsMatch, keyStanding, parseApiKey } from '../../core/domain/api-key';
 import { headerValue } from '../common/http-headers';
 import type { ApiKeyRecord } from '../data/api-keys';
 import { getApiKey } from '../data/api-keys';
 import type { PartnerStanding } from '../data/partners';
 import { getPartnerStanding } from '../data/partners';
-import { digestApiKey, digestsMatch, keyStanding, parseApiKey } from '../domain/api-key';
 
 export type Authentication =
   | { readonly kind: 'missing' }

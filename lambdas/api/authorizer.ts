@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { problemCatalog, problemTypeUri } from '../../contract/problems';
+import { problemCatalog, problemTypeUri } from '../../core/contract/problems';
+import { withoutControlCharacters } from '../../core/domain/text';
 import { logger } from '../common/logger';
-import { withoutControlCharacters } from '../domain/text';
 import { authenticate } from './authenticate';
 
 /**

@@ -1,15 +1,15 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { ProblemBody } from '../../contract/problems';
-import { PROBLEM_CONTENT_TYPE, ProblemError } from '../../contract/problems';
+import type { ProblemBody } from '../../core/contract/problems';
+import { PROBLEM_CONTENT_TYPE, ProblemError } from '../../core/contract/problems';
+import type { RateDecision } from '../../core/domain/rate-limit';
+import { rateLimitedDetail, rateLimitHeaders } from '../../core/domain/rate-limit';
+import type { Scope } from '../../core/domain/scopes';
+import { missingScopeDetail, parseScopeList } from '../../core/domain/scopes';
 import { isTransientAwsError } from '../common/aws-errors';
 import { headerValue } from '../common/http-headers';
 import { logger } from '../common/logger';
 import { consumeRequest } from '../data/rate-windows';
-import type { RateDecision } from '../domain/rate-limit';
-import { rateLimitedDetail, rateLimitHeaders } from '../domain/rate-limit';
-import type { Scope } from '../domain/scopes';
-import { missingScopeDetail, parseScopeList } from '../domain/scopes';
 
 /** The authenticated partner, from the authorizer's context: identity comes only from the key. */
 export interface AuthenticatedPartner {

@@ -1,9 +1,9 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { PartnerApiRouteId } from '../../core/routes';
+import { partnerApiRoute } from '../../core/routes';
 import { logger } from '../common/logger';
-import type { PartnerApiRouteId } from '../routes';
-import { partnerApiRoute } from '../routes';
 import type { PartnerApiContext } from './middleware';
 import {
   acceptJson,

@@ -1,9 +1,9 @@
-import { ProblemError } from '../../contract/problems';
+import { ProblemError } from '../../core/contract/problems';
+import { dayOfTimestamp } from '../../core/domain/calendar';
+import { bookingWindow, pricingSignals } from '../../core/domain/pricing-signals';
+import { LOOKBACK_DAYS, PROPERTY_ID } from '../../core/routes';
 import { getPropertyOfPartner } from '../data/properties';
 import { readPricingInputs } from '../data/reservations';
-import { dayOfTimestamp } from '../domain/calendar';
-import { bookingWindow, pricingSignals } from '../domain/pricing-signals';
-import { LOOKBACK_DAYS, PROPERTY_ID } from '../routes';
 import { partnerApiHandler } from './partner-api-handler';
 
 /** GET /properties/{propertyId}/pricing-signals: docs/design/pricing-signals.md over bounded reads. */

@@ -1,8 +1,8 @@
-import { ProblemError } from '../../contract/problems';
+import { ProblemError } from '../../core/contract/problems';
+import { decodePageCursor, encodePageCursor, refusedCursorDetail } from '../../core/domain/page-cursor';
+import { PAGE_CURSOR, PAGE_LIMIT } from '../../core/routes';
 import { loadServiceKey } from '../common/service-secrets';
 import { listPropertiesOfPartner, listPropertiesPage } from '../data/properties';
-import { decodePageCursor, encodePageCursor, refusedCursorDetail } from '../domain/page-cursor';
-import { PAGE_CURSOR, PAGE_LIMIT } from '../routes';
 import { BodyWithHeaders, partnerApiHandler } from './partner-api-handler';
 
 /**

@@ -1,6 +1,6 @@
-import { ProblemError } from '../../contract/problems';
-import { quoted } from '../domain/text';
-import type { PartnerApiRoute, PathParameter } from '../routes';
+import { ProblemError } from '../../core/contract/problems';
+import { quoted } from '../../core/domain/text';
+import type { PartnerApiRoute, PathParameter } from '../../core/routes';
 
 type QueryValues = Record<string, string[] | undefined> | null | undefined;
 

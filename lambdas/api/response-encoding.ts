@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { ProblemError } from '../../contract/problems';
+import { ProblemError } from '../../core/contract/problems';
 import { headerValue } from '../common/http-headers';
 
 /**

@@ -1,5 +1,5 @@
+import { usageReport } from '../../core/domain/usage';
 import { listSponsoredHostSeats } from '../data/sponsorships';
-import { usageReport } from '../domain/usage';
 import { partnerApiHandler } from './partner-api-handler';
 
 /** GET /usage: seats of the hosts the partner sponsors. */

@@ -1,52 +1,96 @@
-import { DEFAULT_AUDIT_RETENTION_DAYS } from './audit-retention';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../core/audit-retention';
+import type { ServiceSecretName } from '../../core/service-secrets';
+import { SERVICE_SECRET_NAMES, secretArnVariable } from '../../core/service-secrets';
+import type { Stage } from '../../core/stages';
+import { isStage, STAGES } from '../../core/stages';
 
-/**
- * Runtime configuration, read once at cold start. A missing value stops the function with a
- * message naming it, instead of failing later on an undefined table name.
- */
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value.trim() === '') {
-    throw new Error(`Environment variable ${name} is not set; the stack (or npm start) must provide it.`);
-  }
-  return value;
+/** Where the configuration comes from: variables by name, as the stack (or `npm start`) sets them. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** The service's settings, as a function (or a command of the operator CLI) runs with them. */
+export interface ServiceConfig {
+  readonly stage: Stage;
+  /** Absent for a function with no table: only reading the table asks for it. */
+  readonly tableName?: string;
+  readonly auditRetentionDays: number;
+  /** ARNs of the secrets this process may read (the route table grants each function its own). */
+  readonly secretArns: Partial<Record<ServiceSecretName, string>>;
+  /**
+   * Locally only: where DynamoDB (Local) and the local Secrets Manager answer, and the credential
+   * every call is signed with (the local AWS endpoint checks it). In AWS, the SDK's defaults apply.
+   */
+  readonly local?: {
+    readonly dynamoDbEndpoint?: string;
+    readonly secretsEndpoint?: string;
+    readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  };
 }
 
-function optionalEnv(name: string): string | undefined {
-  const value = process.env[name]?.trim();
+function read(environment: Environment, name: string): string | undefined {
+  const value = environment[name]?.trim();
   return value === '' ? undefined : value;
 }
 
-export const STAGES = ['local', 'sandbox', 'production'] as const;
-export type Stage = (typeof STAGES)[number];
-
-function stageEnv(): Stage {
-  const stage = requiredEnv('STAGE');
-  if (!(STAGES as readonly string[]).includes(stage)) {
-    throw new Error(`STAGE must be one of ${STAGES.join(', ')}; got "${stage}".`);
-  }
-  return stage as Stage;
-}
-
-function positiveIntegerEnv(name: string, fallback: number): number {
-  const value = optionalEnv(name);
+function positiveInteger(environment: Environment, name: string, fallback: number): number {
+  const value = read(environment, name);
   if (value === undefined) return fallback;
   const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < 1) {
+  if (!Number.isSafeInteger(number) || number < 1)
     throw new Error(`${name} must be a positive integer; got "${value}".`);
-  }
   return number;
 }
 
-export const config = {
-  stage: stageEnv(),
-  tableName: requiredEnv('TABLE_NAME'),
-  /** The local DynamoDB address in local mode; unset in AWS. */
-  dynamoDbEndpoint: optionalEnv('DYNAMODB_ENDPOINT'),
-  /** Locally, who signs the calls (the function's name, or `operator`)… */
-  localAccessKeyId: optionalEnv('AWS_ACCESS_KEY_ID') ?? 'local',
-  /** …and with what: the local AWS endpoint checks every signature (DynamoDB Local accepts any). */
-  localSecretAccessKey: optionalEnv('AWS_SECRET_ACCESS_KEY') ?? 'local',
-  /** Retention of audit events, in days (the table's TTL removes them). */
-  auditRetentionDays: positiveIntegerEnv('AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),
-} as const;
+/** The settings an environment gives; a missing or malformed value is an error naming it. */
+export function configFrom(environment: Environment): ServiceConfig {
+  const stage = read(environment, 'STAGE');
+  if (stage === undefined)
+    throw new Error('Environment variable STAGE is not set; the stack (or npm start) must provide it.');
+  if (!isStage(stage)) throw new Error(`STAGE must be one of ${STAGES.join(', ')}; got "${stage}".`);
+  const tableName = read(environment, 'TABLE_NAME');
+  const dynamoDbEndpoint = read(environment, 'DYNAMODB_ENDPOINT');
+  const secretsEndpoint = read(environment, 'AWS_ENDPOINT_URL_SECRETS_MANAGER');
+  return {
+    stage,
+    ...(tableName === undefined ? {} : { tableName }),
+    auditRetentionDays: positiveInteger(environment, 'AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),
+    secretArns: Object.fromEntries(
+      SERVICE_SECRET_NAMES.flatMap((name) => {
+        const arn = read(environment, secretArnVariable(name));
+        return arn === undefined ? [] : [[name, arn]];
+      }),
+    ),
+    ...(dynamoDbEndpoint === undefined && secretsEndpoint === undefined
+      ? {}
+      : {
+          local: {
+            ...(dynamoDbEndpoint === undefined ? {} : { dynamoDbEndpoint }),
+            ...(secretsEndpoint === undefined ? {} : { secretsEndpoint }),
+            credentials: {
+              accessKeyId: read(environment, 'AWS_ACCESS_KEY_ID') ?? 'local',
+              secretAccessKey: read(environment, 'AWS_SECRET_ACCESS_KEY') ?? 'local',
+            },
+          },
+        }),
+  };
+}
+
+let source: Environment | undefined;
+let current: ServiceConfig | undefined;
+
+/**
+ * The settings, read on first use (and kept): from the process's environment in Lambda, or from
+ * what `useServiceEnvironment` was given (the operator CLI's target, the local server, tests).
+ */
+export function serviceConfig(): ServiceConfig {
+  current ??= configFrom(source ?? process.env);
+  return current;
+}
+
+/**
+ * Runs what follows against another environment's settings (a stage the CLI acts on, the local
+ * server's DynamoDB): clients made for the previous settings are made again on next use.
+ */
+export function useServiceEnvironment(environment: Environment): void {
+  source = environment;
+  current = undefined;
+}

@@ -1,18 +1,16 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 
-/**
- * The service's keys, each from its own Secrets Manager secret so that a function reads only the
- * ones it needs: `session` signs host sessions and CSRF tokens; `sealing` seals partners'
- * activation signing secrets (pages that verify links, and the operator CLI that mints them);
- * `cursor` signs the page cursors of `GET /properties` (that function alone).
- * A function finds a secret by the ARN in `<NAME>_SECRET_ARN`, set by the stack for the functions
- * the route table grants it to; `npm start` serves the same API locally (`lib/local/aws-endpoint.ts`).
- * Each secret holds `{"masterKey": "<at least 32 bytes, base64url>"}`.
- */
-export type ServiceSecretName = 'session' | 'sealing' | 'cursor';
+import type { ServiceSecretName } from '../../core/service-secrets';
+import { secretArnVariable } from '../../core/service-secrets';
+import type { ServiceConfig } from './config';
+import { serviceConfig } from './config';
 
-/** The environment variable that holds a secret's ARN (never its value). */
-export const secretArnVariable = (name: ServiceSecretName) => `${name.toUpperCase()}_SECRET_ARN`;
+/*
+ * The service's keys (core/service-secrets.ts names them). A function finds a secret by the ARN in
+ * `<NAME>_SECRET_ARN`, set by the stack for the functions the route table grants it to; `npm start`
+ * serves the same API locally (`lib/local/aws-endpoint.ts`). Each secret holds
+ * `{"masterKey": "<at least 32 bytes, base64url>"}`.
+ */
 
 /** A fresh stored secret, as the local server writes it. */
 export function generateServiceSecret(): { masterKey: string } {
@@ -28,25 +26,36 @@ export function serviceKeyFrom(json: string, name: ServiceSecretName): Buffer {
   return Buffer.from(hkdfSync('sha256', bytes, Buffer.alloc(0), `partner-api/${name}-v1`, 32));
 }
 
-const loaded = new Map<ServiceSecretName, Promise<Buffer>>();
+let loaded:
+  | { readonly config: ServiceConfig; readonly keys: Map<ServiceSecretName, Promise<Buffer>> }
+  | undefined;
 
-/** Loads a key once per instance (GetSecretValue on its secret). */
+/** Loads a key once per instance (GetSecretValue on its secret), with the service's settings. */
 export function loadServiceKey(name: ServiceSecretName): Promise<Buffer> {
-  let key = loaded.get(name);
+  const config = serviceConfig();
+  if (loaded?.config !== config) loaded = { config, keys: new Map() };
+  const { keys } = loaded;
+  let key = keys.get(name);
   if (!key) {
     key = (async () => {
-      const variable = secretArnVariable(name);
-      const arn = process.env[variable];
-      if (!arn) throw new Error(`${variable} is not set: this function has no access to the ${name} secret.`);
+      const arn = config.secretArns[name];
+      if (!arn)
+        throw new Error(
+          `${secretArnVariable(name)} is not set: this function has no access to the ${name} secret.`,
+        );
+      // Loaded on first use: most functions never read a secret, and the client weighs on a cold start.
       const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-      const { SecretString } = await new SecretsManagerClient({}).send(
+      const local = config.local?.secretsEndpoint
+        ? { endpoint: config.local.secretsEndpoint, region: 'local', credentials: config.local.credentials }
+        : {};
+      const { SecretString } = await new SecretsManagerClient(local).send(
         new GetSecretValueCommand({ SecretId: arn }),
       );
       if (!SecretString) throw new Error(`The ${name} secret has no string value.`);
       return serviceKeyFrom(SecretString, name);
     })();
-    loaded.set(name, key);
-    key.catch(() => loaded.delete(name));
+    keys.set(name, key);
+    key.catch(() => keys.delete(name));
   }
   return key;
 }

@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ProductId } from '../domain/catalog';
-import { isProductId } from '../domain/catalog';
-import { documentClient, GSI1, queryAll, TABLE_NAME, ttlEpochSeconds } from './db';
-import { ACTIVATION_LINK_PARTITION, partnerPartition } from './partitions';
+import type { ProductId } from '../../core/domain/catalog';
+import { isProductId } from '../../core/domain/catalog';
+import { ACTIVATION_LINK_PARTITION, partnerPartition } from '../../core/partitions';
+import { dynamoDb, GSI1, queryAll, tableName, ttlEpochSeconds } from './db';
 
 /**
  * Links an operator issued (no token, no e-mail address, no claim a page could trust: whose it
@@ -31,9 +31,9 @@ const issuedLinkKey = (nonce: string) => ({
 const partnerLinksIndexKey = (partnerId: number) => `${partnerPartition(partnerId)}#LINKS`;
 
 export async function recordIssuedLink(link: IssuedLink): Promise<void> {
-  await documentClient.send(
+  await dynamoDb().send(
     new PutCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Item: {
         ...issuedLinkKey(link.nonce),
         GSI1PK: partnerLinksIndexKey(link.partnerId),
@@ -59,8 +59,8 @@ function toIssuedLink(item: Record<string, unknown>): IssuedLink {
 }
 
 export async function getIssuedLink(nonce: string): Promise<IssuedLink | undefined> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: issuedLinkKey(nonce) }),
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: issuedLinkKey(nonce) }),
   );
   return Item ? toIssuedLink(Item) : undefined;
 }
@@ -68,7 +68,7 @@ export async function getIssuedLink(nonce: string): Promise<IssuedLink | undefin
 /** A partner's issued links, newest first (those TTL has not removed yet). */
 export async function listIssuedLinksOfPartner(partnerId: number): Promise<IssuedLink[]> {
   const items = await queryAll({
-    TableName: TABLE_NAME,
+    TableName: tableName(),
     IndexName: GSI1,
     KeyConditionExpression: 'GSI1PK = :links',
     ExpressionAttributeValues: { ':links': partnerLinksIndexKey(partnerId) },

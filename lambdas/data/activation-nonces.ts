@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { ProductId } from '../domain/catalog';
-import { isProductId } from '../domain/catalog';
-import { documentClient, TABLE_NAME, type TransactItem, ttlEpochSeconds } from './db';
-import { NONCE_PARTITION } from './partitions';
+import type { ProductId } from '../../core/domain/catalog';
+import { isProductId } from '../../core/domain/catalog';
+import { NONCE_PARTITION } from '../../core/partitions';
+import { dynamoDb, type TransactItem, tableName, ttlEpochSeconds } from './db';
 
 /** What an activation link provisioned; stored under its nonce when the link is used. */
 export interface ConsumedNonce {
@@ -28,7 +28,7 @@ const nonceKey = (partnerId: number, nonce: string) => ({
 export function nonceConsumptionItem(consumed: ConsumedNonce, tokenExpiresAtMs: number): TransactItem {
   return {
     Put: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       // Kept a day past the token's expiry: after that the expiry check refuses the token anyway.
       Item: {
         ...nonceKey(consumed.partnerId, consumed.nonce),
@@ -41,8 +41,8 @@ export function nonceConsumptionItem(consumed: ConsumedNonce, tokenExpiresAtMs: 
 }
 
 export async function getConsumedNonce(partnerId: number, nonce: string): Promise<ConsumedNonce | undefined> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: nonceKey(partnerId, nonce), ConsistentRead: true }),
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: nonceKey(partnerId, nonce), ConsistentRead: true }),
   );
   if (!Item) return undefined;
   return {

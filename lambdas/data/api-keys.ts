@@ -1,10 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { StoredKeyState } from '../domain/api-key';
-import { isStoredKeyState } from '../domain/api-key';
-import type { Scope } from '../domain/scopes';
-import { isScope } from '../domain/scopes';
-import { documentClient, TABLE_NAME, type TransactItem } from './db';
-import { API_KEY_PARTITION } from './partitions';
+import type { StoredKeyState } from '../../core/domain/api-key';
+import { isStoredKeyState } from '../../core/domain/api-key';
+import type { Scope } from '../../core/domain/scopes';
+import { isScope } from '../../core/domain/scopes';
+import { API_KEY_PARTITION } from '../../core/partitions';
+import { dynamoDb, type TransactItem, tableName } from './db';
 
 /**
  * A stored partner key: its prefix and digest, never the key itself, and its lifecycle state.
@@ -40,7 +40,7 @@ export const apiKeyKey = (prefix: string) => ({ PK: `${API_KEY_PARTITION}${prefi
 export function apiKeyCreationItem(record: ApiKeyRecord): TransactItem {
   return {
     Put: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Item: { ...apiKeyKey(record.prefix), ...record },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -80,8 +80,8 @@ export async function getApiKey(
   prefix: string,
   { consistent = false }: { consistent?: boolean } = {},
 ): Promise<ApiKeyRecord | undefined> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: apiKeyKey(prefix), ConsistentRead: consistent }),
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: apiKeyKey(prefix), ConsistentRead: consistent }),
   );
   return toApiKeyRecord(Item);
 }
@@ -103,7 +103,7 @@ function transitionItem(
   const names = Object.keys(set);
   return {
     Update: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: apiKeyKey(key.prefix),
       UpdateExpression: `SET ${names.map((_name, index) => `#a${index} = :a${index}`).join(', ')}`,
       ConditionExpression: `#state = :from AND ${

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../common/config';
-import { documentClient, GSI1, TABLE_NAME, type TransactItem, ttlEpochSeconds } from './db';
-import { AUDIT_INDEX_PARTITION, AUDIT_PARTITION } from './partitions';
+import { AUDIT_INDEX_PARTITION, AUDIT_PARTITION } from '../../core/partitions';
+import { serviceConfig } from '../common/config';
+import { dynamoDb, GSI1, type TransactItem, tableName, ttlEpochSeconds } from './db';
 
 /**
  * The audit trail: who did what, and when. Append-only: events are only ever created (a put on
@@ -68,14 +68,14 @@ export function auditEventItem(event: AuditEvent): TransactItem {
   const sortKey = `${event.at}#${randomBytes(6).toString('hex')}`;
   return {
     Put: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Item: {
         PK: partitionOf(event.partnerId),
         SK: sortKey,
         GSI1PK: AUDIT_INDEX_PARTITION,
         GSI1SK: sortKey,
         ...event,
-        ttl: ttlEpochSeconds(Date.parse(event.at) + config.auditRetentionDays * 86_400_000),
+        ttl: ttlEpochSeconds(Date.parse(event.at) + serviceConfig().auditRetentionDays * 86_400_000),
       },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -84,7 +84,7 @@ export function auditEventItem(event: AuditEvent): TransactItem {
 
 export async function recordAuditEvent(event: AuditEvent): Promise<void> {
   const { Put } = auditEventItem(event);
-  await documentClient.send(new PutCommand(Put as ConstructorParameters<typeof PutCommand>[0]));
+  await dynamoDb().send(new PutCommand(Put as ConstructorParameters<typeof PutCommand>[0]));
 }
 
 export interface AuditQuery {
@@ -123,9 +123,9 @@ export async function listAuditEvents(query: AuditQuery): Promise<AuditEvent[]> 
   const events: AuditEvent[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await documentClient.send(
+    const page = await dynamoDb().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         ...(onIndex ? { IndexName: GSI1 } : {}),
         KeyConditionExpression: `${partitionKey} = :partition${query.since ? ` AND ${sortKey} >= :since` : ''}`,
         ...(query.action

@@ -1,20 +1,20 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Product, ProductTexts, ProductTranslations } from '../../core/domain/catalog';
+import { isProductId } from '../../core/domain/catalog';
+import type { Language } from '../../core/domain/languages';
+import { LANGUAGES } from '../../core/domain/languages';
+import { CATALOG_INDEX_PARTITION, PRODUCT_PARTITION } from '../../core/partitions';
 import { isConditionFailure } from '../common/aws-errors';
-import type { Product, ProductTexts, ProductTranslations } from '../domain/catalog';
-import { isProductId } from '../domain/catalog';
-import type { Language } from '../domain/languages';
-import { LANGUAGES } from '../domain/languages';
-import { documentClient, GSI1, TABLE_NAME } from './db';
-import { CATALOG_INDEX_PARTITION, PRODUCT_PARTITION } from './partitions';
+import { dynamoDb, GSI1, tableName } from './db';
 
 const productKey = (id: string) => ({ PK: `${PRODUCT_PARTITION}${id}`, SK: 'PRODUCT' });
 
 /** Stores a product unless one with its id exists; false when it does. */
 export async function addProduct(product: Product): Promise<boolean> {
   try {
-    await documentClient.send(
+    await dynamoDb().send(
       new PutCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: { ...productKey(product.id), GSI1PK: CATALOG_INDEX_PARTITION, GSI1SK: product.id, ...product },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
@@ -34,9 +34,9 @@ export async function addProduct(product: Product): Promise<boolean> {
 async function addMissingGoesLive(product: Product): Promise<void> {
   if (!product.goesLive) return;
   try {
-    await documentClient.send(
+    await dynamoDb().send(
       new UpdateCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: productKey(product.id),
         UpdateExpression: 'SET #goesLive = :goesLive',
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#goesLive) AND #name = :name',
@@ -56,9 +56,9 @@ async function addMissingGoesLive(product: Product): Promise<void> {
 async function addMissingTranslations(product: Product): Promise<void> {
   if (!product.translations) return;
   try {
-    await documentClient.send(
+    await dynamoDb().send(
       new UpdateCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: productKey(product.id),
         UpdateExpression: 'SET #translations = :translations',
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#translations) AND #name = :name',
@@ -98,9 +98,9 @@ export async function translateProduct(
   texts: ProductTexts,
 ): Promise<Product | undefined> {
   const update = async (expression: string, names: Record<string, string>, values: Record<string, unknown>) =>
-    documentClient.send(
+    dynamoDb().send(
       new UpdateCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: productKey(id),
         UpdateExpression: expression,
         ConditionExpression: 'attribute_exists(PK)',
@@ -158,9 +158,9 @@ export async function editProduct(id: string, edit: ProductEdit): Promise<Produc
   }
   const expression = `SET ${set.join(', ')}`;
   try {
-    const { Attributes } = await documentClient.send(
+    const { Attributes } = await dynamoDb().send(
       new UpdateCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: productKey(id),
         UpdateExpression: expression,
         ConditionExpression: 'attribute_exists(PK)',
@@ -220,9 +220,9 @@ function toProduct(item: Record<string, unknown> | undefined): Product | undefin
 
 /** The whole catalog, ordered by id. */
 export async function listCatalog(): Promise<Product[]> {
-  const { Items = [] } = await documentClient.send(
+  const { Items = [] } = await dynamoDb().send(
     new QueryCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       IndexName: GSI1,
       KeyConditionExpression: 'GSI1PK = :products',
       ExpressionAttributeValues: { ':products': CATALOG_INDEX_PARTITION },

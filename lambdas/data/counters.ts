@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, TABLE_NAME } from './db';
-import { COUNTER_PARTITION } from './partitions';
+import { COUNTER_PARTITION } from '../../core/partitions';
+import { dynamoDb, tableName } from './db';
 
 export type CounterName = 'partner' | 'host' | 'property';
 
@@ -8,9 +8,9 @@ const counterKey = (name: CounterName) => ({ PK: `${COUNTER_PARTITION}${name}`, 
 
 /** Next integer id of an entity, from an atomic counter (ids may skip after a failed write). */
 export async function allocateId(name: CounterName): Promise<number> {
-  const { Attributes } = await documentClient.send(
+  const { Attributes } = await dynamoDb().send(
     new UpdateCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: counterKey(name),
       UpdateExpression: 'ADD lastId :one',
       ExpressionAttributeValues: { ':one': 1 },

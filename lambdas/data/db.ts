@@ -1,27 +1,43 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { QueryCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../common/config';
+import type { ServiceConfig } from '../common/config';
+import { serviceConfig } from '../common/config';
 
-/** The process-wide DynamoDB client: created once so warm invocations reuse its connections. */
-export const documentClient = DynamoDBDocumentClient.from(
-  new DynamoDBClient({
-    ...(config.dynamoDbEndpoint
-      ? {
-          endpoint: config.dynamoDbEndpoint,
-          region: 'local',
-          credentials: { accessKeyId: config.localAccessKeyId, secretAccessKey: config.localSecretAccessKey },
-        }
-      : {}),
-    maxAttempts: 3,
-    // A stuck call must end as a 503 well before the Lambda timeout, not as a timeout. Without
-    // throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes, and waits on.
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_500, throwOnRequestTimeout: true },
-  }),
-  { marshallOptions: { removeUndefinedValues: true } },
-);
+let made: { readonly config: ServiceConfig; readonly client: DynamoDBDocumentClient } | undefined;
 
-export const TABLE_NAME = config.tableName;
+/**
+ * The DynamoDB client, made on first use and kept for the instance, so warm invocations reuse its
+ * connections (made again only if the settings change: the operator CLI switching stage).
+ */
+export function dynamoDb(): DynamoDBDocumentClient {
+  const config = serviceConfig();
+  if (made?.config !== config) {
+    const local = config.local?.dynamoDbEndpoint
+      ? { endpoint: config.local.dynamoDbEndpoint, region: 'local', credentials: config.local.credentials }
+      : {};
+    const client = new DynamoDBClient({
+      ...local,
+      maxAttempts: 3,
+      // A stuck call must end as a 503 well before the Lambda timeout, not as a timeout. Without
+      // throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes, and waits on.
+      requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_500, throwOnRequestTimeout: true },
+    });
+    made = {
+      config,
+      client: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    };
+  }
+  return made.client;
+}
+
+/** The table of the service's settings; a function granted no table has none, and says so. */
+export function tableName(): string {
+  const name = serviceConfig().tableName;
+  if (name === undefined)
+    throw new Error('Environment variable TABLE_NAME is not set; the stack (or npm start) must provide it.');
+  return name;
+}
 
 /** One action of a TransactWriteItems call. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -31,7 +47,7 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await documentClient.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    const page = await dynamoDb().send(new QueryCommand({ ...input, ExclusiveStartKey }));
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);

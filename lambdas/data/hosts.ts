@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { normalizeEmail } from '../domain/email';
-import { documentClient, TABLE_NAME, type TransactItem } from './db';
-import { HOST_EMAIL_PARTITION, HOST_PARTITION } from './partitions';
+import { normalizeEmail } from '../../core/domain/email';
+import { HOST_EMAIL_PARTITION, HOST_PARTITION } from '../../core/partitions';
+import { dynamoDb, type TransactItem, tableName } from './db';
 
 export interface HostAccount {
   readonly id: number;
@@ -19,14 +19,14 @@ const hostEmailKey = (email: string) => ({
 
 /** Id of the host account holding an e-mail address (any letter case), strongly consistent. */
 export async function getHostIdByEmail(email: string): Promise<number | undefined> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: hostEmailKey(email), ConsistentRead: true }),
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: hostEmailKey(email), ConsistentRead: true }),
   );
   return Item ? Number(Item.hostId) : undefined;
 }
 
 export async function getHost(hostId: number): Promise<HostAccount | undefined> {
-  const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: hostKey(hostId) }));
+  const { Item } = await dynamoDb().send(new GetCommand({ TableName: tableName(), Key: hostKey(hostId) }));
   return Item
     ? {
         id: Number(Item.id),
@@ -42,14 +42,14 @@ export function hostCreationItems(host: HostAccount): TransactItem[] {
   return [
     {
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: { ...hostEmailKey(host.email), hostId: host.id },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
     {
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: { ...hostKey(host.id), ...host },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
@@ -61,7 +61,7 @@ export function hostCreationItems(host: HostAccount): TransactItem[] {
 export function hostEmailCheckItem(email: string, hostId: number): TransactItem {
   return {
     ConditionCheck: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: hostEmailKey(email),
       ConditionExpression: 'hostId = :hostId',
       ExpressionAttributeValues: { ':hostId': hostId },

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { storedDigestProof } from '../../contract/reveal-crypto';
+import { storedDigestProof } from '../../core/contract/reveal-crypto';
+import { retirementAt } from '../../core/domain/api-key';
 import { transactionCancellationCodes } from '../common/aws-errors';
-import { retirementAt } from '../domain/api-key';
 import type { ApiKeyRecord } from './api-keys';
 import { getApiKey, getApiKeys, keyRetiringItem, keyRevealedItem } from './api-keys';
 import { auditEventItem, PARTNER_ACTOR } from './audit';
-import { documentClient, type TransactItem } from './db';
+import { dynamoDb, type TransactItem } from './db';
 import { getPartner, partnerNotSuspendedItem } from './partners';
 import type { RevealState, RevealTombstone } from './reveals';
 import { getReveal, revealSpentItem } from './reveals';
@@ -110,7 +110,7 @@ export async function spendReveal(
       }),
     ];
     try {
-      await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
+      await dynamoDb().send(new TransactWriteCommand({ TransactItems: items }));
       return { kind: 'ciphertext', iv, ciphertext, keyPrefix, partnerId };
     } catch (error) {
       if (!transactionCancellationCodes(error)) throw error;

@@ -1,9 +1,9 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { propertyPartition } from '../../core/partitions';
 import { transactionCancellationCodes } from '../common/aws-errors';
 import type { AuditEvent } from './audit';
 import { auditEventItem } from './audit';
-import { documentClient, TABLE_NAME } from './db';
-import { propertyPartition } from './partitions';
+import { dynamoDb, tableName } from './db';
 
 /** What the guest assistant knows about a property, filled in by the onboarding wizard. */
 export interface KnowledgeBase {
@@ -31,8 +31,8 @@ const knowledgeBaseKey = (propertyId: number) => ({
 export const EMPTY_KNOWLEDGE_BASE: KnowledgeBase = { checkInInstructions: '', faqs: [], upsells: [] };
 
 export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBase> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: knowledgeBaseKey(propertyId), ConsistentRead: true }),
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: knowledgeBaseKey(propertyId), ConsistentRead: true }),
   );
   if (!Item) return EMPTY_KNOWLEDGE_BASE;
   return {
@@ -51,9 +51,9 @@ export async function saveKnowledgeBase(
   nowIso: string,
 ): Promise<void> {
   const entries = Object.entries({ ...fields, updatedAt: nowIso }).filter(([, value]) => value !== undefined);
-  await documentClient.send(
+  await dynamoDb().send(
     new UpdateCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: knowledgeBaseKey(propertyId),
       UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
@@ -69,12 +69,12 @@ export async function saveKnowledgeBase(
  */
 export async function markLive(propertyId: number, nowIso: string, event: AuditEvent): Promise<boolean> {
   try {
-    await documentClient.send(
+    await dynamoDb().send(
       new TransactWriteCommand({
         TransactItems: [
           {
             Update: {
-              TableName: TABLE_NAME,
+              TableName: tableName(),
               Key: knowledgeBaseKey(propertyId),
               UpdateExpression: 'SET #live = :now, #updated = :now',
               ConditionExpression: 'attribute_not_exists(#live)',

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { LogoType, PartnerBranding } from '../domain/branding';
-import { LOGO_TYPES } from '../domain/branding';
-import { documentClient, TABLE_NAME, type TransactItem } from './db';
-import { partnerPartition } from './partitions';
+import type { LogoType, PartnerBranding } from '../../core/domain/branding';
+import { LOGO_TYPES } from '../../core/domain/branding';
+import { partnerPartition } from '../../core/partitions';
+import { dynamoDb, type TransactItem, tableName } from './db';
 import { partnerKey } from './partners';
 
 /**
@@ -24,9 +24,7 @@ export interface PartnerLogo {
 export const logoDigest = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url');
 
 export async function getPartnerLogo(partnerId: number): Promise<PartnerLogo | undefined> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: logoKey(partnerId) }),
-  );
+  const { Item } = await dynamoDb().send(new GetCommand({ TableName: tableName(), Key: logoKey(partnerId) }));
   if (
     !Item ||
     typeof Item.data !== 'string' ||
@@ -50,7 +48,7 @@ export function brandingUpdateItems(
   const items: TransactItem[] = [
     {
       Update: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: partnerKey(partnerId),
         UpdateExpression: 'SET branding = :branding',
         ConditionExpression: 'attribute_exists(PK)',
@@ -58,11 +56,11 @@ export function brandingUpdateItems(
       },
     },
   ];
-  if (logo === null) items.push({ Delete: { TableName: TABLE_NAME, Key: logoKey(partnerId) } });
+  if (logo === null) items.push({ Delete: { TableName: tableName(), Key: logoKey(partnerId) } });
   else if (logo)
     items.push({
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: {
           ...logoKey(partnerId),
           contentType: logo.contentType,

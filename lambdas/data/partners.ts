@@ -1,17 +1,17 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { PartnerBranding } from '../domain/branding';
-import { brandingOf } from '../domain/branding';
-import type { ProductId } from '../domain/catalog';
-import { isProductId } from '../domain/catalog';
-import type { Scope } from '../domain/scopes';
-import { agreementScopes } from '../domain/scopes';
-import { documentClient, GSI1, queryAll, TABLE_NAME, type TransactItem } from './db';
+import type { PartnerBranding } from '../../core/domain/branding';
+import { brandingOf } from '../../core/domain/branding';
+import type { ProductId } from '../../core/domain/catalog';
+import { isProductId } from '../../core/domain/catalog';
+import type { Scope } from '../../core/domain/scopes';
+import { agreementScopes } from '../../core/domain/scopes';
 import {
   PARTNER_SLUG_PARTITION,
   PARTNERS_INDEX_PARTITION,
   partnerPartition,
   SIGNING_SECRET_PARTITION,
-} from './partitions';
+} from '../../core/partitions';
+import { dynamoDb, GSI1, queryAll, type TransactItem, tableName } from './db';
 
 export interface Partner {
   readonly id: number;
@@ -59,7 +59,7 @@ export function partnerCreationItems(partner: Partner, sealedSigningSecret: stri
   return [
     {
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: {
           ...partnerKey(partner.id),
           GSI1PK: PARTNERS_INDEX_PARTITION,
@@ -73,7 +73,7 @@ export function partnerCreationItems(partner: Partner, sealedSigningSecret: stri
     },
     {
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: { ...slugKey(partner.slug), partnerId: partner.id },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
@@ -86,7 +86,7 @@ export function partnerCreationItems(partner: Partner, sealedSigningSecret: stri
 export function signingSecretItem(partnerId: number, sealedSigningSecret: string): TransactItem {
   return {
     Put: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Item: { ...signingSecretKey(partnerId), sealed: sealedSigningSecret },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -133,8 +133,8 @@ export async function getPartner(
   partnerId: number,
   { consistent = false }: { consistent?: boolean } = {},
 ): Promise<Partner | undefined> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: partnerKey(partnerId), ConsistentRead: consistent }),
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: partnerKey(partnerId), ConsistentRead: consistent }),
   );
   return toPartner(Item);
 }
@@ -143,7 +143,7 @@ export async function getPartnerBySlug(
   slug: string,
   options: { consistent?: boolean } = {},
 ): Promise<Partner | undefined> {
-  const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: slugKey(slug) }));
+  const { Item } = await dynamoDb().send(new GetCommand({ TableName: tableName(), Key: slugKey(slug) }));
   return Item ? getPartner(Number(Item.partnerId), options) : undefined;
 }
 
@@ -154,9 +154,9 @@ export interface PartnerStanding {
 }
 
 export async function getPartnerStanding(partnerId: number): Promise<PartnerStanding | undefined> {
-  const { Item } = await documentClient.send(
+  const { Item } = await dynamoDb().send(
     new GetCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: partnerKey(partnerId),
       ProjectionExpression: 'scopes, revenueAccess, suspension',
     }),
@@ -168,7 +168,7 @@ export async function getPartnerStanding(partnerId: number): Promise<PartnerStan
 /** All partners, ordered by slug. */
 export async function listPartners(): Promise<Partner[]> {
   const items = await queryAll({
-    TableName: TABLE_NAME,
+    TableName: tableName(),
     IndexName: GSI1,
     KeyConditionExpression: 'GSI1PK = :partners',
     ExpressionAttributeValues: { ':partners': PARTNERS_INDEX_PARTITION },
@@ -178,8 +178,8 @@ export async function listPartners(): Promise<Partner[]> {
 
 /** The partner's signing secret, still sealed (see `lambdas/common/secret-box.ts`). */
 export async function getSealedSigningSecret(partnerId: number): Promise<string | undefined> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: signingSecretKey(partnerId) }),
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: signingSecretKey(partnerId) }),
   );
   return typeof Item?.sealed === 'string' ? Item.sealed : undefined;
 }
@@ -196,7 +196,7 @@ export function agreementUpdateItem(
 ): TransactItem {
   return {
     Update: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: partnerKey(partner.id),
       UpdateExpression: 'SET products = :products, scopes = :scopes, revision = :next REMOVE revenueAccess',
       ConditionExpression: UNCHANGED,
@@ -221,7 +221,7 @@ export function keysIssuedItem(
 ): TransactItem {
   return {
     Update: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: partnerKey(partner.id),
       UpdateExpression: 'ADD keyPrefixes :prefixes SET revision = :next',
       ConditionExpression: UNCHANGED,
@@ -238,7 +238,7 @@ export function keysIssuedItem(
 export function partnerSuspendedItem(partnerId: number, suspension: PartnerSuspension): TransactItem {
   return {
     Update: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: partnerKey(partnerId),
       UpdateExpression: 'SET suspension = :suspension',
       ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(suspension)',
@@ -251,7 +251,7 @@ export function partnerSuspendedItem(partnerId: number, suspension: PartnerSuspe
 export function partnerResumedItem(partnerId: number, suspension: PartnerSuspension): TransactItem {
   return {
     Update: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: partnerKey(partnerId),
       UpdateExpression: 'REMOVE suspension',
       ConditionExpression: 'suspension.#at = :at',
@@ -265,7 +265,7 @@ export function partnerResumedItem(partnerId: number, suspension: PartnerSuspens
 export function partnerNotSuspendedItem(partnerId: number): TransactItem {
   return {
     ConditionCheck: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: partnerKey(partnerId),
       ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(suspension)',
     },

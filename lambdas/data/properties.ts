@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { partnerPartition, propertyPartition } from '../../core/partitions';
 import { isConditionFailure } from '../common/aws-errors';
-import { documentClient, GSI1, queryAll, sortableId, TABLE_NAME, type TransactItem } from './db';
-import { partnerPartition, propertyPartition } from './partitions';
+import { dynamoDb, GSI1, queryAll, sortableId, type TransactItem, tableName } from './db';
 
 /** A sponsored property: one per partner and partner-side `pms_hotel_id`. */
 export interface Property {
@@ -29,14 +29,14 @@ export function propertyCreationItems(property: Property): TransactItem[] {
   return [
     {
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: { ...pmsHotelKey(property.partnerId, property.pmsHotelId), propertyId: property.id },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
     {
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: {
           ...propertyKey(property.partnerId, property.id),
           GSI1PK: propertyPartition(property.id),
@@ -68,9 +68,9 @@ export async function getPropertyOfPartner(
   propertyId: number,
   { consistent = false }: { consistent?: boolean } = {},
 ): Promise<Property | undefined> {
-  const { Item } = await documentClient.send(
+  const { Item } = await dynamoDb().send(
     new GetCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: propertyKey(partnerId, propertyId),
       ConsistentRead: consistent,
     }),
@@ -86,7 +86,7 @@ export function propertyOwnerCheckItem(
 ): TransactItem {
   return {
     ConditionCheck: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: propertyKey(partnerId, propertyId),
       ConditionExpression: 'hostUserId = :hostId',
       ExpressionAttributeValues: { ':hostId': hostUserId },
@@ -98,14 +98,14 @@ export async function getPropertyIdForPmsHotel(
   partnerId: number,
   pmsHotelId: string,
 ): Promise<number | undefined> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: pmsHotelKey(partnerId, pmsHotelId), ConsistentRead: true }),
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: pmsHotelKey(partnerId, pmsHotelId), ConsistentRead: true }),
   );
   return Item ? Number(Item.propertyId) : undefined;
 }
 
 const PROPERTY_LIST_QUERY = (partnerId: number) => ({
-  TableName: TABLE_NAME,
+  TableName: tableName(),
   KeyConditionExpression: 'PK = :partner AND begins_with(SK, :property)',
   ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':property': 'PROPERTY#' },
   ProjectionExpression: 'id, #name',
@@ -147,7 +147,7 @@ export async function listPropertiesPage(
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await documentClient.send(
+    const page = await dynamoDb().send(
       new QueryCommand({ ...input, Limit: limit + 1 - items.length, ExclusiveStartKey }),
     );
     items.push(...(page.Items ?? []));
@@ -158,9 +158,9 @@ export async function listPropertiesPage(
 
 /** A property by id alone, whoever sponsors it (operators only). */
 export async function findPropertyById(propertyId: number): Promise<Property | undefined> {
-  const { Items = [] } = await documentClient.send(
+  const { Items = [] } = await dynamoDb().send(
     new QueryCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       IndexName: GSI1,
       KeyConditionExpression: 'GSI1PK = :property AND GSI1SK = :kind',
       ExpressionAttributeValues: { ':property': propertyPartition(propertyId), ':kind': 'PROPERTY' },
@@ -178,9 +178,9 @@ export async function updateProperty(
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
   if (entries.length === 0) return true;
   try {
-    await documentClient.send(
+    await dynamoDb().send(
       new UpdateCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: propertyKey(partnerId, propertyId),
         UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
         ConditionExpression: 'attribute_exists(PK)',

@@ -1,12 +1,12 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { ProductId } from '../../core/domain/catalog';
 import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
 import { pauseBeforeRetry } from '../common/backoff';
-import type { ProductId } from '../domain/catalog';
 import type { ConsumedNonce } from './activation-nonces';
 import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
 import { auditEventItem } from './audit';
 import { allocateId } from './counters';
-import { documentClient } from './db';
+import { dynamoDb } from './db';
 import { getHostIdByEmail, hostCreationItems, hostEmailCheckItem } from './hosts';
 import { partnerNotSuspendedItem } from './partners';
 import {
@@ -179,7 +179,7 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
       );
     }
     try {
-      await documentClient.send(new TransactWriteCommand({ TransactItems: transactItems }));
+      await dynamoDb().send(new TransactWriteCommand({ TransactItems: transactItems }));
       return {
         hostUserId,
         propertyId,

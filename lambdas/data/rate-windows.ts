@@ -1,12 +1,18 @@
 import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { ProblemError } from '../../contract/problems';
+import { ProblemError } from '../../core/contract/problems';
+import type { RateDecision, RateLimitPolicy, SlotTimes } from '../../core/domain/rate-limit';
+import {
+  chooseFreeSlot,
+  emptySlots,
+  NEVER_ADMITTED,
+  RATE_LIMIT,
+  rateDecision,
+} from '../../core/domain/rate-limit';
+import { RATE_LIMIT_PARTITION } from '../../core/partitions';
 import { isConditionFailure } from '../common/aws-errors';
-import type { RateDecision, RateLimitPolicy, SlotTimes } from '../domain/rate-limit';
-import { chooseFreeSlot, emptySlots, NEVER_ADMITTED, RATE_LIMIT, rateDecision } from '../domain/rate-limit';
-import { documentClient, TABLE_NAME } from './db';
-import { RATE_LIMIT_PARTITION } from './partitions';
+import { dynamoDb, tableName } from './db';
 
 /*
  * One item per key (its own partition prefix, so API handlers can be granted writes to these
@@ -55,9 +61,9 @@ async function claimSlot(
   policy: RateLimitPolicy,
 ): Promise<Attempt> {
   try {
-    const { Attributes } = await documentClient.send(
+    const { Attributes } = await dynamoDb().send(
       new UpdateCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: rateWindowKey(prefix),
         UpdateExpression: `SET #slots[${slot}] = :now`,
         ConditionExpression: `size(#slots) = :limit AND #slots[${slot}] <= :freeBefore`,
@@ -87,9 +93,9 @@ async function claimSlot(
  */
 async function createWindow(prefix: string, slots: SlotTimes, policy: RateLimitPolicy): Promise<Attempt> {
   try {
-    await documentClient.send(
+    await dynamoDb().send(
       new UpdateCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: rateWindowKey(prefix),
         UpdateExpression: 'SET #slots = :slots REMOVE v, b, r, lastUsedAt',
         ConditionExpression: 'attribute_not_exists(#slots) OR size(#slots) <> :limit',
@@ -207,10 +213,10 @@ export async function lastUsedOfKeys(prefixes: readonly string[]): Promise<Map<s
   const lastUsed = new Map<string, string>();
   for (let start = 0; start < prefixes.length; start += 100) {
     const chunk = prefixes.slice(start, start + 100);
-    const { Responses } = await documentClient.send(
+    const { Responses } = await dynamoDb().send(
       new BatchGetCommand({
         RequestItems: {
-          [TABLE_NAME]: {
+          [tableName()]: {
             Keys: chunk.map(rateWindowKey),
             ProjectionExpression: 'PK, #slots',
             ExpressionAttributeNames: { '#slots': SLOTS },
@@ -218,7 +224,7 @@ export async function lastUsedOfKeys(prefixes: readonly string[]): Promise<Map<s
         },
       }),
     );
-    for (const item of Responses?.[TABLE_NAME] ?? []) {
+    for (const item of Responses?.[tableName()] ?? []) {
       const stored = Array.isArray(item[SLOTS]) ? (item[SLOTS] as unknown[]) : [];
       const latest = Math.max(0, ...stored.map((value) => (typeof value === 'number' ? value : 0)));
       if (latest > 0)

@@ -1,11 +1,9 @@
 import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
-import { pauseBeforeRetry } from '../common/backoff';
-import { dayOfMonth, isoDate, monthOf, parseIsoDate } from '../domain/calendar';
-import type { BookingTotals, BookingWindow } from '../domain/pricing-signals';
-import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../domain/pricing-signals';
-import type { ChannelsByMonth, Reservation, ReservationContribution } from '../domain/reservations';
+import { dayOfMonth, isoDate, monthOf, parseIsoDate } from '../../core/domain/calendar';
+import type { BookingTotals, BookingWindow } from '../../core/domain/pricing-signals';
+import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../../core/domain/pricing-signals';
+import type { ChannelsByMonth, Reservation, ReservationContribution } from '../../core/domain/reservations';
 import {
   channelCapBreaches,
   channelsBookedByMonth,
@@ -13,9 +11,11 @@ import {
   sameReservation,
   storedReservation,
   TooManyChannelsError,
-} from '../domain/reservations';
-import { documentClient, GSI1, queryAll, TABLE_NAME, type TransactItem } from './db';
-import { propertyPartition } from './partitions';
+} from '../../core/domain/reservations';
+import { propertyPartition } from '../../core/partitions';
+import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
+import { pauseBeforeRetry } from '../common/backoff';
+import { dynamoDb, GSI1, queryAll, type TransactItem, tableName } from './db';
 
 /*
  * A property's partition holds its reservations (RES#<id>) and two families of per-month
@@ -139,14 +139,14 @@ async function getStoredReservations(
       .slice(start, start + 100)
       .map((id) => reservationKey(propertyId, id));
     while (keys && keys.length > 0) {
-      const page: BatchGetCommandOutput = await documentClient.send(
-        new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: keys, ConsistentRead: true } } }),
+      const page: BatchGetCommandOutput = await dynamoDb().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }),
       );
-      for (const item of page.Responses?.[TABLE_NAME] ?? []) {
+      for (const item of page.Responses?.[tableName()] ?? []) {
         const reservation = storedReservation(item.reservation);
         if (reservation) stored.set(reservation.id, { reservation, revision: Number(item.revision) });
       }
-      keys = page.UnprocessedKeys?.[TABLE_NAME]?.Keys;
+      keys = page.UnprocessedKeys?.[tableName()]?.Keys;
     }
   }
   return stored;
@@ -158,7 +158,7 @@ function reservationPutItem(propertyId: number, change: ReservationChange, nowIs
   const confirmed = next.status === 'confirmed';
   return {
     Put: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Item: {
         ...reservationKey(propertyId, next.id),
         reservation: next,
@@ -179,7 +179,7 @@ function aggregateUpdateItem(propertyId: number, sk: string, attributes: Map<str
   const entries = [...attributes];
   return {
     Update: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: { PK: propertyPartition(propertyId), SK: sk },
       UpdateExpression: `ADD ${entries.map((_, index) => `#a${index} :a${index}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(entries.map(([name], index) => [`#a${index}`, name])),
@@ -206,13 +206,13 @@ async function getStoredChannels(propertyId: number, months: readonly string[]):
       .slice(start, start + 100)
       .map((month) => ({ PK: propertyPartition(propertyId), SK: `BOOKED#${month}` }));
     while (keys && keys.length > 0) {
-      const page: BatchGetCommandOutput = await documentClient.send(
-        new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: keys, ConsistentRead: true } } }),
+      const page: BatchGetCommandOutput = await dynamoDb().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }),
       );
-      for (const item of page.Responses?.[TABLE_NAME] ?? []) {
+      for (const item of page.Responses?.[tableName()] ?? []) {
         channels.set(String(item.SK).slice('BOOKED#'.length), channelsOfBookedItem(item));
       }
-      keys = page.UnprocessedKeys?.[TABLE_NAME]?.Keys;
+      keys = page.UnprocessedKeys?.[tableName()]?.Keys;
     }
   }
   return channels;
@@ -275,7 +275,7 @@ export async function writeReservationImport(
         ...[...deltas].map(([sk, attributes]) => aggregateUpdateItem(propertyId, sk, attributes)),
       ];
       try {
-        await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
+        await dynamoDb().send(new TransactWriteCommand({ TransactItems: items }));
         imported += batch.length;
         break;
       } catch (error) {
@@ -356,7 +356,7 @@ export async function readPricingInputs(
   const [bookedMonths, nightMonths, ...edges] = await Promise.all([
     wholeDays
       ? queryAll({
-          TableName: TABLE_NAME,
+          TableName: tableName(),
           KeyConditionExpression: 'PK = :property AND SK BETWEEN :from AND :to',
           ExpressionAttributeValues: {
             ':property': partition,
@@ -366,7 +366,7 @@ export async function readPricingInputs(
         })
       : Promise.resolve([]),
     queryAll({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :property AND SK BETWEEN :from AND :to',
       ExpressionAttributeValues: {
         ':property': partition,
@@ -376,7 +376,7 @@ export async function readPricingInputs(
     }),
     ...window.edges.map((edge) =>
       queryAll({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         IndexName: GSI1,
         KeyConditionExpression: 'GSI1PK = :bookings AND GSI1SK BETWEEN :from AND :to',
         ExpressionAttributeValues: {

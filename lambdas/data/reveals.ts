@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, TABLE_NAME, type TransactItem, ttlEpochSeconds } from './db';
-import { REVEAL_PARTITION } from './partitions';
+import { REVEAL_PARTITION } from '../../core/partitions';
+import { dynamoDb, type TransactItem, tableName, ttlEpochSeconds } from './db';
 
 /** How long a reveal link works before it must be reissued by rotating the key. */
 export const REVEAL_LIFETIME_MS = 7 * 24 * 3_600_000;
@@ -32,7 +32,7 @@ export const revealKey = (revealId: string) => ({ PK: `${REVEAL_PARTITION}${reve
 export function revealCreationItem(reveal: RevealRecord): TransactItem {
   return {
     Put: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       // The record outlives the link by a week so a late second visit still gets a clear answer.
       // Nothing but this page reads it: when TTL deletes it, no key's standing changes.
       Item: {
@@ -67,8 +67,8 @@ function stateOf(item: Record<string, unknown>, nowMs: number): RevealState {
 }
 
 export async function getReveal(revealId: string, nowMs: number): Promise<StoredReveal> {
-  const { Item } = await documentClient.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: revealKey(revealId), ConsistentRead: true }),
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: revealKey(revealId), ConsistentRead: true }),
   );
   if (!Item) return { state: 'unknown' };
   const text = (name: string) => (typeof Item[name] === 'string' ? { [name]: Item[name] as string } : {});
@@ -91,7 +91,7 @@ export async function getReveal(revealId: string, nowMs: number): Promise<Stored
 export function revealSpentItem(revealId: string, proof: string, nowIso: string): TransactItem {
   return {
     Update: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: revealKey(revealId),
       UpdateExpression: 'REMOVE ciphertext, iv SET revealedAt = :now',
       ConditionExpression: 'attribute_exists(ciphertext) AND expiresAt > :now AND secretDigestProof = :proof',
@@ -107,7 +107,7 @@ export function revealSpentItem(revealId: string, proof: string, nowIso: string)
 export function revealTombstoneItem(revealId: string, reason: RevealTombstone, nowIso: string): TransactItem {
   return {
     Update: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: revealKey(revealId),
       UpdateExpression: 'REMOVE ciphertext, iv SET tombstone = :reason, tombstonedAt = :now',
       ConditionExpression: 'attribute_exists(ciphertext)',

@@ -1,8 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ProductId } from '../domain/catalog';
-import { isProductId } from '../domain/catalog';
-import { documentClient, sortableId, TABLE_NAME, type TransactItem } from './db';
-import { partnerPartition } from './partitions';
+import type { ProductId } from '../../core/domain/catalog';
+import { isProductId } from '../../core/domain/catalog';
+import { partnerPartition } from '../../core/partitions';
+import { dynamoDb, sortableId, type TransactItem, tableName } from './db';
 
 /** A seat: one product active on one sponsored property (docs/design/activation-links.md). */
 export interface Seat {
@@ -22,7 +22,7 @@ const seatKey = (partnerId: number, propertyId: number, productId: ProductId) =>
 export function seatCreationItem(seat: Seat): TransactItem {
   return {
     Put: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Item: { ...seatKey(seat.partnerId, seat.propertyId, seat.productId), ...seat, status: 'active' },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -34,9 +34,9 @@ export async function listActiveProductsOfProperty(
   partnerId: number,
   propertyId: number,
 ): Promise<ProductId[]> {
-  const { Items = [] } = await documentClient.send(
+  const { Items = [] } = await dynamoDb().send(
     new QueryCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :partner AND begins_with(SK, :seats)',
       ExpressionAttributeValues: {
         ':partner': partnerPartition(partnerId),

@@ -1,5 +1,5 @@
-import { queryAll, sortableId, TABLE_NAME, type TransactItem } from './db';
-import { partnerPartition } from './partitions';
+import { partnerPartition } from '../../core/partitions';
+import { queryAll, sortableId, type TransactItem, tableName } from './db';
 
 /** A partner's sponsorship of a host, with the host's active seat count under that partner. */
 export const sponsorshipKey = (partnerId: number, hostId: number) => ({
@@ -19,7 +19,7 @@ export function sponsorshipSeatsItem(
 ): TransactItem {
   return {
     Update: {
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: sponsorshipKey(partnerId, hostId),
       UpdateExpression:
         'SET hostUserId = :hostId, partnerId = :partnerId, sponsoredSince = if_not_exists(sponsoredSince, :now), GSI1PK = :hostIndex, GSI1SK = :partnerIndex ADD activeSeats :added',
@@ -43,7 +43,7 @@ export interface SponsoredHostSeats {
 /** Every host the partner sponsors with its active seats (one Query, paged). */
 export async function listSponsoredHostSeats(partnerId: number): Promise<SponsoredHostSeats[]> {
   const items = await queryAll({
-    TableName: TABLE_NAME,
+    TableName: tableName(),
     KeyConditionExpression: 'PK = :partner AND begins_with(SK, :host)',
     ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':host': 'HOST#' },
     ProjectionExpression: 'hostUserId, activeSeats',

@@ -6,7 +6,7 @@ import { hostPageHandler } from './page-handler';
 import {
   linkProblemPage,
   partnerUnavailablePage,
-  SECURE_COOKIES,
+  secureCookies,
   seeOther,
   unknownPartnerPage,
 } from './page-responses';
@@ -27,5 +27,5 @@ export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, local
   const check = await checkActivationLink(partner, token, now);
   if (!check.ok) return linkProblemPage(locale, check.problem, await partnerFace(partner), check.claims);
   const session = newSession(partner.id, partner.slug, check.claims, now);
-  return seeOther('marketplace', sessionCookie(session, await sessionKey(), SECURE_COOKIES, now));
+  return seeOther('marketplace', sessionCookie(session, await sessionKey(), secureCookies(), now));
 });

@@ -1,5 +1,5 @@
 import type { ComponentChildren, VNode } from 'preact';
-import { LANGUAGE_NAMES, LANGUAGES } from '../domain/languages';
+import { LANGUAGE_NAMES, LANGUAGES } from '../../core/domain/languages';
 import { htmlPage, Layout, type PageResponse } from './html';
 import type { HostLocale } from './messages';
 

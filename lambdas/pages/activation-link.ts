@@ -1,9 +1,9 @@
+import type { ActivationClaims } from '../../core/domain/activation-token';
+import { claimedNonce, verifyActivationToken } from '../../core/domain/activation-token';
 import { getIssuedLink } from '../data/activation-links';
 import { getConsumedNonce } from '../data/activation-nonces';
 import type { Partner } from '../data/partners';
 import { getPartner } from '../data/partners';
-import type { ActivationClaims } from '../domain/activation-token';
-import { claimedNonce, verifyActivationToken } from '../domain/activation-token';
 import { signingSecretOf } from './activation-lookups';
 import type { LinkProblem } from './page-responses';
 

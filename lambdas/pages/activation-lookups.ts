@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { isPartnerSlug } from '../../core/domain/partner-slug';
 import { unseal } from '../common/secret-box';
 import { loadServiceKey } from '../common/service-secrets';
 import { listCatalog } from '../data/catalog';
@@ -8,7 +9,6 @@ import type { Partner } from '../data/partners';
 import { getPartnerBySlug, getSealedSigningSecret } from '../data/partners';
 import { getPropertyOfPartner } from '../data/properties';
 import { listActiveProductsOfProperty } from '../data/seats';
-import { isPartnerSlug } from '../domain/partner-slug';
 import type { PartnerFace } from './activation-layout';
 import type { HostSession } from './host-session';
 import { readSession } from './host-session';

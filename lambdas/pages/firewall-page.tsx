@@ -1,6 +1,6 @@
 import { renderToString } from 'preact-render-to-string';
-import type { Language } from '../domain/languages';
-import { LANGUAGES } from '../domain/languages';
+import type { Language } from '../../core/domain/languages';
+import { LANGUAGES } from '../../core/domain/languages';
 import type { PageResponse } from './html';
 import { staticPageHeaders } from './html';
 import { CATALOGUES } from './messages';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { API_BASE_PATH } from '../routes';
+import { API_BASE_PATH } from '../../core/routes';
 import { htmlPage, Layout } from './html';
 import { pageHandler } from './page-handler';
 

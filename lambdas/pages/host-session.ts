@@ -1,9 +1,9 @@
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { ActivationClaims } from '../../core/domain/activation-token';
+import { isProductId } from '../../core/domain/catalog';
 import { headerValue } from '../common/http-headers';
 import { seal, unseal } from '../common/secret-box';
-import type { ActivationClaims } from '../domain/activation-token';
-import { isProductId } from '../domain/catalog';
 
 /**
  * The host's session after a verified activation link: a cookie holding the verified claims (so

@@ -1,4 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { ActivationClaims } from '../../core/domain/activation-token';
+import type { Product } from '../../core/domain/catalog';
+import { productIn } from '../../core/domain/catalog';
 import { getConsumedNonce } from '../data/activation-nonces';
 import { HOST_ACTOR } from '../data/audit';
 import type { Partner } from '../data/partners';
@@ -8,9 +11,6 @@ import {
   ProvisioningContentionError,
   provisionSponsoredHost,
 } from '../data/provisioning';
-import type { ActivationClaims } from '../domain/activation-token';
-import type { Product } from '../domain/catalog';
-import { productIn } from '../domain/catalog';
 import type { PartnerFace } from './activation-layout';
 import { ActivationLayout, hostMessagePage } from './activation-layout';
 import { openSession, productCatalog } from './activation-lookups';
@@ -24,7 +24,7 @@ import {
   hostTryAgainPage,
   linkProblemPage,
   partnerUnavailablePage,
-  SECURE_COOKIES,
+  secureCookies,
   seeOther,
 } from './page-responses';
 import { postedForm } from './posted-form';
@@ -150,7 +150,7 @@ async function provision(
       { hostUserId: result.hostUserId, propertyId: result.propertyId },
       now,
     );
-    return seeOther('onboarding', sessionCookie(next, key, SECURE_COOKIES, now));
+    return seeOther('onboarding', sessionCookie(next, key, secureCookies(), now));
   } catch (error) {
     if (error instanceof ProvisioningContentionError) return hostTryAgainPage(locale, face);
     if (error instanceof PartnerSuspendedError) return partnerUnavailablePage(locale, face);

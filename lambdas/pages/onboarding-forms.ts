@@ -1,25 +1,18 @@
+import { isMultiLineText, isOneLine, withUnixLineBreaks } from '../../core/domain/text';
 import type { KnowledgeBase, UpsellOffer } from '../data/knowledge-base';
-import { isMultiLineText, isOneLine, withUnixLineBreaks } from '../domain/text';
 import type { Messages } from './messages';
 
 /** Reading the wizard's forms: values are kept as typed so a refused form shows them again. */
 export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
-export const MAX_FAQS = 20;
-export const MAX_UPSELLS = 20;
-export const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'AUD', 'CAD'] as const;
-export const MIN_CHECKIN_INSTRUCTIONS = 10;
-
-/** The longest text each wizard field takes: the page's `maxlength` and the parsers' check. */
-export const FIELD_MAX_LENGTH = {
-  property_name: 120,
-  checkin_instructions: 4_000,
-  question: 300,
-  answer: 2_000,
-  title: 120,
-  description: 1_000,
-} as const;
-export type TextField = keyof typeof FIELD_MAX_LENGTH;
+import {
+  CURRENCIES,
+  FIELD_MAX_LENGTH,
+  MAX_FAQS,
+  MAX_UPSELLS,
+  MIN_CHECKIN_INSTRUCTIONS,
+  type TextField,
+} from './form-fields';
 
 /**
  * The longest urlencoded body the wizard's forms produce. The largest step is the questions:

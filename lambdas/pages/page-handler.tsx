@@ -8,7 +8,7 @@ import type { PageResponse } from './html';
 import { messagePage, tryAgainPage } from './html';
 import type { HostLocale } from './messages';
 import { hostLocale } from './messages';
-import { hostTryAgainPage, SECURE_COOKIES } from './page-responses';
+import { hostTryAgainPage, secureCookies } from './page-responses';
 
 /**
  * Wraps a page handler: a busy or unreachable dependency becomes a "try again" page, and
@@ -61,7 +61,7 @@ export function pageHandler(
 export function hostPageHandler(
   render: (event: APIGatewayProxyEvent, locale: HostLocale) => Promise<APIGatewayProxyResult>,
 ) {
-  const localize = (event: APIGatewayProxyEvent) => hostLocale(event, SECURE_COOKIES);
+  const localize = (event: APIGatewayProxyEvent) => hostLocale(event, secureCookies());
   return pageHandler(async (event) => {
     const locale = localize(event);
     return withLanguageCookie(await render(event, locale), locale);

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { config } from '../common/config';
-import type { ActivationClaims } from '../domain/activation-token';
+import type { ActivationClaims } from '../../core/domain/activation-token';
+import { serviceConfig } from '../common/config';
 import type { PartnerFace } from './activation-layout';
 import { hostMessagePage } from './activation-layout';
 import type { PageResponse } from './html';
@@ -13,7 +13,7 @@ import type { HostLocale, Messages } from './messages';
  */
 
 /** Cookies are Secure everywhere but on the local http server. */
-export const SECURE_COOKIES = config.stage !== 'local';
+export const secureCookies = (): boolean => serviceConfig().stage !== 'local';
 
 /** A 303 to a path relative to the current page (so any stage or domain prefix is kept). */
 export function seeOther(location: string, setCookie?: string): APIGatewayProxyResult {

@@ -1,24 +1,17 @@
 import type { ComponentChildren, VNode } from 'preact';
+import type { Product, ProductId } from '../../core/domain/catalog';
+import { productGoingLive, productIn } from '../../core/domain/catalog';
 import { HOST_ACTOR } from '../data/audit';
 import type { KnowledgeBase } from '../data/knowledge-base';
 import { markLive, saveKnowledgeBase } from '../data/knowledge-base';
 import type { Partner } from '../data/partners';
 import { updateProperty } from '../data/properties';
-import type { Product, ProductId } from '../domain/catalog';
-import { productGoingLive, productIn } from '../domain/catalog';
 import type { PartnerFace } from './activation-layout';
+import { CURRENCIES, FIELD_MAX_LENGTH, MAX_FAQS, MAX_UPSELLS } from './form-fields';
 import type { HostSession } from './host-session';
 import type { HostLocale, Messages } from './messages';
 import type { FormResult } from './onboarding-forms';
-import {
-  CURRENCIES,
-  FIELD_MAX_LENGTH,
-  MAX_FAQS,
-  MAX_UPSELLS,
-  parseDetails,
-  parseFaqs,
-  parseUpsells,
-} from './onboarding-forms';
+import { parseDetails, parseFaqs, parseUpsells } from './onboarding-forms';
 
 /** What every step of the onboarding wizard works on: the host's provisioned property. */
 export interface WizardContext {

@@ -19,11 +19,11 @@ import {
   SESv2Client,
   SendEmailCommand,
 } from '@aws-sdk/client-sesv2';
-import { isKeyPrefix } from '../../lambdas/domain/api-key';
+import { isKeyPrefix } from '../../core/domain/api-key';
+import type { AccessLogCount, AccessLogReader } from '../operations/access-log-reader';
 import type { Mailer } from '../operations/mailer';
 import { OperatorError } from '../operations/operator-error';
 import type { UsagePlanKeys } from '../operations/target';
-import type { AccessLogCount, AccessLogReader } from '../operations/traffic';
 import { senderAddress } from '../stage-config';
 
 /**

@@ -1,15 +1,11 @@
 import { Command, CommanderError, Option } from 'commander';
-import { BASE_SCOPES, SCOPES } from '../../lambdas/domain/scopes';
-import { quoted, withoutControlCharacters, withUnsafeEscaped } from '../../lambdas/domain/text';
+import { BASE_SCOPES, SCOPES } from '../../core/domain/scopes';
+import { quoted, withoutControlCharacters, withUnsafeEscaped } from '../../core/domain/text';
 import type { MailReceipt, OutgoingMail } from '../operations/mailer';
 import { OperatorError } from '../operations/operator-error';
 import type { OperatorTarget } from '../operations/target';
-
-/** Where the CLI writes: results to `out`, problems and notes to `err`. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
+import type { CliIo } from './command';
+import { UsageError } from './command';
 
 /** What a command hands back: the JSON of `--json`, the lines otherwise, and what to do after printing. */
 interface CommandOutput {
@@ -23,9 +19,6 @@ interface GlobalOptions {
   readonly stage: string;
   readonly json: boolean;
 }
-
-/** A mistake in how the command was called: exit code 2, as for commander's own. */
-export class UsageError extends Error {}
 
 const STAGES = ['local', 'sandbox', 'production'] as const;
 
@@ -504,7 +497,7 @@ function buildProgram(
     'Mint a host activation link (operators only); with --file, one per row of a CSV file',
     async (options, _args, target, io) => {
       const inputs = await import('../operations/inputs');
-      const { MAX_TOKEN_TTL_SECONDS } = await import('../../lambdas/domain/activation-token');
+      const { MAX_TOKEN_TTL_SECONDS } = await import('../../core/domain/activation-token');
       const ttlSeconds = inputs.integerInRange(
         '--ttl-seconds',
         text(options, 'ttlSeconds'),
@@ -677,7 +670,7 @@ function buildProgram(
       if (language !== 'en') {
         if (edit.goesLive === null)
           throw new UsageError('--no-goes-live applies to the product, not to one language.');
-        const { isLanguage } = await import('../../lambdas/domain/languages');
+        const { isLanguage } = await import('../../core/domain/languages');
         if (!isLanguage(language) || language === 'en')
           throw new UsageError(`--lang must be one of de, fr, es, it; got "${quoted(language, 20)}".`);
         const { goesLive, ...texts } = edit;

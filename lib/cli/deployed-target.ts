@@ -1,21 +1,17 @@
 import type { Output } from '@aws-sdk/client-cloudformation';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { STSClient } from '@aws-sdk/client-sts';
+import { secretArnVariable } from '../../core/service-secrets';
+import type { DeployedStage } from '../../core/stages';
+import { useServiceEnvironment } from '../../lambdas/common/config';
 import { OperatorError } from '../operations/operator-error';
 import type { OperatorTarget } from '../operations/target';
-import type { WithAccessLog } from '../operations/traffic';
-import type { DeployedStage } from '../stage-config';
 import { STACK_OUTPUTS, stackName, stageSettings } from '../stage-config';
 import { apiGatewayUsagePlanKeys, cloudWatchAccessLog, sesMailer } from './aws-operator-services';
 import { deployedOperator } from './operator-identity';
 
-/**
- * Outputs only some commands need: a stack deployed before they existed still serves the others
- * (the command that needs one says to deploy again).
- */
-type OptionalOutput = 'accessLogGroupName' | 'operatorPolicyArn';
-type StackOutputs = Record<Exclude<keyof typeof STACK_OUTPUTS, OptionalOutput>, string> &
-  Partial<Record<OptionalOutput, string>>;
+/** The outputs the CLI reads (the operator policy's ARN is for people attaching it, not for the CLI). */
+type StackOutputs = Record<Exclude<keyof typeof STACK_OUTPUTS, 'operatorPolicyArn'>, string>;
 
 /** Stack states in which the outputs describe what is deployed. */
 const USABLE_STATUSES = new Set([
@@ -62,25 +58,24 @@ function readOutputs(outputs: readonly Output[], name: string): StackOutputs {
     sealingSecretArn: read(STACK_OUTPUTS.sealingSecretArn),
     usagePlanId: read(STACK_OUTPUTS.usagePlanId),
     mailFrom: read(STACK_OUTPUTS.mailFrom),
+    accessLogGroupName: read(STACK_OUTPUTS.accessLogGroupName),
   };
-  const accessLogGroupName = byKey.get(STACK_OUTPUTS.accessLogGroupName);
   if (missing.length > 0) {
     throw new OperatorError(
-      `Stack ${name} has no output ${missing.join(', ')}: it was deployed from an older checkout. Deploy this one with "npx cdk deploy ${name}".`,
+      `Stack ${name} has no output ${missing.join(', ')}: deploy this checkout with "npx cdk deploy ${name}".`,
     );
   }
-  return accessLogGroupName ? { ...values, accessLogGroupName } : values;
+  return values;
 }
 
 /**
- * A deployed stage, found through the outputs of its CloudFormation stack. Sets the
- * environment the data modules read when they are first imported (after this call), and
- * clears the local-only variables so nothing can point them at DynamoDB Local or a secrets file.
+ * A deployed stage, found through the outputs of its CloudFormation stack. The data modules act
+ * on its table and secret from here on, with the operator's AWS credentials (nothing local).
  */
 export async function deployedTarget(
   stage: DeployedStage,
   client: CloudFormationClient = new CloudFormationClient({}),
-): Promise<OperatorTarget & WithAccessLog> {
+): Promise<OperatorTarget> {
   const name = stackName(stage);
   const { stack, region } = await describeStack(client, name, stage);
   if (!stack.StackStatus || !USABLE_STATUSES.has(stack.StackStatus)) {
@@ -89,12 +84,12 @@ export async function deployedTarget(
     );
   }
   const outputs = readOutputs(stack.Outputs ?? [], name);
-  process.env.STAGE = stage;
-  process.env.TABLE_NAME = outputs.tableName;
-  process.env.SEALING_SECRET_ARN = outputs.sealingSecretArn;
-  process.env.AUDIT_RETENTION_DAYS = String(stageSettings[stage].auditRetentionDays);
-  delete process.env.DYNAMODB_ENDPOINT;
-  delete process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
+  useServiceEnvironment({
+    STAGE: stage,
+    TABLE_NAME: outputs.tableName,
+    [secretArnVariable('sealing')]: outputs.sealingSecretArn,
+    AUDIT_RETENTION_DAYS: String(stageSettings[stage].auditRetentionDays),
+  });
   return {
     stage,
     actor: await deployedOperator(new STSClient({ region })),
@@ -102,6 +97,6 @@ export async function deployedTarget(
     activationBaseUrl: outputs.activationBaseUrl.replace(/\/+$/, ''),
     mailer: sesMailer(outputs.mailFrom),
     usagePlanKeys: apiGatewayUsagePlanKeys(outputs.usagePlanId),
-    ...(outputs.accessLogGroupName ? { accessLog: cloudWatchAccessLog(outputs.accessLogGroupName) } : {}),
+    accessLog: cloudWatchAccessLog(outputs.accessLogGroupName),
   };
 }

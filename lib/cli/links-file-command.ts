@@ -1,8 +1,8 @@
 import { access, open, rm } from 'node:fs/promises';
-import { quoted } from '../../lambdas/domain/text';
+import { quoted } from '../../core/domain/text';
 import type { OperatorTarget } from '../operations/target';
-import type { CliIo } from './cli';
-import { UsageError } from './cli';
+import type { CliIo } from './command';
+import { UsageError } from './command';
 
 /**
  * `links create --partner SLUG --file hosts.csv [--out links.csv|links.json]`: checks every row

@@ -1,3 +1,5 @@
+import { useServiceEnvironment } from '../../lambdas/common/config';
+import { accessLogPath, localAccessLog } from '../local/access-log';
 import { isProcessAlive, localDirectory, readRuntime } from '../local/runtime';
 import { localEnvironment } from '../local/service';
 import { outboxMailer } from '../operations/mailer';
@@ -5,7 +7,7 @@ import { OperatorError } from '../operations/operator-error';
 import type { OperatorTarget } from '../operations/target';
 import { localOperator } from './operator-identity';
 
-/** Points the data modules at the running local server's DynamoDB Local. */
+/** The running local server: the data modules act on its DynamoDB Local, through its settings. */
 export async function localTarget(): Promise<OperatorTarget> {
   const directory = localDirectory();
   const runtime = await readRuntime(directory);
@@ -14,12 +16,13 @@ export async function localTarget(): Promise<OperatorTarget> {
       `The local server is not running (no live ${directory}/runtime.json). Start it with "npm start" in another terminal, or pass --stage sandbox|production.`,
     );
   }
-  Object.assign(process.env, localEnvironment(runtime));
+  useServiceEnvironment(localEnvironment(runtime));
   return {
     stage: 'local',
     actor: localOperator(),
     apiBaseUrl: runtime.apiBaseUrl,
     activationBaseUrl: runtime.activationBaseUrl,
     mailer: outboxMailer(runtime.outboxDirectory),
+    accessLog: localAccessLog(accessLogPath(directory)),
   };
 }

@@ -1,6 +1,6 @@
 import { integerInRange, partnerSlug } from '../operations/inputs';
 import type { OperatorTarget } from '../operations/target';
-import type { TrafficReport, WithAccessLog } from '../operations/traffic';
+import type { TrafficReport } from '../operations/traffic';
 import { MAX_TRAFFIC_DAYS, partnerTraffic, utcDate } from '../operations/traffic';
 
 /** `--days`: a whole number of days within the bound, checked as the other commands check numbers. */
@@ -40,7 +40,7 @@ export function trafficTable(report: TrafficReport): string[] {
 /** The `traffic` command: options are `--partner <slug>` and `--days <n>`. */
 export async function trafficCommand(
   options: Record<string, unknown>,
-  target: OperatorTarget & WithAccessLog,
+  target: OperatorTarget,
   io: { err(text: string): void },
 ): Promise<{ json: TrafficReport; text: string[] }> {
   const slug = partnerSlug(typeof options.partner === 'string' ? options.partner : '', '--partner');

@@ -1,8 +1,8 @@
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
+import type { PageRoute } from '../../core/routes';
+import { pageFunctionName, pageRoutes } from '../../core/routes';
 import { firewallThrottledPage } from '../../lambdas/pages/firewall-page';
-import type { PageRoute } from '../../lambdas/routes';
-import { pageFunctionName, pageRoutes } from '../../lambdas/routes';
 import type { FirewallLimit } from '../stage-config';
 import { acknowledgeNagFinding } from './nag';
 import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';

@@ -7,15 +7,15 @@ import {
   RequestAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
-import { firewallThrottledProblem } from '../../contract/gateway-responses';
-import type { PartnerApiRoute } from '../../lambdas/routes';
+import { firewallThrottledProblem } from '../../core/contract/gateway-responses';
+import type { PartnerApiRoute } from '../../core/routes';
 import {
   API_BASE_PATH,
   AUTHORIZER,
   answeredMethods,
   partnerApiRoutes,
   publicApiRoutes,
-} from '../../lambdas/routes';
+} from '../../core/routes';
 import type { FirewallLimit } from '../stage-config';
 import { acknowledgeLambdaPermissionsOfApiGateway, acknowledgeNagFinding } from './nag';
 import { addMethodNotAllowed, pascalCase, pathParameterNames, routesByPath } from './rest-api-routing';

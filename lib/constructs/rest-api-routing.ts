@@ -6,8 +6,8 @@ import {
   PassthroughBehavior,
   ResponseType,
 } from 'aws-cdk-lib/aws-apigateway';
-import { gatewayResponses, methodNotAllowedDetail } from '../../contract/gateway-responses';
-import { PROBLEM_CONTENT_TYPE, problemBody } from '../../contract/problems';
+import { gatewayResponses, methodNotAllowedDetail } from '../../core/contract/gateway-responses';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../../core/contract/problems';
 import { acknowledgeNagFinding } from './nag';
 
 /** A static header value as API Gateway wants it in a mapping: single-quoted. */

@@ -9,7 +9,7 @@ import {
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../lambdas/common/audit-retention';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../core/audit-retention';
 import {
   FUNCTION_BUNDLING,
   FUNCTION_MEMORY_MB,

@@ -8,8 +8,8 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { secretArnVariable } from '../../lambdas/common/service-secrets';
-import type { FunctionAccess, ServiceSecretName, TableAccess } from '../../lambdas/routes';
+import type { FunctionAccess, ServiceSecretName, TableAccess } from '../../core/routes';
+import { secretArnVariable } from '../../core/service-secrets';
 import {
   acknowledgeGuardFinding,
   acknowledgeLogGroupEncryption,

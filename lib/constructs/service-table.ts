@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { tableDefinition } from '../../contract/table-definition';
+import { tableDefinition } from '../../core/contract/table-definition';
 
 export interface ServiceTableProps {
   /**

@@ -1,7 +1,11 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { isKeyPrefix } from '../../core/domain/api-key';
+import type { AccessLogCount, AccessLogReader } from '../operations/access-log-reader';
+import { utcDate } from '../operations/traffic';
 
 /**
  * The local server's access log: one JSON object per line in `<local directory>/access-log.jsonl`,
@@ -160,5 +164,47 @@ export async function openAccessLog(
       if (!failed) stream.write(`${JSON.stringify(entry)}\n`);
     },
     close: () => new Promise<void>((resolve) => stream.end(() => resolve())),
+  };
+}
+
+/**
+ * The local server's access log (`<local directory>/access-log.jsonl`), read line by line: lines
+ * that are not entries (torn by a crash, written by hand) are skipped, as are entries without a
+ * partner and key (a 401, a page) or outside the window.
+ */
+export function localAccessLog(file: string): AccessLogReader {
+  return {
+    description: `the local access log ${file}`,
+    async counts(partnerId, window) {
+      try {
+        await stat(file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { counts: [] };
+        throw error;
+      }
+      const tally = new Map<string, AccessLogCount>();
+      const partner = String(partnerId);
+      const lines = createInterface({
+        input: createReadStream(file, 'utf8'),
+        crlfDelay: Number.POSITIVE_INFINITY,
+      });
+      for await (const line of lines) {
+        const entry = parseAccessLogLine(line);
+        if (!entry || entry.partnerId !== partner) continue;
+        if (entry.keyPrefix === NO_VALUE || !isKeyPrefix(entry.keyPrefix)) continue;
+        const at = requestTimeMs(entry.requestTime);
+        if (at === undefined || at < window.startMs || at > window.endMs) continue;
+        const date = utcDate(at);
+        const id = `${date} ${entry.keyPrefix} ${entry.status}`;
+        const count = tally.get(id);
+        tally.set(id, {
+          date,
+          keyPrefix: entry.keyPrefix,
+          status: entry.status,
+          requests: (count?.requests ?? 0) + 1,
+        });
+      }
+      return { counts: [...tally.values()] };
+    },
   };
 }

@@ -5,22 +5,22 @@ import type {
   APIGatewayProxyResult,
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
-import type { GatewayResponseType } from '../../contract/gateway-responses';
-import { methodNotAllowedDetail, renderGatewayResponse } from '../../contract/gateway-responses';
-import { PROBLEM_CONTENT_TYPE, problemBody } from '../../contract/problems';
-import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/api/response-encoding';
-import type { PageRoute, PartnerApiRoute, PublicApiRoute } from '../../lambdas/routes';
+import type { GatewayResponseType } from '../../core/contract/gateway-responses';
+import { methodNotAllowedDetail, renderGatewayResponse } from '../../core/contract/gateway-responses';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../../core/contract/problems';
+import type { PageRoute, PartnerApiRoute, PublicApiRoute } from '../../core/routes';
 import {
   API_BASE_PATH,
   AUTHORIZER,
   answeredMethods,
-  matchRoute,
   pageFunctionName,
   pageRoutes,
   partnerApiRoutes,
   publicApiRoutes,
-} from '../../lambdas/routes';
+} from '../../core/routes';
+import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/api/response-encoding';
 import type { InvocationOutcome, InvocationReport, LocalLambdaRuntime } from './lambda-runtime';
+import { matchRoute } from './route-matching';
 
 /** An HTTP request as the local server received it. */
 export interface GatewayRequest {

@@ -5,8 +5,9 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { tableDefinition } from '../../contract/table-definition';
-import type { ServiceSecretName } from '../../lambdas/common/service-secrets';
+import { tableDefinition } from '../../core/contract/table-definition';
+import type { ServiceSecretName } from '../../core/service-secrets';
+import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
 
 /**
  * The AWS APIs the functions call, on one local address: DynamoDB requests go on to DynamoDB
@@ -40,7 +41,6 @@ export interface LocalAwsEndpoint {
   stop(): Promise<void>;
 }
 
-const SECRET_NAMES: readonly ServiceSecretName[] = ['session', 'sealing', 'cursor'];
 const localSecretArn = (name: ServiceSecretName) =>
   `arn:aws:secretsmanager:local:000000000000:secret:partner-api-local-${name}`;
 
@@ -242,10 +242,9 @@ export async function startAwsEndpoint(options: {
 }): Promise<LocalAwsEndpoint> {
   const dynamoDb = new URL(options.dynamoDbEndpoint);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const secretArns = Object.fromEntries(SECRET_NAMES.map((name) => [name, localSecretArn(name)])) as Record<
-    ServiceSecretName,
-    string
-  >;
+  const secretArns = Object.fromEntries(
+    SERVICE_SECRET_NAMES.map((name) => [name, localSecretArn(name)]),
+  ) as Record<ServiceSecretName, string>;
   const recorded: AwsCall[] = [];
 
   const server = createServer(async (request, response) => {
@@ -262,7 +261,7 @@ export async function startAwsEndpoint(options: {
     const caller = callerOf(request);
     if (target.startsWith('secretsmanager.')) {
       const { SecretId } = JSON.parse(body.toString() || '{}') as { SecretId?: string };
-      const name = SECRET_NAMES.find((candidate) => secretArns[candidate] === SecretId);
+      const name = SERVICE_SECRET_NAMES.find((candidate) => secretArns[candidate] === SecretId);
       if (options.record)
         recorded.push({
           caller,

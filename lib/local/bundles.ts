@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import type { ServiceFunctionSpec } from '../../lambdas/routes';
+import type { ServiceFunctionSpec } from '../../core/routes';
 import { FUNCTION_BUNDLING } from '../function-defaults';
 
 const LAMBDAS_DIRECTORY = fileURLToPath(new URL('../../lambdas/', import.meta.url));

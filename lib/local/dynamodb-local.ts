@@ -11,7 +11,7 @@ import {
   ListTablesCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { createTableInput, tableDefinition } from '../../contract/table-definition';
+import { createTableInput, tableDefinition } from '../../core/contract/table-definition';
 
 const JAVA_HELP =
   'DynamoDB Local needs a Java 17+ runtime. Install one and run npm start again:\n' +

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ServiceSecretName } from '../../lambdas/common/service-secrets';
+import type { ServiceSecretName } from '../../core/service-secrets';
 import { generateServiceSecret } from '../../lambdas/common/service-secrets';
 
 /**

@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { generateApiKey, isInForce } from '../../core/domain/api-key';
+import type { ProductId } from '../../core/domain/catalog';
+import { DEFAULT_CATALOG } from '../../core/domain/catalog';
+import type { Scope } from '../../core/domain/scopes';
+import { agreementScopes } from '../../core/domain/scopes';
+import { partnerPartition } from '../../core/partitions';
 import { seal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { apiKeyCreationItem, getApiKeys, keyRevokedItem } from '../../lambdas/data/api-keys';
 import { ensureCatalog } from '../../lambdas/data/catalog';
 import { allocateId } from '../../lambdas/data/counters';
-import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
-import { partnerPartition } from '../../lambdas/data/partitions';
+import { dynamoDb, tableName } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
 import {
   getPartnerBySlug,
@@ -16,11 +21,6 @@ import {
   partnerCreationItems,
   signingSecretItem,
 } from '../../lambdas/data/partners';
-import { generateApiKey, isInForce } from '../../lambdas/domain/api-key';
-import type { ProductId } from '../../lambdas/domain/catalog';
-import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
-import type { Scope } from '../../lambdas/domain/scopes';
-import { agreementScopes } from '../../lambdas/domain/scopes';
 import type { SampleHost } from '../operations/sample-data';
 import { SAMPLE_HOSTS, sponsorSampleHosts } from '../operations/sample-data';
 
@@ -81,7 +81,7 @@ async function ensurePartner(
     keyPrefixes: [],
     createdAt: new Date(nowMs).toISOString(),
   };
-  await documentClient.send(
+  await dynamoDb().send(
     new TransactWriteCommand({
       TransactItems: partnerCreationItems(partner, seal(randomBytes(32), sealingKey)),
     }),
@@ -98,7 +98,7 @@ async function freshDemoKey(partner: Partner, nowMs: number): Promise<string> {
   const earlier = (await getApiKeys(partner.keyPrefixes)).filter((key) => isInForce(key, nowMs));
   const material = generateApiKey();
   // Handed over here rather than through a reveal: active from the start.
-  await documentClient.send(
+  await dynamoDb().send(
     new TransactWriteCommand({
       TransactItems: [
         ...earlier.map((key) => keyRevokedItem(key, nowIso)),
@@ -125,14 +125,14 @@ async function freshDemoKey(partner: Partner, nowMs: number): Promise<string> {
 async function moveSigningSecrets(): Promise<void> {
   for (const partner of await listPartners()) {
     if (await getSealedSigningSecret(partner.id)) continue;
-    const { Item } = await documentClient.send(
+    const { Item } = await dynamoDb().send(
       new GetCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: { PK: partnerPartition(partner.id), SK: 'SIGNING_SECRET' },
       }),
     );
     if (typeof Item?.sealed === 'string')
-      await documentClient.send(
+      await dynamoDb().send(
         new TransactWriteCommand({ TransactItems: [signingSecretItem(partner.id, Item.sealed)] }),
       );
   }

@@ -2,11 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../lambdas/common/audit-retention';
-import { secretArnVariable } from '../../lambdas/common/service-secrets';
-import type { ServiceFunctionSpec, ServiceSecretName } from '../../lambdas/routes';
-import { API_BASE_PATH, serviceFunctions } from '../../lambdas/routes';
+import { getHeapStatistics } from 'node:v8';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../core/audit-retention';
+import type { ServiceFunctionSpec, ServiceSecretName } from '../../core/routes';
+import { API_BASE_PATH, serviceFunctions } from '../../core/routes';
+import { secretArnVariable } from '../../core/service-secrets';
+import { useServiceEnvironment } from '../../lambdas/common/config';
 import { FUNCTION_NODE_OPTIONS } from '../function-defaults';
+import { createActivationLink } from '../operations/links';
+import { outboxMailer } from '../operations/mailer';
 import { stackName } from '../stage-config';
 import type { AccessLogWriter } from './access-log';
 import { accessLogPath, openAccessLog } from './access-log';
@@ -18,10 +22,12 @@ import { deployedFunctions } from './deployed-bundles';
 import type { DynamoDbLocal } from './dynamodb-local';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import type { HttpServerOptions } from './http-server';
+import { startHttpServer } from './http-server';
 import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
 import { DEFAULT_LAMBDA_RUNTIME_OPTIONS, LocalLambdaRuntime } from './lambda-runtime';
 import { ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
 import type { DemoKey } from './seed';
+import { seedLocalData } from './seed';
 
 export const LOCAL_TABLE_NAME = 'partner-api-local';
 
@@ -77,8 +83,6 @@ export interface LocalService {
 
 /** A link as an operator would mint it with `links create`, for a host not yet onboarded. */
 async function demoActivationLink(origin: string, outboxDirectory: string): Promise<string> {
-  const { createActivationLink } = await import('../operations/links');
-  const { outboxMailer } = await import('../operations/mailer');
   const { url } = await createActivationLink(
     {
       stage: 'local',
@@ -233,13 +237,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       secretAccessKey,
     });
     const awsSettings = { awsEndpoint: aws.url, secretArns: aws.secretArns, secretAccessKey };
-    Object.assign(process.env, localEnvironment({ dynamoDbEndpoint, ...awsSettings }));
-    process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+    // Seeding and the demo link act on this DynamoDB Local, as an operator would.
+    useServiceEnvironment(localEnvironment({ dynamoDbEndpoint, ...awsSettings }));
     await ensureTable(dynamoDbEndpoint, LOCAL_TABLE_NAME);
-    // Imported only now: the data modules read the environment set above when they load.
-    const { seedLocalData } = await import('./seed');
     const demoKeys = await seedLocalData(Date.now());
-    const { startHttpServer } = await import('./http-server');
     lambdas = new LocalLambdaRuntime(
       options.deployedBundles
         ? await synthesizedFunctions(options.deployedBundles, awsSettings)
@@ -301,7 +302,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       async memory() {
         // gc is there when the server runs with --expose-gc (the load test starts it so).
         (globalThis as { gc?: () => void }).gc?.();
-        const { getHeapStatistics } = await import('node:v8');
         const serverHeapBytes = getHeapStatistics().used_heap_size;
         const { instances, usedHeapBytes } = await runningLambdas.heapAfterGc();
         return { serverHeapBytes, instances, instanceHeapBytes: usedHeapBytes };

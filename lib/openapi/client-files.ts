@@ -1,5 +1,5 @@
 import openapiTS, { astToString } from 'openapi-typescript';
-import { PROBLEM_TYPE_BASE, problemCatalog } from '../../contract/problems';
+import { PROBLEM_TYPE_BASE, problemCatalog } from '../../core/contract/problems';
 
 /** The files of the TypeScript client (clients/typescript) generated from the document and the catalog. */
 export const CLIENT_GENERATED_DIRECTORY = 'clients/typescript/src/generated';
@@ -19,7 +19,7 @@ export async function clientFiles(document: Record<string, unknown>): Promise<Re
     .join('\n');
   return {
     [`${CLIENT_GENERATED_DIRECTORY}/schema.ts`]: `${HEADER('openapi/partner-api.json with openapi-typescript')}${types}`,
-    [`${CLIENT_GENERATED_DIRECTORY}/problems.ts`]: `${HEADER('contract/problems.ts')}
+    [`${CLIENT_GENERATED_DIRECTORY}/problems.ts`]: `${HEADER('core/contract/problems.ts')}
 /** Every problem type URI is this base followed by the problem's name. */
 export const PROBLEM_TYPE_BASE = '${PROBLEM_TYPE_BASE}';
 

@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { API_BASE_PATH } from '../../lambdas/routes';
+import { API_BASE_PATH } from '../../core/routes';
 
 /** One response the API gave, as the client saw it. */
 export interface ObservedExchange {

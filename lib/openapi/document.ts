@@ -1,13 +1,24 @@
 import * as z from 'zod/mini';
-import { apiSchemas } from '../../contract/api-schemas';
-import { firewallThrottledProblem } from '../../contract/gateway-responses';
-import type { ProblemName } from '../../contract/problems';
+import { apiSchemas } from '../../core/contract/api-schemas';
+import { firewallThrottledProblem } from '../../core/contract/gateway-responses';
+import type { ProblemName } from '../../core/contract/problems';
 import {
   KEY_REFUSAL_DETAILS,
   PROBLEM_CONTENT_TYPE,
   problemBody,
   problemCatalog,
-} from '../../contract/problems';
+} from '../../core/contract/problems';
+import { refusedCursorDetail } from '../../core/domain/page-cursor';
+import {
+  RATE_LIMIT,
+  RATE_LIMIT_POLICY_TEXT,
+  RATE_LIMIT_WINDOW_SECONDS,
+  rateLimitedDetail,
+} from '../../core/domain/rate-limit';
+import type { Scope } from '../../core/domain/scopes';
+import { BASE_SCOPES, missingScopeDetail, SCOPE_SOURCE, SCOPES } from '../../core/domain/scopes';
+import type { PartnerApiRoute, PublicApiRoute, QueryParameter } from '../../core/routes';
+import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../core/routes';
 import { parseQueryParameters } from '../../lambdas/api/request-parameters';
 import {
   COMPRESS_ABOVE_BYTES,
@@ -15,17 +26,6 @@ import {
   REVALIDATE,
   tooLargeDetail,
 } from '../../lambdas/api/response-encoding';
-import { refusedCursorDetail } from '../../lambdas/domain/page-cursor';
-import {
-  RATE_LIMIT,
-  RATE_LIMIT_POLICY_TEXT,
-  RATE_LIMIT_WINDOW_SECONDS,
-  rateLimitedDetail,
-} from '../../lambdas/domain/rate-limit';
-import type { Scope } from '../../lambdas/domain/scopes';
-import { BASE_SCOPES, missingScopeDetail, SCOPE_SOURCE, SCOPES } from '../../lambdas/domain/scopes';
-import type { PartnerApiRoute, PublicApiRoute, QueryParameter } from '../../lambdas/routes';
-import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../lambdas/routes';
 import { DEPLOYED_STAGES, stageSettings } from '../stage-config';
 import { propertyPageLink, SUCCESS_EXAMPLES } from './examples';
 

@@ -1,7 +1,11 @@
 import type * as z from 'zod/mini';
-import type { pricingSignalsSchema, propertyListSchema, usageReportSchema } from '../../contract/api-schemas';
-import { encodePageCursor } from '../../lambdas/domain/page-cursor';
-import { API_BASE_PATH, PAGE_CURSOR, PAGE_LIMIT } from '../../lambdas/routes';
+import type {
+  pricingSignalsSchema,
+  propertyListSchema,
+  usageReportSchema,
+} from '../../core/contract/api-schemas';
+import { encodePageCursor } from '../../core/domain/page-cursor';
+import { API_BASE_PATH, PAGE_CURSOR, PAGE_LIMIT } from '../../core/routes';
 
 /**
  * The 200 examples of the document: one partner's data as the local demo seeds it, typed by the

@@ -1,10 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { LogoType, PartnerBranding } from '../../core/domain/branding';
+import { checkAccentColor, checkLogo, checkWebsite, MAX_LOGO_BYTES } from '../../core/domain/branding';
 import { isConditionFailure, transactionCancellationCodes } from '../../lambdas/common/aws-errors';
-import { documentClient } from '../../lambdas/data/db';
+import { dynamoDb } from '../../lambdas/data/db';
 import { brandingUpdateItems, logoDigest } from '../../lambdas/data/partner-logos';
-import type { LogoType, PartnerBranding } from '../../lambdas/domain/branding';
-import { checkAccentColor, checkLogo, checkWebsite, MAX_LOGO_BYTES } from '../../lambdas/domain/branding';
 import { operatorEventItem } from './audit';
 import { OperatorError } from './operator-error';
 import { requirePartner } from './partner-lookup';
@@ -100,7 +100,7 @@ export async function brandPartner(
     ...(change.website === undefined ? [] : [change.website === null ? 'website removed' : 'website']),
   ];
   try {
-    await documentClient.send(
+    await dynamoDb().send(
       new TransactWriteCommand({
         TransactItems: [
           ...brandingUpdateItems(partner.id, next, logo),

@@ -1,3 +1,6 @@
+import type { Product, ProductId, ProductTexts } from '../../core/domain/catalog';
+import { DEFAULT_CATALOG } from '../../core/domain/catalog';
+import type { Language } from '../../core/domain/languages';
 import type { ProductEdit } from '../../lambdas/data/catalog';
 import {
   addProduct,
@@ -6,9 +9,6 @@ import {
   listCatalog,
   translateProduct,
 } from '../../lambdas/data/catalog';
-import type { Product, ProductId, ProductTexts } from '../../lambdas/domain/catalog';
-import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
-import type { Language } from '../../lambdas/domain/languages';
 import { recordOperatorEvent } from './audit';
 import { OperatorError } from './operator-error';
 import type { OperatorTarget } from './target';

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
-import { isKeyPrefix } from '../../lambdas/domain/api-key';
-import type { ProductId } from '../../lambdas/domain/catalog';
-import { isProductId, MAX_PRODUCTS } from '../../lambdas/domain/catalog';
-import { isPartnerSlug } from '../../lambdas/domain/partner-slug';
-import type { Scope } from '../../lambdas/domain/scopes';
-import { isScope, SCOPES } from '../../lambdas/domain/scopes';
-import { isOneLine, quoted } from '../../lambdas/domain/text';
+import { isKeyPrefix } from '../../core/domain/api-key';
+import type { ProductId } from '../../core/domain/catalog';
+import { isProductId, MAX_PRODUCTS } from '../../core/domain/catalog';
+import { isPartnerSlug } from '../../core/domain/partner-slug';
+import type { Scope } from '../../core/domain/scopes';
+import { isScope, SCOPES } from '../../core/domain/scopes';
+import { isOneLine, quoted } from '../../core/domain/text';
 import { OperatorError } from './operator-error';
 
 /**

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { sealForReveal, storedDigestProof } from '../../contract/reveal-crypto';
+import { sealForReveal, storedDigestProof } from '../../core/contract/reveal-crypto';
+import { generateApiKey, isInForce, keyStanding } from '../../core/domain/api-key';
+import type { Scope } from '../../core/domain/scopes';
 import { transactionCancellationCodes } from '../../lambdas/common/aws-errors';
 import type { ApiKeyRecord } from '../../lambdas/data/api-keys';
 import {
@@ -10,7 +12,7 @@ import {
   keyRevokedItem,
   keySupersededItem,
 } from '../../lambdas/data/api-keys';
-import { documentClient, type TransactItem } from '../../lambdas/data/db';
+import { dynamoDb, type TransactItem } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
 import { getPartner, keysIssuedItem, listPartners } from '../../lambdas/data/partners';
 import { lastUsedOfKeys } from '../../lambdas/data/rate-windows';
@@ -21,8 +23,6 @@ import {
   revealCreationItem,
   revealTombstoneItem,
 } from '../../lambdas/data/reveals';
-import { generateApiKey, isInForce, keyStanding } from '../../lambdas/domain/api-key';
-import type { Scope } from '../../lambdas/domain/scopes';
 import { operatorEventItem } from './audit';
 import type { OutgoingMail } from './mailer';
 import { revealLinkMail } from './mailer';
@@ -188,7 +188,7 @@ export async function rotateKey(
     ),
   ];
   try {
-    await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
+    await dynamoDb().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
     // Nothing was written: the API Gateway key made for the new key must not stay usable.
     await target.usagePlanKeys?.remove(issued.record.prefix);
@@ -252,7 +252,7 @@ export async function revokeKey(target: OperatorTarget, prefix: string, nowMs: n
       operatorEventItem(target, 'key.revoked', { partnerId: key.partnerId, keyPrefix: prefix }, nowMs),
     ];
     try {
-      await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
+      await dynamoDb().send(new TransactWriteCommand({ TransactItems: items }));
     } catch (error) {
       if (!transactionCancellationCodes(error)) throw error;
       key = (await getApiKey(prefix, { consistent: true })) ?? key;

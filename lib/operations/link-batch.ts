@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
-import { activationClaimProblems, mintActivationToken } from '../../lambdas/domain/activation-token';
-import type { ProductId } from '../../lambdas/domain/catalog';
-import { quoted } from '../../lambdas/domain/text';
+import { activationClaimProblems, mintActivationToken } from '../../core/domain/activation-token';
+import type { ProductId } from '../../core/domain/catalog';
+import { quoted } from '../../core/domain/text';
 import { displayName, emailAddress, pmsHotelId, productList } from './inputs';
 import { issueMintedLink, partnerSigningSecret } from './links';
 import { OperatorError } from './operator-error';

@@ -1,11 +1,11 @@
+import { InvalidActivationClaimsError, mintActivationToken } from '../../core/domain/activation-token';
+import type { ProductId } from '../../core/domain/catalog';
 import { unseal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { listIssuedLinksOfPartner, recordIssuedLink } from '../../lambdas/data/activation-links';
 import { getConsumedNonce } from '../../lambdas/data/activation-nonces';
 import type { Partner } from '../../lambdas/data/partners';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
-import { InvalidActivationClaimsError, mintActivationToken } from '../../lambdas/domain/activation-token';
-import type { ProductId } from '../../lambdas/domain/catalog';
 import { recordOperatorEvent } from './audit';
 import { OperatorError } from './operator-error';
 import { requirePartner } from './partner-lookup';

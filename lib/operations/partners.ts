@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { keyStanding } from '../../core/domain/api-key';
+import type { ProductId } from '../../core/domain/catalog';
+import type { Scope } from '../../core/domain/scopes';
+import { agreementScopes } from '../../core/domain/scopes';
 import { transactionCancellationCodes } from '../../lambdas/common/aws-errors';
 import { seal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import type { ApiKeyRecord } from '../../lambdas/data/api-keys';
 import { apiKeyCreationItem, keyScopesItem } from '../../lambdas/data/api-keys';
 import { allocateId } from '../../lambdas/data/counters';
-import { documentClient, type TransactItem } from '../../lambdas/data/db';
+import { dynamoDb, type TransactItem } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
 import {
   agreementUpdateItem,
@@ -19,10 +23,6 @@ import {
 import { listPropertiesOfPartner } from '../../lambdas/data/properties';
 import { revealCreationItem } from '../../lambdas/data/reveals';
 import { listSponsoredHostSeats } from '../../lambdas/data/sponsorships';
-import { keyStanding } from '../../lambdas/domain/api-key';
-import type { ProductId } from '../../lambdas/domain/catalog';
-import type { Scope } from '../../lambdas/domain/scopes';
-import { agreementScopes } from '../../lambdas/domain/scopes';
 import { operatorEventItem, recordOperatorEvent } from './audit';
 import { catalogProducts, requireCatalogProducts } from './catalog';
 import { issueKey, keysOfPartner, revealMailOf } from './keys';
@@ -70,7 +70,7 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
   };
   const partnerItems = partnerCreationItems(partner, signingSecret);
   try {
-    await documentClient.send(
+    await dynamoDb().send(
       new TransactWriteCommand({
         TransactItems: [
           ...partnerItems,
@@ -194,7 +194,7 @@ export async function updateAgreement(
   if (sameNames(products, partner.products) && sameNames(scopes, partner.scopes) && narrowed.length === 0)
     return { ...result, unchanged: true, narrowed_keys: [] };
   try {
-    await documentClient.send(
+    await dynamoDb().send(
       new TransactWriteCommand({
         TransactItems: [
           agreementUpdateItem(partner, { products, scopes }),
@@ -280,7 +280,7 @@ export async function resumePartner(target: Pick<OperatorTarget, 'actor'>, slug:
 
 async function commitPartnerChange(slug: string, items: TransactItem[]): Promise<void> {
   try {
-    await documentClient.send(new TransactWriteCommand({ TransactItems: items }));
+    await dynamoDb().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
     if (transactionCancellationCodes(error))
       throw new OperatorError(

@@ -1,13 +1,13 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import { parseReservationFile, parseReservationJson } from '../../contract/reservation-file';
+import type { Reservation } from '../../core/domain/reservations';
+import { TooManyChannelsError } from '../../core/domain/reservations';
 import { findPropertyById, updateProperty } from '../../lambdas/data/properties';
 import type { ReservationImportPlan } from '../../lambdas/data/reservations';
 import { planReservationImport, writeReservationImport } from '../../lambdas/data/reservations';
-import type { Reservation } from '../../lambdas/domain/reservations';
-import { TooManyChannelsError } from '../../lambdas/domain/reservations';
 import { recordOperatorEvent } from './audit';
 import { OperatorError } from './operator-error';
+import { parseReservationFile, parseReservationJson } from './reservation-file';
 import type { OperatorTarget } from './target';
 
 /** Largest file accepted in one import; split bigger histories into several files. */

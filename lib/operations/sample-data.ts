@@ -1,10 +1,10 @@
+import { DAY_MS, dayOfTimestamp, isoDate } from '../../core/domain/calendar';
+import type { ProductId } from '../../core/domain/catalog';
+import type { Reservation } from '../../core/domain/reservations';
 import type { Partner } from '../../lambdas/data/partners';
 import { updateProperty } from '../../lambdas/data/properties';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
 import { importReservations } from '../../lambdas/data/reservations';
-import { DAY_MS, dayOfTimestamp, isoDate } from '../../lambdas/domain/calendar';
-import type { ProductId } from '../../lambdas/domain/catalog';
-import type { Reservation } from '../../lambdas/domain/reservations';
 import { seededRandom } from '../seeded-random';
 
 /**

@@ -1,4 +1,5 @@
-import type { Stage } from '../../lambdas/common/config';
+import type { Stage } from '../../core/stages';
+import type { AccessLogReader } from './access-log-reader';
 import type { Mailer } from './mailer';
 
 /** API Gateway API keys that tie partner keys to the usage plan (deployed stages only). */
@@ -23,4 +24,6 @@ export interface OperatorTarget {
   readonly activationBaseUrl: string;
   readonly mailer: Mailer;
   readonly usagePlanKeys?: UsagePlanKeys;
+  /** Where `traffic` reads the stage's access log (the local file, or Logs Insights). */
+  readonly accessLog?: AccessLogReader;
 }

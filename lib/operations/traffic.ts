@@ -1,10 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { isKeyPrefix } from '../../lambdas/domain/api-key';
-import { accessLogPath, NO_VALUE, parseAccessLogLine, requestTimeMs } from '../local/access-log';
-import { localDirectory } from '../local/runtime';
-import { isDeployedStage, STACK_OUTPUTS, stackName } from '../stage-config';
+import type { AccessLogCount, TrafficWindow } from './access-log-reader';
 import { OperatorError } from './operator-error';
 import { requirePartner } from './partner-lookup';
 import type { OperatorTarget } from './target';
@@ -26,38 +20,6 @@ export const DEFAULT_TRAFFIC_DAYS = 7;
  * scans a whole day of the stage's access log, of every partner; sandbox keeps its logs 30 days.
  */
 export const MAX_TRAFFIC_DAYS = 90;
-
-/** The time range of a report: from UTC midnight `days - 1` days ago to now (both included). */
-export interface TrafficWindow {
-  readonly startMs: number;
-  readonly endMs: number;
-}
-
-/** Requests of one UTC day, key prefix and status. */
-export interface AccessLogCount {
-  readonly date: string;
-  readonly keyPrefix: string;
-  readonly status: number;
-  readonly requests: number;
-}
-
-export interface AccessLogCounts {
-  readonly counts: readonly AccessLogCount[];
-  /** Bytes the query scanned (billed per GB in CloudWatch Logs Insights). */
-  readonly bytesScanned?: number;
-}
-
-/** Where a stage's access log is read. */
-export interface AccessLogReader {
-  /** Said to the operator on stderr: where the numbers come from. */
-  readonly description: string;
-  counts(partnerId: number, window: TrafficWindow): Promise<AccessLogCounts>;
-}
-
-/** A target that can read its access log (the deployed target, when its stack has the output). */
-export interface WithAccessLog {
-  readonly accessLog?: AccessLogReader;
-}
 
 export interface TrafficDay {
   readonly date: string;
@@ -116,61 +78,9 @@ export function trafficReport(counts: readonly AccessLogCount[]): TrafficReport 
   };
 }
 
-/**
- * The local server's access log (`<local directory>/access-log.jsonl`), read line by line: lines
- * that are not entries (torn by a crash, written by hand) are skipped, as are entries without a
- * partner and key (a 401, a page) or outside the window.
- */
-export function localAccessLog(file: string): AccessLogReader {
-  return {
-    description: `the local access log ${file}`,
-    async counts(partnerId, window) {
-      try {
-        await stat(file);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { counts: [] };
-        throw error;
-      }
-      const tally = new Map<string, AccessLogCount>();
-      const partner = String(partnerId);
-      const lines = createInterface({
-        input: createReadStream(file, 'utf8'),
-        crlfDelay: Number.POSITIVE_INFINITY,
-      });
-      for await (const line of lines) {
-        const entry = parseAccessLogLine(line);
-        if (!entry || entry.partnerId !== partner) continue;
-        if (entry.keyPrefix === NO_VALUE || !isKeyPrefix(entry.keyPrefix)) continue;
-        const at = requestTimeMs(entry.requestTime);
-        if (at === undefined || at < window.startMs || at > window.endMs) continue;
-        const date = utcDate(at);
-        const id = `${date} ${entry.keyPrefix} ${entry.status}`;
-        const count = tally.get(id);
-        tally.set(id, {
-          date,
-          keyPrefix: entry.keyPrefix,
-          status: entry.status,
-          requests: (count?.requests ?? 0) + 1,
-        });
-      }
-      return { counts: [...tally.values()] };
-    },
-  };
-}
-
-/** Where the target's stage keeps its access log. */
-export function accessLogOf(target: OperatorTarget & WithAccessLog): AccessLogReader {
-  if (target.accessLog) return target.accessLog;
-  if (target.stage === 'local') return localAccessLog(accessLogPath(localDirectory()));
-  const stack = isDeployedStage(target.stage) ? stackName(target.stage) : `of stage ${target.stage}`;
-  throw new OperatorError(
-    `Stack ${stack} has no output ${STACK_OUTPUTS.accessLogGroupName}: it was deployed from an older checkout. Deploy this one with "npx cdk deploy ${stack}".`,
-  );
-}
-
 /** A partner's traffic of the last `days` UTC days (today included), from the stage's access log. */
 export async function partnerTraffic(
-  target: OperatorTarget & WithAccessLog,
+  target: OperatorTarget,
   input: { slug: string; days: number },
   nowMs: number,
 ): Promise<{
@@ -180,7 +90,8 @@ export async function partnerTraffic(
   source: string;
   bytesScanned?: number;
 }> {
-  const reader = accessLogOf(target);
+  const reader = target.accessLog;
+  if (!reader) throw new OperatorError(`Stage ${target.stage} has no access log this command can read.`);
   const partner = await requirePartner(input.slug);
   const window = trafficWindow(input.days, nowMs);
   const { counts, bytesScanned } = await reader.counts(partner.id, window);

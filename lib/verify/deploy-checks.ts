@@ -4,9 +4,9 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { openReveal } from '../../contract/reveal-crypto';
-import type { FunctionAccess } from '../../lambdas/routes';
-import { serviceFunctions } from '../../lambdas/routes';
+import { openReveal } from '../../core/contract/reveal-crypto';
+import type { FunctionAccess } from '../../core/routes';
+import { serviceFunctions } from '../../core/routes';
 import type { OperatorTarget } from '../operations/target';
 import { BrowserSession, fillForm, pageTitle, postFormOf } from './browser-session';
 
@@ -516,7 +516,7 @@ type WriteRequest =
 /** BatchWriteItem 25 at a time, a few batches in flight, retrying what DynamoDB leaves unprocessed. */
 async function batchWrite(requests: readonly WriteRequest[]): Promise<void> {
   const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { documentClient, TABLE_NAME } = await import('../../lambdas/data/db');
+  const { dynamoDb, tableName } = await import('../../lambdas/data/db');
   const batches: WriteRequest[][] = [];
   for (let start = 0; start < requests.length; start += 25) batches.push(requests.slice(start, start + 25));
   const worker = async () => {
@@ -525,10 +525,10 @@ async function batchWrite(requests: readonly WriteRequest[]): Promise<void> {
       for (let attempt = 0; pending.length > 0; attempt += 1) {
         if (attempt > 0)
           await new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt * 50, 2_000)));
-        const { UnprocessedItems } = await documentClient.send(
-          new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: pending } }),
+        const { UnprocessedItems } = await dynamoDb().send(
+          new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
         );
-        pending = (UnprocessedItems?.[TABLE_NAME] ?? []) as WriteRequest[];
+        pending = (UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
       }
     }
   };

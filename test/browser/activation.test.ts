@@ -1,10 +1,10 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintActivationToken } from '../../core/domain/activation-token';
+import type { ProductId } from '../../core/domain/catalog';
 import { unseal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
-import { mintActivationToken } from '../../lambdas/domain/activation-token';
-import type { ProductId } from '../../lambdas/domain/catalog';
 import { createActivationLink } from '../../lib/operations/links';
 import { launchChromium, screenshot } from '../support/browser';
 import type { TestPartner } from '../support/partners';

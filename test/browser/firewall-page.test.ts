@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../../lambdas/domain/languages';
+import { LANGUAGES } from '../../core/domain/languages';
 import { CATALOGUES } from '../../lambdas/pages/messages';
 import { stageSettings } from '../../lib/stage-config';
 import { launchChromium, screenshot, seriousAccessibilityViolations } from '../support/browser';

@@ -6,16 +6,16 @@ import { deflateSync } from 'node:zlib';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintActivationToken } from '../../core/domain/activation-token';
+import type { ProductId } from '../../core/domain/catalog';
+import { DEFAULT_CATALOG, productIn } from '../../core/domain/catalog';
+import type { Language } from '../../core/domain/languages';
+import { LANGUAGES } from '../../core/domain/languages';
 import { unseal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
-import { documentClient } from '../../lambdas/data/db';
+import { dynamoDb } from '../../lambdas/data/db';
 import { brandingUpdateItems, logoDigest } from '../../lambdas/data/partner-logos';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
-import { mintActivationToken } from '../../lambdas/domain/activation-token';
-import type { ProductId } from '../../lambdas/domain/catalog';
-import { DEFAULT_CATALOG, productIn } from '../../lambdas/domain/catalog';
-import type { Language } from '../../lambdas/domain/languages';
-import { LANGUAGES } from '../../lambdas/domain/languages';
 import type { Messages } from '../../lambdas/pages/messages';
 import { CATALOGUES } from '../../lambdas/pages/messages';
 import { addCatalogProduct } from '../../lib/operations/catalog';
@@ -510,7 +510,7 @@ describe('the partner’s brand', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('the SVG contains a <script> element');
     // Stored anyway, as a table edited by hand or an older version would hold it.
-    await documentClient.send(
+    await dynamoDb().send(
       new TransactWriteCommand({
         TransactItems: brandingUpdateItems(
           branded.id,

@@ -16,6 +16,7 @@ import {
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serviceConfig, useServiceEnvironment } from '../../lambdas/common/config';
 import { apiGatewayUsagePlanKeys, sesMailer } from '../../lib/cli/aws-operator-services';
 import { deployedTarget } from '../../lib/cli/deployed-target';
 import { OperatorError } from '../../lib/operations/operator-error';
@@ -34,6 +35,7 @@ const OUTPUTS = {
   [STACK_OUTPUTS.sealingSecretArn]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:SealingSecret-abc',
   [STACK_OUTPUTS.usagePlanId]: 'plan123',
   [STACK_OUTPUTS.mailFrom]: 'Partner Team <partners-sandbox@example.com>',
+  [STACK_OUTPUTS.accessLogGroupName]: 'PartnerApi-sandbox-PartnerApiAccessLog-abc',
 };
 
 function describedStack(
@@ -67,12 +69,17 @@ afterEach(() => {
 });
 
 describe('deployedTarget', () => {
-  it('points the data modules at the stack and clears local settings', async () => {
+  it('points the data modules at the stack, with nothing local, and writes no environment variable', async () => {
     cloudFormation
       .on(DescribeStacksCommand, { StackName: 'PartnerApi-sandbox' })
       .resolves(describedStack(OUTPUTS));
-    process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:8000';
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = 'http://127.0.0.1:8001';
+    useServiceEnvironment({
+      STAGE: 'local',
+      TABLE_NAME: 'partner-api-local',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: 'http://127.0.0.1:8001',
+    });
+    const environmentBefore = { ...process.env };
 
     const target = await deployedTarget('sandbox', client());
 
@@ -80,14 +87,13 @@ describe('deployedTarget', () => {
     expect(target.actor).toBe(OPERATOR_ARN);
     expect(target.activationBaseUrl).toBe(OUTPUTS.ActivationBaseUrl);
     expect(target.usagePlanKeys).toBeDefined();
-    expect(process.env).toMatchObject({
-      STAGE: 'sandbox',
-      TABLE_NAME: OUTPUTS.TableName,
-      SEALING_SECRET_ARN: OUTPUTS.SealingSecretArn,
-      AUDIT_RETENTION_DAYS: '400',
+    expect(serviceConfig()).toEqual({
+      stage: 'sandbox',
+      tableName: OUTPUTS.TableName,
+      secretArns: { sealing: OUTPUTS.SealingSecretArn },
+      auditRetentionDays: 400,
     });
-    expect(process.env.DYNAMODB_ENDPOINT).toBeUndefined();
-    expect(process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER).toBeUndefined();
+    expect(process.env).toEqual(environmentBefore);
   });
 
   it('says how to deploy when the stack does not exist', async () => {
@@ -102,12 +108,13 @@ describe('deployedTarget', () => {
     await expect(attempt).rejects.toThrow(/not deployed in eu-west-1.*npx cdk deploy PartnerApi-sandbox/);
   });
 
-  it('names the missing outputs of a stack from an older checkout', async () => {
+  it('names the outputs a stack lacks, and acts on nothing of it', async () => {
     const { UsagePlanId: _omitted, ...older } = OUTPUTS;
     cloudFormation.on(DescribeStacksCommand).resolves(describedStack(older));
+    useServiceEnvironment({ STAGE: 'local', TABLE_NAME: 'partner-api-local' });
 
     await expect(deployedTarget('sandbox', client())).rejects.toThrow(/no output UsagePlanId/);
-    expect(process.env.TABLE_NAME).toBe(savedEnvironment.TABLE_NAME);
+    expect(serviceConfig().tableName).not.toBe(OUTPUTS.TableName);
   });
 
   it('refuses a stack that is still deploying or failed', async () => {

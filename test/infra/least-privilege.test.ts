@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { serviceFunctions } from '../../lambdas/routes';
+import { serviceFunctions } from '../../core/routes';
 import type { FunctionPolicies, IamRequest } from '../support/iam';
 import { decision, functionPolicies } from '../support/iam';
 import { synthesizedApp } from './synthesized-app';

@@ -1,17 +1,18 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { problemSchema } from '../../contract/api-schemas';
-import { gatewayResponses } from '../../contract/gateway-responses';
-import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../contract/problems';
-import { createTableInput, tableDefinition } from '../../contract/table-definition';
-import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../lambdas/domain/rate-limit';
+import { problemSchema } from '../../core/contract/api-schemas';
+import { gatewayResponses } from '../../core/contract/gateway-responses';
+import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../core/contract/problems';
+import { createTableInput, tableDefinition } from '../../core/contract/table-definition';
+import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../core/domain/rate-limit';
 import {
   API_BASE_PATH,
   pageRoutes,
   partnerApiRoutes,
   publicApiRoutes,
   serviceFunctions,
-} from '../../lambdas/routes';
+} from '../../core/routes';
+import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
 import { MANAGED_RULE_GROUPS } from '../../lib/constructs/web-firewall';
 import { partnerApiDocument } from '../../lib/openapi/document';
 import type { DeployedStage } from '../../lib/stage-config';
@@ -178,7 +179,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       for (const [name, value] of Object.entries(variables)) {
         expect(JSON.stringify(value), name).not.toMatch(/masterKey|SecretString|[A-Za-z0-9_-]{40,}/);
       }
-      for (const name of ['session', 'sealing', 'cursor'] as const) {
+      for (const name of SERVICE_SECRET_NAMES) {
         const variable = variables[`${name.toUpperCase()}_SECRET_ARN`];
         if (spec.access.secrets?.includes(name)) expect(variable, spec.name).toEqual({ Ref: secretId(name) });
         else expect(variable, spec.name).toBeUndefined();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { editProduct, ensureCatalog, listCatalog } from '../../lambdas/data/catalog';
-import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
+import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { getPartner, keysIssuedItem, partnerKey } from '../../lambdas/data/partners';
 import { admin, adminJson as json } from '../support/cli';
 import { apiGet, approvedPartner, revealKey } from '../support/partners';
@@ -174,14 +174,14 @@ describe('agreements: scopes and products as data', () => {
     expect(stillReadable?.revision).toBe((before?.revision ?? 0) + 1);
     // A rotation that read the agreement before the update cannot commit its key.
     await expect(
-      documentClient.send(
+      dynamoDb().send(
         new TransactWriteCommand({
           TransactItems: [keysIssuedItem(before ?? { id: partner.id, revision: 0 }, ['svc_Unwritten'])],
         }),
       ),
     ).rejects.toMatchObject({ name: 'TransactionCanceledException' });
     await expect(
-      documentClient.send(
+      dynamoDb().send(
         new TransactWriteCommand({
           TransactItems: [keysIssuedItem(stillReadable ?? { id: partner.id, revision: 0 }, ['svc_Written0'])],
         }),
@@ -191,9 +191,9 @@ describe('agreements: scopes and products as data', () => {
 
   it('reads partners stored before agreements listed scopes', async () => {
     const id = 900_000 + Math.floor(Math.random() * 99_999);
-    await documentClient.send(
+    await dynamoDb().send(
       new PutCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: {
           ...partnerKey(id),
           id,

@@ -21,20 +21,18 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
  * MODEL_RUNS (default 30) sets how many sequences; MODEL_SEED replays one (fast-check prints
  * the seed, the path and the shortest failing sequence when a run fails).
  */
-const MODEL_TABLE = vi.hoisted(() => {
-  const name = `partner-api-model-${Date.now().toString(36)}`;
-  process.env.TABLE_NAME = name;
-  return name;
-});
+const MODEL_TABLE = `partner-api-model-${Date.now().toString(36)}`;
 
-import { openReveal as decrypt } from '../../contract/reveal-crypto';
-import { createTableInput } from '../../contract/table-definition';
+import { openReveal as decrypt } from '../../core/contract/reveal-crypto';
+import { createTableInput } from '../../core/contract/table-definition';
+import { DEFAULT_CATALOG } from '../../core/domain/catalog';
+import { secretArnVariable } from '../../core/service-secrets';
 import { forgetCachedKeys } from '../../lambdas/api/authenticate';
 import { handler as authorizer } from '../../lambdas/api/authorizer';
+import { useServiceEnvironment } from '../../lambdas/common/config';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { ensureCatalog } from '../../lambdas/data/catalog';
-import { documentClient } from '../../lambdas/data/db';
-import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
+import { dynamoDb } from '../../lambdas/data/db';
 import { handler as activatePage } from '../../lambdas/pages/activate';
 import { forgetCachedLookups } from '../../lambdas/pages/activation-lookups';
 import { handler as marketplacePage } from '../../lambdas/pages/marketplace';
@@ -542,7 +540,7 @@ class TtlSweep implements Command {
     const nowSeconds = Math.floor(model.now / 1000);
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
-      const page = await documentClient.send(
+      const page = await dynamoDb().send(
         new ScanCommand({
           TableName: MODEL_TABLE,
           FilterExpression: '#ttl <= :now',
@@ -553,7 +551,7 @@ class TtlSweep implements Command {
         }),
       );
       for (const item of page.Items ?? [])
-        await documentClient.send(
+        await dynamoDb().send(
           new DeleteCommand({ TableName: MODEL_TABLE, Key: { PK: item.PK, SK: item.SK } }),
         );
       ExclusiveStartKey = page.LastEvaluatedKey;
@@ -750,7 +748,7 @@ const commands = [
 
 describe('key, reveal, link and session lifecycle (model-based)', () => {
   beforeAll(async () => {
-    await documentClient.send(new CreateTableCommand(createTableInput(MODEL_TABLE)));
+    await dynamoDb().send(new CreateTableCommand(createTableInput(MODEL_TABLE)));
     await ensureCatalog(DEFAULT_CATALOG);
     process.env.SESSION_SECRET_ARN = inject('secretArns').session ?? '';
     // Loaded while the clock is true: the local AWS endpoint refuses signatures 15 minutes off.

@@ -2,7 +2,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { forgetCachedKeys } from '../../lambdas/api/authenticate';
 import { handler as authorizer } from '../../lambdas/api/authorizer';
-import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
+import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { admin, adminJson } from '../support/cli';
 import { authorizerEvent } from '../support/events';
 import { approvedPartner, revealKey } from '../support/partners';
@@ -55,9 +55,9 @@ describe('key lifecycle: what decides who gets in is stored on the key', () => {
     await adminJson('partners', 'update', '--partner', partner.slug, '--scopes', '');
 
     // DynamoDB's TTL deletes the reveal record two weeks after it was created.
-    await documentClient.send(
+    await dynamoDb().send(
       new DeleteCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: { PK: `REVEAL#${revealIdOf(rotated.reveal_url)}`, SK: 'REVEAL' },
       }),
     );
@@ -159,9 +159,9 @@ describe('what a reveal link tells whom', () => {
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     const partner = await approvedPartner();
     const rotated = await adminJson('keys', 'rotate', '--partner', partner.slug, '--no-mail');
-    await documentClient.send(
+    await dynamoDb().send(
       new UpdateCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: { PK: `APIKEY#${rotated.key_prefix}`, SK: 'APIKEY' },
         UpdateExpression: 'REMOVE #state',
         ExpressionAttributeNames: { '#state': 'state' },

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
-import { isOneLine } from '../../lambdas/domain/text';
+import { isOneLine } from '../../core/domain/text';
 import { runCli } from '../../lib/cli/cli';
 import { admin } from '../support/cli';
 import { apiGet, approvedPartner, revealKey } from '../support/partners';
@@ -139,12 +139,12 @@ describe('operator CLI as a real process', () => {
 
   it('never writes a stored control or bidi character raw: escaped in JSON, replaced in text', async () => {
     const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { documentClient } = await import('../../lambdas/data/db');
+    const { dynamoDb } = await import('../../lambdas/data/db');
     const { partnerCreationItems } = await import('../../lambdas/data/partners');
     const { uniqueSlug } = await import('../support/partners');
     const slug = uniqueSlug('bidi');
     const name = 'Evil\u202eSMP\u0085\u001b[2J';
-    await documentClient.send(
+    await dynamoDb().send(
       new TransactWriteCommand({
         TransactItems: partnerCreationItems(
           {
@@ -405,7 +405,7 @@ describe('one-time reveal page', () => {
     const { approvePartner } = await import('../../lib/operations/partners');
     const { testTarget, uniqueSlug } = await import('../support/partners');
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { documentClient, TABLE_NAME } = await import('../../lambdas/data/db');
+    const { dynamoDb, tableName } = await import('../../lambdas/data/db');
     const { result } = await approvePartner(
       testTarget(),
       {
@@ -419,8 +419,8 @@ describe('one-time reveal page', () => {
     );
     const [pageUrl = ''] = result.reveal_url.split('#');
     const revealId = pageUrl.split('/').at(-1) ?? '';
-    const { Item = {} } = await documentClient.send(
-      new GetCommand({ TableName: TABLE_NAME, Key: { PK: `REVEAL#${revealId}`, SK: 'REVEAL' } }),
+    const { Item = {} } = await dynamoDb().send(
+      new GetCommand({ TableName: tableName(), Key: { PK: `REVEAL#${revealId}`, SK: 'REVEAL' } }),
     );
     const storedStrings = Object.values(Item).filter((value): value is string => typeof value === 'string');
     expect(storedStrings.length).toBeGreaterThan(5);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, inject, it } from 'vitest';
-import { partnerApiRoutes } from '../../lambdas/routes';
+import { partnerApiRoutes } from '../../core/routes';
 
 describe('GET /openapi.json', () => {
   it('serves the committed OpenAPI 3.1 document without a key', async () => {

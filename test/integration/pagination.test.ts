@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { API_BASE_PATH } from '../../lambdas/routes';
+import { API_BASE_PATH } from '../../core/routes';
 import { bulkProperties } from '../support/bulk-properties';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner } from '../support/partners';

@@ -105,7 +105,7 @@ describe('401: missing or bad keys, each with its own problem type', () => {
   });
 
   it('a well-formed key that was never issued is unknown', async () => {
-    const { generateApiKey } = await import('../../lambdas/domain/api-key');
+    const { generateApiKey } = await import('../../core/domain/api-key');
 
     const { status, json, headers } = await apiGet('/usage', generateApiKey().key);
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RATE_LIMIT } from '../../lambdas/domain/rate-limit';
+import { RATE_LIMIT } from '../../core/domain/rate-limit';
 import { revealKey, uniqueSlug } from '../support/partners';
 import type { ServerProcess } from '../support/processes';
 import { startServerProcess } from '../support/processes';

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
+import { DAY_MS, isoDate } from '../../core/domain/calendar';
+import type { Reservation } from '../../core/domain/reservations';
+import { MAX_CHANNELS_PER_MONTH } from '../../core/domain/reservations';
+import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { findPropertyById } from '../../lambdas/data/properties';
-import { DAY_MS, isoDate } from '../../lambdas/domain/calendar';
-import type { Reservation } from '../../lambdas/domain/reservations';
-import { MAX_CHANNELS_PER_MONTH } from '../../lambdas/domain/reservations';
 import { runCli } from '../../lib/cli/cli';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
@@ -108,9 +108,9 @@ async function importInProcess(propertyId: number, file: string, ...extra: strin
 
 /** Everything stored in a property's partition: reservations and aggregate items. */
 async function storedItemsOf(propertyId: number) {
-  const { Items = [] } = await documentClient.send(
+  const { Items = [] } = await dynamoDb().send(
     new QueryCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :property',
       ExpressionAttributeValues: { ':property': `PROPERTY#${propertyId}` },
       ProjectionExpression: 'SK',
@@ -159,9 +159,9 @@ describe('booking channels per property and month', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ imported: rows.length, unchanged: 0 });
     // Measured by DynamoDB itself: a strongly consistent read costs one unit per started 4 KB.
-    const read = await documentClient.send(
+    const read = await dynamoDb().send(
       new GetCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: { PK: `PROPERTY#${propertyId}`, SK: `BOOKED#${isoDate(month).slice(0, 7)}` },
         ConsistentRead: true,
         ReturnConsumedCapacity: 'TOTAL',

@@ -2,15 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { accessLogEntry } from '../../lib/local/access-log';
+import { accessLogEntry, localAccessLog } from '../../lib/local/access-log';
 import type { TrafficReport } from '../../lib/operations/traffic';
-import {
-  DEFAULT_TRAFFIC_DAYS,
-  localAccessLog,
-  MAX_TRAFFIC_DAYS,
-  trafficWindow,
-  utcDate,
-} from '../../lib/operations/traffic';
+import { DEFAULT_TRAFFIC_DAYS, MAX_TRAFFIC_DAYS, trafficWindow, utcDate } from '../../lib/operations/traffic';
 import { admin } from '../support/cli';
 import { extraKeysFor } from '../support/keys';
 import { apiGet, approvedPartner } from '../support/partners';

@@ -1,5 +1,5 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, TABLE_NAME } from '../../lambdas/data/db';
+import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { propertyCreationItems } from '../../lambdas/data/properties';
 
 /**
@@ -25,10 +25,10 @@ export async function bulkProperties(partnerId: number, firstId: number, count: 
       .map((item) => ({ PutRequest: { Item: item.Put?.Item ?? {} } }));
     // DynamoDB may leave some unprocessed under load: write them again until none is left.
     while (requests.length > 0) {
-      const { UnprocessedItems } = await documentClient.send(
-        new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: requests } }),
+      const { UnprocessedItems } = await dynamoDb().send(
+        new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }),
       );
-      requests = (UnprocessedItems?.[TABLE_NAME] ?? []) as typeof requests;
+      requests = (UnprocessedItems?.[tableName()] ?? []) as typeof requests;
     }
   }
   return ids;

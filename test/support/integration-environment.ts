@@ -1,4 +1,8 @@
 import { inject } from 'vitest';
+import { useServiceEnvironment } from '../../lambdas/common/config';
 
-// Test code talks to the suite's DynamoDB Local through the same data modules as the handlers.
-Object.assign(process.env, inject('localEnvironment'));
+// Test code talks to the suite's DynamoDB Local through the same data modules as the handlers,
+useServiceEnvironment(inject('localEnvironment'));
+// and the operator CLI, run in-process, finds the suite's local server as `npm run admin` would.
+process.env.PARTNER_API_LOCAL_DIR = inject('localDirectory');
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';

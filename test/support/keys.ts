@@ -1,9 +1,9 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { generateApiKey } from '../../core/domain/api-key';
+import type { Scope } from '../../core/domain/scopes';
 import { apiKeyCreationItem } from '../../lambdas/data/api-keys';
-import { documentClient } from '../../lambdas/data/db';
+import { dynamoDb } from '../../lambdas/data/db';
 import { getPartner, keysIssuedItem } from '../../lambdas/data/partners';
-import { generateApiKey } from '../../lambdas/domain/api-key';
-import type { Scope } from '../../lambdas/domain/scopes';
 
 /** Active keys for a partner straight into the table (for load: enough keys that no key hits its limit). */
 export async function extraKeysFor(partnerId: number, count: number, scopes: Scope[]): Promise<string[]> {
@@ -13,7 +13,7 @@ export async function extraKeysFor(partnerId: number, count: number, scopes: Sco
     const batch = keys.slice(start, start + 24);
     const partner = await getPartner(partnerId, { consistent: true });
     if (!partner) throw new Error(`No partner ${partnerId}`);
-    await documentClient.send(
+    await dynamoDb().send(
       new TransactWriteCommand({
         TransactItems: [
           ...batch.map((key) =>

@@ -3,12 +3,13 @@
  *   prepare <keys> <links>  → mints keys for the demo partners and activation links; prints JSON
  *   import <propertyId> <count> <idPrefix> → imports confirmed reservations booked in the last year
  */
+import { useServiceEnvironment } from '../../lambdas/common/config';
 import { localDirectory, readRuntime } from '../../lib/local/runtime';
 import { localEnvironment } from '../../lib/local/service';
 
 const runtime = await readRuntime(localDirectory());
 if (!runtime) throw new Error('No runtime.json in PARTNER_API_LOCAL_DIR');
-Object.assign(process.env, localEnvironment(runtime));
+useServiceEnvironment(localEnvironment(runtime));
 const [mode = '', ...args] = process.argv.slice(2);
 
 if (mode === 'prepare') {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { API_BASE_PATH, serviceFunctions } from '../../lambdas/routes';
+import { API_BASE_PATH, serviceFunctions } from '../../core/routes';
 import { localEnvironment, startLocalService } from '../../lib/local/service';
 import { contractChecker } from '../../lib/openapi/contract';
 import { partnerApiDocument } from '../../lib/openapi/document';

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { openReveal } from '../../contract/reveal-crypto';
+import { openReveal } from '../../core/contract/reveal-crypto';
+import type { ProductId } from '../../core/domain/catalog';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
-import type { ProductId } from '../../lambdas/domain/catalog';
 import type { OutgoingMail } from '../../lib/operations/mailer';
 import type { OperatorTarget } from '../../lib/operations/target';
 

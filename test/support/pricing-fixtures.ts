@@ -1,4 +1,4 @@
-import type { PricingSignalsResponse } from '../../lambdas/domain/pricing-signals';
+import type { PricingSignalsResponse } from '../../core/domain/pricing-signals';
 
 /**
  * The `signals` of a property with no confirmed reservation booked in its lookback window:

@@ -1,5 +1,5 @@
-import type { PricingSignalsResponse } from '../../lambdas/domain/pricing-signals';
-import type { Reservation } from '../../lambdas/domain/reservations';
+import type { PricingSignalsResponse } from '../../core/domain/pricing-signals';
+import type { Reservation } from '../../core/domain/reservations';
 
 const DAY = 86_400_000;
 const dayOf = (iso: string) => Math.floor(Date.parse(iso) / DAY);

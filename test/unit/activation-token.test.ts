@@ -8,8 +8,8 @@ import {
   MAX_TOKEN_TTL_SECONDS,
   mintActivationToken,
   verifyActivationToken,
-} from '../../lambdas/domain/activation-token';
-import { signJson } from '../../lambdas/domain/signed-json';
+} from '../../core/domain/activation-token';
+import { signJson } from '../../core/domain/signed-json';
 
 const secret = randomBytes(32);
 const otherSecret = randomBytes(32);

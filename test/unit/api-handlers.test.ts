@@ -1,11 +1,11 @@
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../core/domain/rate-limit';
 import { handler as pricingSignals } from '../../lambdas/api/pricing-signals';
 import { handler as properties } from '../../lambdas/api/properties';
 import { handler as usage } from '../../lambdas/api/usage';
 import { forgetRateWindows } from '../../lambdas/data/rate-windows';
-import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../lambdas/domain/rate-limit';
 import { awsError, lambdaContext, proxyEvent } from '../support/events';
 import { fakeRateWindowTable } from '../support/rate-window-table';
 

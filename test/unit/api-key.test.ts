@@ -11,7 +11,7 @@ import {
   keyStanding,
   parseApiKey,
   retirementAt,
-} from '../../lambdas/domain/api-key';
+} from '../../core/domain/api-key';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -1,11 +1,11 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { renderGatewayResponse } from '../../contract/gateway-responses';
-import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../contract/problems';
+import { renderGatewayResponse } from '../../core/contract/gateway-responses';
+import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../core/contract/problems';
+import { generateApiKey } from '../../core/domain/api-key';
 import { forgetCachedKeys, presentedKey } from '../../lambdas/api/authenticate';
 import { handler, templateSafe } from '../../lambdas/api/authorizer';
-import { generateApiKey } from '../../lambdas/domain/api-key';
 import { authorizerEvent, awsError } from '../support/events';
 
 const dynamo = mockClient(DynamoDBDocumentClient);

@@ -6,7 +6,7 @@ import {
   checkWebsite,
   contrastRatio,
   MAX_LOGO_BYTES,
-} from '../../lambdas/domain/branding';
+} from '../../core/domain/branding';
 
 const svg = (inside: string, attributes = '') =>
   new TextEncoder().encode(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES, negotiateLanguage } from '../../lambdas/domain/languages';
+import { LANGUAGES, negotiateLanguage } from '../../core/domain/languages';
 import { CATALOGUES, hostLocale, LANGUAGE_COOKIE } from '../../lambdas/pages/messages';
 import { formatsFor } from '../../lambdas/pages/messages/format';
 

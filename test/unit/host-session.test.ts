@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { mintActivationToken } from '../../lambdas/domain/activation-token';
+import { mintActivationToken } from '../../core/domain/activation-token';
 import {
   CHOOSING_TTL_SECONDS,
   csrfToken,

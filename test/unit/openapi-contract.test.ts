@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { API_BASE_PATH } from '../../core/routes';
 import { entityTag } from '../../lambdas/api/response-encoding';
-import { API_BASE_PATH } from '../../lambdas/routes';
 import { contractChecker } from '../../lib/openapi/contract';
 import { partnerApiDocument } from '../../lib/openapi/document';
 

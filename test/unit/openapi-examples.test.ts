@@ -6,7 +6,7 @@ import {
   problemSchema,
   propertyListSchema,
   usageReportSchema,
-} from '../../contract/api-schemas';
+} from '../../core/contract/api-schemas';
 import { withClosedObjects } from '../../lib/openapi/contract';
 import { partnerApiDocument } from '../../lib/openapi/document';
 

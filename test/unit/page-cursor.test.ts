@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../contract/problems';
+import { ProblemError } from '../../core/contract/problems';
+import { decodePageCursor, encodePageCursor } from '../../core/domain/page-cursor';
+import { partnerApiRoute } from '../../core/routes';
 import { parseQueryParameters } from '../../lambdas/api/request-parameters';
-import { decodePageCursor, encodePageCursor } from '../../lambdas/domain/page-cursor';
-import { partnerApiRoute } from '../../lambdas/routes';
 
 const key = Buffer.alloc(32, 1);
 const otherKey = Buffer.alloc(32, 2);

@@ -10,9 +10,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { mintActivationToken } from '../../core/domain/activation-token';
+import { DEFAULT_CATALOG } from '../../core/domain/catalog';
 import { generateServiceSecret, loadServiceKey } from '../../lambdas/common/service-secrets';
-import { mintActivationToken } from '../../lambdas/domain/activation-token';
-import { DEFAULT_CATALOG } from '../../lambdas/domain/catalog';
 import { handler as activate } from '../../lambdas/pages/activate';
 import { forgetCachedLookups } from '../../lambdas/pages/activation-lookups';
 import { csrfToken, newSession, sessionCookie } from '../../lambdas/pages/host-session';

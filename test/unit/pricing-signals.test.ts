@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, parseIsoDate } from '../../lambdas/domain/calendar';
-import type { PricingSignalsResponse } from '../../lambdas/domain/pricing-signals';
+import { DAY_MS, parseIsoDate } from '../../core/domain/calendar';
+import type { PricingSignalsResponse } from '../../core/domain/pricing-signals';
 import {
   bookingWindow,
   emptyBookingTotals,
   pricingSignals,
   roundSignal,
-} from '../../lambdas/domain/pricing-signals';
+} from '../../core/domain/pricing-signals';
 import { channelName } from '../support/awkward-channels';
 import { NO_RESERVATION_SIGNALS } from '../support/pricing-fixtures';
 

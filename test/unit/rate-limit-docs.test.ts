@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../lambdas/domain/rate-limit';
+import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../core/domain/rate-limit';
 
 /** The documents partners and operators read, where the limit is stated in words. */
 const DOCUMENTS = [

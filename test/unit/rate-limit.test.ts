@@ -2,15 +2,15 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createRateLimiter } from '../../lambdas/data/rate-windows';
-import type { RateDecision } from '../../lambdas/domain/rate-limit';
+import type { RateDecision } from '../../core/domain/rate-limit';
 import {
   chooseFreeSlot,
   emptySlots,
   RATE_LIMIT,
   rateDecision,
   rateLimitHeaders,
-} from '../../lambdas/domain/rate-limit';
+} from '../../core/domain/rate-limit';
+import { createRateLimiter } from '../../lambdas/data/rate-windows';
 import { awsError } from '../support/events';
 import { fakeRateWindowTable } from '../support/rate-window-table';
 

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseReservationFile, parseReservationJson } from '../../contract/reservation-file';
-import type { AggregateDeltas } from '../../lambdas/data/reservations';
-import { aggregateDeltas, planImportBatches } from '../../lambdas/data/reservations';
-import type { Reservation } from '../../lambdas/domain/reservations';
+import type { Reservation } from '../../core/domain/reservations';
 import {
   channelCapBreaches,
   channelsBookedByMonth,
   MAX_CHANNELS_PER_MONTH,
   TooManyChannelsError,
-} from '../../lambdas/domain/reservations';
+} from '../../core/domain/reservations';
+import type { AggregateDeltas } from '../../lambdas/data/reservations';
+import { aggregateDeltas, planImportBatches } from '../../lambdas/data/reservations';
+import { parseReservationFile, parseReservationJson } from '../../lib/operations/reservation-file';
 
 const base: Reservation = {
   id: 'r-1',

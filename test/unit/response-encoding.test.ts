@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ProblemError } from '../../contract/problems';
+import { ProblemError } from '../../core/contract/problems';
 import {
   acceptsGzip,
   canReceiveGzip,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { renderGatewayResponse } from '../../contract/gateway-responses';
-import { problemCatalog } from '../../contract/problems';
-import { partnerApiRoutes } from '../../lambdas/routes';
+import { renderGatewayResponse } from '../../core/contract/gateway-responses';
+import { problemCatalog } from '../../core/contract/problems';
+import { partnerApiRoutes } from '../../core/routes';
 import { partnerApiDocument } from '../../lib/openapi/document';
 
 describe('the route table', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { propertySummarySchema } from '../../contract/api-schemas';
-import { activationClaimProblems, newNonce } from '../../lambdas/domain/activation-token';
-import { isOneLine, quoted } from '../../lambdas/domain/text';
+import { propertySummarySchema } from '../../core/contract/api-schemas';
+import { activationClaimProblems, newNonce } from '../../core/domain/activation-token';
+import { isOneLine, quoted } from '../../core/domain/text';
 import { CATALOGUES } from '../../lambdas/pages/messages';
 import { parseDetails } from '../../lambdas/pages/onboarding-forms';
 import { displayName } from '../../lib/operations/inputs';

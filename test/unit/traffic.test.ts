@@ -11,7 +11,7 @@ import { trafficDays, trafficTable } from '../../lib/cli/traffic-command';
 import { accessLogEntry, parseAccessLogLine, requestTime, requestTimeMs } from '../../lib/local/access-log';
 import { OperatorError } from '../../lib/operations/operator-error';
 import type { OperatorTarget } from '../../lib/operations/target';
-import { accessLogOf, MAX_TRAFFIC_DAYS, trafficReport, trafficWindow } from '../../lib/operations/traffic';
+import { MAX_TRAFFIC_DAYS, partnerTraffic, trafficReport, trafficWindow } from '../../lib/operations/traffic';
 
 const logs = mockClient(CloudWatchLogsClient);
 const client = () => new CloudWatchLogsClient({ region: 'eu-west-1' });
@@ -153,22 +153,17 @@ describe('cloudWatchAccessLog', () => {
 });
 
 describe('the access log of a stage', () => {
-  it("is the deployed target's Logs Insights reader, or the local file", () => {
+  it("is the deployed target's Logs Insights reader", () => {
     const reader = cloudWatchAccessLog(LOG_GROUP, client());
-    const deployed = { stage: 'sandbox', accessLog: reader } as unknown as OperatorTarget;
-    const local = { stage: 'local' } as unknown as OperatorTarget;
 
-    expect(accessLogOf(deployed)).toBe(reader);
     expect(reader.description).toBe(`CloudWatch Logs Insights over ${LOG_GROUP}`);
-    expect(accessLogOf(local).description).toMatch(/^the local access log .*access-log\.jsonl$/);
   });
 
-  it('says to deploy again when the stack has no access-log output (an older checkout)', () => {
-    const older = { stage: 'production' } as unknown as OperatorTarget;
+  it('says so when a target has no access log to read, before reading anything', async () => {
+    const noLog = { stage: 'production' } as unknown as OperatorTarget;
 
-    expect(() => accessLogOf(older)).toThrow(OperatorError);
-    expect(() => accessLogOf(older)).toThrow(
-      'Stack PartnerApi-production has no output AccessLogGroupName: it was deployed from an older checkout. Deploy this one with "npx cdk deploy PartnerApi-production".',
+    await expect(partnerTraffic(noLog, { slug: 'acme', days: 1 }, Date.now())).rejects.toThrow(
+      'Stage production has no access log this command can read.',
     );
   });
 });

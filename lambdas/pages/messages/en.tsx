@@ -1,4 +1,4 @@
-import type { TextField } from '../onboarding-forms';
+import type { TextField } from '../form-fields';
 import { formatsFor } from './format';
 
 const f = formatsFor('en');

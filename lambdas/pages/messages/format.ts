@@ -1,4 +1,4 @@
-import type { Language } from '../../domain/languages';
+import type { Language } from '../../../core/domain/languages';
 
 /** Plural forms of a message; `#` stands for the formatted count. `other` is required by every language. */
 export type PluralForms = Partial<Record<Intl.LDMLPluralRule, string>> & { readonly other: string };

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { Language } from '../../../core/domain/languages';
+import { isLanguage, negotiateLanguage } from '../../../core/domain/languages';
 import { headerValue } from '../../common/http-headers';
-import type { Language } from '../../domain/languages';
-import { isLanguage, negotiateLanguage } from '../../domain/languages';
 import { de } from './de';
 import type { Messages } from './en';
 import { en } from './en';

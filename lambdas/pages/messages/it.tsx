@@ -1,4 +1,4 @@
-import type { TextField } from '../onboarding-forms';
+import type { TextField } from '../form-fields';
 import type { Messages } from './en';
 import { formatsFor } from './format';
 

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import type { PricingSignalsResponse } from '../lambdas/domain/pricing-signals';
-import { MAX_LEAD_TIME_DAYS, MAX_STAY_NIGHTS } from '../lambdas/domain/reservations';
-import { ONE_LINE_PATTERN } from '../lambdas/domain/text';
-import type { UsageReport } from '../lambdas/domain/usage';
+import type { PricingSignalsResponse } from '../domain/pricing-signals';
+import { MAX_LEAD_TIME_DAYS, MAX_STAY_NIGHTS } from '../domain/reservations';
+import { ONE_LINE_PATTERN } from '../domain/text';
+import type { UsageReport } from '../domain/usage';
 
 /**
  * The response bodies of the partner API, as zod/mini schemas: the single source of the OpenAPI

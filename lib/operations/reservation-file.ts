@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
-import { dayOfTimestamp, parseIsoDate } from '../lambdas/domain/calendar';
-import type { Reservation } from '../lambdas/domain/reservations';
+import { dayOfTimestamp, parseIsoDate } from '../../core/domain/calendar';
+import type { Reservation } from '../../core/domain/reservations';
 import {
   MAX_CHANNEL_LENGTH,
   MAX_LEAD_TIME_DAYS,
   MAX_STAY_NIGHTS,
   RESERVATION_DATE_RANGE,
-} from '../lambdas/domain/reservations';
-import { isOneLine } from '../lambdas/domain/text';
+} from '../../core/domain/reservations';
+import { isOneLine } from '../../core/domain/text';
 
 const FIRST_DAY = parseIsoDate(RESERVATION_DATE_RANGE.from) ?? 0;
 const LAST_DAY = parseIsoDate(RESERVATION_DATE_RANGE.to) ?? 0;

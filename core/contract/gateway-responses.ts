@@ -1,5 +1,5 @@
-import { RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS } from '../lambdas/domain/rate-limit';
-import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../lambdas/routes';
+import { RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS } from '../domain/rate-limit';
+import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../routes';
 import type { ProblemName } from './problems';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog, problemTypeUri } from './problems';
 
