@@ -74,7 +74,6 @@ export function problemBody(
  */
 export class ProblemError extends Error {
   readonly statusCode: number;
-  readonly expose = true;
   readonly headers: Record<string, string>;
   readonly problem: ProblemBody;
 

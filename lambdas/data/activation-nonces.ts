@@ -13,8 +13,8 @@ export interface ConsumedNonce {
   readonly activatedProductIds: readonly ProductId[];
   readonly consumedAt: string;
   /**
-   * The host session that used the link: only it may go on to the wizard. Absent on links used
-   * before sessions were recorded, which then continue for no session.
+   * The host session that used the link: only it may go on to the wizard. Absent when no browser
+   * session provisioned (an operator's or a test's provisioning).
    */
   readonly sessionId?: string;
 }

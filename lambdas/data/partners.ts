@@ -102,14 +102,7 @@ function toPartner(item: Record<string, unknown> | undefined): Partner | undefin
     name: String(item.name),
     contactEmail: String(item.contactEmail),
     products,
-    // Partners approved before agreements listed scopes stored `revenueAccess` instead.
-    scopes: agreementScopes(
-      Array.isArray(item.scopes)
-        ? item.scopes.map(String)
-        : item.revenueAccess === true
-          ? ['revenue:read']
-          : [],
-    ),
+    scopes: agreementScopes(Array.isArray(item.scopes) ? item.scopes.map(String) : []),
     revision: typeof item.revision === 'number' ? item.revision : 0,
     keyPrefixes: item.keyPrefixes instanceof Set ? [...item.keyPrefixes].map(String).sort() : [],
     ...(isSuspension(item.suspension) ? { suspension: item.suspension } : {}),
@@ -158,7 +151,7 @@ export async function getPartnerStanding(partnerId: number): Promise<PartnerStan
     new GetCommand({
       TableName: tableName(),
       Key: partnerKey(partnerId),
-      ProjectionExpression: 'scopes, revenueAccess, suspension',
+      ProjectionExpression: 'scopes, suspension',
     }),
   );
   const partner = Item ? toPartner({ ...Item, id: partnerId }) : undefined;
@@ -188,7 +181,7 @@ const UNCHANGED = 'attribute_exists(PK) AND (attribute_not_exists(revision) OR r
 
 /**
  * Transaction item that replaces a partner's agreement (products and scopes), on condition that
- * nothing changed since it was read; drops the attribute older records stored instead of scopes.
+ * nothing changed since it was read.
  */
 export function agreementUpdateItem(
   partner: Pick<Partner, 'id' | 'revision'>,
@@ -198,7 +191,7 @@ export function agreementUpdateItem(
     Update: {
       TableName: tableName(),
       Key: partnerKey(partner.id),
-      UpdateExpression: 'SET products = :products, scopes = :scopes, revision = :next REMOVE revenueAccess',
+      UpdateExpression: 'SET products = :products, scopes = :scopes, revision = :next',
       ConditionExpression: UNCHANGED,
       ExpressionAttributeValues: {
         ':products': [...agreement.products],

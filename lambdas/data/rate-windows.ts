@@ -89,7 +89,7 @@ async function claimSlot(
 
 /**
  * Writes the whole slot list: for a key's first request, and once after the limit changed size
- * (the times already stored are kept). Old-format attributes are dropped on the way.
+ * (the times already stored are kept).
  */
 async function createWindow(prefix: string, slots: SlotTimes, policy: RateLimitPolicy): Promise<Attempt> {
   try {
@@ -97,7 +97,7 @@ async function createWindow(prefix: string, slots: SlotTimes, policy: RateLimitP
       new UpdateCommand({
         TableName: tableName(),
         Key: rateWindowKey(prefix),
-        UpdateExpression: 'SET #slots = :slots REMOVE v, b, r, lastUsedAt',
+        UpdateExpression: 'SET #slots = :slots',
         ConditionExpression: 'attribute_not_exists(#slots) OR size(#slots) <> :limit',
         ExpressionAttributeNames: { '#slots': SLOTS },
         ExpressionAttributeValues: { ':slots': slots.map(toStored), ':limit': policy.limit },

@@ -1,6 +1,5 @@
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
-import type { PageRoute } from '../../core/routes';
 import { pageFunctionName, pageRoutes } from '../../core/routes';
 import { firewallThrottledPage } from '../../lambdas/pages/firewall-page';
 import type { FirewallLimit } from '../stage-config';
@@ -19,8 +18,6 @@ export interface ActivationPagesProps {
   readonly api: Omit<ServiceRestApiProps, 'apiKeySourceType' | 'restApiName' | 'description' | 'firewall'>;
   /** Per-IP limit of the web ACL in front of the pages: tight, as the stage throttle is shared by every host. */
   readonly requestsPerIp: FirewallLimit;
-  /** @default pageRoutes (lambdas/routes.ts) */
-  readonly routes?: readonly PageRoute[];
 }
 
 /** The firewall's 429 as the page a host reads (same headers as every page, no Content-Type: WAF sets it). */
@@ -44,7 +41,7 @@ export class ActivationPages extends Construct {
 
   constructor(scope: Construct, id: string, props: ActivationPagesProps) {
     super(scope, id);
-    const routes = props.routes ?? pageRoutes;
+    const routes = pageRoutes;
     this.restApi = new ServiceRestApi(this, 'RestApi', {
       ...props.api,
       restApiName: `partner-pages-${props.api.stageName}`,

@@ -8,7 +8,6 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import { firewallThrottledProblem } from '../../core/contract/gateway-responses';
-import type { PartnerApiRoute } from '../../core/routes';
 import {
   API_BASE_PATH,
   AUTHORIZER,
@@ -33,8 +32,6 @@ export interface PartnerApiProps {
   readonly requestsPerIp: FirewallLimit;
   /** Per-key throttle of the usage plan (the backstop of the exact limit in code). */
   readonly usagePlanThrottle: ThrottleSettings;
-  /** @default partnerApiRoutes (lambdas/routes.ts) */
-  readonly routes?: readonly PartnerApiRoute[];
 }
 
 /**
@@ -55,7 +52,7 @@ export class PartnerApi extends Construct {
 
   constructor(scope: Construct, id: string, props: PartnerApiProps) {
     super(scope, id);
-    const routes = props.routes ?? partnerApiRoutes;
+    const routes = partnerApiRoutes;
     this.restApi = new ServiceRestApi(this, 'RestApi', {
       ...props.api,
       restApiName: `partner-api-${props.api.stageName}`,

@@ -1,26 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey, isInForce } from '../../core/domain/api-key';
 import type { ProductId } from '../../core/domain/catalog';
 import { DEFAULT_CATALOG } from '../../core/domain/catalog';
 import type { Scope } from '../../core/domain/scopes';
 import { agreementScopes } from '../../core/domain/scopes';
-import { partnerPartition } from '../../core/partitions';
 import { seal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { apiKeyCreationItem, getApiKeys, keyRevokedItem } from '../../lambdas/data/api-keys';
 import { ensureCatalog } from '../../lambdas/data/catalog';
 import { allocateId } from '../../lambdas/data/counters';
-import { dynamoDb, tableName } from '../../lambdas/data/db';
+import { dynamoDb } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
-import {
-  getPartnerBySlug,
-  getSealedSigningSecret,
-  keysIssuedItem,
-  listPartners,
-  partnerCreationItems,
-  signingSecretItem,
-} from '../../lambdas/data/partners';
+import { getPartnerBySlug, keysIssuedItem, partnerCreationItems } from '../../lambdas/data/partners';
 import type { SampleHost } from '../operations/sample-data';
 import { SAMPLE_HOSTS, sponsorSampleHosts } from '../operations/sample-data';
 
@@ -118,30 +110,9 @@ async function freshDemoKey(partner: Partner, nowMs: number): Promise<string> {
   return material.key;
 }
 
-/**
- * Data kept with `--persist` by an earlier version: signing secrets lived in the partner's own
- * partition (`PARTNER#<id>` / `SIGNING_SECRET`), which the pages may write; they move to theirs.
- */
-async function moveSigningSecrets(): Promise<void> {
-  for (const partner of await listPartners()) {
-    if (await getSealedSigningSecret(partner.id)) continue;
-    const { Item } = await dynamoDb().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: { PK: partnerPartition(partner.id), SK: 'SIGNING_SECRET' },
-      }),
-    );
-    if (typeof Item?.sealed === 'string')
-      await dynamoDb().send(
-        new TransactWriteCommand({ TransactItems: [signingSecretItem(partner.id, Item.sealed)] }),
-      );
-  }
-}
-
 /** Seeds the catalog and the demo partners (idempotent), and returns a working key for each. */
 export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
   await ensureCatalog(DEFAULT_CATALOG);
-  await moveSigningSecrets();
   const keys: DemoKey[] = [];
   for (const demo of DEMO_PARTNERS) {
     const { partner, created } = await ensurePartner(demo, nowMs);

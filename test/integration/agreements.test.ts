@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { editProduct, ensureCatalog, listCatalog } from '../../lambdas/data/catalog';
-import { dynamoDb, tableName } from '../../lambdas/data/db';
-import { getPartner, keysIssuedItem, partnerKey } from '../../lambdas/data/partners';
+import { dynamoDb } from '../../lambdas/data/db';
+import { getPartner, keysIssuedItem } from '../../lambdas/data/partners';
 import { admin, adminJson as json } from '../support/cli';
 import { apiGet, approvedPartner, revealKey } from '../support/partners';
 
@@ -187,26 +187,6 @@ describe('agreements: scopes and products as data', () => {
         }),
       ),
     ).resolves.toBeDefined();
-  });
-
-  it('reads partners stored before agreements listed scopes', async () => {
-    const id = 900_000 + Math.floor(Math.random() * 99_999);
-    await dynamoDb().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...partnerKey(id),
-          id,
-          slug: `legacy-${id}`,
-          name: 'Legacy PMS',
-          contactEmail: 'l@legacy.example',
-          products: ['assistant'],
-          revenueAccess: true,
-          createdAt: '2025-01-01T00:00:00.000Z',
-        },
-      }),
-    );
-    expect((await getPartner(id))?.scopes).toEqual(['metrics:read', 'revenue:read']);
   });
 
   it('gives a default product the goesLive it was stored without, unless an operator removed it', async () => {

@@ -32,7 +32,7 @@ const partner = {
   name: 'Acme PMS',
   contactEmail: 'a@acme.example',
   products: ['assistant', 'upsells'],
-  revenueAccess: true,
+  scopes: ['metrics:read', 'revenue:read'],
   createdAt: '2026-01-01T00:00:00Z',
 };
 
