@@ -1,5 +1,11 @@
 import { parseArgs } from 'node:util';
 import * as z from 'zod/mini';
+import {
+  pricingSignalsSchema,
+  problemSchema,
+  propertyListSchema,
+  usageReportSchema,
+} from '../core/contract/api-schemas';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from '../core/contract/problems';
 
 const USAGE = `Usage: npm run smoke -- --base-url URL --key KEY [--timeout-ms 10000]
@@ -8,42 +14,6 @@ const USAGE = `Usage: npm run smoke -- --base-url URL --key KEY [--timeout-ms 10
   --base-url   the ApiBaseUrl output, ending in /partner-api/v1
   --key        a partner API key of that stage (svc_...); or set PARTNER_API_KEY, which keeps
                the key out of your shell history and the process list`;
-
-const integer = z.number().check(z.int());
-const fraction = z.number().check(z.gte(0), z.lte(1));
-
-const usageReport = z.object({
-  partner_id: integer,
-  generated_at: z.iso.datetime(),
-  active_seats: integer,
-  hosts: z.array(z.object({ host_user_id: integer, active_seats: integer })),
-});
-
-const propertyList = z.object({
-  partner_id: integer,
-  generated_at: z.iso.datetime(),
-  properties: z.array(z.object({ id: integer, name: z.string() })),
-});
-
-const pricingSignals = z.object({
-  property_id: integer,
-  signals: z.object({
-    occupancy_today: fraction,
-    avg_lead_time_days: z.number(),
-    avg_stay_nights: z.number(),
-    source_mix: z.record(z.string(), fraction),
-    total_reservations: integer,
-  }),
-  occupancy_30d: z.record(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)), fraction),
-});
-
-const problem = z.object({
-  type: z.string().check(z.startsWith(PROBLEM_TYPE_BASE)),
-  title: z.string(),
-  detail: z.string(),
-  status: z.optional(integer),
-  request_id: z.optional(z.string()),
-});
 
 interface Answer {
   readonly status: number;
@@ -135,7 +105,7 @@ function judge(
   if (!schema) {
     failures.push(`unexpected status`);
   } else {
-    const isProblem = schema === problem;
+    const isProblem = schema === problemSchema;
     const mediaType = isProblem ? PROBLEM_CONTENT_TYPE : 'application/json';
     if (!answer.contentType.toLowerCase().startsWith(mediaType))
       failures.push(`Content-Type "${answer.contentType}", not ${mediaType}`);
@@ -165,7 +135,7 @@ async function run(): Promise<CheckResult[]> {
     judge(
       'GET /usage without a key',
       await call('GET', '/usage'),
-      { 401: problem },
+      { 401: problemSchema },
       { 401: 'missing-api-key' },
     ),
   );
@@ -173,20 +143,20 @@ async function run(): Promise<CheckResult[]> {
     judge(
       'GET /usage with a malformed key',
       await call('GET', '/usage', { Authorization: 'Bearer svc_not-a-key' }),
-      { 401: problem },
+      { 401: problemSchema },
       {
         401: 'malformed-api-key',
       },
     ),
   );
-  record(judge('GET /usage', await call('GET', '/usage', withKey), { 200: usageReport }));
+  record(judge('GET /usage', await call('GET', '/usage', withKey), { 200: usageReportSchema }));
 
   const properties = await call('GET', '/properties', withKey);
   const revenueScope = properties.status === 200;
   const propertiesResult = judge(
     'GET /properties',
     properties,
-    { 200: propertyList, 403: problem },
+    { 200: propertyListSchema, 403: problemSchema },
     { 403: 'insufficient-scope' },
   );
   record(
@@ -201,18 +171,18 @@ async function run(): Promise<CheckResult[]> {
   );
   // Without revenue:read every revenue route answers 403 before looking at its input.
   const revenue = (status: number): Record<number, z.ZodMiniType> =>
-    revenueScope ? { [status]: problem } : { 403: problem };
+    revenueScope ? { [status]: problemSchema } : { 403: problemSchema };
   const revenueProblem = (status: number, type: string) =>
     revenueScope ? { [status]: type } : { 403: 'insufficient-scope' };
 
-  const parsedList = z.safeParse(propertyList, properties.json);
+  const parsedList = z.safeParse(propertyListSchema, properties.json);
   const firstProperty = parsedList.success ? parsedList.data.properties[0] : undefined;
   if (firstProperty) {
     record(
       judge(
         `GET /properties/${firstProperty.id}/pricing-signals`,
         await call('GET', `/properties/${firstProperty.id}/pricing-signals`, withKey),
-        { 200: pricingSignals },
+        { 200: pricingSignalsSchema },
       ),
     );
   } else {
@@ -244,7 +214,7 @@ async function run(): Promise<CheckResult[]> {
   );
 
   const post = await call('POST', '/properties', { ...withKey, 'Content-Type': 'application/json' });
-  const postResult = judge('POST /properties', post, { 405: problem }, { 405: 'method-not-allowed' });
+  const postResult = judge('POST /properties', post, { 405: problemSchema }, { 405: 'method-not-allowed' });
   const allow = post.headers.get('allow');
   record(
     allow === 'GET, HEAD' || !postResult.pass
@@ -255,7 +225,7 @@ async function run(): Promise<CheckResult[]> {
     judge(
       'GET /no-such-route',
       await call('GET', '/no-such-route', withKey),
-      { 404: problem },
+      { 404: problemSchema },
       { 404: 'not-found' },
     ),
   );

@@ -1,3 +1,4 @@
+import type { responseSchemas } from './contract/api-schemas';
 import type { ProblemName } from './contract/problems';
 import type { Scope } from './domain/scopes';
 import {
@@ -98,8 +99,8 @@ export interface PartnerApiRoute {
   readonly entry: string;
   readonly summary: string;
   readonly queryParameters: readonly QueryParameter[];
-  /** The 200 body: a named schema of `contract/api-schemas.ts`. */
-  readonly responseSchema: 'UsageReport' | 'PropertyList' | 'PricingSignals';
+  /** The 200 body: a response schema of `contract/api-schemas.ts`, by its name. */
+  readonly responseSchema: ResponseSchemaName;
   /**
    * A list that can grow large: the document describes its gzip-compressed answer and the
    * `response-too-large` problem of a list that no response can carry. (The encoding itself
@@ -109,7 +110,9 @@ export interface PartnerApiRoute {
   readonly access: FunctionAccess;
 }
 
-export const PROPERTY_ID: PathParameter = {
+export type ResponseSchemaName = keyof typeof responseSchemas;
+
+export const PROPERTY_ID = {
   name: 'propertyId',
   description: 'A property id from GET /properties.',
   example: 1,
@@ -117,7 +120,7 @@ export const PROPERTY_ID: PathParameter = {
     problem: 'property-not-found',
     description: 'The property does not exist or is not sponsored by your account (not distinguished).',
   },
-};
+} as const satisfies PathParameter;
 
 export const LOOKBACK_DAYS = {
   kind: 'integer',
@@ -205,9 +208,34 @@ export const partnerApiRoutes = [
 
 export type PartnerApiRouteId = (typeof partnerApiRoutes)[number]['id'];
 
+/** The table's entry of one route, with its literal parameter names and response schema. */
+export type PartnerApiRouteOf<Id extends PartnerApiRouteId> = Extract<
+  (typeof partnerApiRoutes)[number],
+  { readonly id: Id }
+>;
+
+/** A route's path parameters as its handler receives them: checked positive integers. */
+export type PathValues<Route extends PartnerApiRoute> = {
+  readonly [Parameter in Route['pathParameters'][number] as Parameter['name']]: number;
+};
+
+type QueryValue<Parameter extends QueryParameter> = Parameter extends CursorQueryParameter
+  ? string | undefined
+  : Parameter extends { readonly default: number }
+    ? number
+    : number | undefined;
+
+/**
+ * A route's query parameters as its handler receives them: integers checked against their bounds
+ * (with the default filled in where the table has one), cursors as sent, absent ones undefined.
+ */
+export type QueryValues<Route extends PartnerApiRoute> = {
+  readonly [Parameter in Route['queryParameters'][number] as Parameter['name']]: QueryValue<Parameter>;
+};
+
 /** Looks a route up by id; the table is static, so a miss is a programming error. */
-export function partnerApiRoute(id: PartnerApiRouteId): PartnerApiRoute {
-  const route = partnerApiRoutes.find((candidate) => candidate.id === id);
+export function partnerApiRoute<Id extends PartnerApiRouteId>(id: Id): PartnerApiRouteOf<Id> {
+  const route = partnerApiRoutes.find((candidate): candidate is PartnerApiRouteOf<Id> => candidate.id === id);
   if (!route) throw new Error(`No route ${id}`);
   return route;
 }

@@ -1,7 +1,13 @@
 import { RATE_LIMIT_POLICY_TEXT, RATE_LIMIT_WINDOW_SECONDS } from '../domain/rate-limit';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../routes';
 import type { ProblemName } from './problems';
-import { PROBLEM_CONTENT_TYPE, problemBody, problemCatalog, problemTypeUri } from './problems';
+import {
+  PROBLEM_CONTENT_TYPE,
+  PROBLEM_DETAILS,
+  problemBody,
+  problemCatalog,
+  problemTypeUri,
+} from './problems';
 
 /**
  * Responses API Gateway produces without reaching a handler, rewritten as problem details.
@@ -59,14 +65,9 @@ const NOT_FOUND_DETAIL = `There is no such resource. Live routes: ${[...partnerA
   .join(', ')}.`;
 
 const definitions: GatewayResponseDefinition[] = [
-  catalogued(
-    'UNAUTHORIZED',
-    'missing-api-key',
-    'Send your API key in the Authorization header as Bearer <key>, or in X-Enterprise-Key.',
-    {
-      'WWW-Authenticate': 'Bearer realm="partner-api"',
-    },
-  ),
+  catalogued('UNAUTHORIZED', 'missing-api-key', PROBLEM_DETAILS['missing-key'], {
+    'WWW-Authenticate': 'Bearer realm="partner-api"',
+  }),
   {
     // The authorizer denies bad keys with a Deny policy whose context names the problem; the
     // status is fixed per response type, so this one is 401 and missing scope is a handler 403.
@@ -80,11 +81,7 @@ const definitions: GatewayResponseDefinition[] = [
     }),
     headers: { 'WWW-Authenticate': 'Bearer realm="partner-api", error="invalid_token"' },
   },
-  catalogued(
-    'INVALID_API_KEY',
-    'unknown-api-key',
-    'This API key is not active for the API. Ask us for a new key.',
-  ),
+  catalogued('INVALID_API_KEY', 'unknown-api-key', PROBLEM_DETAILS['key-not-active']),
   catalogued('MISSING_AUTHENTICATION_TOKEN', 'not-found', NOT_FOUND_DETAIL),
   catalogued('RESOURCE_NOT_FOUND', 'not-found', NOT_FOUND_DETAIL),
   catalogued(
@@ -103,23 +100,20 @@ const definitions: GatewayResponseDefinition[] = [
       'Retry-After': String(RATE_LIMIT_WINDOW_SECONDS),
     },
   ),
-  catalogued(
-    'AUTHORIZER_FAILURE',
-    'service-unavailable',
-    'The service could not check your key just now; retry shortly.',
-    { 'Retry-After': '1' },
-  ),
+  catalogued('AUTHORIZER_FAILURE', 'service-unavailable', PROBLEM_DETAILS['authorizer-unavailable'], {
+    'Retry-After': '1',
+  }),
   catalogued(
     'AUTHORIZER_CONFIGURATION_ERROR',
     'service-unavailable',
-    'The service could not check your key just now; retry shortly.',
+    PROBLEM_DETAILS['authorizer-unavailable'],
     { 'Retry-After': '1' },
   ),
   catalogued(
     // The web firewall blocked the request (a managed rule matched); its rate limit answers 429 itself.
     'WAF_FILTERED',
     'request-blocked',
-    'Our firewall refused this request: it looks like an attack pattern. If it is a legitimate call, quote the request_id to support.',
+    PROBLEM_DETAILS.blocked,
   ),
   {
     // Any other refusal by API Gateway (e.g. a body too large). Gateway responses have no
@@ -131,7 +125,7 @@ const definitions: GatewayResponseDefinition[] = [
   {
     // Keeps API Gateway's own 5xx status (502, 504...), so the body leaves `status` out too.
     type: 'DEFAULT_5XX',
-    template: `{"type":"${problemTypeUri('internal-error')}","title":"${problemCatalog['internal-error'].title}","detail":"Something went wrong on our side. Retry shortly; quote the request_id if it persists.","request_id":"$context.requestId"}`,
+    template: `{"type":"${problemTypeUri('internal-error')}","title":"${problemCatalog['internal-error'].title}","detail":${JSON.stringify(PROBLEM_DETAILS.internal)},"request_id":"$context.requestId"}`,
     headers: {},
   },
 ];

@@ -28,10 +28,12 @@ export const problemCatalog = {
 export type ProblemName = keyof typeof problemCatalog;
 
 /**
- * What the authorizer says when it refuses a key, by problem (and by cause where one problem has
- * several): the API's answers and the OpenAPI document's examples both read it.
+ * The fixed detail texts of problems, by cause (a problem can have several causes): the handlers,
+ * the authorizer, the gateway responses and the OpenAPI document's examples all read them here.
+ * Details that carry values (a parameter, a delay) are made by functions beside their rule.
  */
-export const KEY_REFUSAL_DETAILS = {
+export const PROBLEM_DETAILS = {
+  'missing-key': 'Send your API key in the Authorization header as Bearer <key>, or in X-Enterprise-Key.',
   'wrong-scheme': 'Send the key with the Bearer scheme: Authorization: Bearer <key>.',
   malformed: 'This is not a partner API key: keys start with svc_ and are 50 characters long.',
   checksum: 'The API key checksum does not match: check that the key was copied whole.',
@@ -43,6 +45,13 @@ export const KEY_REFUSAL_DETAILS = {
   expired: 'This API key expired after a rotation. Use the key that replaced it.',
   suspended:
     'API access for this account is suspended: every key is refused until it is restored. Contact us; nothing was deleted.',
+  'key-not-active': 'This API key is not active for the API. Ask us for a new key.',
+  'not-json': 'This API only returns application/json. Send Accept: application/json.',
+  blocked:
+    'Our firewall refused this request: it looks like an attack pattern. If it is a legitimate call, quote the request_id to support.',
+  busy: 'The service is busy right now. Retry after the delay in Retry-After.',
+  'authorizer-unavailable': 'The service could not check your key just now; retry shortly.',
+  internal: 'Something went wrong on our side. Retry shortly; quote the request_id if it persists.',
 } as const;
 
 export interface ProblemBody {

@@ -1,5 +1,5 @@
 import type { ProblemName } from '../../core/contract/problems';
-import { KEY_REFUSAL_DETAILS } from '../../core/contract/problems';
+import { PROBLEM_DETAILS } from '../../core/contract/problems';
 import { digestApiKey, digestsMatch, keyStanding, parseApiKey } from '../../core/domain/api-key';
 import { headerValue } from '../common/http-headers';
 import type { ApiKeyRecord } from '../data/api-keys';
@@ -109,26 +109,26 @@ const refused = (problem: ProblemName, detail: string, keyPrefix?: string): Auth
 export async function authenticate(headers: Headers, nowMs: number): Promise<Authentication> {
   const presented = presentedKey(headers);
   if (presented === undefined) return { kind: 'missing' };
-  if ('wrongScheme' in presented) return refused('malformed-api-key', KEY_REFUSAL_DETAILS['wrong-scheme']);
+  if ('wrongScheme' in presented) return refused('malformed-api-key', PROBLEM_DETAILS['wrong-scheme']);
   const parsed = parseApiKey(presented.key);
-  if (!parsed.ok) return refused('malformed-api-key', KEY_REFUSAL_DETAILS[parsed.reason]);
+  if (!parsed.ok) return refused('malformed-api-key', PROBLEM_DETAILS[parsed.reason]);
   const record = await keyRecord(parsed.prefix, nowMs);
   // A key nobody revealed cannot have been presented by its partner: it is refused as unknown.
   if (!record || !digestsMatch(digestApiKey(parsed.key), record.digest) || record.state === 'pending')
-    return refused('unknown-api-key', KEY_REFUSAL_DETAILS.unknown, parsed.prefix);
+    return refused('unknown-api-key', PROBLEM_DETAILS.unknown, parsed.prefix);
   switch (keyStanding(record, nowMs)) {
     case 'revoked':
-      return refused('revoked-api-key', KEY_REFUSAL_DETAILS.revoked, record.prefix);
+      return refused('revoked-api-key', PROBLEM_DETAILS.revoked, record.prefix);
     case 'superseded':
-      return refused('revoked-api-key', KEY_REFUSAL_DETAILS.superseded, record.prefix);
+      return refused('revoked-api-key', PROBLEM_DETAILS.superseded, record.prefix);
     case 'expired':
-      return refused('expired-api-key', KEY_REFUSAL_DETAILS.expired, record.prefix);
+      return refused('expired-api-key', PROBLEM_DETAILS.expired, record.prefix);
     default:
       break;
   }
   const partner = await partnerStanding(record.partnerId, nowMs);
-  if (!partner) return refused('unknown-api-key', KEY_REFUSAL_DETAILS.unknown, record.prefix);
-  if (partner.suspended) return refused('partner-suspended', KEY_REFUSAL_DETAILS.suspended, record.prefix);
+  if (!partner) return refused('unknown-api-key', PROBLEM_DETAILS.unknown, record.prefix);
+  if (partner.suspended) return refused('partner-suspended', PROBLEM_DETAILS.suspended, record.prefix);
   return {
     kind: 'authenticated',
     key: { ...record, scopes: record.scopes.filter((scope) => partner.scopes.includes(scope)) },

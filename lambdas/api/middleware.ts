@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ProblemBody } from '../../core/contract/problems';
-import { PROBLEM_CONTENT_TYPE, ProblemError } from '../../core/contract/problems';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_DETAILS, ProblemError } from '../../core/contract/problems';
 import type { RateDecision } from '../../core/domain/rate-limit';
 import { rateLimitedDetail, rateLimitHeaders } from '../../core/domain/rate-limit';
 import type { Scope } from '../../core/domain/scopes';
@@ -18,11 +18,23 @@ export interface AuthenticatedPartner {
   readonly scopes: readonly Scope[];
 }
 
+/**
+ * Lambda's context with what the chain adds as it runs. Optional, because Lambda calls the handler
+ * with a plain context: {@link partnerOf} reads the fields `authenticatedPartner` set.
+ */
 export interface PartnerApiContext extends Context {
-  partner: AuthenticatedPartner;
+  partner?: AuthenticatedPartner;
   rateDecision?: RateDecision;
   /** One clock reading per request, shared by the rate limit and the handler. */
-  nowMs: number;
+  nowMs?: number;
+}
+
+/** The partner and clock reading of a request that passed `authenticatedPartner`. */
+export function partnerOf(context: PartnerApiContext): { partner: AuthenticatedPartner; nowMs: number } {
+  const { partner, nowMs } = context;
+  // Only reachable if the chain were assembled without `authenticatedPartner`: fail closed.
+  if (!partner || nowMs === undefined) throw new Error('No authenticated partner on this request');
+  return { partner, nowMs };
 }
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>;
@@ -33,19 +45,12 @@ export function toProblemError(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
   if (isTransientAwsError(error)) {
     logger.warn('Transient dependency failure', { error: error as Error });
-    return new ProblemError(
-      'service-unavailable',
-      'The service is busy right now. Retry after the delay in Retry-After.',
-      {
-        'Retry-After': '2',
-      },
-    );
+    return new ProblemError('service-unavailable', PROBLEM_DETAILS.busy, {
+      'Retry-After': '2',
+    });
   }
   logger.error('Unexpected failure', { error: error as Error });
-  return new ProblemError(
-    'internal-error',
-    'Something went wrong on our side. Retry shortly; quote the request_id if it persists.',
-  );
+  return new ProblemError('internal-error', PROBLEM_DETAILS.internal);
 }
 
 /**
@@ -110,7 +115,7 @@ export function authenticatedPartner(): Middleware {
 export function rateLimit(): Middleware {
   return {
     before: async (request: Request) => {
-      const decision = await consumeRequest(request.context.partner.keyPrefix);
+      const decision = await consumeRequest(partnerOf(request.context).partner.keyPrefix);
       request.context.rateDecision = decision;
       if (!decision.admitted) {
         throw new ProblemError('rate-limited', rateLimitedDetail(decision.resetSeconds));
@@ -123,7 +128,7 @@ export function rateLimit(): Middleware {
 export function requireScope(scope: Scope): Middleware {
   return {
     before: async (request: Request) => {
-      if (!request.context.partner.scopes.includes(scope)) {
+      if (!partnerOf(request.context).partner.scopes.includes(scope)) {
         throw new ProblemError('insufficient-scope', missingScopeDetail(scope));
       }
     },
@@ -136,10 +141,7 @@ export function acceptJson(): Middleware {
     before: async (request: Request) => {
       const accept = headerValue(request.event.headers, 'accept');
       if (accept && !acceptsJson(accept)) {
-        throw new ProblemError(
-          'not-acceptable',
-          'This API only returns application/json. Send Accept: application/json.',
-        );
+        throw new ProblemError('not-acceptable', PROBLEM_DETAILS['not-json']);
       }
     },
   };

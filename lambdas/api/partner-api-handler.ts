@@ -1,38 +1,44 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { PartnerApiRouteId } from '../../core/routes';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { output } from 'zod/mini';
+import type { responseSchemas } from '../../core/contract/api-schemas';
+import type { PartnerApiRouteId, PartnerApiRouteOf, PathValues, QueryValues } from '../../core/routes';
 import { partnerApiRoute } from '../../core/routes';
 import { logger } from '../common/logger';
 import type { PartnerApiContext } from './middleware';
 import {
   acceptJson,
   authenticatedPartner,
+  partnerOf,
   problemDetails,
   rateLimit,
   requireScope,
   responseHeaders,
 } from './middleware';
-import { parsePathId, parseQueryParameters } from './request-parameters';
+import { parsePathParameters, parseQueryParameters } from './request-parameters';
 import type { BodyHeaders } from './response-encoding';
 import { jsonResponse } from './response-encoding';
 
-export interface PartnerApiRequest {
+export interface PartnerApiRequest<Id extends PartnerApiRouteId> {
   readonly event: APIGatewayProxyEvent;
   readonly partnerId: number;
-  /** The route's path parameters, as checked ids. */
-  readonly path: Record<string, number>;
-  /** Integer query parameters, checked, with their defaults. */
-  readonly query: Record<string, number>;
-  /** Cursor query parameters, as sent (the handler verifies them). */
-  readonly cursors: Record<string, string>;
+  /** The route's path parameters, by name, as checked ids. */
+  readonly path: PathValues<PartnerApiRouteOf<Id>>;
+  /** The route's query parameters, by name: integers checked (defaults filled in), cursors as sent. */
+  readonly query: QueryValues<PartnerApiRouteOf<Id>>;
   readonly nowMs: number;
 }
 
+/** The 200 body of a route, as its response schema in the document describes it. */
+export type ResponseBody<Id extends PartnerApiRouteId> = output<
+  (typeof responseSchemas)[PartnerApiRouteOf<Id>['responseSchema']]
+>;
+
 /** A 200 body with response headers of its own (the property list's `Link`). */
-export class BodyWithHeaders {
+export class BodyWithHeaders<Body> {
   constructor(
-    readonly body: unknown,
+    readonly body: Body,
     readonly headers: BodyHeaders,
   ) {}
 }
@@ -40,15 +46,15 @@ export class BodyWithHeaders {
 /**
  * Wraps a route's logic with the shared chain, in order: identity from the authorizer, the
  * exact rate limit (every authenticated request counts), the route's scope, content
- * negotiation and query parsing. Errors become problem details; every response gets the
+ * negotiation and parameter parsing. Errors become problem details; every response gets the
  * request id and rate-limit headers; a 200 its entity tag, or a 304 when the client holds it.
  */
-export function partnerApiHandler(
-  routeId: PartnerApiRouteId,
-  respond: (request: PartnerApiRequest) => Promise<unknown>,
-): (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult> {
+export function partnerApiHandler<Id extends PartnerApiRouteId>(
+  routeId: Id,
+  respond: (request: PartnerApiRequest<Id>) => Promise<ResponseBody<Id> | BodyWithHeaders<ResponseBody<Id>>>,
+) {
   const route = partnerApiRoute(routeId);
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>()
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(responseHeaders())
     .use(problemDetails())
@@ -57,28 +63,16 @@ export function partnerApiHandler(
     .use(requireScope(route.scope))
     .use(acceptJson())
     .handler(async (event, context) => {
-      const { integers: query, cursors } = parseQueryParameters(route, event.multiValueQueryStringParameters);
-      const path = Object.fromEntries(
-        route.pathParameters.map((parameter) => [
-          parameter.name,
-          parsePathId(parameter, event.pathParameters?.[parameter.name]),
-        ]),
-      );
+      const { partner, nowMs } = partnerOf(context);
       const answer = await respond({
         event,
-        partnerId: context.partner.partnerId,
-        path,
-        query,
-        cursors,
-        nowMs: context.nowMs,
+        partnerId: partner.partnerId,
+        path: parsePathParameters(route, event.pathParameters),
+        query: parseQueryParameters(route, event.multiValueQueryStringParameters),
+        nowMs,
       });
       return answer instanceof BodyWithHeaders
         ? jsonResponse(answer.body, event.headers, answer.headers)
         : jsonResponse(answer, event.headers);
     });
-  // Lambda passes a plain Context; `authenticatedPartner` adds the partner fields before the handler runs.
-  return handler as unknown as (
-    event: APIGatewayProxyEvent,
-    context: Context,
-  ) => Promise<APIGatewayProxyResult>;
 }

@@ -1,15 +1,15 @@
 import { ProblemError } from '../../core/contract/problems';
 import { dayOfTimestamp } from '../../core/domain/calendar';
 import { bookingWindow, pricingSignals } from '../../core/domain/pricing-signals';
-import { LOOKBACK_DAYS, PROPERTY_ID } from '../../core/routes';
+import { PROPERTY_ID } from '../../core/routes';
 import { getPropertyOfPartner } from '../data/properties';
 import { readPricingInputs } from '../data/reservations';
 import { partnerApiHandler } from './partner-api-handler';
 
 /** GET /properties/{propertyId}/pricing-signals: docs/design/pricing-signals.md over bounded reads. */
 export const handler = partnerApiHandler('pricingSignals', async ({ partnerId, path, query, nowMs }) => {
-  const propertyId = path[PROPERTY_ID.name] ?? 0;
-  const lookbackDays = query[LOOKBACK_DAYS.name] ?? LOOKBACK_DAYS.default;
+  const { propertyId } = path;
+  const { lookback_days: lookbackDays } = query;
   // Missing and someone else's are the same answer: the read is keyed by this partner.
   const property = await getPropertyOfPartner(partnerId, propertyId);
   if (!property) {

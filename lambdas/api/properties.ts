@@ -12,12 +12,10 @@ import { BodyWithHeaders, partnerApiHandler } from './partner-api-handler';
  */
 export const handler = partnerApiHandler(
   'properties',
-  async ({ event, partnerId, nowMs, query, cursors }) => {
-    const limit = query[PAGE_LIMIT.name];
+  async ({ event, partnerId, nowMs, query: { limit, cursor } }) => {
     const head = { partner_id: partnerId, generated_at: new Date(nowMs).toISOString() };
     if (limit === undefined) return { ...head, properties: await listPropertiesOfPartner(partnerId) };
     const key = await loadServiceKey('cursor');
-    const cursor = cursors[PAGE_CURSOR.name];
     const position = cursor === undefined ? undefined : decodePageCursor(key, partnerId, cursor);
     if (cursor !== undefined && !position) {
       throw new ProblemError('invalid-request', refusedCursorDetail(PAGE_CURSOR.name));

@@ -1,25 +1,21 @@
 import { ProblemError } from '../../core/contract/problems';
 import { quoted } from '../../core/domain/text';
-import type { PartnerApiRoute, PathParameter } from '../../core/routes';
+import type { PartnerApiRoute, PathParameter, PathValues, QueryValues } from '../../core/routes';
 
-type QueryValues = Record<string, string[] | undefined> | null | undefined;
+type MultiValueQuery = Record<string, string[] | undefined> | null | undefined;
 
 const INTEGER = /^[0-9]{1,16}$/;
-
-/** A route's query parameters as checked values: integers within their bounds, cursors as sent. */
-export interface ParsedQuery {
-  readonly integers: Record<string, number>;
-  readonly cursors: Record<string, string>;
-}
 
 /**
  * Query parameters of a route, as integers within the route table's bounds (or its default) and
  * cursors of the right shape. Unknown names (a typo such as `lookback_day`) are refused rather
  * than silently ignored, and `partner_id` gets its own message: the partner comes from the key alone.
  */
-export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues): ParsedQuery {
-  const integers: Record<string, number> = {};
-  const cursors: Record<string, string> = {};
+export function parseQueryParameters<Route extends PartnerApiRoute>(
+  route: Route,
+  query: MultiValueQuery,
+): QueryValues<Route> {
+  const values: Record<string, number | string | undefined> = {};
   const known = new Set(route.queryParameters.map((parameter) => parameter.name));
   for (const name of Object.keys(query ?? {})) {
     if (name === 'partner_id') {
@@ -36,6 +32,7 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
   }
   for (const parameter of route.queryParameters) {
     const given = query?.[parameter.name];
+    values[parameter.name] = undefined;
     if (parameter.kind === 'cursor') {
       if (given === undefined) continue;
       const [raw = ''] = given;
@@ -49,11 +46,11 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
           'invalid-request',
           `${parameter.name} goes with ${parameter.requires}: follow the Link header of the previous page, which has both.`,
         );
-      cursors[parameter.name] = raw;
+      values[parameter.name] = raw;
       continue;
     }
     if (given === undefined) {
-      if (parameter.default !== undefined) integers[parameter.name] = parameter.default;
+      values[parameter.name] = parameter.default;
       continue;
     }
     const range = `an integer from ${parameter.minimum} to ${parameter.maximum}`;
@@ -67,9 +64,33 @@ export function parseQueryParameters(route: PartnerApiRoute, query: QueryValues)
         `${parameter.name} must be ${range}; got "${quoted(raw, 32)}".`,
       );
     }
-    integers[parameter.name] = value;
+    values[parameter.name] = value;
   }
-  return { integers, cursors };
+  return byParameterName(values);
+}
+
+/** A route's path ids, each checked by {@link parsePathId}. */
+export function parsePathParameters<Route extends PartnerApiRoute>(
+  route: Route,
+  path: Record<string, string | undefined> | null | undefined,
+): PathValues<Route> {
+  return byParameterName(
+    Object.fromEntries(
+      route.pathParameters.map((parameter) => [
+        parameter.name,
+        parsePathId(parameter, path?.[parameter.name]),
+      ]),
+    ),
+  );
+}
+
+/**
+ * Values keyed by the route table's parameter names, as the route's mapped type: the loops above
+ * set one value per parameter of the route (undefined for an absent optional one), which the
+ * compiler cannot follow through a loop, so this is the one place that says so.
+ */
+function byParameterName<Values>(values: Record<string, unknown>): Values {
+  return values as Values;
 }
 
 /** A positive integer id from the path; anything else is a 400 naming the parameter and what it is. */

@@ -3,8 +3,8 @@ import { apiSchemas } from '../../core/contract/api-schemas';
 import { firewallThrottledProblem } from '../../core/contract/gateway-responses';
 import type { ProblemName } from '../../core/contract/problems';
 import {
-  KEY_REFUSAL_DETAILS,
   PROBLEM_CONTENT_TYPE,
+  PROBLEM_DETAILS,
   problemBody,
   problemCatalog,
 } from '../../core/contract/problems';
@@ -312,24 +312,22 @@ function invalidQueryExamples(route: PartnerApiRoute): ProblemExample[] {
 
 function exampleDetail(name: ProblemName): string {
   const details: Partial<Record<ProblemName, string>> = {
-    'missing-api-key':
-      'Send your API key in the Authorization header as Bearer <key>, or in X-Enterprise-Key.',
-    'unknown-api-key': KEY_REFUSAL_DETAILS.unknown,
-    'revoked-api-key': KEY_REFUSAL_DETAILS.revoked,
-    'expired-api-key': KEY_REFUSAL_DETAILS.expired,
-    'partner-suspended': KEY_REFUSAL_DETAILS.suspended,
-    'malformed-api-key': KEY_REFUSAL_DETAILS.malformed,
+    'missing-api-key': PROBLEM_DETAILS['missing-key'],
+    'unknown-api-key': PROBLEM_DETAILS.unknown,
+    'revoked-api-key': PROBLEM_DETAILS.revoked,
+    'expired-api-key': PROBLEM_DETAILS.expired,
+    'partner-suspended': PROBLEM_DETAILS.suspended,
+    'malformed-api-key': PROBLEM_DETAILS.malformed,
     'insufficient-scope': missingScopeDetail(
       SCOPES.find((scope) => !BASE_SCOPES.includes(scope)) ?? SCOPES[0],
     ),
-    'request-blocked':
-      'Our firewall refused this request: it looks like an attack pattern. If it is a legitimate call, quote the request_id to support.',
+    'request-blocked': PROBLEM_DETAILS.blocked,
     'property-not-found': 'No property 42 is sponsored by your account.',
     'invalid-request': 'lookback_days must be an integer from 1 to 365; got "0".',
-    'not-acceptable': 'This API only returns application/json. Send Accept: application/json.',
+    'not-acceptable': PROBLEM_DETAILS['not-json'],
     'rate-limited': rateLimitedDetail(12),
-    'service-unavailable': 'The service is busy right now. Retry after the delay in Retry-After.',
-    'internal-error': 'Something went wrong on our side. Retry shortly; quote the request_id if it persists.',
+    'service-unavailable': PROBLEM_DETAILS.busy,
+    'internal-error': PROBLEM_DETAILS.internal,
     'response-too-large': tooLargeDetail(9_400_000, false),
   };
   return details[name] ?? problemCatalog[name].title;

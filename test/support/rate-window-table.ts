@@ -57,14 +57,15 @@ export function fakeRateWindowTable(dynamo: DocumentClientStub) {
       writes.claimed += 1;
       return { Attributes: structuredClone(item) };
     }
-    if (/^SET #slots = :slots REMOVE v, b, r, lastUsedAt$/.test(input.UpdateExpression ?? '')) {
+    if (/^SET #slots = :slots$/.test(input.UpdateExpression ?? '')) {
       if (slots && slots.length === values[':limit']) {
         writes.refused += 1;
         throw conditionFailure(item);
       }
-      const kept: Record<string, unknown> = { ...(item ?? { PK: pk, SK: input.Key?.SK }) };
-      for (const removed of ['v', 'b', 'r', 'lastUsedAt']) delete kept[removed];
-      items.set(pk, { ...kept, slots: [...(values[':slots'] as number[])] });
+      items.set(pk, {
+        ...(item ?? { PK: pk, SK: input.Key?.SK }),
+        slots: [...(values[':slots'] as number[])],
+      });
       writes.created += 1;
       return {};
     }

@@ -73,10 +73,10 @@ describe('limit and cursor query parameters of GET /properties', () => {
   };
 
   it('are optional: without them the whole list is asked for', () => {
-    expect(parseQueryParameters(route, null)).toEqual({ integers: {}, cursors: {} });
-    expect(parseQueryParameters(route, { limit: ['1000'], cursor: ['abc'] })).toEqual({
-      integers: { limit: 1000 },
-      cursors: { cursor: 'abc' },
+    expect(parseQueryParameters(route, null)).toStrictEqual({ limit: undefined, cursor: undefined });
+    expect(parseQueryParameters(route, { limit: ['1000'], cursor: ['abc'] })).toStrictEqual({
+      limit: 1000,
+      cursor: 'abc',
     });
   });
 
