@@ -1,6 +1,7 @@
 import { App } from 'aws-cdk-lib';
+import { DEPLOYED_STAGES } from '../core/stages';
 import { PartnerApiStack } from '../lib/partner-api-stack';
-import { DEPLOYED_STAGES, stackName, stageConfig } from '../lib/stage-config';
+import { stackName, stageConfig } from '../lib/stage-config';
 import { attachTemplateChecks } from '../lib/template-checks';
 
 /**

@@ -110,7 +110,7 @@ export interface PartnerApiRoute {
   readonly access: FunctionAccess;
 }
 
-export type ResponseSchemaName = keyof typeof responseSchemas;
+type ResponseSchemaName = keyof typeof responseSchemas;
 
 export const PROPERTY_ID = {
   name: 'propertyId',
@@ -122,7 +122,7 @@ export const PROPERTY_ID = {
   },
 } as const satisfies PathParameter;
 
-export const LOOKBACK_DAYS = {
+const LOOKBACK_DAYS = {
   kind: 'integer',
   name: 'lookback_days',
   description: 'Reservation history window, in days, used to compute the signals.',

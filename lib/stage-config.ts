@@ -1,17 +1,16 @@
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../core/domain/rate-limit';
+import type { DeployedStage } from '../core/stages';
 
 /**
- * The deployed stages and everything that differs between them. The stack takes a
+ * Everything that differs between the deployed stages (`core/stages.ts` lists them). The stack takes a
  * {@link StageConfig} as props; only `bin/` chooses which one. This module has no runtime
  * dependency on aws-cdk-lib, so the operator CLI can import the stack name and output keys.
  */
-export const DEPLOYED_STAGES = ['sandbox', 'production'] as const;
-export type DeployedStage = (typeof DEPLOYED_STAGES)[number];
 
 /** A token bucket: steady requests per second and the bucket size. */
-export interface ThrottleConfig {
+interface ThrottleConfig {
   readonly rateLimit: number;
   readonly burstLimit: number;
 }
@@ -30,7 +29,7 @@ export interface AlarmThresholds {
 }
 
 /** WAF rate-based windows (the only ones AWS WAF accepts). */
-export type FirewallWindowSeconds = 60 | 120 | 300 | 600;
+type FirewallWindowSeconds = 60 | 120 | 300 | 600;
 
 /**
  * A per-IP limit of a web ACL: AWS WAF counts each client IP's requests over the window and
@@ -160,10 +159,6 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
       `mailFrom of production is a placeholder (${address}): give the verified SES sender partners mail comes from.`,
     );
   return { ...stageSettings[stage], ...deployment };
-}
-
-export function isDeployedStage(value: string): value is DeployedStage {
-  return (DEPLOYED_STAGES as readonly string[]).includes(value);
 }
 
 /** The CloudFormation stack of a stage; the operator CLI finds the stage by this name. */

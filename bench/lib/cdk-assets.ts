@@ -8,7 +8,7 @@ import { progress } from './progress';
 
 export const REPOSITORY_ROOT = new URL('../../', import.meta.url).pathname;
 const CDK_OUT = join(REPOSITORY_ROOT, 'cdk.out');
-export const SANDBOX_STACK = 'PartnerApi-sandbox';
+const SANDBOX_STACK = 'PartnerApi-sandbox';
 
 /** Inputs of the synthesis: when any is newer than cdk.out, the bundles there are stale. */
 const SYNTH_INPUTS = ['core', 'lambdas', 'lib', 'bin', 'package-lock.json', 'cdk.json', 'tsconfig.json'];

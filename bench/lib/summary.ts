@@ -205,7 +205,7 @@ const SUMMARIES: Readonly<Record<string, readonly TableSummary[]>> = {
 
 type Row = Readonly<Record<string, Figure>>;
 
-export interface SectionSummary {
+interface SectionSummary {
   readonly [group: string]: Readonly<Record<string, Row>> | Readonly<Record<string, string>> | string;
 }
 

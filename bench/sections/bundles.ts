@@ -309,7 +309,7 @@ interface Loads {
   readonly mapsCpu: number[];
 }
 
-export interface BundleRow {
+interface BundleRow {
   readonly name: string;
   readonly kind: Candidate['kind'];
   readonly logicalId?: string;

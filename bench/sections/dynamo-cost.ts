@@ -10,7 +10,7 @@ import type { Summary } from '../lib/stats';
 import { formatBytes, formatNumber, formatSummary, summarize } from '../lib/stats';
 
 /** DynamoDB on-demand prices, us-east-1, after the November 2024 price cut (unchanged since). */
-export const PRICES = {
+const PRICES = {
   region: 'us-east-1',
   asOf: '2024-11-01 (on-demand price reduction); checked for this report in November 2026',
   dollarsPerMillionReadRequestUnits: 0.125,

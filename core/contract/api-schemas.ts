@@ -31,7 +31,7 @@ const timestamp = (description: string) =>
 const ratio = (description: string) =>
   z.number().check(z.minimum(0), z.maximum(1)).register(apiSchemas, { description, format: 'double' });
 
-export const hostSeatsSchema = z
+const hostSeatsSchema = z
   .object({
     host_user_id: id('Opaque host user identifier.'),
     active_seats: count('Active seats of that host (one per product active on one of its properties).'),
@@ -72,7 +72,7 @@ export const propertyListSchema = z
       'Properties of hosts sponsored by the partner, in ascending id order: all of them, or one page with limit (the Link header leads to the next). Large bodies are gzip-compressed for requests with an Accept header and Accept-Encoding: gzip.',
   });
 
-export const signalsSchema = z
+const signalsSchema = z
   .looseObject({
     occupancy_today: ratio('Occupied units tonight divided by units, capped at 1.'),
     avg_lead_time_days: z

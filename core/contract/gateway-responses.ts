@@ -158,7 +158,7 @@ export function methodNotAllowedDetail(
 }
 
 /** A gateway response by type; the table is static, so a miss is a programming error. */
-export function gatewayResponse(type: GatewayResponseType): GatewayResponseDefinition {
+function gatewayResponse(type: GatewayResponseType): GatewayResponseDefinition {
   const response = gatewayResponses.find((candidate) => candidate.type === type);
   if (!response) throw new Error(`No gateway response ${type}`);
   return response;

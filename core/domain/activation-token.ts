@@ -7,7 +7,7 @@ import { isOneLine } from './text';
 
 /** Longest token accepted: far above a real one (~500 characters), checked before any parsing. */
 export const MAX_TOKEN_LENGTH = 4_096;
-export const DEFAULT_TOKEN_TTL_SECONDS = 3_600;
+const DEFAULT_TOKEN_TTL_SECONDS = 3_600;
 /** The longest life a link may have (`links create --ttl-seconds`); a later `exp` is refused. */
 export const MAX_TOKEN_TTL_SECONDS = 7 * 24 * 3_600;
 /** How far a partner's clock may run ahead of ours when it sets `exp`. */

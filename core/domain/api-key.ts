@@ -7,7 +7,7 @@ import { BASE62_PATTERN, encodeBase62, randomBase62 } from './base62';
  * kept in plaintext to name the key in logs) + 32 random base62 characters + a 6-character
  * base62 CRC32 checksum of everything before it, so a mistyped key is refused before any read.
  */
-export const API_KEY_LITERAL = 'svc_';
+const API_KEY_LITERAL = 'svc_';
 export const KEY_PREFIX_LENGTH = 12;
 const SECRET_LENGTH = 32;
 const CHECKSUM_LENGTH = 6; // 62^6 > 2^32
@@ -77,7 +77,7 @@ export function isKeyPrefix(candidate: string): boolean {
  * - `revoked`: stopped by an operator;
  * - `superseded`: replaced by a newer rotation before anyone revealed it.
  */
-export const STORED_KEY_STATES = ['pending', 'active', 'retiring', 'revoked', 'superseded'] as const;
+const STORED_KEY_STATES = ['pending', 'active', 'retiring', 'revoked', 'superseded'] as const;
 export type StoredKeyState = (typeof STORED_KEY_STATES)[number];
 
 /** What a key is at an instant: its stored state, with a retiring key past its end as `expired`. */

@@ -22,12 +22,12 @@ export type LogoType = (typeof LOGO_TYPES)[number];
  * small part of a page of about 10 KB; a logo is shown at most 48 px high.
  */
 export const MAX_LOGO_BYTES = 24 * 1024;
-export const MAX_WEBSITE_LENGTH = 200;
+const MAX_WEBSITE_LENGTH = 200;
 
 /** WCAG 2.x AA for normal text. */
-export const MIN_CONTRAST = 4.5;
+const MIN_CONTRAST = 4.5;
 /** The colour of text on the accent (buttons, the current step). */
-export const TEXT_ON_ACCENT = '#ffffff';
+const TEXT_ON_ACCENT = '#ffffff';
 
 const HEX_COLOUR = /^#[0-9a-f]{6}$/;
 

@@ -5,7 +5,7 @@
  */
 export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it'] as const;
 export type Language = (typeof LANGUAGES)[number];
-export const DEFAULT_LANGUAGE: Language = 'en';
+const DEFAULT_LANGUAGE: Language = 'en';
 
 /** Each language's name in itself, as the language switch shows it. */
 export const LANGUAGE_NAMES: Readonly<Record<Language, string>> = {

@@ -84,7 +84,7 @@ function occupancyRatio(occupiedUnits: number, units: number): number {
  * `constructor` are keys like any other (assigning `object[channel]` would set the prototype
  * for `__proto__`), and `JSON.stringify` writes them all.
  */
-export function sourceMix(bookings: BookingTotals): Record<string, number> {
+function sourceMix(bookings: BookingTotals): Record<string, number> {
   const shares = [...bookings.byChannel]
     .filter(([, count]) => count > 0)
     .sort(([a], [b]) => a.localeCompare(b))

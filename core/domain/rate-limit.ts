@@ -38,7 +38,7 @@ const isFree = (admittedAtMs: number, nowMs: number, windowMs: number) =>
   admittedAtMs === NEVER_ADMITTED || admittedAtMs + windowMs <= nowMs;
 
 /** Indexes of the slots that are free at `nowMs` in this view. */
-export function freeSlots(slots: SlotTimes, nowMs: number, policy: RateLimitPolicy = RATE_LIMIT): number[] {
+function freeSlots(slots: SlotTimes, nowMs: number, policy: RateLimitPolicy = RATE_LIMIT): number[] {
   const free: number[] = [];
   slots.forEach((admittedAtMs, index) => {
     if (isFree(admittedAtMs, nowMs, policy.windowMs)) free.push(index);

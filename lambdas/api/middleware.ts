@@ -41,7 +41,7 @@ type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error,
 type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PartnerApiContext>;
 
 /** Maps any thrown value to the problem the client sees; unexpected ones are logged, never shown. */
-export function toProblemError(error: unknown): ProblemError {
+function toProblemError(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
   if (isTransientAwsError(error)) {
     logger.warn('Transient dependency failure', { error: error as Error });
@@ -147,7 +147,7 @@ export function acceptJson(): Middleware {
   };
 }
 
-export function acceptsJson(accept: string): boolean {
+function acceptsJson(accept: string): boolean {
   return accept
     .split(',')
     .map((part) => part.split(';'))

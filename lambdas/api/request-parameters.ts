@@ -94,7 +94,7 @@ function byParameterName<Values>(values: Record<string, unknown>): Values {
 }
 
 /** A positive integer id from the path; anything else is a 400 naming the parameter and what it is. */
-export function parsePathId(parameter: PathParameter, raw: string | undefined): number {
+function parsePathId(parameter: PathParameter, raw: string | undefined): number {
   const value = raw !== undefined && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value)) {
     throw new ProblemError(

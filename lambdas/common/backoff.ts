@@ -3,12 +3,7 @@
  * jitter" exponential backoff, a random time up to `baseMs × 2^(retry − 1)`, capped. Writers
  * that collided then spread out instead of colliding again in step.
  */
-export function backoffMs(
-  retry: number,
-  baseMs: number,
-  capMs = 1_000,
-  random: () => number = Math.random,
-): number {
+function backoffMs(retry: number, baseMs: number, capMs = 1_000, random: () => number = Math.random): number {
   return Math.min(capMs, baseMs * 2 ** Math.max(0, retry - 1)) * random();
 }
 

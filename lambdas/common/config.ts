@@ -41,7 +41,7 @@ function positiveInteger(environment: Environment, name: string, fallback: numbe
 }
 
 /** The settings an environment gives; a missing or malformed value is an error naming it. */
-export function configFrom(environment: Environment): ServiceConfig {
+function configFrom(environment: Environment): ServiceConfig {
   const stage = read(environment, 'STAGE');
   if (stage === undefined)
     throw new Error('Environment variable STAGE is not set; the stack (or npm start) must provide it.');

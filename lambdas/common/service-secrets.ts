@@ -18,7 +18,7 @@ export function generateServiceSecret(): { masterKey: string } {
 }
 
 /** The key of a secret's stored value. Keys of different purposes differ even from one master key. */
-export function serviceKeyFrom(json: string, name: ServiceSecretName): Buffer {
+function serviceKeyFrom(json: string, name: ServiceSecretName): Buffer {
   const { masterKey } = JSON.parse(json) as { masterKey?: unknown };
   const bytes = typeof masterKey === 'string' ? Buffer.from(masterKey, 'base64url') : Buffer.alloc(0);
   if (bytes.length < 32)

@@ -22,7 +22,7 @@ export interface IssuedLink {
 }
 
 /** How long after its expiry an issued link stays listed. */
-export const ISSUED_LINK_RETENTION_MS = 86_400_000;
+const ISSUED_LINK_RETENTION_MS = 86_400_000;
 
 const issuedLinkKey = (nonce: string) => ({
   PK: `${ACTIVATION_LINK_PARTITION}${nonce}`,

@@ -34,7 +34,7 @@ export interface ApiKeyRecord {
   readonly usageIdentifierKey?: string;
 }
 
-export const apiKeyKey = (prefix: string) => ({ PK: `${API_KEY_PARTITION}${prefix}`, SK: 'APIKEY' });
+const apiKeyKey = (prefix: string) => ({ PK: `${API_KEY_PARTITION}${prefix}`, SK: 'APIKEY' });
 
 /** Transaction item creating a key; the condition makes prefixes unique. */
 export function apiKeyCreationItem(record: ApiKeyRecord): TransactItem {

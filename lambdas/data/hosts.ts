@@ -11,7 +11,7 @@ export interface HostAccount {
   readonly createdAt: string;
 }
 
-export const hostKey = (hostId: number) => ({ PK: `${HOST_PARTITION}${hostId}`, SK: 'HOST' });
+const hostKey = (hostId: number) => ({ PK: `${HOST_PARTITION}${hostId}`, SK: 'HOST' });
 const hostEmailKey = (email: string) => ({
   PK: `${HOST_EMAIL_PARTITION}${normalizeEmail(email)}`,
   SK: 'HOSTEMAIL',

@@ -28,7 +28,7 @@ const knowledgeBaseKey = (propertyId: number) => ({
   SK: 'KNOWLEDGE_BASE',
 });
 
-export const EMPTY_KNOWLEDGE_BASE: KnowledgeBase = { checkInInstructions: '', faqs: [], upsells: [] };
+const EMPTY_KNOWLEDGE_BASE: KnowledgeBase = { checkInInstructions: '', faqs: [], upsells: [] };
 
 export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBase> {
   const { Item } = await dynamoDb().send(

@@ -83,7 +83,7 @@ export function partnerCreationItems(partner: Partner, sealedSigningSecret: stri
 }
 
 /** Transaction item creating a partner's sealed signing secret, in its own partition. */
-export function signingSecretItem(partnerId: number, sealedSigningSecret: string): TransactItem {
+function signingSecretItem(partnerId: number, sealedSigningSecret: string): TransactItem {
   return {
     Put: {
       TableName: tableName(),

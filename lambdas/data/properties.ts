@@ -15,7 +15,7 @@ export interface Property {
   readonly createdAt: string;
 }
 
-export const propertyKey = (partnerId: number, propertyId: number) => ({
+const propertyKey = (partnerId: number, propertyId: number) => ({
   PK: partnerPartition(partnerId),
   SK: `PROPERTY#${sortableId(propertyId)}`,
 });

@@ -27,7 +27,7 @@ export interface RevealRecord {
   readonly apiBaseUrl: string;
 }
 
-export const revealKey = (revealId: string) => ({ PK: `${REVEAL_PARTITION}${revealId}`, SK: 'REVEAL' });
+const revealKey = (revealId: string) => ({ PK: `${REVEAL_PARTITION}${revealId}`, SK: 'REVEAL' });
 
 export function revealCreationItem(reveal: RevealRecord): TransactItem {
   return {

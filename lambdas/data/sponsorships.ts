@@ -2,7 +2,7 @@ import { partnerPartition } from '../../core/partitions';
 import { queryAll, sortableId, type TransactItem, tableName } from './db';
 
 /** A partner's sponsorship of a host, with the host's active seat count under that partner. */
-export const sponsorshipKey = (partnerId: number, hostId: number) => ({
+const sponsorshipKey = (partnerId: number, hostId: number) => ({
   PK: partnerPartition(partnerId),
   SK: `HOST#${sortableId(hostId)}`,
 });

@@ -14,12 +14,12 @@ import { seal, unseal } from '../common/secret-box';
  * No Path attribute: it then defaults to the pages' own folder (`…/partner/<slug>`), whatever
  * prefix API Gateway's stage or a custom domain adds.
  */
-export const SESSION_COOKIE = 'activation_session';
+const SESSION_COOKIE = 'activation_session';
 const MAX_COOKIE_LENGTH = 3_000;
 /** Before provisioning: the time to pick products; never past the link's own expiry. */
 export const CHOOSING_TTL_SECONDS = 30 * 60;
 /** After provisioning: time to finish the onboarding wizard. */
-export const ONBOARDING_TTL_SECONDS = 12 * 3_600;
+const ONBOARDING_TTL_SECONDS = 12 * 3_600;
 
 export interface HostSession {
   readonly sid: string;

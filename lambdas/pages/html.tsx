@@ -94,12 +94,12 @@ export function Layout(props: {
 }
 
 /** A fresh nonce for this response's Content-Security-Policy. */
-export function cspNonce(): string {
+function cspNonce(): string {
   return randomBytes(16).toString('base64');
 }
 
 /** Headers every page carries: strict CSP, no referrer, no caching, no framing. */
-export function pageHeaders(nonce: string): Record<string, string> {
+function pageHeaders(nonce: string): Record<string, string> {
   return securityHeaders(`'nonce-${nonce}'`, `'nonce-${nonce}'`);
 }
 

@@ -33,7 +33,7 @@ export interface WizardContext {
 }
 
 /** What a step's page is drawn with. */
-export interface StepPage {
+interface StepPage {
   readonly id: string;
   readonly context: WizardContext;
   /** Why the posted form was refused (none on a page shown from what is stored). */
@@ -41,15 +41,13 @@ export interface StepPage {
 }
 
 /** A refused form keeps what the host typed (`typed`), so the step shows it again with the errors. */
-export type StepInput<Typed, Value> =
-  | { ok: true; value: Value }
-  | { ok: false; errors: string[]; typed?: Typed };
+type StepInput<Typed, Value> = { ok: true; value: Value } | { ok: false; errors: string[]; typed?: Typed };
 
 /**
  * One step of the wizard. `Typed` is what its form shows again when refused, `Value` what it saves.
  * (Methods, not function properties, so steps of different types share the table's one type.)
  */
-export interface WizardStep<Typed, Value> {
+interface WizardStep<Typed, Value> {
   /** The step's name in the address (`onboarding?step=…`) and in its form. */
   readonly id: string;
   /**
@@ -121,7 +119,7 @@ const withTyped = <Typed, Value>(parsed: FormResult<Value>, typed: () => Typed):
   parsed.ok ? parsed : { ...parsed, typed: typed() };
 
 /** The host's products as they read them, in catalog order. */
-export function productNames(context: Pick<WizardContext, 'catalog' | 'products' | 'locale'>): string[] {
+function productNames(context: Pick<WizardContext, 'catalog' | 'products' | 'locale'>): string[] {
   const known = context.catalog.filter((product) => context.products.includes(product.id));
   const unknown = context.products.filter((id) => !known.some((product) => product.id === id));
   return [...known.map((product) => productIn(product, context.locale.language).name), ...unknown];
@@ -134,7 +132,7 @@ export function productNames(context: Pick<WizardContext, 'catalog' | 'products'
  * when something is missing. Adding a step = one entry here (+ its form parser in
  * `onboarding-forms.ts` and its texts in the message catalogues).
  */
-export const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
+const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
   wizardStep({
     id: 'details',
     // What guests need on arrival: the assistant answers with it, the guidebook and online check-in show it.

@@ -88,14 +88,14 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 const USAGE_KEY_LENGTH = 40;
 
 /** A random API Gateway key value (only the usage plan sees it; the partner key authenticates). */
-export function usageKeyValue(): string {
+function usageKeyValue(): string {
   return Array.from({ length: USAGE_KEY_LENGTH }, () =>
     ALPHANUMERIC.charAt(randomInt(ALPHANUMERIC.length)),
   ).join('');
 }
 
 /** Name of the API Gateway key of a partner key, so that it can be found again by prefix. */
-export function usageKeyName(keyPrefix: string): string {
+function usageKeyName(keyPrefix: string): string {
   return `partner-${keyPrefix}`;
 }
 

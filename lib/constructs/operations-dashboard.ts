@@ -18,7 +18,7 @@ import type { ServiceRestApi } from './service-rest-api';
 /** The DynamoDB operations the functions and the CLI make (lambdas/routes.ts `access`, transactions). */
 const TABLE_OPERATIONS = ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'TransactWriteItems'] as const;
 
-export interface DashboardApi {
+interface DashboardApi {
   readonly restApi: ServiceRestApi;
   readonly metrics: AccessLogMetrics;
 }

@@ -11,7 +11,7 @@ import { PROBLEM_CONTENT_TYPE, problemBody } from '../../core/contract/problems'
 import { acknowledgeNagFinding } from './nag';
 
 /** A static header value as API Gateway wants it in a mapping: single-quoted. */
-export function staticHeaderValue(value: string): string {
+function staticHeaderValue(value: string): string {
   if (value.includes("'")) throw new Error(`A static header value cannot contain a single quote: ${value}`);
   return `'${value}'`;
 }
@@ -44,7 +44,7 @@ const METHOD_PLACEHOLDER = '__HTTP_METHOD__';
  * The 405 problem of the local server (`lib/local/api-gateway.ts`), as a mapping template. The
  * path is the route's template from the route table; the method comes from `$context`.
  */
-export function methodNotAllowedTemplate(allow: readonly string[], path: string): string {
+function methodNotAllowedTemplate(allow: readonly string[], path: string): string {
   const body = problemBody('method-not-allowed', methodNotAllowedDetail(METHOD_PLACEHOLDER, path, allow), {
     request_id: '$context.requestId',
   });

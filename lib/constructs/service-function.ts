@@ -22,7 +22,7 @@ const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LAMBDAS_DIRECTORY = fileURLToPath(new URL('../../lambdas/', import.meta.url));
 
 /** Tag that names each function as the route table does (`usage`, `authorizer`, `revealPage`...). */
-export const SERVICE_FUNCTION_TAG = 'service-function';
+const SERVICE_FUNCTION_TAG = 'service-function';
 
 export interface ServiceFunctionProps {
   /** The function's name in the route table (`serviceFunctions`), set as its `service-function` tag. */

@@ -15,10 +15,10 @@ import { utcDate } from '../operations/traffic';
  * an unknown path). Fields only a deployed stage knows (integration and authorizer status and
  * latency, X-Ray trace, error message) are left out rather than made up.
  */
-export const ACCESS_LOG_FILE = 'access-log.jsonl';
+const ACCESS_LOG_FILE = 'access-log.jsonl';
 
 /** What API Gateway writes for a `$context` variable it has no value for. */
-export const NO_VALUE = '-';
+const NO_VALUE = '-';
 
 export interface AccessLogEntry {
   readonly requestId: string;

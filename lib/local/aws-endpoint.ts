@@ -75,7 +75,7 @@ const TRANSACTION_ACTIONS: Record<string, string> = {
 };
 
 /** What a DynamoDB request does, as IAM sees it: one call, or one per item of a transaction. */
-export function dynamoDbCalls(caller: string, operation: string, body: Json): AwsCall[] {
+function dynamoDbCalls(caller: string, operation: string, body: Json): AwsCall[] {
   const call = (
     action: string,
     resource: string | undefined,
@@ -163,7 +163,7 @@ const SIGNATURE_WINDOW_MS = 15 * 60_000;
  * signed `x-amz-content-sha256` is checked against the body, never trusted), at the time it says
  * it was made, which must be within 15 minutes of now, and compared in constant time.
  */
-export async function isSignedWith(
+async function isSignedWith(
   request: Pick<IncomingMessage, 'method' | 'url' | 'headers'>,
   body: Buffer,
   secretAccessKey: string,

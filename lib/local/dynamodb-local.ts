@@ -20,7 +20,7 @@ const JAVA_HELP =
   '  Windows:       winget install Microsoft.OpenJDK.17';
 
 /** A clear refusal when Java is missing or too old, before anything is spawned. */
-export async function checkJava(): Promise<void> {
+async function checkJava(): Promise<void> {
   const output = await new Promise<string>((resolve, reject) => {
     execFile('java', ['-version'], { timeout: 15_000 }, (error, stdout, stderr) => {
       if (error && (error as NodeJS.ErrnoException).code === 'ENOENT')
@@ -68,7 +68,7 @@ function bundledRelease(): string {
  * The java command line of DynamoDB Local. Started here rather than by the package's `spawn`,
  * which cannot pass `-disableTelemetry` (DynamoDB Local otherwise reports usage to AWS).
  */
-export function dynamoDbLocalArguments(options: { port: number; dataDirectory?: string }): string[] {
+function dynamoDbLocalArguments(options: { port: number; dataDirectory?: string }): string[] {
   const release = bundledRelease();
   return [
     `-Djava.library.path=${join(release, 'DynamoDBLocal_lib')}`,
@@ -145,7 +145,7 @@ export async function startDynamoDbLocal(
   };
 }
 
-export function localClient(endpoint: string): DynamoDBClient {
+function localClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({
     endpoint,
     region: 'local',

@@ -29,7 +29,7 @@ import { ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
 import type { DemoKey } from './seed';
 import { seedLocalData } from './seed';
 
-export const LOCAL_TABLE_NAME = 'partner-api-local';
+const LOCAL_TABLE_NAME = 'partner-api-local';
 
 export interface LocalServiceOptions {
   readonly host: string;
@@ -118,10 +118,7 @@ export interface LocalAwsSettings {
  * its own (its name, so its calls can be told apart): the table only for functions that have
  * table access, and each secret's ARN only for the functions the route table grants it to.
  */
-export function functionEnvironment(
-  spec: ServiceFunctionSpec,
-  aws: LocalAwsSettings,
-): Record<string, string> {
+function functionEnvironment(spec: ServiceFunctionSpec, aws: LocalAwsSettings): Record<string, string> {
   return {
     STAGE: 'local',
     POWERTOOLS_SERVICE_NAME: 'partner-api',

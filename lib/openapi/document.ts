@@ -19,6 +19,7 @@ import type { Scope } from '../../core/domain/scopes';
 import { BASE_SCOPES, missingScopeDetail, SCOPE_SOURCE, SCOPES } from '../../core/domain/scopes';
 import type { PartnerApiRoute, PublicApiRoute, QueryParameter } from '../../core/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../core/routes';
+import { DEPLOYED_STAGES } from '../../core/stages';
 import { parseQueryParameters } from '../../lambdas/api/request-parameters';
 import {
   COMPRESS_ABOVE_BYTES,
@@ -26,7 +27,7 @@ import {
   REVALIDATE,
   tooLargeDetail,
 } from '../../lambdas/api/response-encoding';
-import { DEPLOYED_STAGES, stageSettings } from '../stage-config';
+import { stageSettings } from '../stage-config';
 import { propertyPageLink, SUCCESS_EXAMPLES } from './examples';
 
 type Json = Record<string, unknown>;

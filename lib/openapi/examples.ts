@@ -15,7 +15,7 @@ import { API_BASE_PATH, PAGE_CURSOR, PAGE_LIMIT } from '../../core/routes';
 const GENERATED_AT = '2026-11-22T10:05:12.004Z';
 const PARTNER_ID = 1;
 
-export const usageExample: z.output<typeof usageReportSchema> = {
+const usageExample: z.output<typeof usageReportSchema> = {
   partner_id: PARTNER_ID,
   generated_at: GENERATED_AT,
   active_seats: 12,
@@ -34,20 +34,20 @@ const PROPERTIES = [
   { id: 5, name: 'Lakeside Cabins' },
 ];
 
-export const propertyListExample: z.output<typeof propertyListSchema> = {
+const propertyListExample: z.output<typeof propertyListSchema> = {
   partner_id: PARTNER_ID,
   generated_at: GENERATED_AT,
   properties: PROPERTIES,
 };
 
 /** The first page of the same list with `limit=2`; its Link header is {@link propertyPageLink}. */
-export const propertyPageExample: z.output<typeof propertyListSchema> = {
+const propertyPageExample: z.output<typeof propertyListSchema> = {
   ...propertyListExample,
   properties: PROPERTIES.slice(0, 2),
 };
 
 /** A cursor of the shape the API issues (signed with an example key, so it works nowhere). */
-export const exampleCursor = encodePageCursor(Buffer.alloc(32, 7), PARTNER_ID, 2);
+const exampleCursor = encodePageCursor(Buffer.alloc(32, 7), PARTNER_ID, 2);
 
 export const propertyPageLink = `<${'/production'}${API_BASE_PATH}/properties?${PAGE_LIMIT.name}=2&${PAGE_CURSOR.name}=${exampleCursor}>; rel="next"`;
 
@@ -56,7 +56,7 @@ const OCCUPANCY = [
   0.5, 0.25, 0, 0.25, 0.5, 0.75, 0.75, 0.5,
 ];
 
-export const pricingSignalsExample: z.output<typeof pricingSignalsSchema> = {
+const pricingSignalsExample: z.output<typeof pricingSignalsSchema> = {
   property_id: 2,
   signals: {
     occupancy_today: 0.75,

@@ -14,7 +14,7 @@ export interface AccessLogCount {
   readonly requests: number;
 }
 
-export interface AccessLogCounts {
+interface AccessLogCounts {
   readonly counts: readonly AccessLogCount[];
   /** Bytes the query scanned (billed per GB in CloudWatch Logs Insights). */
   readonly bytesScanned?: number;

@@ -84,7 +84,7 @@ export async function issueKey(
 }
 
 /** Transaction items that store an issued key, its reveal, and the key on its partner. */
-export function issuedKeyItems(issued: IssuedKey, partner: Pick<Partner, 'id' | 'revision'>): TransactItem[] {
+function issuedKeyItems(issued: IssuedKey, partner: Pick<Partner, 'id' | 'revision'>): TransactItem[] {
   return [
     apiKeyCreationItem(issued.record),
     revealCreationItem(issued.reveal),

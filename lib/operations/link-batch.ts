@@ -13,9 +13,9 @@ import type { OperatorTarget } from './target';
  * onboard many hosts at once. Every row is checked with the rules of a single link before any link
  * is minted; a file with a bad row mints nothing.
  */
-export const MAX_HOST_ROWS = 1_000;
-export const MAX_HOST_FILE_BYTES = 1024 * 1024;
-export const HOST_COLUMNS = ['email', 'name', 'pms_hotel_id', 'products'] as const;
+const MAX_HOST_ROWS = 1_000;
+const MAX_HOST_FILE_BYTES = 1024 * 1024;
+const HOST_COLUMNS = ['email', 'name', 'pms_hotel_id', 'products'] as const;
 const REQUIRED_COLUMNS = ['email', 'name', 'pms_hotel_id'] as const;
 
 /** A mistake in the file itself (its shape or a row): nothing was minted; exit code 2. */

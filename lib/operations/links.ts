@@ -116,7 +116,7 @@ function mintOrExplain(
 }
 
 /** An e-mail address shown to recognise it, not to read it: `j…@example.com`. */
-export function maskedEmail(email: string): string {
+function maskedEmail(email: string): string {
   const at = email.lastIndexOf('@');
   return at < 1 ? '…' : `${email.slice(0, 1)}…${email.slice(at)}`;
 }

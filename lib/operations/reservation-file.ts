@@ -23,7 +23,7 @@ const isoDate = z.string('must be a date string').check(
  * A reservation as imported (docs/design/pricing-signals.md); unknown fields are dropped, not stored.
  * zod/mini keeps the Lambda bundles small (full zod adds ~30 ms to a cold start).
  */
-export const reservationSchema = z
+const reservationSchema = z
   .object({
     id: z
       .string('must be a string')

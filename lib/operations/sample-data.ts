@@ -34,12 +34,7 @@ function pick(next: () => number): string {
  * A year of history and four months ahead for one property: per unit, a run of stays that
  * never overlap, booked 0-120 days ahead on weighted channels, about 8% later cancelled.
  */
-export function demoReservations(
-  propertyId: number,
-  units: number,
-  nowMs: number,
-  seed: number,
-): Reservation[] {
+function demoReservations(propertyId: number, units: number, nowMs: number, seed: number): Reservation[] {
   const next = seededRandom(seed);
   const today = dayOfTimestamp(nowMs);
   const reservations: Reservation[] = [];

@@ -21,7 +21,7 @@ export const DEFAULT_TRAFFIC_DAYS = 7;
  */
 export const MAX_TRAFFIC_DAYS = 90;
 
-export interface TrafficDay {
+interface TrafficDay {
   readonly date: string;
   readonly key_prefix: string;
   readonly requests: number;

@@ -32,7 +32,7 @@ function attributes(tag: string): Map<string, string> {
 }
 
 /** A form field as a browser would submit it. */
-export interface FormField {
+interface FormField {
   readonly name: string;
   value: string;
   readonly kind: 'hidden' | 'text' | 'textarea' | 'select' | 'checkbox';

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
+import type { DeployedStage } from '../../core/stages';
+import { DEPLOYED_STAGES } from '../../core/stages';
 import { PartnerApiStack } from '../../lib/partner-api-stack';
-import type { DeployedStage } from '../../lib/stage-config';
-import { DEPLOYED_STAGES, stackName, stageConfig } from '../../lib/stage-config';
+import { stackName, stageConfig } from '../../lib/stage-config';
 import { attachTemplateChecks } from '../../lib/template-checks';
 
 /** What `-c mailFrom:<stage>=…` gives the app in the tests. */

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { DeployedStage } from '../../core/stages';
+import { DEPLOYED_STAGES } from '../../core/stages';
 import { ANSWERS_BY_ROUTE_QUERY, TOP_PARTNERS_QUERY } from '../../lib/constructs/operations-dashboard';
 import { ACCESS_LOG_FORMAT } from '../../lib/constructs/secure-defaults';
-import type { DeployedStage } from '../../lib/stage-config';
-import { DEPLOYED_STAGES, stackName } from '../../lib/stage-config';
+import { stackName } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
 import { synthesizedApp } from './synthesized-app';
 

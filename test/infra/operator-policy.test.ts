@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { DeployedStage } from '../../lib/stage-config';
-import { DEPLOYED_STAGES, STACK_OUTPUTS } from '../../lib/stage-config';
+import type { DeployedStage } from '../../core/stages';
+import { DEPLOYED_STAGES } from '../../core/stages';
+import { STACK_OUTPUTS } from '../../lib/stage-config';
 import { ACCOUNT, decision } from '../support/iam';
 import type { SynthesizedApp } from './synthesized-app';
 import { synthesizedApp } from './synthesized-app';

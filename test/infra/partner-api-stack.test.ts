@@ -13,10 +13,11 @@ import {
   serviceFunctions,
 } from '../../core/routes';
 import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
+import type { DeployedStage } from '../../core/stages';
+import { DEPLOYED_STAGES } from '../../core/stages';
 import { MANAGED_RULE_GROUPS } from '../../lib/constructs/web-firewall';
 import { partnerApiDocument } from '../../lib/openapi/document';
-import type { DeployedStage } from '../../lib/stage-config';
-import { DEPLOYED_STAGES, STACK_OUTPUTS, stageConfig } from '../../lib/stage-config';
+import { STACK_OUTPUTS, stageConfig } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
 import { synthesizedApp, TEST_MAIL_FROM } from './synthesized-app';
 

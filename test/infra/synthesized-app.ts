@@ -4,8 +4,9 @@ import { setTimeout } from 'node:timers/promises';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { inject } from 'vitest';
-import type { DeployedStage } from '../../lib/stage-config';
-import { DEPLOYED_STAGES, stackName } from '../../lib/stage-config';
+import type { DeployedStage } from '../../core/stages';
+import { DEPLOYED_STAGES } from '../../core/stages';
+import { stackName } from '../../lib/stage-config';
 import type { SynthesisOutcome } from './app-synthesis';
 import { synthesisPaths } from './app-synthesis';
 
@@ -19,14 +20,14 @@ declare module 'vitest' {
 }
 
 /** One rule finding of the validation report, as CDK writes it (the parts the tests read). */
-export interface ReportedViolation {
+interface ReportedViolation {
   readonly ruleName: string;
   readonly severity: string;
   readonly reason?: string;
   readonly violatingConstructs: readonly { readonly constructPath: string }[];
 }
 
-export interface ValidationReport {
+interface ValidationReport {
   readonly pluginReports: readonly {
     readonly pluginName: string;
     readonly conclusion: string;

@@ -1,8 +1,8 @@
 import type { EvaluationResult } from '@cloud-copilot/iam-simulate';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App } from 'aws-cdk-lib';
+import type { DeployedStage } from '../../core/stages';
 import { PartnerApiStack } from '../../lib/partner-api-stack';
-import type { DeployedStage } from '../../lib/stage-config';
 import { stackName, stageConfig } from '../../lib/stage-config';
 
 /**

@@ -1,7 +1,7 @@
 import type { Language } from '../../../core/domain/languages';
 
 /** Plural forms of a message; `#` stands for the formatted count. `other` is required by every language. */
-export type PluralForms = Partial<Record<Intl.LDMLPluralRule, string>> & { readonly other: string };
+type PluralForms = Partial<Record<Intl.LDMLPluralRule, string>> & { readonly other: string };
 
 /**
  * Numbers, prices, times, lists and plurals in one language, through `Intl`: no page builds them

@@ -17,7 +17,7 @@ export type { Messages } from './en';
 export const CATALOGUES: Readonly<Record<Language, Messages>> = { en, de, fr, es, it };
 
 /** The query parameter of the language switch, and the cookie that keeps its choice. */
-export const LANGUAGE_PARAMETER = 'lang';
+const LANGUAGE_PARAMETER = 'lang';
 export const LANGUAGE_COOKIE = 'host_lang';
 
 /** A host page's language: its messages, its `Intl` formats, and how to offer the other languages. */
@@ -34,7 +34,7 @@ export interface HostLocale {
 }
 
 /** A host page's locale; `query` is the page's own query, which the language switch keeps. */
-export function localeOf(
+function localeOf(
   language: Language,
   options: { query?: URLSearchParams; cookie?: string } = {},
 ): HostLocale {

