@@ -110,7 +110,7 @@ export interface PartnerApiRoute {
   readonly access: FunctionAccess;
 }
 
-type ResponseSchemaName = keyof typeof responseSchemas;
+export type ResponseSchemaName = keyof typeof responseSchemas;
 
 export const PROPERTY_ID = {
   name: 'propertyId',

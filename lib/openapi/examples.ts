@@ -1,10 +1,7 @@
 import type * as z from 'zod/mini';
-import type {
-  pricingSignalsSchema,
-  propertyListSchema,
-  usageReportSchema,
-} from '../../core/contract/api-schemas';
+import type { responseSchemas } from '../../core/contract/api-schemas';
 import { encodePageCursor } from '../../core/domain/page-cursor';
+import type { ResponseSchemaName } from '../../core/routes';
 import { API_BASE_PATH, PAGE_CURSOR, PAGE_LIMIT } from '../../core/routes';
 
 /**
@@ -12,10 +9,12 @@ import { API_BASE_PATH, PAGE_CURSOR, PAGE_LIMIT } from '../../core/routes';
  * response schemas (a field the schema does not have fails the type check) and validated against
  * the generated document by `test/unit/openapi-examples.test.ts`.
  */
+type Body<Name extends ResponseSchemaName> = z.output<(typeof responseSchemas)[Name]>;
+
 const GENERATED_AT = '2026-11-22T10:05:12.004Z';
 const PARTNER_ID = 1;
 
-const usageExample: z.output<typeof usageReportSchema> = {
+const usageExample: Body<'UsageReport'> = {
   partner_id: PARTNER_ID,
   generated_at: GENERATED_AT,
   active_seats: 12,
@@ -34,14 +33,14 @@ const PROPERTIES = [
   { id: 5, name: 'Lakeside Cabins' },
 ];
 
-const propertyListExample: z.output<typeof propertyListSchema> = {
+const propertyListExample: Body<'PropertyList'> = {
   partner_id: PARTNER_ID,
   generated_at: GENERATED_AT,
   properties: PROPERTIES,
 };
 
 /** The first page of the same list with `limit=2`; its Link header is {@link propertyPageLink}. */
-const propertyPageExample: z.output<typeof propertyListSchema> = {
+const propertyPageExample: Body<'PropertyList'> = {
   ...propertyListExample,
   properties: PROPERTIES.slice(0, 2),
 };
@@ -56,7 +55,7 @@ const OCCUPANCY = [
   0.5, 0.25, 0, 0.25, 0.5, 0.75, 0.75, 0.5,
 ];
 
-const pricingSignalsExample: z.output<typeof pricingSignalsSchema> = {
+const pricingSignalsExample: Body<'PricingSignals'> = {
   property_id: 2,
   signals: {
     occupancy_today: 0.75,
@@ -73,11 +72,13 @@ const pricingSignalsExample: z.output<typeof pricingSignalsSchema> = {
   ),
 };
 
-/** The 200 examples of each response schema, by name: what the document shows under each route. */
-export const SUCCESS_EXAMPLES: Record<
-  'UsageReport' | 'PropertyList' | 'PricingSignals',
-  Record<string, { summary: string; value: unknown }>
-> = {
+/**
+ * The 200 examples of each response schema, by name: what the document shows under each route.
+ * A schema added to `responseSchemas` fails the type check here until it has one.
+ */
+export const SUCCESS_EXAMPLES: {
+  readonly [Name in ResponseSchemaName]: Record<string, { summary: string; value: Body<Name> }>;
+} = {
   UsageReport: { usage: { summary: 'Three sponsored hosts, 12 seats', value: usageExample } },
   PropertyList: {
     wholeList: { summary: 'The whole list (no limit)', value: propertyListExample },

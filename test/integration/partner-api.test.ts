@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../core/routes';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
 import { NO_RESERVATION_SIGNALS } from '../support/pricing-fixtures';
@@ -173,12 +174,10 @@ describe('404: missing and foreign properties look the same', () => {
       (match) => match[1],
     );
 
-    expect(listed).toEqual([
-      '/partner-api/v1/usage',
-      '/partner-api/v1/properties',
-      '/partner-api/v1/properties/{propertyId}/pricing-signals',
-      '/partner-api/v1/openapi.json',
-    ]);
+    expect(listed).toEqual(
+      [...partnerApiRoutes, ...publicApiRoutes].map((route) => `${API_BASE_PATH}${route.path}`),
+    );
+    expect(listed).toContain('/partner-api/v1/properties/{propertyId}/pricing-signals');
     const origin = new URL(inject('apiBaseUrl')).origin;
     const usage = await fetch(`${origin}${listed[0]}`, {
       headers: { Authorization: `Bearer ${revenuePartner.key}` },
