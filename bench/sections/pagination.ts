@@ -184,7 +184,7 @@ function report(rows: readonly PageRow[], writeSeconds: Record<number, number>, 
           ]
         : []),
       'A page reads limit + 1 items starting right after the cursor (a key condition on the sort key: SK BETWEEN PROPERTY#<next id> AND PROPERTY#~), so its requests, items and read units are the same wherever it is and however long the list.',
-      "A first version started the read with ExclusiveStartKey instead. It read the same items, but DynamoDB Local's time grew with the page's position in the partition: at 1,000,000 properties the middle page took 7.6 × and the last 12 × the p50 of the small list's page (319 and 629 ms against 47 ms). A key condition has no such cost here, and in DynamoDB both are a seek on the sort key.",
+      "Starting the read with ExclusiveStartKey instead reads the same items, but DynamoDB Local's time grows with the page's position in the partition: at 1,000,000 properties the middle page takes 7.6 × and the last 12 × the p50 of the small list's page (319 and 629 ms against 47 ms). A key condition has no such cost here, and in DynamoDB both are a seek on the sort key.",
     ],
     data: { rows, writeSeconds, limit: LIMIT, rounds: ROUNDS, busy },
   };

@@ -2,7 +2,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
 /**
  * The one table, as data: the CDK stack and the local server both build it from here.
- * Generic key names (PK/SK, GSI1PK/GSI1SK) let every entity share it; see README "Data model".
+ * Generic key names (PK/SK, GSI1PK/GSI1SK) let every entity share it; see docs/design/data-model.md.
  */
 export const tableDefinition = {
   partitionKey: 'PK',

@@ -2,7 +2,7 @@
  * The exact per-key rate limit: at most `limit` requests in any rolling `windowMs`, across any
  * number of Lambda instances. This constant is the only place the numbers are written: the
  * algorithm, the response headers, the usage-plan backstop (`lib/stage-config.ts`), the 429
- * texts, the OpenAPI document and the docs all derive from it (docs/rate-limit.md explains the
+ * texts, the OpenAPI document and the docs all derive from it (docs/design/rate-limit.md explains the
  * algorithm).
  */
 export const RATE_LIMIT = { limit: 120, windowMs: 60_000 } as const;

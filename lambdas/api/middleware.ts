@@ -59,7 +59,7 @@ function toProblemError(error: unknown): ProblemError {
  * middleware renders `error.message` as the body and sets the media type to `application/json`
  * or `text/plain` itself, and turns every error without a status into a bare 500; a problem needs
  * its own media type, the request id in the body, and a 503 with `Retry-After` for a busy
- * dependency (README, "Errors as problem details").
+ * dependency (docs/design/errors.md).
  */
 export function problemDetails(): Middleware {
   return {

@@ -19,7 +19,7 @@ import { dynamoDb, tableName } from './db';
  * items and no others) holding the key's slots in one list attribute, `slots`: per slot, the
  * time of the last request admitted through it, as milliseconds since SLOT_TIME_EPOCH_MS (0 for
  * a slot never used). Admitting a request is one UpdateItem that claims one slot under a
- * condition on that slot alone; see docs/rate-limit.md for why this is exact.
+ * condition on that slot alone; see docs/design/rate-limit.md for why this is exact.
  */
 const rateWindowKey = (prefix: string) => ({ PK: `${RATE_LIMIT_PARTITION}${prefix}`, SK: 'RATELIMIT' });
 const SLOTS = 'slots';

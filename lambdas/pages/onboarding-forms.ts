@@ -38,7 +38,7 @@ export function overlongFields(form: URLSearchParams, messages: Messages): strin
  * A field as stored: trimmed, line breaks as line feeds. One-line fields (a name, a question, a
  * title) then follow the one-line rule; text of several lines (instructions, answers,
  * descriptions) keeps line feeds and tabs and refuses every other control and text-direction
- * character (README, Decisions: text fields).
+ * character (docs/design/README.md, "Text fields").
  */
 const text = (value: string | null | undefined) => withUnixLineBreaks(value ?? '').trim();
 const all = (form: URLSearchParams, name: string) => form.getAll(name).map(text);

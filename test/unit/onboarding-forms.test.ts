@@ -122,7 +122,7 @@ describe('onboarding wizard forms', () => {
     ).toBe(false);
   });
 
-  describe('text rules (README, Decisions: text fields)', () => {
+  describe('text rules (docs/design/README.md: text fields)', () => {
     const REFUSED_IN_TEXT = ['\u0000', '\u0007', '\u000b', '\u000c', '\u001b', '\u007f', '\u0085', '\u009b'];
     const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
     const SEPARATORS = ['\u2028', '\u2029'];

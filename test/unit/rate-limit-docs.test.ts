@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../core/domain/rate-limit';
 
-/** The documents partners and operators read, where the limit is stated in words. */
+/** The documents partners, operators and engineers read, where the limit is stated in words. */
 const DOCUMENTS = [
   'README.md',
-  ...readdirSync('docs')
+  'CONTRIBUTING.md',
+  ...readdirSync('docs', { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.md'))
-    .map((name) => join('docs', name)),
+    .map((name) => join('docs', name))
+    .sort(),
 ];
 
 /** Every way the documents state the limit, with the numbers it states. */

@@ -7,7 +7,7 @@ import { CATALOGUES } from '../../lambdas/pages/messages';
 import { parseDetails } from '../../lambdas/pages/onboarding-forms';
 import { displayName } from '../../lib/operations/inputs';
 
-/** Every code point text fields refuse, by the README's rule (Decisions: text fields). */
+/** Every code point text fields refuse, by the rule in docs/design/README.md (Text fields). */
 function refused(codePoint: number): boolean {
   return (
     codePoint <= 0x1f ||
