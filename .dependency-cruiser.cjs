@@ -1,5 +1,5 @@
 /**
- * The layers of the repository, lowest first (README "Layout", CONTRIBUTING):
+ * The layers of the repository, lowest first (README "Layout"):
  *   core/      pure rules and data every other room shares: domain logic, the route table, the
  *              contract (problems, schemas, gateway responses, table definition); imports nothing above
  *   lambdas/   what runs in Lambda: common/ < data/ < api/ and pages/

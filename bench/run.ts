@@ -5,7 +5,7 @@
  * .local/bench/results.full.json (every raw figure), printing progress on stderr.
  * Every figure is a median over repeated runs with min and max; timings that matter are also a
  * ratio against a baseline measured in the same run, because absolute times drift on a shared
- * machine. Each section checks the budgets of issue 5 and says PASS or FAIL.
+ * machine. Each section checks its budgets and says PASS or FAIL.
  *
  * 1. Local server throughput and latency (sections/throughput.ts): autocannon against
  *    GET /usage, GET /properties and GET /properties/2/pricing-signals on `npm start` running as

@@ -25,7 +25,7 @@ export interface LambdaRuntimeOptions {
   readonly idleSeconds: number;
 }
 
-/** The defaults `npm start` uses; see README "Local runtime". */
+/** The defaults `npm start` uses; see docs/design/local-runtime.md. */
 export const DEFAULT_LAMBDA_RUNTIME_OPTIONS: LambdaRuntimeOptions = { maxInstances: 10, idleSeconds: 300 };
 
 /** What one invocation did, for the access log. */

@@ -641,7 +641,7 @@ export function partnerApiDocument(): Json {
   return {
     openapi: '3.1.0',
     info: INFO,
-    // The deployed base URLs carry the stage name before the base path (README "Deploying").
+    // The deployed base URLs carry the stage name before the base path (docs/deploying.md).
     servers: DEPLOYED_STAGES.map((stage) => ({
       url: `https://{host}/${stage}${API_BASE_PATH}`,
       description:
