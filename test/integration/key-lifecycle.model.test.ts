@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
  * It has a table of its own (the sweep deletes by time, which would disturb other files' data),
  * and fakes only `Date`: timers, the SDK and DynamoDB Local run for real.
  *
- * MODEL_RUNS (default 30) sets how many sequences; MODEL_SEED replays one (fast-check prints
+ * MODEL_RUNS (default 50) sets how many sequences; MODEL_SEED replays one (fast-check prints
  * the seed, the path and the shortest failing sequence when a run fails).
  */
 const MODEL_TABLE = `partner-api-model-${Date.now().toString(36)}`;
@@ -768,7 +768,7 @@ describe('key, reveal, link and session lifecycle (model-based)', () => {
   });
 
   it('matches the model after every step, across random sequences with a moving clock and TTL sweeps', async () => {
-    const runs = Number(process.env.MODEL_RUNS ?? 30);
+    const runs = Number(process.env.MODEL_RUNS ?? 50);
     const seed = process.env.MODEL_SEED === undefined ? undefined : Number(process.env.MODEL_SEED);
     await fc.assert(
       fc.asyncProperty(
