@@ -17,7 +17,7 @@ export async function localTarget(notice: (text: string) => void = () => undefin
   const [runtime, ...others] = await liveRuntimes(directory);
   if (!runtime) {
     throw new OperatorError(
-      `The local server is not running (no live server in ${join(directory, 'runtime')}). Start it with "npm start" in another terminal, or pass --stage sandbox|production.`,
+      `No local server is running from ${directory} (no server whose file is in ${join(directory, 'runtime')} is alive and answers). Start one with "npm start" in another terminal, or pass --stage sandbox|production.`,
     );
   }
   if (others.length > 0)

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { ServiceSecretName } from '../../core/service-secrets';
 import { generateServiceSecret } from '../../lambdas/common/service-secrets';
@@ -77,13 +78,38 @@ async function readRuntimeFile(directory: string, pid: number): Promise<LocalRun
   }
 }
 
-/** The servers running from this folder (their process is alive), the newest first. */
+/** Whether something accepts connections where the server said it listens (within a second). */
+function answers(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port) });
+    const done = (answered: boolean) => {
+      socket.destroy();
+      resolve(answered);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * The servers running from this folder, the newest first: those whose process is alive and whose
+ * port answers. The file of a server that died without removing it is removed here too; one whose
+ * process id now belongs to another program is passed over (its port does not answer).
+ */
 export async function liveRuntimes(directory: string): Promise<LocalRuntime[]> {
+  const pids = (await runtimeFileNames(directory)).map((name) => Number.parseInt(name, 10));
+  await Promise.all(
+    pids
+      .filter((pid) => !isProcessAlive(pid))
+      .map((pid) => rm(runtimeFile(directory, pid), { force: true }).catch(() => undefined)),
+  );
   const runtimes = await Promise.all(
-    (await runtimeFileNames(directory))
-      .map((name) => Number.parseInt(name, 10))
-      .filter(isProcessAlive)
-      .map((pid) => readRuntimeFile(directory, pid)),
+    pids.filter(isProcessAlive).map(async (pid) => {
+      const runtime = await readRuntimeFile(directory, pid);
+      return runtime && (await answers(runtime.apiBaseUrl)) ? runtime : undefined;
+    }),
   );
   return runtimes
     .filter((runtime) => runtime !== undefined)
