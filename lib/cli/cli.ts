@@ -85,8 +85,10 @@ function buildProgram(io: CliIo, targetOf: TargetOf, failed: () => void): Comman
     .configureOutput({
       writeOut: (output) => io.out(output.trimEnd()),
       writeErr: (output) => io.err(output.trimEnd()),
-      // Commander's own mistakes and ours read alike: one prefix, one line of reason.
-      outputError: (message, write) => write(`${USAGE_PREFIX}${message.replace(/^error: /, '')}`),
+      // Commander's own mistakes and ours read alike: one prefix, one line of reason (with its
+      // "(Did you mean partners?)" on that line).
+      outputError: (message, write) =>
+        write(`${USAGE_PREFIX}${message.replace(/^error: /, '').replace(/\n(?=\()/g, ' ')}`),
     });
 
   const define: Define = (parent, name, spec) => {
