@@ -19,7 +19,7 @@ export class UsageError extends Error {
 }
 
 /** What a command hands back: the JSON of `--json`, the lines otherwise, and what to do after printing. */
-export interface CommandOutput {
+interface CommandOutput {
   readonly json: unknown;
   readonly text: readonly string[];
   /** Runs once the result is printed (mail), so a failure there cannot hide the result. */
@@ -37,9 +37,9 @@ export type CommandRun = (target: OperatorTarget, io: CliIo) => Promise<CommandO
  * for a mistake, before any target is resolved: a usage mistake exits 2 without a running server,
  * AWS credentials or a network. What it returns does the work.
  */
-export type CommandAction = (options: Options, args: readonly string[]) => CommandRun | Promise<CommandRun>;
+type CommandAction = (options: Options, args: readonly string[]) => CommandRun | Promise<CommandRun>;
 
-export interface CommandSpec {
+interface CommandSpec {
   readonly summary: string;
   /** Command lines after `npm run admin --`, shown under "Examples:" in the command's --help. */
   readonly examples: readonly [string, ...string[]];

@@ -122,7 +122,7 @@ export async function readRuntime(directory: string, pid?: number): Promise<Loca
   return (await liveRuntimes(directory))[0];
 }
 
-export function isProcessAlive(pid: number): boolean {
+function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
