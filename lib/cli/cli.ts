@@ -49,7 +49,8 @@ function terminalSafe(terminal: CliIo): CliIo {
 }
 
 /** An operation that failed without saying why in our words (AWS refusing, a network): bounded, no stack. */
-function unexpected(error: Error, io: CliIo): void {
+function unexpected(thrown: unknown, io: CliIo): void {
+  const error = thrown instanceof Error ? thrown : new Error(String(thrown));
   const reason =
     error.name === 'CredentialsProviderError'
       ? ' (no AWS credentials: configure them, e.g. AWS_PROFILE)'
@@ -103,25 +104,23 @@ function buildProgram(io: CliIo, targetOf: TargetOf, failed: () => void): Comman
         const args = received.slice(0, -2).map(String);
         const options = command.opts();
         const globals = command.optsWithGlobals();
-        const usageMistake = (error: unknown) => {
+        // A usage mistake goes the way of commander's own (exit 2); anything else is a failure (exit 1).
+        const report = (error: unknown) => {
           if (error instanceof UsageError) command.error(error.message, { exitCode: 2, code: USAGE_CODE });
-          throw error;
+          failed();
+          if (error instanceof OperatorError) io.err(`Error: ${error.message}`);
+          else unexpected(error, io);
         };
-        // Options are checked before any target is resolved: a mistake needs no server or AWS.
-        const run = await Promise.resolve()
-          .then(() => spec.action(options, args))
-          .catch(usageMistake);
         try {
+          // Options are checked before any target is resolved: a mistake needs no server or AWS.
+          const run = await spec.action(options, args);
           const target = await targetOf(text(globals, 'stage'), io);
           const { json, text: lines, afterPrinting } = await run(target, io);
           // JSON keeps its data: what the terminal must not see is written as a \u escape.
           io.out(globals.json === true ? withUnsafeEscaped(JSON.stringify(json)) : lines.join('\n'));
           await afterPrinting?.();
         } catch (error) {
-          if (error instanceof UsageError) usageMistake(error);
-          failed();
-          if (error instanceof OperatorError) io.err(`Error: ${error.message}`);
-          else unexpected(error as Error, io);
+          report(error);
         }
       });
   };
