@@ -748,9 +748,14 @@ const commands = [
 
 describe('key, reveal, link and session lifecycle (model-based)', () => {
   beforeAll(async () => {
+    // The suite's local settings, with this file's own table and the session secret the pages read.
+    useServiceEnvironment({
+      ...inject('localEnvironment'),
+      TABLE_NAME: MODEL_TABLE,
+      [secretArnVariable('session')]: inject('secretArns').session ?? '',
+    });
     await dynamoDb().send(new CreateTableCommand(createTableInput(MODEL_TABLE)));
     await ensureCatalog(DEFAULT_CATALOG);
-    process.env.SESSION_SECRET_ARN = inject('secretArns').session ?? '';
     // Loaded while the clock is true: the local AWS endpoint refuses signatures 15 minutes off.
     await Promise.all([loadServiceKey('session'), loadServiceKey('sealing')]);
     vi.useFakeTimers({ toFake: ['Date'] });
