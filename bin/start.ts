@@ -67,7 +67,7 @@ function readOptions() {
 }
 
 const options = readOptions();
-// Read before the service starts: it sets DYNAMODB_ENDPOINT for the handlers it runs.
+// A DynamoDB of the operator's own, if named: the banner says which one the server uses.
 const externalDynamoDb = process.env.DYNAMODB_ENDPOINT;
 const started = performance.now();
 try {

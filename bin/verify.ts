@@ -1,5 +1,11 @@
 import { parseArgs } from 'node:util';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { deployedTarget } from '../lib/cli/deployed-target';
+import { localTarget } from '../lib/cli/local-target';
+import { STACK_OUTPUTS, stackName } from '../lib/stage-config';
 import type { CheckResult, VerifyContext } from '../lib/verify/deploy-checks';
+import { verifyStage } from '../lib/verify/deploy-checks';
 
 const USAGE = `Usage: npm run verify -- --stage sandbox|production|local [options]
   Proves, minutes after "cdk deploy", what only AWS can show: every call whose IAM policy or API
@@ -86,9 +92,6 @@ async function operatorSession(
           ? 'local'
           : 'with your credentials; --operator-role proves the OperatorPolicy itself',
     };
-  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
-  const { STSClient, AssumeRoleCommand } = await import('@aws-sdk/client-sts');
-  const { STACK_OUTPUTS, stackName } = await import('../lib/stage-config');
   const { Stacks } = await new CloudFormationClient({}).send(
     new DescribeStacksCommand({ StackName: stackName(options.stage) }),
   );
@@ -126,11 +129,7 @@ function line(result: CheckResult): string {
 
 const options = readOptions();
 try {
-  const target =
-    options.stage === 'local'
-      ? await (await import('../lib/cli/local-target')).localTarget()
-      : await (await import('../lib/cli/deployed-target')).deployedTarget(options.stage);
-  const { verifyStage } = await import('../lib/verify/deploy-checks');
+  const target = options.stage === 'local' ? await localTarget() : await deployedTarget(options.stage);
   console.log(
     `Deploy verification of ${options.stage}: ${target.apiBaseUrl} and ${target.activationBaseUrl}`,
   );

@@ -8,3 +8,7 @@ export type DeployedStage = (typeof DEPLOYED_STAGES)[number];
 export function isStage(value: string): value is Stage {
   return (STAGES as readonly string[]).includes(value);
 }
+
+export function isDeployedStage(value: string): value is DeployedStage {
+  return (DEPLOYED_STAGES as readonly string[]).includes(value);
+}

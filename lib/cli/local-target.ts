@@ -1,21 +1,29 @@
+import { join } from 'node:path';
 import { useServiceEnvironment } from '../../lambdas/common/config';
 import { accessLogPath, localAccessLog } from '../local/access-log';
-import { isProcessAlive, localDirectory, readRuntime } from '../local/runtime';
+import { liveRuntimes, localDirectory } from '../local/runtime';
 import { localEnvironment } from '../local/service';
 import { outboxMailer } from '../operations/mailer';
 import { OperatorError } from '../operations/operator-error';
 import type { OperatorTarget } from '../operations/target';
 import { localOperator } from './operator-identity';
 
-/** The running local server: the data modules act on its DynamoDB Local, through its settings. */
-export async function localTarget(): Promise<OperatorTarget> {
+/**
+ * The running local server: the data modules act on its DynamoDB Local, through its settings.
+ * Of several servers running from the same folder, the newest; `notice` says which.
+ */
+export async function localTarget(notice: (text: string) => void = () => undefined): Promise<OperatorTarget> {
   const directory = localDirectory();
-  const runtime = await readRuntime(directory);
-  if (!runtime || !isProcessAlive(runtime.pid)) {
+  const [runtime, ...others] = await liveRuntimes(directory);
+  if (!runtime) {
     throw new OperatorError(
-      `The local server is not running (no live ${directory}/runtime.json). Start it with "npm start" in another terminal, or pass --stage sandbox|production.`,
+      `No local server is running from ${directory} (no server whose file is in ${join(directory, 'runtime')} is alive and answers). Start one with "npm start" in another terminal, or pass --stage sandbox|production.`,
     );
   }
+  if (others.length > 0)
+    notice(
+      `${others.length + 1} local servers are running from ${directory}; acting on the newest, ${runtime.apiBaseUrl} (process ${runtime.pid}, started ${runtime.startedAt}).`,
+    );
   useServiceEnvironment(localEnvironment(runtime));
   return {
     stage: 'local',

@@ -4,9 +4,15 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { openReveal } from '../../core/contract/reveal-crypto';
 import type { FunctionAccess } from '../../core/routes';
 import { serviceFunctions } from '../../core/routes';
+import { dynamoDb, tableName } from '../../lambdas/data/db';
+import { propertyCreationItems } from '../../lambdas/data/properties';
+import { revokeKey } from '../operations/keys';
+import { createActivationLink } from '../operations/links';
+import { approvePartner } from '../operations/partners';
 import type { OperatorTarget } from '../operations/target';
 import { BrowserSession, fillForm, pageTitle, postFormOf } from './browser-session';
 
@@ -151,7 +157,6 @@ export async function verifyStage(
 
   try {
     // 1. An approved test partner with its first key, as `partners approve` makes one (no mail).
-    const { approvePartner } = await import('../operations/partners');
     const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
     const slug = `verify-${stamp}-${randomBytes(2).toString('hex')}`;
     const approval = await approvePartner(
@@ -244,7 +249,6 @@ export async function verifyStage(
       );
 
     // 4. A full activation: link, marketplace, the provisioning transaction, the wizard.
-    const { createActivationLink } = await import('../operations/links');
     const hostName = `Verification host ${stamp}`;
     const link = await createActivationLink(
       target,
@@ -486,7 +490,6 @@ function safeGunzip(bytes: Buffer): Buffer | undefined {
 
 /** Writes properties of the test partner straight into the table, enough to cross the compression threshold. */
 async function addBulkProperties(partnerId: number): Promise<Record<string, string>[]> {
-  const { propertyCreationItems } = await import('../../lambdas/data/properties');
   const items = Array.from({ length: BULK_PROPERTIES }, (_, index) =>
     propertyCreationItems({
       // Far above any id the counter gives out, and within sortableId's 12 digits.
@@ -515,8 +518,6 @@ type WriteRequest =
 
 /** BatchWriteItem 25 at a time, a few batches in flight, retrying what DynamoDB leaves unprocessed. */
 async function batchWrite(requests: readonly WriteRequest[]): Promise<void> {
-  const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { dynamoDb, tableName } = await import('../../lambdas/data/db');
   const batches: WriteRequest[][] = [];
   for (let start = 0; start < requests.length; start += 25) batches.push(requests.slice(start, start + 25));
   const worker = async () => {
@@ -569,7 +570,6 @@ async function cleanUp(context: VerifyContext, created: Created, record: (result
       removed.push(`${created.bulkKeys.length / 2} bulk properties deleted`);
     }
     if (created.keyPrefix) {
-      const { revokeKey } = await import('../operations/keys');
       await revokeKey(context.target, created.keyPrefix, Date.now());
       removed.push(
         `key ${created.keyPrefix} revoked${context.target.usagePlanKeys ? ' and its API Gateway key deleted' : ''}`,

@@ -213,14 +213,14 @@ describe('audit trail', () => {
       stderr: expect.stringContaining('--action must be one of partner.approved'),
     });
     expect(await admin('audit', 'list', '--since', 'yesterday')).toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringContaining('--since must be an ISO 8601 date'),
     });
     expect(await admin('audit', 'list', '--since', '2026-02-30')).toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringContaining('--since must be an ISO 8601 date'),
     });
-    expect(await admin('audit', 'list', '--limit', '0')).toMatchObject({ code: 1 });
+    expect(await admin('audit', 'list', '--limit', '0')).toMatchObject({ code: 2 });
     expect(await admin('audit', 'list', '--partner', 'no-such-partner-x')).toMatchObject({
       code: 1,
       stderr: expect.stringContaining('No partner with slug'),

@@ -144,7 +144,7 @@ describe('agreements: scopes and products as data', () => {
 
     expect(unknownProduct).toMatchObject({ code: 1 });
     expect(unknownProduct.stderr).toContain('Unknown product(s): wifi');
-    expect(unknownScope).toMatchObject({ code: 1 });
+    expect(unknownScope).toMatchObject({ code: 2 });
     expect(unknownScope.stderr).toContain(
       'Unknown scope(s): admin:write. Scopes: metrics:read, revenue:read',
     );
@@ -153,7 +153,7 @@ describe('agreements: scopes and products as data', () => {
     expect(duplicate.stderr).toContain('already has a product "assistant"');
     expect(missing).toMatchObject({ code: 1 });
     expect(missing.stderr).toContain('No product "no-such-product"');
-    expect(emptyEdit).toMatchObject({ code: 1 });
+    expect(emptyEdit).toMatchObject({ code: 2 });
     expect(halfLive).toMatchObject({ code: 2 });
     expect((await getPartner(partner.id))?.scopes).toEqual(['metrics:read', 'revenue:read']);
   });

@@ -97,7 +97,7 @@ describe('partners brand', () => {
   ])('refuses %j with what to fix, and changes nothing', async (options, message) => {
     const before = await getPartner(partner.id);
     const refused = await admin('partners', 'brand', '--partner', partner.slug, ...options);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(message);
     expect((await getPartner(partner.id))?.branding).toEqual(before?.branding);
   });
@@ -143,7 +143,7 @@ describe('partners brand', () => {
 
   it('says what to pass when nothing would change, and names an unknown partner', async () => {
     const nothing = await admin('partners', 'brand', '--partner', partner.slug);
-    expect(nothing.code).toBe(1);
+    expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain('Nothing to change');
     const unknown = await admin('partners', 'brand', '--partner', 'no-such-partner', '--accent', '#0b5394');
     expect(unknown.code).toBe(1);
@@ -202,7 +202,7 @@ describe('catalog edit --lang', () => {
     const perLanguage = await admin('catalog', 'edit', 'assistant', '--lang', 'de', '--no-goes-live');
     expect(perLanguage.code).toBe(2);
     const nothing = await admin('catalog', 'edit', 'assistant', '--lang', 'it');
-    expect(nothing.code).toBe(1);
+    expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain('Nothing to translate');
   });
 });

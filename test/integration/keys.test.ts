@@ -78,7 +78,12 @@ describe('operator CLI as a real process', () => {
   });
 
   it('leaves no key in the local runtime file', async () => {
-    const runtime = await readFile(join(inject('localDirectory'), 'runtime.json'), 'utf8');
+    const folder = join(inject('localDirectory'), 'runtime');
+    const files = await readdir(folder);
+    // The suite's one server, in its own file.
+    expect(files).toEqual([expect.stringMatching(/^[1-9][0-9]*\.json$/)]);
+    const runtime = (await Promise.all(files.map((name) => readFile(join(folder, name), 'utf8')))).join('\n');
+    expect(runtime).toContain('"apiBaseUrl"');
 
     expect(runtime).not.toMatch(/svc_[0-9A-Za-z]{46}/);
     expect(runtime).not.toContain(inject('demoKey'));
@@ -464,7 +469,7 @@ describe('operator input that DynamoDB would refuse', () => {
         '--no-mail',
       );
 
-      expect(refused.code).toBe(1);
+      expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('is not an e-mail address');
       expect((await admin('partners', 'show', slug)).code).toBe(1);
     }
@@ -496,7 +501,7 @@ describe('operator input that DynamoDB would refuse', () => {
     async (...argv) => {
       const { code, stdout, stderr } = await admin(...argv);
 
-      expect(code).toBe(1);
+      expect(code).toBe(2);
       expect(stdout).toBe('');
       expect(stderr).toMatch(/is not a partner slug/);
       expect(stderr).not.toMatch(

@@ -180,7 +180,7 @@ describe('links create --file hosts.csv', () => {
 
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^Nothing was minted/);
+    expect(result.stderr).toMatch(/^Usage error: Nothing was minted/);
     for (const message of messages) expect(result.stderr).toMatch(message);
     expect(await stat(`${out}.csv`).catch(() => undefined)).toBeUndefined();
     expect(await linksCreated(partner.slug)).toHaveLength(before);

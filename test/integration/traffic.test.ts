@@ -130,11 +130,11 @@ describe('traffic per partner, from the local access log', () => {
     );
     expect(unknown).toMatchObject({ code: 1, stdout: '' });
     expect(unknown.stderr).toContain('No partner with slug "no-such-partner"');
-    expect(tooMany.code).toBe(1);
+    expect(tooMany.code).toBe(2);
     expect(tooMany.stderr).toContain(
       `--days must be an integer from 1 to ${MAX_TRAFFIC_DAYS}; got "${MAX_TRAFFIC_DAYS + 1}"`,
     );
-    expect(notNumber.code).toBe(1);
+    expect(notNumber.code).toBe(2);
     expect(notNumber.stderr).toContain(`--days must be an integer from 1 to ${MAX_TRAFFIC_DAYS}; got "week"`);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("required option '--partner <slug>' not specified");

@@ -8,7 +8,8 @@ import { localDirectory, readRuntime } from '../../lib/local/runtime';
 import { localEnvironment } from '../../lib/local/service';
 
 const runtime = await readRuntime(localDirectory());
-if (!runtime) throw new Error('No runtime.json in PARTNER_API_LOCAL_DIR');
+if (!runtime)
+  throw new Error('No running local server in PARTNER_API_LOCAL_DIR (no live runtime/<pid>.json)');
 useServiceEnvironment(localEnvironment(runtime));
 const [mode = '', ...args] = process.argv.slice(2);
 

@@ -28,15 +28,20 @@ export interface ServerProcess {
 }
 
 /**
- * `npm start` as its own process, in its own folder, optionally against a given DynamoDB; with
- * `accessLog`, its output keeps the access log (cold starts and instances per request). A second
- * server on the same DynamoDB needs the first one's service secret (`sameSecretAs`).
+ * `npm start` as its own process, in its own folder (or in `sharedDirectory`, which stays when it
+ * stops), optionally against a given DynamoDB; with `accessLog`, its output keeps the access log
+ * (cold starts and instances per request). A second server on the same DynamoDB needs the first
+ * one's service secret (`sameSecretAs`, or the same folder).
  */
 export async function startServerProcess(
   environment: Record<string, string> = {},
-  { accessLog = false, sameSecretAs }: { accessLog?: boolean; sameSecretAs?: ServerProcess } = {},
+  {
+    accessLog = false,
+    sameSecretAs,
+    sharedDirectory,
+  }: { accessLog?: boolean; sameSecretAs?: ServerProcess; sharedDirectory?: string } = {},
 ): Promise<ServerProcess> {
-  const directory = await mkdtemp(join(tmpdir(), 'partner-api-server-'));
+  const directory = sharedDirectory ?? (await mkdtemp(join(tmpdir(), 'partner-api-server-')));
   if (sameSecretAs) await copyFile(sameSecretAs.runtime.secretsFile, join(directory, 'secrets.json'));
   // Not this process's local service settings: the new server gets its own DynamoDB and secret.
   const inherited = { ...process.env };
@@ -77,7 +82,7 @@ export async function startServerProcess(
     if (child.exitCode !== null) throw new Error(`The server exited (${child.exitCode}): ${output}`);
     if (Date.now() > deadline) throw new Error(`The server did not start within 60 s: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    runtime = await readRuntime(directory);
+    runtime = await readRuntime(directory, child.pid ?? 0);
   }
   const started = runtime;
   const run = promisify(execFile);
@@ -118,7 +123,7 @@ export async function startServerProcess(
         child.kill('SIGINT');
         await exited;
       }
-      await rm(directory, { recursive: true, force: true });
+      if (sharedDirectory === undefined) await rm(directory, { recursive: true, force: true });
     },
   };
 }

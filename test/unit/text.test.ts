@@ -5,7 +5,7 @@ import { activationClaimProblems, newNonce } from '../../core/domain/activation-
 import { isOneLine, quoted } from '../../core/domain/text';
 import { CATALOGUES } from '../../lambdas/pages/messages';
 import { parseDetails } from '../../lambdas/pages/onboarding-forms';
-import { displayName } from '../../lib/operations/inputs';
+import { displayName } from '../../lib/cli/inputs';
 
 /** Every code point text fields refuse, by the rule in docs/design/README.md (Text fields). */
 function refused(codePoint: number): boolean {

@@ -7,7 +7,8 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { cloudWatchAccessLog, INSIGHTS_ROW_LIMIT, trafficQuery } from '../../lib/cli/aws-operator-services';
-import { trafficDays, trafficTable } from '../../lib/cli/traffic-command';
+import { UsageError } from '../../lib/cli/command';
+import { trafficDays, trafficTable } from '../../lib/cli/commands/traffic';
 import { accessLogEntry, parseAccessLogLine, requestTime, requestTimeMs } from '../../lib/local/access-log';
 import { OperatorError } from '../../lib/operations/operator-error';
 import type { OperatorTarget } from '../../lib/operations/target';
@@ -207,7 +208,7 @@ describe('traffic report', () => {
     expect(trafficDays('7')).toBe(7);
     expect(trafficDays(String(MAX_TRAFFIC_DAYS))).toBe(MAX_TRAFFIC_DAYS);
     for (const bad of ['0', '-3', String(MAX_TRAFFIC_DAYS + 1), '1.5', 'week', '', undefined])
-      expect(() => trafficDays(bad), String(bad)).toThrow(OperatorError);
+      expect(() => trafficDays(bad), String(bad)).toThrow(UsageError);
     expect(() => trafficDays(String(MAX_TRAFFIC_DAYS + 1))).toThrow(
       `--days must be an integer from 1 to ${MAX_TRAFFIC_DAYS}`,
     );

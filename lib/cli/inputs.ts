@@ -6,7 +6,7 @@ import { isPartnerSlug } from '../../core/domain/partner-slug';
 import type { Scope } from '../../core/domain/scopes';
 import { isScope, SCOPES } from '../../core/domain/scopes';
 import { isOneLine, quoted } from '../../core/domain/text';
-import { OperatorError } from './operator-error';
+import { UsageError } from './command';
 
 /**
  * A file an operator named, as their shell meant it: `npm run` starts the CLI in the package's
@@ -16,11 +16,15 @@ export function operatorFile(value: string): string {
   return resolve(process.env.INIT_CWD ?? process.cwd(), value);
 }
 
-/** Operator input checks with messages that say what to fix. */
+/*
+ * What operators type, checked before anything is contacted: each mistake is a `UsageError`
+ * (exit 2) that names the option and says what to fix.
+ */
+
 export function partnerSlug(value: string, flag: string): string {
   const slug = value.trim();
   if (!isPartnerSlug(slug)) {
-    throw new OperatorError(
+    throw new UsageError(
       `${flag} "${quoted(value, 60)}" is not a partner slug: 1-40 lower-case letters, digits and hyphens, not starting or ending with a hyphen.`,
     );
   }
@@ -31,7 +35,7 @@ export function emailAddress(flag: string, value: string): string {
   const email = value.trim();
   // One line of text too: no control or bidi character reaches a mail header or a terminal.
   if (email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !isOneLine(email)) {
-    throw new OperatorError(`${flag} "${quoted(value, 60)}" is not an e-mail address.`);
+    throw new UsageError(`${flag} "${quoted(value, 60)}" is not an e-mail address.`);
   }
   return email;
 }
@@ -39,7 +43,7 @@ export function emailAddress(flag: string, value: string): string {
 export function displayName(flag: string, value: string, maxLength = 120): string {
   const name = value.trim();
   if (name.length === 0 || name.length > maxLength || !isOneLine(name)) {
-    throw new OperatorError(`${flag} must be 1-${maxLength} characters on one line.`);
+    throw new UsageError(`${flag} must be 1-${maxLength} characters on one line.`);
   }
   return name;
 }
@@ -58,19 +62,19 @@ function nameList(value: string): string[] {
 
 /**
  * Product ids by their format; whether each is in the catalog is checked against the table
- * (`requireCatalogProducts` in `./catalog`).
+ * (`requireCatalogProducts` in `lib/operations/catalog.ts`).
  */
 export function productList(value: string, flag = '--products'): ProductId[] {
   const requested = nameList(value);
   const malformed = requested.filter((product) => !isProductId(product));
-  if (requested.length === 0) throw new OperatorError(`${flag} is empty: name at least one product.`);
+  if (requested.length === 0) throw new UsageError(`${flag} is empty: name at least one product.`);
   if (malformed.length > 0) {
-    throw new OperatorError(
+    throw new UsageError(
       `Unknown product(s): ${malformed.map((id) => quoted(id, 40)).join(', ')}. A product id is lower-case letters, digits and hyphens (see: npm run admin -- catalog list).`,
     );
   }
   if (requested.length > MAX_PRODUCTS)
-    throw new OperatorError(`${flag} names ${requested.length} products; at most ${MAX_PRODUCTS}.`);
+    throw new UsageError(`${flag} names ${requested.length} products; at most ${MAX_PRODUCTS}.`);
   return requested;
 }
 
@@ -79,7 +83,7 @@ export function scopeList(value: string): Scope[] {
   const requested = nameList(value);
   const unknown = requested.filter((scope) => !isScope(scope));
   if (unknown.length > 0) {
-    throw new OperatorError(
+    throw new UsageError(
       `Unknown scope(s): ${unknown.map((scope) => quoted(scope, 40)).join(', ')}. Scopes: ${SCOPES.join(', ')}.`,
     );
   }
@@ -89,7 +93,7 @@ export function scopeList(value: string): Scope[] {
 export function keyPrefix(value: string): string {
   const prefix = value.trim();
   if (!isKeyPrefix(prefix)) {
-    throw new OperatorError(
+    throw new UsageError(
       `--prefix "${quoted(value, 60)}" is not a key prefix: it is the first 12 characters of a key, like svc_AbC123xy.`,
     );
   }
@@ -99,7 +103,7 @@ export function keyPrefix(value: string): string {
 export function integerInRange(flag: string, value: string, minimum: number, maximum: number): number {
   const number = /^-?[0-9]+$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(number) || number < minimum || number > maximum) {
-    throw new OperatorError(
+    throw new UsageError(
       `${flag} must be an integer from ${minimum} to ${maximum}; got "${quoted(value, 60)}".`,
     );
   }
@@ -110,7 +114,7 @@ export function integerInRange(flag: string, value: string, minimum: number, max
 export function pmsHotelId(value: string): string {
   const id = value.trim();
   if (!/^[\x21-\x7e]{1,128}$/.test(id)) {
-    throw new OperatorError(
+    throw new UsageError(
       `--pms-hotel-id "${quoted(value, 60)}" is not valid: use 1-128 printable characters without spaces.`,
     );
   }
@@ -132,9 +136,18 @@ export function isoTime(flag: string, value: string): string {
     day.getUTCMonth() === Number(match?.[2]) - 1 &&
     day.getUTCDate() === Number(match?.[3]);
   if (Number.isNaN(ms) || !exists) {
-    throw new OperatorError(
+    throw new UsageError(
       `${flag} must be an ISO 8601 date or date-time with a zone, like 2026-11-01 or 2026-11-01T09:30:00Z; got "${quoted(value, 60)}".`,
     );
   }
   return new Date(ms).toISOString();
+}
+
+/** A value checked by a rule of the domain (an accent colour, a website): its problem, named by the option. */
+export function checkedBy(
+  flag: string,
+  result: { ok: true; value: string } | { ok: false; problem: string },
+): string {
+  if (!result.ok) throw new UsageError(`${flag} ${result.problem}`);
+  return result.value;
 }

@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { importReservationFile } from '../../operations/reservations';
+import type { Define } from '../command';
+import { commandGroup, text } from '../command';
+import { integerInRange, operatorFile } from '../inputs';
+
+/** `reservations import`: what `lib/operations/reservations.ts` does, as a command. */
+export function reservationCommands(program: Command, define: Define): void {
+  const reservations = commandGroup(program, 'reservations', "Properties' reservations: import");
+  define(reservations, 'import', {
+    summary: "Import a property's reservations from a JSON array (idempotent by id)",
+    examples: [
+      'reservations import --property 2 --file reservations.json',
+      'reservations import --property 2 --file reservations.json --units 4 --json',
+    ],
+    action: (options) => {
+      const request = {
+        propertyId: integerInRange('--property', text(options, 'property'), 1, Number.MAX_SAFE_INTEGER),
+        file: operatorFile(text(options, 'file')),
+        units:
+          typeof options.units === 'string' ? integerInRange('--units', options.units, 1, 10_000) : undefined,
+      };
+      // The file is read and checked against the property when the target is known.
+      return (target) =>
+        importReservationFile(target, request, Date.now()).then((result) => ({
+          json: result,
+          text: [`Imported ${result.imported} reservation(s); ${result.unchanged} unchanged.`],
+        }));
+    },
+  })
+    .requiredOption('--property <id>', 'the property id (from partners show)')
+    .requiredOption('--file <path>', 'a JSON array of reservations')
+    .option('--units <count>', 'rentable units of the property (1-10000)');
+}
