@@ -159,6 +159,9 @@ export function parseHostFile(
   return rows;
 }
 
+/** Strict: a byte that is not UTF-8 is refused, never replaced by U+FFFD in a host's name. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Reads a hosts file: UTF-8 (a byte order mark is ignored), refused from its size before it is read. */
 export async function readHostFile(path: string): Promise<string> {
   const size = await stat(path).then(
@@ -172,15 +175,28 @@ export async function readHostFile(path: string): Promise<string> {
     throw new HostFileError([
       `--file is ${size} bytes; at most ${MAX_HOST_FILE_BYTES} (${MAX_HOST_ROWS} rows).`,
     ]);
-  return readFile(path, 'utf8');
+  try {
+    return UTF8.decode(await readFile(path));
+  } catch {
+    throw new HostFileError([
+      `--file "${quoted(path, 200)}" is not UTF-8 text: save it as "CSV UTF-8" and try again.`,
+    ]);
+  }
 }
 
-/** The minted links as CSV (RFC 4180), one row per host in the order of the file. */
+/**
+ * The minted links as CSV (RFC 4180), one row per host in the order of the file. A cell of the
+ * operator's input that a spreadsheet would take for a formula (`=`, `+`, `-`, `@`, tab or carriage
+ * return first) gets a leading apostrophe, as OWASP's CSV-injection advice says: people open the
+ * file. Cells we make (URL, time, nonce) are left exactly as the link needs them.
+ */
 export function linksCsv(links: readonly MintedHostLink[]): string {
-  const cell = (value: string | number) => {
-    const text = String(value);
+  const columns = ['line', 'email', 'name', 'pms_hotel_id', 'url', 'expires_at', 'nonce'] as const;
+  const typed = new Set<string>(['email', 'name', 'pms_hotel_id']);
+  const cell = (column: string, value: string | number) => {
+    const raw = String(value);
+    const text = typed.has(column) && /^[=+\-@\t\r]/.test(raw) ? `'${raw}` : raw;
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
-  const columns = ['line', 'email', 'name', 'pms_hotel_id', 'url', 'expires_at', 'nonce'] as const;
-  return `${[columns.join(','), ...links.map((link) => columns.map((column) => cell(link[column])).join(','))].join('\n')}\n`;
+  return `${[columns.join(','), ...links.map((link) => columns.map((column) => cell(column, link[column])).join(','))].join('\n')}\n`;
 }

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { lstatSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { isKeyPrefix } from '../../core/domain/api-key';
 import type { ProductId } from '../../core/domain/catalog';
 import { isProductId, MAX_PRODUCTS } from '../../core/domain/catalog';
@@ -14,6 +15,32 @@ import { UsageError } from './command';
  */
 export function operatorFile(value: string): string {
   return resolve(process.env.INIT_CWD ?? process.cwd(), value);
+}
+
+/**
+ * A file the command will read: it must exist and be a regular file (a folder fails the read, a
+ * pipe would block it forever). Its size and content are the operation's to judge.
+ */
+export function inputFile(flag: string, value: string, what: string): string {
+  const path = operatorFile(value);
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (stats === undefined)
+    throw new UsageError(`${flag}: there is no file "${quoted(path, 200)}". Give ${what}.`);
+  if (!stats.isFile()) throw new UsageError(`${flag}: "${quoted(path, 200)}" is not a file. Give ${what}.`);
+  return path;
+}
+
+/**
+ * A file the command will create: a new name (never overwritten, and never a link, even one that
+ * points nowhere) in a folder that exists.
+ */
+export function newOutputFile(flag: string, value: string): string {
+  const path = operatorFile(value);
+  if (lstatSync(path, { throwIfNoEntry: false }) !== undefined)
+    throw new UsageError(`${flag} "${quoted(path, 200)}" exists: name a new file (it is never overwritten).`);
+  if (!statSync(dirname(path), { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`${flag}: there is no folder "${quoted(dirname(path), 200)}" to write into.`);
+  return path;
 }
 
 /*
@@ -101,7 +128,7 @@ export function keyPrefix(value: string): string {
 }
 
 export function integerInRange(flag: string, value: string, minimum: number, maximum: number): number {
-  const number = /^-?[0-9]+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  const number = /^-?[0-9]+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(number) || number < minimum || number > maximum) {
     throw new UsageError(
       `${flag} must be an integer from ${minimum} to ${maximum}; got "${quoted(value, 60)}".`,

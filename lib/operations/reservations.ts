@@ -38,6 +38,9 @@ async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks, total);
 }
 
+/** Strict: a byte that is not UTF-8 is refused, never turned into U+FFFD in a reservation id. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * The text of an import file, refused when it is over 50 MB. The size is checked from the
  * file's metadata before anything is read; a file that grows meanwhile, or a pipe, is read no
@@ -54,7 +57,11 @@ async function readImportFile(file: string): Promise<string> {
     if ((await handle.stat()).size > MAX_FILE_BYTES) throw tooLarge(file);
     const bytes = await readAtMost(handle, MAX_FILE_BYTES);
     if (bytes.length > MAX_FILE_BYTES) throw tooLarge(file);
-    return bytes.toString('utf8');
+    try {
+      return UTF8.decode(bytes);
+    } catch {
+      throw new OperatorError(`${file} is not UTF-8 text: save it as UTF-8 and import it again.`);
+    }
   } catch (error) {
     throw error instanceof OperatorError ? error : cannotRead(file, error);
   } finally {

@@ -138,7 +138,9 @@ describe('partners brand', () => {
       '--logo',
       join(folder, 'nope.png'),
     );
-    expect(missing.stderr).toContain('cannot read');
+    // A logo file that is not there is a usage mistake, found before anything is contacted.
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--logo: there is no file');
   });
 
   it('says what to pass when nothing would change, and names an unknown partner', async () => {

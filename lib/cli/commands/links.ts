@@ -1,16 +1,17 @@
-import { access, open, rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { MAX_TOKEN_TTL_SECONDS } from '../../../core/domain/activation-token';
-import { quoted } from '../../../core/domain/text';
 import { createActivationLinks } from '../../operations/link-batch';
 import { createActivationLink, listLinks } from '../../operations/links';
+import { OperatorError } from '../../operations/operator-error';
 import type { CommandRun, Define, Options } from '../command';
-import { commandGroup, minuteOf, table, text, UsageError } from '../command';
+import { ADMIN, commandGroup, minuteOf, table, text, UsageError } from '../command';
 import { linksCsv, parseHostFile, readHostFile } from '../host-file';
 import {
   displayName,
   emailAddress,
   integerInRange,
+  newOutputFile,
   operatorFile,
   partnerSlug,
   pmsHotelId,
@@ -126,16 +127,7 @@ async function linksFromFile(options: Options, slug: string, ttlSeconds: number)
     throw new UsageError(
       '--file takes the hosts from the file: leave out --email, --name and --pms-hotel-id.',
     );
-  const out = typeof options.out === 'string' ? operatorFile(options.out) : undefined;
-  const exists = (path: string) =>
-    access(path).then(
-      () => true,
-      () => false,
-    );
-  if (out !== undefined && (await exists(out)))
-    throw new UsageError(
-      `--out "${quoted(out, 200)}" exists: name a new file (links are never overwritten).`,
-    );
+  const out = typeof options.out === 'string' ? newOutputFile('--out', options.out) : undefined;
   const nowMs = Date.now();
   const rows = parseHostFile(await readHostFile(operatorFile(text(options, 'file'))), {
     ...(typeof options.products === 'string' ? { defaultProducts: options.products } : {}),
@@ -159,7 +151,11 @@ async function linksFromFile(options: Options, slug: string, ttlSeconds: number)
         text: [`Wrote ${links.length} link(s) for ${slug} to ${out}; they ${expiry}.`],
       };
     } catch (error) {
-      // Nothing was minted (the refusals come before any link), or the file could not be written.
+      // A refusal comes before any link is minted; any other failure may come after some were.
+      if (!(error instanceof OperatorError))
+        io.err(
+          `Some links may have been minted before this failure: "${ADMIN} links list --partner ${slug}" lists them.`,
+        );
       if (out !== undefined && file !== undefined) {
         await file.close();
         await rm(out, { force: true });

@@ -16,7 +16,7 @@ import {
   checkedBy,
   displayName,
   emailAddress,
-  operatorFile,
+  inputFile,
   partnerSlug,
   productList,
   scopeList,
@@ -285,7 +285,8 @@ function brandingChange(options: Options) {
     );
   return {
     slug,
-    logoFile: typeof logo === 'string' ? operatorFile(logo) : logo,
+    logoFile:
+      typeof logo === 'string' ? inputFile('--logo', logo, 'the path of a PNG, WebP or SVG file') : logo,
     accentColor: typeof accent === 'string' ? checkedBy('--accent', checkAccentColor(accent)) : accent,
     website: typeof website === 'string' ? checkedBy('--website', checkWebsite(website)) : website,
   };

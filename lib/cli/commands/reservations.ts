@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { importReservationFile } from '../../operations/reservations';
 import type { Define } from '../command';
 import { commandGroup, text } from '../command';
-import { integerInRange, operatorFile } from '../inputs';
+import { inputFile, integerInRange } from '../inputs';
 
 /** `reservations import`: what `lib/operations/reservations.ts` does, as a command. */
 export function reservationCommands(program: Command, define: Define): void {
@@ -14,12 +14,12 @@ export function reservationCommands(program: Command, define: Define): void {
       'reservations import --property 2 --file reservations.json --units 4 --json',
     ],
     action: (options) => {
-      const request = {
-        propertyId: integerInRange('--property', text(options, 'property'), 1, Number.MAX_SAFE_INTEGER),
-        file: operatorFile(text(options, 'file')),
-        units:
-          typeof options.units === 'string' ? integerInRange('--units', options.units, 1, 10_000) : undefined,
-      };
+      const propertyId = integerInRange('--property', text(options, 'property'), 1, Number.MAX_SAFE_INTEGER);
+      const units =
+        typeof options.units === 'string' ? integerInRange('--units', options.units, 1, 10_000) : undefined;
+      // The values first, the file last: it is the one check that looks at the disk.
+      const file = inputFile('--file', text(options, 'file'), 'the path of a JSON file of reservations');
+      const request = { propertyId, file, units };
       // The file is read and checked against the property when the target is known.
       return (target) =>
         importReservationFile(target, request, Date.now()).then((result) => ({
