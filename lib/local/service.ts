@@ -146,6 +146,9 @@ async function sourceFunctions(directory: string, aws: LocalAwsSettings): Promis
   }));
 }
 
+/** Variables CloudFormation fills with what only a deployed stage has (the home page's API URL). */
+const AWS_ONLY_VARIABLES = new Set(['API_BASE_URL']);
+
 /**
  * Every function of the sandbox stack as synthesized: its bundle, timeout, memory and the
  * environment of the template, with what CloudFormation would fill in (the table, the secrets)
@@ -158,12 +161,14 @@ async function synthesizedFunctions(cdkOut: string, aws: LocalAwsSettings): Prom
     if (!fn) throw new Error(`${cdkOut} has no function tagged ${spec.name}: run "npm run synth" again.`);
     const local = functionEnvironment(spec, aws);
     const environment = Object.fromEntries(
-      Object.entries(fn.variables).map(([name, value]) => {
-        if (typeof value === 'string') return [name, value];
+      Object.entries(fn.variables).flatMap(([name, value]) => {
+        if (typeof value === 'string') return [[name, value]];
+        // The stage's https address exists only in AWS; locally the page goes without, as from sources.
+        if (AWS_ONLY_VARIABLES.has(name)) return [];
         const filled = local[name];
         if (filled === undefined)
           throw new Error(`${fn.logicalId}: no local value for ${name} (${JSON.stringify(value)})`);
-        return [name, filled];
+        return [[name, filled]];
       }),
     );
     const onlyLocal = [

@@ -64,6 +64,12 @@ describe('the pages host root', () => {
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-type']).toMatch(/^text\/html/);
     await page.getByRole('heading', { name: 'Partner pages' }).waitFor();
+    if (process.env.PARTNER_API_BUNDLES) {
+      // The sandbox bundles, as deployed: the API has its own https host, which only AWS knows (its
+      // API_BASE_URL is left out locally), so the page says where the document is from the base URL.
+      expect(await page.locator('main').innerText()).toContain('{base_url}/openapi.json');
+      return;
+    }
     expect(await page.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href')).toBe(
       '/partner-api/v1/openapi.json',
     );
