@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,5 +158,22 @@ describe('local state with --persist', () => {
     expect(await mode(join(folder, 'secrets.json'))).toBe('600');
     expect(await mode(join(folder, 'runtime', `${server.runtime.pid}.json`))).toBe('600');
     await server.stop();
+  });
+});
+
+describe('local state it cannot keep private', () => {
+  it('refuses to start when a folder of its state is a symbolic link, naming it', async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), 'partner-api-elsewhere-'));
+    const linked = await mkdtemp(join(tmpdir(), 'partner-api-linked-outbox-'));
+    await symlink(elsewhere, join(linked, 'outbox'));
+
+    const start = startServerProcess({}, { sharedDirectory: linked });
+
+    await expect(start).rejects.toThrow(
+      `Could not start the local service: ${join(linked, 'outbox')} cannot hold the local state: it is a symbolic link.`,
+    );
+    expect(await readdir(elsewhere)).toEqual([]);
+    await rm(linked, { recursive: true, force: true });
+    await rm(elsewhere, { recursive: true, force: true });
   });
 });
