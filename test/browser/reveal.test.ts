@@ -59,8 +59,10 @@ describe('one-time key reveal in Chromium', () => {
 
     await page.goto(approval.reveal_url);
     await page.getByRole('button', { name: 'Reveal key' }).click();
+    // The key is decrypted and the clipboard written asynchronously: wait for each, as a person would.
+    await page.locator('#key', { hasText: approval.key_prefix }).waitFor();
     await page.getByRole('button', { name: 'Copy key' }).click();
-    await expect(page.locator('#status').textContent()).resolves.toContain('Copied');
+    await page.locator('#status', { hasText: 'Copied' }).waitFor({ timeout: 10_000 });
     const copied = await page.evaluate(() => navigator.clipboard.readText());
 
     expect(copied).toBe(await page.locator('#key').textContent());
