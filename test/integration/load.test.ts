@@ -52,8 +52,14 @@ async function activate(link: string): Promise<number> {
   return submitted.status;
 }
 
+/**
+ * 20,000 in `npm test`. `npm run test:deployed` runs the same test on the bundles with fewer
+ * (LOAD_REQUESTS), since the source run has measured the full amount minutes before.
+ */
+const REQUESTS = Number(process.env.LOAD_REQUESTS ?? 20_000);
+
 describe('bounded load on the local server (loopback only, stops by itself)', () => {
-  it('20,000 mixed requests over 50 connections: zero 5xx, nothing lost, memory stable', async () => {
+  it(`${REQUESTS.toLocaleString('en')} mixed requests over 50 connections: zero 5xx, nothing lost, memory stable`, async () => {
     server = await startServerProcess({ LOCAL_LAMBDA_MAX_INSTANCES: '4' });
     const { keys, metricsOnlyKeys, links } = (await fixtures('prepare', '300', '20')) as {
       keys: string[];
@@ -122,7 +128,7 @@ describe('bounded load on the local server (loopback only, stops by itself)', ()
     const rssBefore = await server.rssMiB();
     const heapBefore = await server.heapAfterGc();
     const [result, activations, imported] = await Promise.all([
-      load(20_000),
+      load(REQUESTS),
       (async () => {
         const statuses: number[] = [];
         for (const link of links) statuses.push(await activate(link));
@@ -152,10 +158,10 @@ describe('bounded load on the local server (loopback only, stops by itself)', ()
       `load: ${result.requests.total} requests, ${result.requests.average} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, statuses ${JSON.stringify(statusCounts)}, RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MiB, heap after GC: server ${heapBefore.serverMiB} → ${heapAfter.serverMiB} MiB, ${heapBefore.instances} → ${heapAfter.instances} idle instances ${heapBefore.instancesMiB} → ${heapAfter.instancesMiB} MiB`,
     );
 
-    expect(result.requests.total).toBeGreaterThanOrEqual(20_000);
+    expect(result.requests.total).toBeGreaterThanOrEqual(REQUESTS);
     expect(result.errors).toBe(0);
     expect(Object.keys(statusCounts).filter((status) => Number(status) >= 500)).toEqual([]);
-    expect(Number(statusCounts['200'])).toBeGreaterThan(14_000);
+    expect(Number(statusCounts['200'])).toBeGreaterThan(0.7 * REQUESTS);
     for (const expected of ['401', '403', '404', '405'])
       expect(Number(statusCounts[expected])).toBeGreaterThan(0);
     expect(activations).toEqual(links.map(() => 303));
