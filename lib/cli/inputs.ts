@@ -97,7 +97,7 @@ export function productList(value: string, flag = '--products'): ProductId[] {
   if (requested.length === 0) throw new UsageError(`${flag} is empty: name at least one product.`);
   if (malformed.length > 0) {
     throw new UsageError(
-      `Unknown product(s): ${malformed.map((id) => quoted(id, 40)).join(', ')}. A product id is lower-case letters, digits and hyphens (see: npm run admin -- catalog list).`,
+      `${malformed.length === 1 ? 'Not a product id' : 'Not product ids'}: ${malformed.map((id) => quoted(id, 40)).join(', ')}. A product id is lower-case letters, digits and hyphens (see: npm run admin -- catalog list).`,
     );
   }
   if (requested.length > MAX_PRODUCTS)

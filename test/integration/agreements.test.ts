@@ -35,7 +35,9 @@ const linkFor = (slug: string, products: string) => [
 ];
 
 describe('agreements: scopes and products as data', () => {
-  it('narrows the keys in force at once, widens only keys issued afterwards', async () => {
+  // The two tests that wait out the authorizer's cache (up to 25 s each) run side by side, each
+  // with a partner of its own.
+  it.concurrent('narrows the keys in force at once', async () => {
     const partner = await approvedPartner({ revenue: true });
     expect((await apiGet('/properties', partner.key)).status).toBe(200);
 
@@ -47,6 +49,12 @@ describe('agreements: scopes and products as data', () => {
     expect(await eventually('/properties', partner.key, 403)).toBe(403);
     expect((await apiGet('/properties', partner.key)).json.type).toContain('insufficient-scope');
     expect((await apiGet('/usage', partner.key)).status).toBe(200);
+  });
+
+  it.concurrent('widens only keys issued afterwards, and only when asked to', async () => {
+    const partner = await approvedPartner({ revenue: false });
+    // The authorizer now holds the metrics-only agreement in its cache.
+    expect((await apiGet('/properties', partner.key)).status).toBe(403);
 
     const widened = await admin('partners', 'update', '--partner', partner.slug, '--scopes', 'revenue:read');
     expect(widened.code).toBe(0);
@@ -70,6 +78,7 @@ describe('agreements: scopes and products as data', () => {
     const newKey = await revealKey(rotated.reveal_url);
     // The authorizer holds every key to the agreement it last read (cached up to 25 s).
     expect(await eventually('/properties', newKey, 200)).toBe(200);
+    expect((await apiGet('/properties', partner.key)).status).toBe(403);
   });
 
   it('adds a catalog product that agreements and links can name, with no code change', async () => {

@@ -78,7 +78,7 @@ const COMMANDS: Record<string, readonly Case[]> = {
       'a malformed product id',
       [...APPROVE, '--slug', 'acme-x', '--products', 'Assistant!'],
       2,
-      'Unknown product(s): Assistant!',
+      'Not a product id: Assistant!',
     ],
     [
       'an unknown scope',
@@ -272,7 +272,7 @@ const COMMANDS: Record<string, readonly Case[]> = {
       'a malformed id',
       ['catalog', 'add', 'Spa!', '--name', 'Spa', '--description', 'D'],
       2,
-      'Unknown product(s): Spa!',
+      'Not a product id: Spa!',
     ],
     [
       'half of a pair of options',

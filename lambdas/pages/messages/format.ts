@@ -25,36 +25,51 @@ export interface Formats {
 
 const cache = new Map<Language, Formats>();
 
+/** Made on first use: `Intl` constructors load locale data, and every catalogue asks at module load. */
+function lazy<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+}
+
 export function formatsFor(language: Language): Formats {
   const known = cache.get(language);
   if (known) return known;
-  const numbers = new Intl.NumberFormat(language);
-  const decimals = new Intl.NumberFormat(language, {
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 2,
-    useGrouping: false,
-  });
-  const times = new Intl.DateTimeFormat(language, {
-    year: 'numeric',
-    month: 'long',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZone: 'UTC',
-    timeZoneName: 'short',
-  });
-  const lists = new Intl.ListFormat(language, { style: 'long', type: 'conjunction' });
-  const plurals = new Intl.PluralRules(language);
+  const numbers = lazy(() => new Intl.NumberFormat(language));
+  const decimals = lazy(
+    () =>
+      new Intl.NumberFormat(language, {
+        minimumFractionDigits: 2,
+        maximumFractionDigits: 2,
+        useGrouping: false,
+      }),
+  );
+  const times = lazy(
+    () =>
+      new Intl.DateTimeFormat(language, {
+        year: 'numeric',
+        month: 'long',
+        day: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        timeZone: 'UTC',
+        timeZoneName: 'short',
+      }),
+  );
+  const lists = lazy(() => new Intl.ListFormat(language, { style: 'long', type: 'conjunction' }));
+  const plurals = lazy(() => new Intl.PluralRules(language));
   const formats: Formats = {
     language,
-    number: (value) => numbers.format(value),
+    number: (value) => numbers().format(value),
     price: (minor, currency) =>
       new Intl.NumberFormat(language, { style: 'currency', currency }).format(minor / 100),
-    decimal: (minor) => decimals.format(minor / 100),
-    dateTime: (epochMs) => times.format(epochMs),
-    list: (items) => lists.format(items),
+    decimal: (minor) => decimals().format(minor / 100),
+    dateTime: (epochMs) => times().format(epochMs),
+    list: (items) => lists().format(items),
     plural: (count, forms) =>
-      (forms[plurals.select(count)] ?? forms.other).replaceAll('#', numbers.format(count)),
+      (forms[plurals().select(count)] ?? forms.other).replaceAll('#', numbers().format(count)),
   };
   cache.set(language, formats);
   return formats;
