@@ -158,9 +158,9 @@ describe('links create --file hosts.csv', () => {
       [/line 2, products: empty/],
     ],
     [
-      'an unknown product id',
+      'a malformed product id',
       'email,name,pms_hotel_id,products\na@host.example,A,PMS-50,Assistant!\n',
-      [/line 2, products: Unknown product/],
+      [/line 2, products: Not a product id: Assistant!/],
     ],
     ['only a header', 'email,name,pms_hotel_id\n', [/no rows after its header/]],
   ])('exits 2 for %s, and mints nothing', async (_, text, messages) => {
