@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SERVICE_SECRET_NAMES, secretArnVariable } from '../../core/service-secrets';
 import { useServiceEnvironment } from '../../lambdas/common/config';
 import { freePort } from '../../lib/local/dynamodb-local';
 import type { LocalRuntime } from '../../lib/local/runtime';
@@ -58,9 +59,17 @@ export async function startServiceProcess(): Promise<ServiceProcess> {
   };
 }
 
-/** Points this process's data modules at the service's DynamoDB Local. */
+/**
+ * Points this process's data modules at the service's DynamoDB Local, and its secrets at the
+ * service's local AWS endpoint (every secret's ARN: the bench calls handlers of every kind).
+ */
 export function useServiceTable(runtime: LocalRuntime): void {
-  useServiceEnvironment(localEnvironment(runtime));
+  useServiceEnvironment({
+    ...localEnvironment(runtime),
+    ...Object.fromEntries(
+      SERVICE_SECRET_NAMES.map((name) => [secretArnVariable(name), runtime.secretArns[name]]),
+    ),
+  });
 }
 
 /** Mints `count` keys for a partner straight into the table; returns the plaintext keys. */

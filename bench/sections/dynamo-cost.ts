@@ -261,10 +261,15 @@ function report(
   const budgets: BudgetCheck[] = [
     {
       name: 'authorizer reads',
-      budget: 'one read per call, none when served from its bounded cache',
+      // A miss reads the key item and, unless cached, its partner's suspension and agreement
+      // (docs/design/api-keys.md): copying those onto every key item would turn a suspension
+      // into a write of every key.
+      budget:
+        "one read of the key item per cache miss, plus one of its partner's standing when no key of that partner read it in the last 25 s (median 1, at most 2); none when served from its bounded cache",
       measured: `miss: ${formatSummary(miss?.requests ?? summarize([]), 0)} request(s), ${formatSummary(miss?.readUnits ?? summarize([]), 1)} RRU; hit: ${formatSummary(hit?.requests ?? summarize([]), 0)} requests; unknown key: ${formatSummary(authorizerRows[2]?.requests ?? summarize([]), 0)} then ${formatSummary(authorizerRows[3]?.requests ?? summarize([]), 0)}; malformed: ${formatSummary(authorizerRows[4]?.requests ?? summarize([]), 0)}`,
       pass:
-        miss?.requests.max === 1 &&
+        (miss?.requests.max ?? 3) <= 2 &&
+        (miss?.requests.median ?? 2) <= 1 &&
         hit?.requests.max === 0 &&
         (authorizerRows[2]?.requests.max ?? 2) <= 1 &&
         (authorizerRows[3]?.requests.max ?? 1) === 0 &&

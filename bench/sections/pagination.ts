@@ -41,8 +41,8 @@ interface PageRow {
 
 export async function measurePagination(service: ServiceProcess): Promise<SectionResult> {
   const nowMs = Date.now();
-  // The handler reads the cursor key through the local AWS endpoint, as the function does.
-  process.env.CURSOR_SECRET_ARN = service.runtime.secretArns.cursor;
+  // The handler reads the cursor key through the local AWS endpoint, as the function does
+  // (`useServiceTable` gave this process every secret's ARN).
   const { loadServiceKey } = await import('../../lambdas/common/service-secrets');
   const { encodePageCursor } = await import('../../core/domain/page-cursor');
   const key = await loadServiceKey('cursor');

@@ -151,9 +151,9 @@ export async function measureThroughput(
   }
   const bare = await startBareServer(bodies);
   const tree = await processTree(service.child.pid ?? 0);
-  const serverPid = tree.find(
-    (process) => process.command === 'node' || process.command.startsWith('node'),
-  )?.pid;
+  // The server is the spawned process itself (Node.js 24 names its main thread "MainThread",
+  // which is what /proc shows as the command, so it cannot be found by the name "node").
+  const serverPid = service.child.pid;
   const javaPid = tree.find((process) => process.command === 'java')?.pid;
   const serviceWatched: Record<string, number> = {
     ...(serverPid ? { 'local server (node)': serverPid } : {}),

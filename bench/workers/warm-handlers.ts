@@ -61,8 +61,11 @@ const apiKeyItem = {
   partnerId: PARTNER_ID,
   digest: new Uint8Array(key.digest),
   scopes: ['metrics:read', 'revenue:read'],
+  state: 'active',
   createdAt: new Date(nowMs - 86_400_000).toISOString(),
 };
+// The authorizer also reads the partner's standing: not suspended, its agreement's scopes.
+const partnerItem = { PK: `PARTNER#${PARTNER_ID}`, SK: 'PARTNER', scopes: ['revenue:read'] };
 const propertyItem = {
   PK: `PARTNER#${PARTNER_ID}`,
   SK: `PROPERTY#${String(PROPERTY_ID).padStart(12, '0')}`,
@@ -124,6 +127,7 @@ dynamo.on(UpdateCommand).resolves(ADMITTED_RATE_WINDOW_WRITE);
 dynamo.on(GetCommand).callsFake((input: { Key?: Record<string, unknown> }) => {
   const sk = String(input.Key?.SK ?? '');
   if (sk === 'APIKEY') return { Item: input.Key?.PK === apiKeyItem.PK ? apiKeyItem : undefined };
+  if (sk === partnerItem.SK) return { Item: input.Key?.PK === partnerItem.PK ? partnerItem : undefined };
   if (sk === propertyItem.SK) return { Item: propertyItem };
   return {};
 });
