@@ -22,6 +22,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoDbLocal } from '../../lib/local/dynamodb-local';
 import { freePort, startDynamoDbLocal } from '../../lib/local/dynamodb-local';
 import type { LocalRuntime } from '../../lib/local/runtime';
+import { adminProcess } from '../support/cli';
 import type { ServerProcess } from '../support/processes';
 import { startServerProcess } from '../support/processes';
 
@@ -44,22 +45,7 @@ const sleepers: ChildProcess[] = [];
 const extraFolders: string[] = [];
 
 /** `npm run admin -- ...` with this local folder; killed after 30 s (a read that waits forever). */
-function cli(
-  directory: string,
-  ...args: string[]
-): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'bin/admin.ts', ...args],
-      { env: { ...process.env, PARTNER_API_LOCAL_DIR: directory }, timeout: 30_000 },
-      (error, stdout, stderr) => {
-        const code = error ? ((error as { code?: number | string }).code ?? 1) : 0;
-        resolve({ code: error?.killed ? 'timed out' : code, stdout: stdout.trim(), stderr: stderr.trim() });
-      },
-    );
-  });
-}
+const cli = (directory: string, ...args: string[]) => adminProcess(directory, args, 30_000);
 
 /** A process of this user's (or, with `uid`, of that user's) that lives until the suite ends. */
 function sleeper(uid?: number): number {

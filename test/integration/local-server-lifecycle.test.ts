@@ -1,11 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminProcess } from '../support/cli';
 import type { ServerProcess } from '../support/processes';
 import { startServerProcess } from '../support/processes';
 
@@ -36,22 +37,7 @@ async function until(condition: () => boolean, what: string, seconds = 20): Prom
   }
 }
 
-function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'bin/admin.ts', ...args],
-      { env: { ...process.env, PARTNER_API_LOCAL_DIR: folder }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({
-          code: error ? Number((error as { code?: unknown }).code ?? 1) : 0,
-          stdout,
-          stderr: stderr.trim(),
-        });
-      },
-    );
-  });
-}
+const cli = (...args: string[]) => adminProcess(folder, args, 60_000);
 
 /** A server of this folder with its own DynamoDB Local, whose process id is recorded. */
 async function startWithOwnDynamoDb(

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { runCli } from '../../lib/cli/cli';
 
 /** Runs the operator CLI in-process (the code path of `npm run admin`), capturing its output. */
@@ -13,4 +14,26 @@ export async function adminJson(...argv: string[]) {
   const result = await admin(...argv, '--json');
   if (result.code !== 0) throw new Error(`admin ${argv.join(' ')} exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout);
+}
+
+/**
+ * `npm run admin -- …` as a process of its own, with `directory` as its local folder (the path an
+ * operator's shell takes); killed after `timeoutMs`, which it reports as the code "timed out".
+ */
+export function adminProcess(
+  directory: string,
+  args: readonly string[],
+  timeoutMs: number,
+): Promise<{ code: number | 'timed out'; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bin/admin.ts', ...args],
+      { env: { ...process.env, PARTNER_API_LOCAL_DIR: directory }, timeout: timeoutMs },
+      (error, stdout, stderr) => {
+        const code = error ? Number((error as { code?: unknown }).code ?? 1) : 0;
+        resolve({ code: error?.killed ? 'timed out' : code, stdout: stdout.trim(), stderr: stderr.trim() });
+      },
+    );
+  });
 }
