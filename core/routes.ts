@@ -1,6 +1,7 @@
 import type { responseSchemas } from './contract/api-schemas';
 import type { ProblemName } from './contract/problems';
 import type { Scope } from './domain/scopes';
+import type { ServiceQueueName } from './event-delivery';
 import {
   ACTIVATION_LINK_PARTITION,
   API_KEY_PARTITION,
@@ -37,6 +38,7 @@ export interface TableAccess {
   readonly queryIndex?: readonly string[];
   readonly updateItem?: readonly string[];
   readonly putItem?: readonly string[];
+  readonly deleteItem?: readonly string[];
   /** ConditionCheck inside a transaction. */
   readonly conditionCheckItem?: readonly string[];
 }
@@ -47,6 +49,8 @@ export type { ServiceSecretName } from './service-secrets';
 export interface FunctionAccess {
   readonly table?: TableAccess;
   readonly secrets?: readonly ServiceSecretName[];
+  /** Queues it may send messages to (`sqs:SendMessage`), with their URLs in its environment. */
+  readonly sendsTo?: readonly ServiceQueueName[];
 }
 
 /** Every partner API route counts its request in the rate window of the key. */
@@ -370,6 +374,29 @@ export const AUTHORIZER = {
   access: { table: { getItem: [API_KEY_PARTITION, PARTNER_PARTITION] } } satisfies FunctionAccess,
 } as const;
 
+/**
+ * The consumer of the platform's events (docs/design/events.md): SQS delivers them in batches; it
+ * applies each in one transaction guarded by its entity's version, and sends an event that can
+ * never apply to the dead-letter queue, with its reason. It reads and changes what the events are
+ * about: seats, sponsorships and properties (the partner's items), the property's own partition,
+ * the host's account, its e-mail claim and the links issued for it, and records audit events.
+ */
+export const EVENT_CONSUMER = {
+  id: 'platformEvents',
+  entry: 'events/consumer.ts',
+  access: {
+    table: {
+      getItem: [PROPERTY_PARTITION, PARTNER_PARTITION, HOST_PARTITION],
+      query: [PARTNER_PARTITION, PROPERTY_PARTITION, HOST_EMAIL_PARTITION],
+      putItem: [PARTNER_PARTITION, PROPERTY_PARTITION, NONCE_PARTITION, AUDIT_PARTITION],
+      updateItem: [PARTNER_PARTITION, PROPERTY_PARTITION, HOST_PARTITION, ACTIVATION_LINK_PARTITION],
+      deleteItem: [PARTNER_PARTITION, PROPERTY_PARTITION, HOST_EMAIL_PARTITION],
+      conditionCheckItem: [PROPERTY_PARTITION],
+    },
+    sendsTo: ['platformEventsDeadLetter'],
+  } satisfies FunctionAccess,
+} as const;
+
 /** Name of a page route's function (alarms, logs, the local runtime). */
 export const pageFunctionName = (routeId: string) => `${routeId}Page`;
 
@@ -381,9 +408,13 @@ export interface ServiceFunctionSpec {
   readonly access: FunctionAccess;
 }
 
-/** Every function the route table makes: the authorizer, one per API route, one per page route. */
+/**
+ * Every function of the service: the authorizer, one per API route, one per page route, and the
+ * consumer of the platform's events.
+ */
 export const serviceFunctions: readonly ServiceFunctionSpec[] = [
   { name: AUTHORIZER.id, entry: AUTHORIZER.entry, access: AUTHORIZER.access },
+  { name: EVENT_CONSUMER.id, entry: EVENT_CONSUMER.entry, access: EVENT_CONSUMER.access },
   ...[...partnerApiRoutes, ...publicApiRoutes].map((route) => ({
     name: route.id,
     entry: route.entry,

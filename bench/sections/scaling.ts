@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/api/response-encoding';
+import { applyReservations } from '../lib/apply-events';
 import { runWorker } from '../lib/child';
 import { benchReservations, createBenchPartner, writeProperties } from '../lib/datasets';
 import type { DynamoUsage } from '../lib/dynamo-meter';
@@ -89,22 +90,21 @@ async function pricingProperty(partnerId: number, label: string, nowMs: number):
  * right after every timed call of the first, so each latency has a baseline from the same moment.
  */
 async function measurePricing(nowMs: number): Promise<PricingRow[]> {
-  const { importReservations } = await import('../../lambdas/data/reservations');
   const partnerId = await createBenchPartner('pricing', nowMs);
   const growing = await pricingProperty(partnerId, 'growing', nowMs);
   const small = await pricingProperty(partnerId, 'small', nowMs);
-  await importReservations(small, benchReservations(small, 0, RESERVATION_STEPS[0] ?? 100, nowMs), nowMs);
+  await applyReservations(small, benchReservations(small, 0, RESERVATION_STEPS[0] ?? 100, nowMs), nowMs);
   const rows: PricingRow[] = [];
   let imported = 0;
   for (const size of RESERVATION_STEPS) {
     const batch = benchReservations(growing, imported, size, nowMs);
     progress(
-      `scaling: importing ${formatNumber(batch.length, 0)} reservations (property now ${formatNumber(size, 0)})`,
+      `scaling: applying ${formatNumber(batch.length, 0)} reservations (property now ${formatNumber(size, 0)})`,
     );
     const started = performance.now();
-    const result = await importReservations(growing, batch, nowMs);
+    const applied = await applyReservations(growing, batch, nowMs);
     const importSeconds = (performance.now() - started) / 1000;
-    if (result.imported !== batch.length) throw new Error(`Imported ${result.imported} of ${batch.length}`);
+    if (applied !== batch.length) throw new Error(`Applied ${applied} of ${batch.length}`);
     imported = size;
     for (const lookbackDays of LOOKBACKS) {
       const keyPrefix = benchKeyPrefix();
@@ -458,7 +458,7 @@ function report(
     id: 'scaling',
     title: '5. Scaling',
     method: [
-      'Pricing signals: one property of a fresh bench partner grows from 100 to 10,000 to 100,000 reservations through the real `importReservations` (the import time of each step is reported; the 100,000-reservation data set is built once per run, in steps, so each size is the previous one plus more history). Reservation i is booked on day today − (i × 2311 mod 3650), so any size spreads evenly over ten years; 1 in 13 is cancelled.',
+      'Pricing signals: one property of a fresh bench partner grows from 100 to 10,000 to 100,000 reservations as `ReservationChanged` events through the consumer’s own apply function, 32 at a time (the time of each step is reported; the 100,000-reservation data set is built once per run, in steps, so each size is the previous one plus more history). Reservation i is booked on day today − (i × 2311 mod 3650), so any size spreads evenly over ten years; 1 in 13 is cancelled.',
       'After each step the real handler is invoked in-process against DynamoDB Local with the DynamoDB meter, for lookback 90 and 365. The whole-day part of the window comes from ≤ 13 monthly booking aggregates and ≤ 2 monthly night aggregates; the two partial edge days are read as individual bookings, so that part grows with bookings per day (density), not with history: ≈ 0.03, 2.7 and 27 bookings a day at the three sizes.',
       'Properties: one fresh partner grows to 100, 10,000 and 50,000 properties, written with BatchWriteItem from `propertyCreationItems` (conditions stripped), then GET /properties is called in-process (status, encoding, body and payload bytes, items and read units) and over HTTP through the local server (what a client receives), with and without `Accept-Encoding: gzip`.',
     ].join(' '),

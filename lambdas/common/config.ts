@@ -1,4 +1,6 @@
 import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../core/audit-retention';
+import type { ServiceQueueName } from '../../core/event-delivery';
+import { queueUrlVariable, SERVICE_QUEUE_NAMES } from '../../core/event-delivery';
 import type { ServiceSecretName } from '../../core/service-secrets';
 import { SERVICE_SECRET_NAMES, secretArnVariable } from '../../core/service-secrets';
 import type { Stage } from '../../core/stages';
@@ -15,6 +17,10 @@ export interface ServiceConfig {
   readonly auditRetentionDays: number;
   /** ARNs of the secrets this process may read (the route table grants each function its own). */
   readonly secretArns: Partial<Record<ServiceSecretName, string>>;
+  /** URLs of the queues this process may send to (the consumer's dead-letter queue; the CLI's). */
+  readonly queueUrls: Partial<Record<ServiceQueueName, string>>;
+  /** The stage's event bus of the platform's events (the operator CLI publishes to it). */
+  readonly eventBusName?: string;
   /**
    * Locally only: where DynamoDB (Local) and the local Secrets Manager answer, and the credential
    * every call is signed with (the local AWS endpoint checks it). In AWS, the SDK's defaults apply.
@@ -22,6 +28,9 @@ export interface ServiceConfig {
   readonly local?: {
     readonly dynamoDbEndpoint?: string;
     readonly secretsEndpoint?: string;
+    /** Where the local SQS and EventBridge answer (the local AWS endpoint). */
+    readonly sqsEndpoint?: string;
+    readonly eventBridgeEndpoint?: string;
     readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   };
 }
@@ -49,6 +58,10 @@ function configFrom(environment: Environment): ServiceConfig {
   const tableName = read(environment, 'TABLE_NAME');
   const dynamoDbEndpoint = read(environment, 'DYNAMODB_ENDPOINT');
   const secretsEndpoint = read(environment, 'AWS_ENDPOINT_URL_SECRETS_MANAGER');
+  const sqsEndpoint = read(environment, 'AWS_ENDPOINT_URL_SQS');
+  const eventBridgeEndpoint = read(environment, 'AWS_ENDPOINT_URL_EVENTBRIDGE');
+  const eventBusName = read(environment, 'EVENT_BUS_NAME');
+  const localEndpoints = { dynamoDbEndpoint, secretsEndpoint, sqsEndpoint, eventBridgeEndpoint };
   return {
     stage,
     ...(tableName === undefined ? {} : { tableName }),
@@ -59,12 +72,20 @@ function configFrom(environment: Environment): ServiceConfig {
         return arn === undefined ? [] : [[name, arn]];
       }),
     ),
-    ...(dynamoDbEndpoint === undefined && secretsEndpoint === undefined
+    queueUrls: Object.fromEntries(
+      SERVICE_QUEUE_NAMES.flatMap((name) => {
+        const url = read(environment, queueUrlVariable(name));
+        return url === undefined ? [] : [[name, url]];
+      }),
+    ),
+    ...(eventBusName === undefined ? {} : { eventBusName }),
+    ...(Object.values(localEndpoints).every((endpoint) => endpoint === undefined)
       ? {}
       : {
           local: {
-            ...(dynamoDbEndpoint === undefined ? {} : { dynamoDbEndpoint }),
-            ...(secretsEndpoint === undefined ? {} : { secretsEndpoint }),
+            ...Object.fromEntries(
+              Object.entries(localEndpoints).filter(([, endpoint]) => endpoint !== undefined),
+            ),
             credentials: {
               accessKeyId: read(environment, 'AWS_ACCESS_KEY_ID') ?? 'local',
               secretAccessKey: read(environment, 'AWS_SECRET_ACCESS_KEY') ?? 'local',

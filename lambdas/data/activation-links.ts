@@ -1,8 +1,9 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../../core/domain/catalog';
 import { isProductId } from '../../core/domain/catalog';
 import { ACTIVATION_LINK_PARTITION, partnerPartition } from '../../core/partitions';
-import { dynamoDb, GSI1, queryAll, tableName, ttlEpochSeconds } from './db';
+import { dynamoDb, GSI1, queryAll, type TransactItem, tableName, ttlEpochSeconds } from './db';
+import { issuedLinksOfEmailPartition } from './hosts';
 
 /**
  * Links an operator issued (no token, no e-mail address, no claim a page could trust: whose it
@@ -30,21 +31,96 @@ const issuedLinkKey = (nonce: string) => ({
 });
 const partnerLinksIndexKey = (partnerId: number) => `${partnerPartition(partnerId)}#LINKS`;
 
-export async function recordIssuedLink(link: IssuedLink): Promise<void> {
+/**
+ * Records an issued link, and lists it under its host's e-mail address (the partition of the
+ * address's claim, `HOSTEMAIL#<address>` / `LINK#<nonce>`), where an erasure of the host finds the
+ * links still unused and ends them (docs/design/events.md#erasure). Both stay as long as the link.
+ */
+export async function recordIssuedLink(link: IssuedLink, hostEmail: string): Promise<void> {
+  const ttl = ttlEpochSeconds(Date.parse(link.expiresAt) + ISSUED_LINK_RETENTION_MS);
   await dynamoDb().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...issuedLinkKey(link.nonce),
-        GSI1PK: partnerLinksIndexKey(link.partnerId),
-        GSI1SK: `${link.issuedAt}#${link.nonce}`,
-        ...link,
-        ttl: ttlEpochSeconds(Date.parse(link.expiresAt) + ISSUED_LINK_RETENTION_MS),
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...issuedLinkKey(link.nonce),
+              GSI1PK: partnerLinksIndexKey(link.partnerId),
+              GSI1SK: `${link.issuedAt}#${link.nonce}`,
+              ...link,
+              ttl,
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              PK: issuedLinksOfEmailPartition(hostEmail),
+              SK: `LINK#${link.nonce}`,
+              nonce: link.nonce,
+              partnerId: link.partnerId,
+              expiresAt: link.expiresAt,
+              ttl,
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+      ],
     }),
   );
 }
+
+/** A link issued for an e-mail address: its nonce, its partner and until when it works. */
+export interface LinkOfEmail {
+  readonly nonce: string;
+  readonly partnerId: number;
+  readonly expiresAt: string;
+}
+
+/** The links issued for an e-mail address (any letter case), strongly consistent. */
+export async function listLinksOfEmail(email: string): Promise<LinkOfEmail[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :email AND begins_with(SK, :link)',
+    ExpressionAttributeValues: { ':email': issuedLinksOfEmailPartition(email), ':link': 'LINK#' },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({
+    nonce: String(item.nonce),
+    partnerId: Number(item.partnerId),
+    expiresAt: String(item.expiresAt),
+  }));
+}
+
+/**
+ * What an erasure leaves of a link issued for the host: no e-mail address, masked or not, in its
+ * record, and not listed under the address any more.
+ */
+export function linkOfErasedHostItems(email: string, nonce: string): TransactItem[] {
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: issuedLinkKey(nonce),
+        UpdateExpression: 'SET hostEmailMasked = :erased',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':erased': ERASED_EMAIL },
+      },
+    },
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: { PK: issuedLinksOfEmailPartition(email), SK: `LINK#${nonce}` },
+      },
+    },
+  ];
+}
+
+/** What `links list` shows in place of an erased host's masked address. */
+export const ERASED_EMAIL = '(erased)';
 
 function toIssuedLink(item: Record<string, unknown>): IssuedLink {
   return {

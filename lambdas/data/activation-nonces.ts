@@ -17,6 +17,11 @@ export interface ConsumedNonce {
    * session provisioned (an operator's or a test's provisioning).
    */
   readonly sessionId?: string;
+  /**
+   * Set when the link was ended unused, because its host was erased: it provisions nothing, and
+   * names no host or property (docs/design/events.md#erasure).
+   */
+  readonly withdrawn?: boolean;
 }
 
 const nonceKey = (partnerId: number, nonce: string) => ({
@@ -40,6 +45,33 @@ export function nonceConsumptionItem(consumed: ConsumedNonce, tokenExpiresAtMs: 
   };
 }
 
+/**
+ * Ends a link that was not used yet, because its host was erased: afterwards it works as a used
+ * link, which tells the host to ask the partner for a fresh one. A link already used stays as it
+ * is (the condition fails, and is to be ignored).
+ */
+export function nonceWithdrawalItem(
+  partnerId: number,
+  nonce: string,
+  linkExpiresAt: string,
+  nowIso: string,
+): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...nonceKey(partnerId, nonce),
+        partnerId,
+        nonce,
+        withdrawn: true,
+        consumedAt: nowIso,
+        ttl: ttlEpochSeconds(Date.parse(linkExpiresAt) + 86_400_000),
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
 export async function getConsumedNonce(partnerId: number, nonce: string): Promise<ConsumedNonce | undefined> {
   const { Item } = await dynamoDb().send(
     new GetCommand({ TableName: tableName(), Key: nonceKey(partnerId, nonce), ConsistentRead: true }),
@@ -55,5 +87,6 @@ export async function getConsumedNonce(partnerId: number, nonce: string): Promis
       : [],
     consumedAt: String(Item.consumedAt),
     ...(typeof Item.sessionId === 'string' ? { sessionId: Item.sessionId } : {}),
+    ...(Item.withdrawn === true ? { withdrawn: true } : {}),
   };
 }

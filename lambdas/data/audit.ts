@@ -26,6 +26,10 @@ export const AUDIT_ACTIONS = [
   'catalog.changed',
   'partner.branded',
   'sample-data.added',
+  'sponsorship.ended',
+  'host.erased',
+  'events.published',
+  'events.redriven',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -36,6 +40,8 @@ export function isAuditAction(value: string): value is AuditAction {
 /** Actors of events the pages record; operators are named by their AWS identity or user name. */
 export const HOST_ACTOR = 'host';
 export const PARTNER_ACTOR = 'partner';
+/** The actor of what the platform's events do (docs/design/events.md). */
+export const PLATFORM_ACTOR = 'platform';
 
 /**
  * One event. Only ids and counts: never a key, a token, a reveal secret or a host's e-mail

@@ -11,11 +11,15 @@ export interface HostAccount {
   readonly createdAt: string;
 }
 
+/**
+ * The host's account (`HOST#<id>`): its contact e-mail and name, and the partners and properties
+ * provisioning gave it, which an erasure follows (docs/design/events.md#erasure). An erased host
+ * keeps only a tombstone: its id, those ids and when it was erased.
+ */
 const hostKey = (hostId: number) => ({ PK: `${HOST_PARTITION}${hostId}`, SK: 'HOST' });
-const hostEmailKey = (email: string) => ({
-  PK: `${HOST_EMAIL_PARTITION}${normalizeEmail(email)}`,
-  SK: 'HOSTEMAIL',
-});
+/** The claim on an e-mail address; links issued for the address sit in the same partition. */
+const hostEmailPartition = (email: string) => `${HOST_EMAIL_PARTITION}${normalizeEmail(email)}`;
+const hostEmailKey = (email: string) => ({ PK: hostEmailPartition(email), SK: 'HOSTEMAIL' });
 
 /** Id of the host account holding an e-mail address (any letter case), strongly consistent. */
 export async function getHostIdByEmail(email: string): Promise<number | undefined> {
@@ -25,20 +29,59 @@ export async function getHostIdByEmail(email: string): Promise<number | undefine
   return Item ? Number(Item.hostId) : undefined;
 }
 
-export async function getHost(hostId: number): Promise<HostAccount | undefined> {
-  const { Item } = await dynamoDb().send(new GetCommand({ TableName: tableName(), Key: hostKey(hostId) }));
-  return Item
-    ? {
-        id: Number(Item.id),
-        email: String(Item.email),
-        name: String(Item.name),
-        createdAt: String(Item.createdAt),
-      }
-    : undefined;
+/** The host's account as stored, strongly consistent: what provisioning gave it, or its tombstone. */
+export interface HostRecord {
+  readonly id: number;
+  readonly account?: HostAccount;
+  readonly sponsors: readonly number[];
+  readonly propertyIds: readonly number[];
+  readonly erasedAt?: string;
 }
 
-/** A new account and its claim on the e-mail address: the claim makes e-mails unique. */
-export function hostCreationItems(host: HostAccount): TransactItem[] {
+const numbers = (value: unknown) =>
+  value instanceof Set ? [...value].map(Number).sort((a, b) => a - b) : [];
+
+export async function getHostRecord(hostId: number): Promise<HostRecord | undefined> {
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: hostKey(hostId), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  const erased = typeof Item.erasedAt === 'string';
+  return {
+    id: Number(Item.id),
+    ...(erased
+      ? { erasedAt: String(Item.erasedAt) }
+      : {
+          account: {
+            id: Number(Item.id),
+            email: String(Item.email),
+            name: String(Item.name),
+            createdAt: String(Item.createdAt),
+          },
+        }),
+    sponsors: numbers(Item.sponsors),
+    propertyIds: numbers(Item.propertyIds),
+  };
+}
+
+export async function getHost(hostId: number): Promise<HostAccount | undefined> {
+  return (await getHostRecord(hostId))?.account;
+}
+
+/** Whether a host id is an account, an erased one, or none. */
+export async function getHostStanding(hostId: number): Promise<'active' | 'erased' | 'unknown'> {
+  const record = await getHostRecord(hostId);
+  return record ? (record.erasedAt ? 'erased' : 'active') : 'unknown';
+}
+
+/**
+ * A new account, sponsored by a partner for a property, and its claim on the e-mail address: the
+ * claim makes e-mails unique.
+ */
+export function hostCreationItems(
+  host: HostAccount,
+  sponsorship: { partnerId: number; propertyId: number },
+): TransactItem[] {
   return [
     {
       Put: {
@@ -50,21 +93,80 @@ export function hostCreationItems(host: HostAccount): TransactItem[] {
     {
       Put: {
         TableName: tableName(),
-        Item: { ...hostKey(host.id), ...host },
+        Item: {
+          ...hostKey(host.id),
+          ...host,
+          sponsors: new Set([sponsorship.partnerId]),
+          propertyIds: new Set([sponsorship.propertyId]),
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
   ];
 }
 
-/** Asserts, inside a transaction, that an e-mail still belongs to an existing account. */
-export function hostEmailCheckItem(email: string, hostId: number): TransactItem {
-  return {
-    ConditionCheck: {
-      TableName: tableName(),
-      Key: hostEmailKey(email),
-      ConditionExpression: 'hostId = :hostId',
-      ExpressionAttributeValues: { ':hostId': hostId },
+/**
+ * Links an existing account to a partner and a property, inside a transaction: the e-mail must
+ * still belong to the account, and the account must not be erased.
+ */
+export function hostSponsoredItems(
+  email: string,
+  hostId: number,
+  sponsorship: { partnerId: number; propertyId: number },
+): TransactItem[] {
+  return [
+    {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: hostEmailKey(email),
+        ConditionExpression: 'hostId = :hostId',
+        ExpressionAttributeValues: { ':hostId': hostId },
+      },
     },
-  };
+    {
+      Update: {
+        TableName: tableName(),
+        Key: hostKey(hostId),
+        UpdateExpression: 'ADD sponsors :partner, propertyIds :property',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(erasedAt)',
+        ExpressionAttributeValues: {
+          ':partner': new Set([sponsorship.partnerId]),
+          ':property': new Set([sponsorship.propertyId]),
+        },
+      },
+    },
+  ];
 }
+
+/**
+ * The erasure's decisive writes: the account becomes a tombstone (its id, the ids it links and
+ * when; no e-mail address, no name) and its e-mail claim is deleted, so a new activation link for
+ * the address creates a new account. The ids stay as they are stored: a provisioning that added
+ * one since it was read is found again when the erasure reads the tombstone.
+ */
+export function hostErasureItems(account: HostAccount, requestedAt: string, nowIso: string): TransactItem[] {
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: hostKey(account.id),
+        UpdateExpression:
+          'SET erasedAt = :now, erasureRequestedAt = :requested REMOVE email, #name, createdAt',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(erasedAt)',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':now': nowIso, ':requested': requestedAt },
+      },
+    },
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: hostEmailKey(account.email),
+        ConditionExpression: 'attribute_not_exists(PK) OR hostId = :hostId',
+        ExpressionAttributeValues: { ':hostId': account.id },
+      },
+    },
+  ];
+}
+
+/** Where the links issued for an e-mail address are listed (the erasure ends the unused ones). */
+export const issuedLinksOfEmailPartition = hostEmailPartition;

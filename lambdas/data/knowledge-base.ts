@@ -1,9 +1,10 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { propertyPartition } from '../../core/partitions';
 import { transactionCancellationCodes } from '../common/aws-errors';
 import type { AuditEvent } from './audit';
 import { auditEventItem } from './audit';
-import { dynamoDb, tableName } from './db';
+import { dynamoDb, type TransactItem, tableName } from './db';
+import { propertySponsoredCheckItem } from './properties';
 
 /** What the guest assistant knows about a property, filled in by the onboarding wizard. */
 export interface KnowledgeBase {
@@ -44,22 +45,51 @@ export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBas
   };
 }
 
-/** Saves one wizard step's fields (each step owns its fields, so steps never overwrite each other). */
+/** The property is no longer the partner's (its sponsorship ended, or its host was erased): nothing was saved. */
+export class PropertyNotSponsoredError extends Error {
+  override readonly name = 'PropertyNotSponsoredError';
+}
+
+/** Deletes the knowledge base: the host's wizard answers (an erasure). */
+export function knowledgeBaseDeletionItem(propertyId: number): TransactItem {
+  return { Delete: { TableName: tableName(), Key: knowledgeBaseKey(propertyId) } };
+}
+
+/**
+ * Saves one wizard step's fields (each step owns its fields, so steps never overwrite each other),
+ * while the partner still sponsors the property: an ended sponsorship or an erasure in between
+ * writes nothing (`PropertyNotSponsoredError`), so no answer outlives an erasure.
+ */
 export async function saveKnowledgeBase(
-  propertyId: number,
+  property: { readonly partnerId: number; readonly propertyId: number },
   fields: Partial<Pick<KnowledgeBase, 'checkInInstructions' | 'faqs' | 'upsells' | 'assistantLiveAt'>>,
   nowIso: string,
 ): Promise<void> {
   const entries = Object.entries({ ...fields, updatedAt: nowIso }).filter(([, value]) => value !== undefined);
-  await dynamoDb().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: knowledgeBaseKey(propertyId),
-      UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
-      ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
-    }),
-  );
+  try {
+    await dynamoDb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          propertySponsoredCheckItem(property.partnerId, property.propertyId),
+          {
+            Update: {
+              TableName: tableName(),
+              Key: knowledgeBaseKey(property.propertyId),
+              UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+              ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
+              ExpressionAttributeValues: Object.fromEntries(
+                entries.map(([name, value]) => [`:${name}`, value]),
+              ),
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (transactionCancellationCodes(error)?.[0] === 'ConditionalCheckFailed')
+      throw new PropertyNotSponsoredError();
+    throw error;
+  }
 }
 
 /**
@@ -67,7 +97,12 @@ export async function saveKnowledgeBase(
  * event (`onboarding.completed`) in the same transaction. False when it already was live (a
  * second click, another tab): nothing is written and no second event recorded.
  */
-export async function markLive(propertyId: number, nowIso: string, event: AuditEvent): Promise<boolean> {
+export async function markLive(
+  property: { readonly partnerId: number; readonly propertyId: number },
+  nowIso: string,
+  event: AuditEvent,
+): Promise<boolean> {
+  const { propertyId } = property;
   try {
     await dynamoDb().send(
       new TransactWriteCommand({
@@ -83,12 +118,15 @@ export async function markLive(propertyId: number, nowIso: string, event: AuditE
             },
           },
           auditEventItem(event),
+          propertySponsoredCheckItem(property.partnerId, propertyId),
         ],
       }),
     );
     return true;
   } catch (error) {
-    if (transactionCancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return false;
+    const codes = transactionCancellationCodes(error);
+    if (codes?.[2] === 'ConditionalCheckFailed') throw new PropertyNotSponsoredError();
+    if (codes?.[0] === 'ConditionalCheckFailed') return false;
     throw error;
   }
 }

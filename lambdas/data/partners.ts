@@ -158,6 +158,20 @@ export async function getPartnerStanding(partnerId: number): Promise<PartnerStan
   return partner && { suspended: partner.suspension !== undefined, scopes: partner.scopes };
 }
 
+/** The products of a partner's agreement, strongly consistent; undefined when there is no such partner. */
+export async function getAgreementProducts(partnerId: number): Promise<readonly ProductId[] | undefined> {
+  const { Item } = await dynamoDb().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: partnerKey(partnerId),
+      ProjectionExpression: 'products',
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item) return undefined;
+  return Array.isArray(Item.products) ? Item.products.filter(isProductId) : [];
+}
+
 /** All partners, ordered by slug. */
 export async function listPartners(): Promise<Partner[]> {
   const items = await queryAll({

@@ -1,7 +1,10 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { PlatformEventDetail } from '../../core/contract/platform-events';
 import { partnerPartition, propertyPartition } from '../../core/partitions';
 import { isConditionFailure } from '../common/aws-errors';
 import { dynamoDb, GSI1, queryAll, sortableId, type TransactItem, tableName } from './db';
+import type { EventOutcome } from './event-versions';
+import { storedVersionOf, versionVerdict } from './event-versions';
 
 /** A sponsored property: one per partner and partner-side `pms_hotel_id`. */
 export interface Property {
@@ -13,6 +16,10 @@ export interface Property {
   readonly units: number;
   readonly pmsHotelId: string;
   readonly createdAt: string;
+  /** Set while the host's sponsorship by this partner has ended: the partner no longer sees it. */
+  readonly sponsorshipEndedAt?: string;
+  /** The version of the platform's last `PropertyUpdated` applied (docs/design/events.md). */
+  readonly version?: number;
 }
 
 const propertyKey = (partnerId: number, propertyId: number) => ({
@@ -23,10 +30,74 @@ const pmsHotelKey = (partnerId: number, pmsHotelId: string) => ({
   PK: partnerPartition(partnerId),
   SK: `PMS#${pmsHotelId}`,
 });
+/**
+ * The property's own item in its partition (where its reservations and knowledge base live):
+ * whose it is, found by id alone with a strongly consistent read, and, once its host is erased, a
+ * tombstone that keeps later events from writing anything there again (docs/design/events.md).
+ */
+const propertyAnchorKey = (propertyId: number) => ({ PK: propertyPartition(propertyId), SK: 'PROPERTY' });
+
+/** Whose a property is, from its own partition. */
+export interface PropertyAnchor {
+  readonly propertyId: number;
+  readonly partnerId: number;
+  readonly hostUserId: number;
+  /** Set when its host was erased: nothing of the property is left but this item. */
+  readonly erasedAt?: string;
+}
+
+export async function getPropertyAnchor(propertyId: number): Promise<PropertyAnchor | undefined> {
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: propertyAnchorKey(propertyId), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  return {
+    propertyId: Number(Item.propertyId),
+    partnerId: Number(Item.partnerId),
+    hostUserId: Number(Item.hostUserId),
+    ...(typeof Item.erasedAt === 'string' ? { erasedAt: Item.erasedAt } : {}),
+  };
+}
+
+/** Asserts, inside a transaction, that the property exists and its host was not erased. */
+export function propertyNotErasedCheckItem(propertyId: number): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: propertyAnchorKey(propertyId),
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(erasedAt)',
+    },
+  };
+}
+
+/** Marks the property erased: from then on, no event or page writes to its partition. */
+export function propertyErasedItem(propertyId: number, nowIso: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: propertyAnchorKey(propertyId),
+      UpdateExpression: 'SET erasedAt = if_not_exists(erasedAt, :now)',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': nowIso },
+    },
+  };
+}
 
 /** The property and the claim on its `pms_hotel_id` within the partner. */
 export function propertyCreationItems(property: Property): TransactItem[] {
   return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...propertyAnchorKey(property.id),
+          propertyId: property.id,
+          partnerId: property.partnerId,
+          hostUserId: property.hostUserId,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
     {
       Put: {
         TableName: tableName(),
@@ -59,14 +130,20 @@ function toProperty(item: Record<string, unknown> | undefined): Property | undef
     units: Number(item.units ?? 1),
     pmsHotelId: String(item.pmsHotelId),
     createdAt: String(item.createdAt),
+    ...(typeof item.sponsorshipEndedAt === 'string' ? { sponsorshipEndedAt: item.sponsorshipEndedAt } : {}),
+    ...(typeof item.version === 'number' ? { version: item.version } : {}),
   };
 }
 
-/** The property only if this partner sponsors it: one read that is also the ownership check. */
+/**
+ * The property only if this partner sponsors it: one read that is also the ownership check. A
+ * property whose sponsorship ended is not the partner's any more; `includeEnded` still finds it
+ * (provisioning sponsors it again).
+ */
 export async function getPropertyOfPartner(
   partnerId: number,
   propertyId: number,
-  { consistent = false }: { consistent?: boolean } = {},
+  { consistent = false, includeEnded = false }: { consistent?: boolean; includeEnded?: boolean } = {},
 ): Promise<Property | undefined> {
   const { Item } = await dynamoDb().send(
     new GetCommand({
@@ -75,21 +152,76 @@ export async function getPropertyOfPartner(
       ConsistentRead: consistent,
     }),
   );
-  return toProperty(Item);
+  const property = toProperty(Item);
+  return property?.sponsorshipEndedAt === undefined || includeEnded ? property : undefined;
 }
 
-/** Asserts, inside a transaction, that the property is still the given host's. */
+/**
+ * Asserts, inside a transaction, that the property is still the given host's, and sponsors it
+ * again if its sponsorship had ended (docs/design/events.md#sponsorships).
+ */
 export function propertyOwnerCheckItem(
   partnerId: number,
   propertyId: number,
   hostUserId: number,
 ): TransactItem {
   return {
+    Update: {
+      TableName: tableName(),
+      Key: propertyKey(partnerId, propertyId),
+      UpdateExpression: 'REMOVE sponsorshipEndedAt',
+      ConditionExpression: 'hostUserId = :hostId',
+      ExpressionAttributeValues: { ':hostId': hostUserId },
+    },
+  };
+}
+
+/** Asserts, inside a transaction, that the partner still sponsors the property (a wizard save). */
+export function propertySponsoredCheckItem(partnerId: number, propertyId: number): TransactItem {
+  return {
     ConditionCheck: {
       TableName: tableName(),
       Key: propertyKey(partnerId, propertyId),
-      ConditionExpression: 'hostUserId = :hostId',
-      ExpressionAttributeValues: { ':hostId': hostUserId },
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(sponsorshipEndedAt)',
+    },
+  };
+}
+
+/** The partner's item of a property and its PMS claim, deleted (an erasure). */
+export function propertyDeletionItems(
+  property: Pick<Property, 'id' | 'partnerId' | 'pmsHotelId'>,
+): TransactItem[] {
+  return [
+    { Delete: { TableName: tableName(), Key: propertyKey(property.partnerId, property.id) } },
+    { Delete: { TableName: tableName(), Key: pmsHotelKey(property.partnerId, property.pmsHotelId) } },
+  ];
+}
+
+/** Shows a property to its partner again: provisioning sponsored its host again. */
+export function propertySponsorshipResumedItem(partnerId: number, propertyId: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: propertyKey(partnerId, propertyId),
+      UpdateExpression: 'REMOVE sponsorshipEndedAt',
+      ConditionExpression: 'attribute_exists(PK)',
+    },
+  };
+}
+
+/** Hides a property from its partner: the host's sponsorship by that partner ended. */
+export function propertySponsorshipEndedItem(
+  partnerId: number,
+  propertyId: number,
+  nowIso: string,
+): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: propertyKey(partnerId, propertyId),
+      UpdateExpression: 'SET sponsorshipEndedAt = if_not_exists(sponsorshipEndedAt, :now)',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': nowIso },
     },
   };
 }
@@ -108,6 +240,8 @@ const PROPERTY_LIST_QUERY = (partnerId: number) => ({
   TableName: tableName(),
   KeyConditionExpression: 'PK = :partner AND begins_with(SK, :property)',
   ExpressionAttributeValues: { ':partner': partnerPartition(partnerId), ':property': 'PROPERTY#' },
+  // A property whose sponsorship ended stays stored, for the host, but is not the partner's.
+  FilterExpression: 'attribute_not_exists(sponsorshipEndedAt)',
   ProjectionExpression: 'id, #name',
   ExpressionAttributeNames: { '#name': 'name' },
 });
@@ -193,4 +327,71 @@ export async function updateProperty(
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/**
+ * `PropertyUpdated`: each field it names takes its value when the event's version is greater than
+ * the version that last set that field, so updates of different fields arriving in any order all
+ * land, and each field ends at its greatest version's value (docs/design/events.md#properties).
+ * One conditional write on the partner's property item; an erased property has none.
+ */
+export async function applyPropertyUpdate(
+  detail: PlatformEventDetail<'PropertyUpdated'>,
+  anchor: PropertyAnchor,
+  fingerprint: string,
+): Promise<EventOutcome> {
+  const { partnerId, propertyId } = anchor;
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: propertyKey(partnerId, propertyId), ConsistentRead: true }),
+  );
+  if (!Item) return 'erased';
+  const stored = storedVersionOf(Item);
+  const verdict = versionVerdict(stored, detail.version, fingerprint, `property ${propertyId}`);
+  if (verdict === 'duplicate') return verdict;
+  const fieldVersion = (field: 'name' | 'units') => {
+    const value = Item[`${field}Version`];
+    return typeof value === 'number' ? value : 0;
+  };
+  const changes = (['name', 'units'] as const).filter(
+    (field) => detail[field] !== undefined && detail.version > fieldVersion(field),
+  );
+  if (verdict === 'stale' && changes.length === 0) return verdict;
+  const values: Record<string, unknown> = { ':version': detail.version };
+  const sets = changes.flatMap((field) => {
+    values[`:${field}`] = detail[field];
+    return [`#${field} = :${field}`, `${field}Version = :version`];
+  });
+  if (verdict === 'newer') {
+    sets.push('version = :version', 'eventFingerprint = :fingerprint');
+    values[':fingerprint'] = fingerprint;
+  }
+  const readVersion = stored.version;
+  await dynamoDb().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: propertyKey(partnerId, propertyId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      // The versions as read: another update of this property meanwhile makes this one read again.
+      ConditionExpression: [
+        'attribute_exists(PK)',
+        readVersion === undefined ? 'attribute_not_exists(version)' : 'version = :read',
+        ...changes.map((field) =>
+          fieldVersion(field) === 0
+            ? `attribute_not_exists(${field}Version)`
+            : `${field}Version = :${field}Read`,
+        ),
+      ].join(' AND '),
+      ExpressionAttributeNames: Object.fromEntries(changes.map((field) => [`#${field}`, field])),
+      ExpressionAttributeValues: {
+        ...values,
+        ...(readVersion === undefined ? {} : { ':read': readVersion }),
+        ...Object.fromEntries(
+          changes
+            .filter((field) => fieldVersion(field) > 0)
+            .map((field) => [`:${field}Read`, fieldVersion(field)]),
+        ),
+      },
+    }),
+  );
+  return 'applied';
 }

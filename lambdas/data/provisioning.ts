@@ -7,7 +7,7 @@ import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
 import { auditEventItem } from './audit';
 import { allocateId } from './counters';
 import { dynamoDb } from './db';
-import { getHostIdByEmail, hostCreationItems, hostEmailCheckItem } from './hosts';
+import { getHostIdByEmail, hostCreationItems, hostSponsoredItems } from './hosts';
 import { partnerNotSuspendedItem } from './partners';
 import {
   getPropertyIdForPmsHotel,
@@ -15,8 +15,9 @@ import {
   propertyCreationItems,
   propertyOwnerCheckItem,
 } from './properties';
-import { listActiveProductsOfProperty, seatCreationItem } from './seats';
-import { sponsorshipSeatsItem } from './sponsorships';
+import type { SeatStatus } from './seats';
+import { listSeatsOfProperty, seatActivationItem } from './seats';
+import { getSponsorship, resumeSponsoredProperties, sponsorshipSeatsItem } from './sponsorships';
 
 export interface ProvisioningRequest {
   readonly partnerId: number;
@@ -100,33 +101,45 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
     ]);
     const hostUserId = existingHostId ?? (await allocateId('host'));
     const propertyId = existingPropertyId ?? (await allocateId('property'));
-    let alreadyActive: ProductId[] = [];
+    let seats = new Map<ProductId, SeatStatus>();
     if (existingPropertyId !== undefined) {
       // Strongly consistent: a property created a moment ago by another host must be seen here.
-      const property = await getPropertyOfPartner(partnerId, existingPropertyId, { consistent: true });
+      // One whose sponsorship ended is found too: provisioning sponsors it again.
+      const property = await getPropertyOfPartner(partnerId, existingPropertyId, {
+        consistent: true,
+        includeEnded: true,
+      });
       if (property && property.hostUserId !== hostUserId) {
         // The reads can straddle another provisioning's commit: the e-mail claim read before it
         // (no account yet), the property after it. Read again (the nonce first) before refusing.
         if (existingHostId === undefined && attempt < MAX_ATTEMPTS - 1) continue;
         throw new PropertyHeldByAnotherHostError();
       }
-      alreadyActive = await listActiveProductsOfProperty(partnerId, existingPropertyId);
+      seats = await listSeatsOfProperty(partnerId, existingPropertyId);
     }
+    const alreadyActive = [...seats].filter(([, status]) => status === 'active').map(([product]) => product);
     const newProducts = [...new Set(request.productIds)].filter(
       (product) => !alreadyActive.includes(product),
     );
     const activatedProductIds = [...alreadyActive, ...newProducts];
+    // An ended sponsorship is sponsored again: its other properties come back after the commit.
+    const sponsorship =
+      existingHostId === undefined ? undefined : await getSponsorship(partnerId, existingHostId);
 
+    const sponsored = { partnerId, propertyId };
     const transactItems = [
       ...(existingHostId === undefined
-        ? hostCreationItems({
-            id: hostUserId,
-            email: request.contactEmail.trim(),
-            name: request.contactName,
-            createdAt: nowIso,
-          })
-        : [hostEmailCheckItem(request.contactEmail, hostUserId)]),
-      sponsorshipSeatsItem(partnerId, hostUserId, newProducts.length, nowIso),
+        ? hostCreationItems(
+            {
+              id: hostUserId,
+              email: request.contactEmail.trim(),
+              name: request.contactName,
+              createdAt: nowIso,
+            },
+            sponsored,
+          )
+        : hostSponsoredItems(request.contactEmail, hostUserId, sponsored)),
+      sponsorshipSeatsItem(partnerId, hostUserId, propertyId, newProducts.length, nowIso),
       // An existing property must still be this host's when the transaction commits.
       ...(existingPropertyId !== undefined
         ? [propertyOwnerCheckItem(partnerId, existingPropertyId, hostUserId)]
@@ -140,7 +153,10 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
             createdAt: nowIso,
           })),
       ...newProducts.map((productId) =>
-        seatCreationItem({ partnerId, propertyId, hostUserId, productId, activatedAt: nowIso }),
+        seatActivationItem(
+          { partnerId, propertyId, hostUserId, productId, activatedAt: nowIso },
+          seats.get(productId),
+        ),
       ),
     ];
     const nonceIndex = transactItems.length;
@@ -180,6 +196,7 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
     }
     try {
       await dynamoDb().send(new TransactWriteCommand({ TransactItems: transactItems }));
+      if (sponsorship?.endedAt !== undefined) await resumeSponsoredProperties(sponsorship, propertyId);
       return {
         hostUserId,
         propertyId,

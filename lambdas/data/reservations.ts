@@ -1,5 +1,6 @@
 import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { PlatformEventDetail } from '../../core/contract/platform-events';
 import { dayOfMonth, isoDate, monthOf, parseIsoDate } from '../../core/domain/calendar';
 import type { BookingTotals, BookingWindow } from '../../core/domain/pricing-signals';
 import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../../core/domain/pricing-signals';
@@ -13,9 +14,10 @@ import {
   TooManyChannelsError,
 } from '../../core/domain/reservations';
 import { propertyPartition } from '../../core/partitions';
-import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
-import { pauseBeforeRetry } from '../common/backoff';
 import { dynamoDb, GSI1, queryAll, type TransactItem, tableName } from './db';
+import type { EventOutcome } from './event-versions';
+import { RefusedEventError, storedVersionOf, versionVerdict } from './event-versions';
+import { propertyNotErasedCheckItem } from './properties';
 
 /*
  * A property's partition holds its reservations (RES#<id>) and two families of per-month
@@ -89,46 +91,16 @@ export function aggregateDeltas(
 interface StoredReservation {
   readonly reservation: Reservation;
   readonly revision: number;
+  readonly version?: number;
+  readonly eventFingerprint?: string;
 }
 
-interface ReservationChange {
-  readonly previous?: StoredReservation;
-  readonly next: Reservation;
+function toStoredReservation(item: Record<string, unknown> | undefined): StoredReservation | undefined {
+  const reservation = storedReservation(item?.reservation);
+  return reservation && { reservation, revision: Number(item?.revision ?? 0), ...storedVersionOf(item) };
 }
 
-/** DynamoDB allows 100 actions per transaction; an aggregate item's ADD list stays short. */
-const MAX_TRANSACTION_ITEMS = 100;
-const MAX_ATTRIBUTES_PER_ITEM = 150;
-
-/** Groups changes into transactions that fit DynamoDB's limits (pure; exported for tests). */
-export function planImportBatches<T extends { previous?: { reservation: Reservation }; next: Reservation }>(
-  changes: readonly T[],
-): T[][] {
-  const batches: T[][] = [];
-  let batch: T[] = [];
-  let deltas: AggregateDeltas = new Map();
-  for (const change of changes) {
-    const candidate = aggregateDeltas(change.previous?.reservation, change.next, cloneDeltas(deltas));
-    const fits =
-      batch.length + 1 + candidate.size <= MAX_TRANSACTION_ITEMS &&
-      [...candidate.values()].every((attributes) => attributes.size <= MAX_ATTRIBUTES_PER_ITEM);
-    if (fits || batch.length === 0) {
-      batch.push(change);
-      deltas = candidate;
-    } else {
-      batches.push(batch);
-      batch = [change];
-      deltas = aggregateDeltas(change.previous?.reservation, change.next);
-    }
-  }
-  if (batch.length > 0) batches.push(batch);
-  return batches;
-}
-
-function cloneDeltas(deltas: AggregateDeltas): AggregateDeltas {
-  return new Map([...deltas].map(([sk, attributes]) => [sk, new Map(attributes)]));
-}
-
+/** What is stored of these reservations of a property, by id (strongly consistent). */
 async function getStoredReservations(
   propertyId: number,
   ids: readonly string[],
@@ -143,36 +115,13 @@ async function getStoredReservations(
         new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }),
       );
       for (const item of page.Responses?.[tableName()] ?? []) {
-        const reservation = storedReservation(item.reservation);
-        if (reservation) stored.set(reservation.id, { reservation, revision: Number(item.revision) });
+        const found = toStoredReservation(item);
+        if (found) stored.set(found.reservation.id, found);
       }
       keys = page.UnprocessedKeys?.[tableName()]?.Keys;
     }
   }
   return stored;
-}
-
-function reservationPutItem(propertyId: number, change: ReservationChange, nowIso: string): TransactItem {
-  const { next, previous } = change;
-  const revision = (previous?.revision ?? 0) + 1;
-  const confirmed = next.status === 'confirmed';
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...reservationKey(propertyId, next.id),
-        reservation: next,
-        revision,
-        importedAt: nowIso,
-        // Only confirmed reservations are in the booked_at index that the edge days read.
-        ...(confirmed
-          ? { GSI1PK: bookingsIndexKey(propertyId), GSI1SK: `${next.booked_at}#${next.id}` }
-          : {}),
-      },
-      ConditionExpression: previous ? 'revision = :revision' : 'attribute_not_exists(PK)',
-      ...(previous ? { ExpressionAttributeValues: { ':revision': previous.revision } } : {}),
-    },
-  };
 }
 
 function aggregateUpdateItem(propertyId: number, sk: string, attributes: Map<string, number>): TransactItem {
@@ -186,16 +135,6 @@ function aggregateUpdateItem(propertyId: number, sk: string, attributes: Map<str
       ExpressionAttributeValues: Object.fromEntries(entries.map(([, delta], index) => [`:a${index}`, delta])),
     },
   };
-}
-
-const MAX_BATCH_ATTEMPTS = 3;
-
-/** What an import will write: decided from what is stored, and checked, before any write. */
-export interface ReservationImportPlan {
-  readonly propertyId: number;
-  readonly changes: readonly ReservationChange[];
-  /** Rows identical to the stored ones. */
-  readonly unchanged: number;
 }
 
 /** The channels stored in the BOOKED# items of these months (any counter, also one at 0). */
@@ -227,11 +166,27 @@ function channelsOfBookedItem(item: Record<string, unknown>): Set<string> {
   return channels;
 }
 
+/** A row of an import whose content differs from what is stored, and the version it gets. */
+export interface ReservationImportChange {
+  readonly reservation: Reservation;
+  /** One above the stored reservation's version (1 for a new one): what its event carries. */
+  readonly version: number;
+}
+
+/** What an import will publish: decided from what is stored, and checked, before anything is sent. */
+export interface ReservationImportPlan {
+  readonly propertyId: number;
+  readonly changes: readonly ReservationImportChange[];
+  /** Rows identical to the stored ones. */
+  readonly unchanged: number;
+}
+
 /**
- * Reads what is stored for these rows and decides what importing them changes. Writes nothing.
- * Throws `TooManyChannelsError` when the import would take a month of the property over
- * `MAX_CHANNELS_PER_MONTH` channels (counting those already stored), so an import that cannot
- * fit DynamoDB's item limit is refused before its first write, every time it is tried.
+ * Reads what is stored for these rows and decides which of them change anything, each with the
+ * next version of its reservation. Writes nothing. Throws `TooManyChannelsError` when the rows
+ * would take a month of the property over `MAX_CHANNELS_PER_MONTH` channels (counting those
+ * already stored), so an import that cannot fit is refused before its first event, every time.
+ * Operator tooling only: it reads with BatchGetItem, which no function may call.
  */
 export async function planReservationImport(
   propertyId: number,
@@ -241,81 +196,107 @@ export async function planReservationImport(
     propertyId,
     reservations.map((reservation) => reservation.id),
   );
-  const changes: ReservationChange[] = [];
+  const changes: ReservationImportChange[] = [];
   for (const next of reservations) {
     const previous = stored.get(next.id);
-    if (!previous || !sameReservation(previous.reservation, next)) changes.push({ previous, next });
+    if (!previous || !sameReservation(previous.reservation, next))
+      changes.push({ reservation: next, version: (previous?.version ?? 0) + 1 });
   }
-  const added = channelsBookedByMonth(changes.map((change) => change.next));
+  const added = channelsBookedByMonth(changes.map((change) => change.reservation));
   const storedChannels = await getStoredChannels(propertyId, [...added.keys()]);
   const breaches = channelCapBreaches(storedChannels, added);
   if (breaches.length > 0) throw new TooManyChannelsError(propertyId, breaches);
   return { propertyId, changes, unchanged: reservations.length - changes.length };
 }
 
-/**
- * Writes a plan: each transaction writes reservations together with the aggregate changes they
- * cause, so the aggregates never disagree with the stored reservations. A row another import
- * changed meanwhile is rebased on what is stored then.
- */
-export async function writeReservationImport(
-  plan: ReservationImportPlan,
-  nowMs: number,
-): Promise<{ imported: number; unchanged: number }> {
-  const { propertyId } = plan;
-  const nowIso = new Date(nowMs).toISOString();
-  let imported = 0;
-  let unchanged = plan.unchanged;
-  for (let batch of planImportBatches(plan.changes)) {
-    for (let attempt = 1; ; attempt++) {
-      const deltas: AggregateDeltas = new Map();
-      for (const change of batch) aggregateDeltas(change.previous?.reservation, change.next, deltas);
-      const items = [
-        ...batch.map((change) => reservationPutItem(propertyId, change, nowIso)),
-        ...[...deltas].map(([sk, attributes]) => aggregateUpdateItem(propertyId, sk, attributes)),
-      ];
-      try {
-        await dynamoDb().send(new TransactWriteCommand({ TransactItems: items }));
-        imported += batch.length;
-        break;
-      } catch (error) {
-        if (attempt === MAX_BATCH_ATTEMPTS) throw error;
-        if (isRetryableCancellation(error)) {
-          // Contention or throttling: nothing of this batch was written; try it again shortly.
-          await pauseBeforeRetry(attempt, 50);
-          continue;
-        }
-        if (!transactionCancellationCodes(error)?.includes('ConditionalCheckFailed')) throw error;
-        // Another import changed some of these rows meanwhile: rebase the batch on what is stored now.
-        const current = await getStoredReservations(
-          propertyId,
-          batch.map((change) => change.next.id),
-        );
-        const rebased: ReservationChange[] = [];
-        for (const change of batch) {
-          const previous = current.get(change.next.id);
-          if (previous && sameReservation(previous.reservation, change.next)) unchanged++;
-          else rebased.push({ previous, next: change.next });
-        }
-        batch = rebased;
-        if (batch.length === 0) break;
-      }
-    }
-  }
-  return { imported, unchanged };
+/** The BOOKED# month item's channels, strongly consistent (one GetItem). */
+async function getChannelsOfMonth(propertyId: number, month: string): Promise<Set<string>> {
+  const { Item } = await dynamoDb().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: { PK: propertyPartition(propertyId), SK: `BOOKED#${month}` },
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? channelsOfBookedItem(Item) : new Set();
 }
 
 /**
- * Imports reservations of one property, idempotently by id: an identical row changes nothing,
- * a changed row (a cancellation, new dates) replaces the stored one and moves its counts.
- * Refused (`TooManyChannelsError`) before any write when a month would get too many channels.
+ * `ReservationChanged`: the one piece of code that changes a property's reservations and their
+ * aggregates (docs/design/events.md#reservations). When the event's version is greater than the
+ * stored reservation's, one transaction replaces the reservation and moves the aggregate counters
+ * from its old contribution to its new one, on condition that the reservation is still as read
+ * and the property not erased. Its cost does not depend on the property's history: one
+ * reservation, its booking month and the months of its nights.
  */
-export async function importReservations(
+export async function applyReservationChange(
+  detail: PlatformEventDetail<'ReservationChanged'>,
   propertyId: number,
-  reservations: readonly Reservation[],
-  nowMs: number,
-): Promise<{ imported: number; unchanged: number }> {
-  return writeReservationImport(await planReservationImport(propertyId, reservations), nowMs);
+  fingerprint: string,
+  nowIso: string,
+): Promise<EventOutcome> {
+  const next: Reservation = { ...detail.reservation, property_id: propertyId };
+  const { Item } = await dynamoDb().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: reservationKey(propertyId, next.id),
+      ConsistentRead: true,
+    }),
+  );
+  const previous = toStoredReservation(Item);
+  const verdict = versionVerdict(
+    previous ?? {},
+    detail.version,
+    fingerprint,
+    `reservation "${next.id}" of property ${propertyId}`,
+  );
+  if (verdict !== 'newer') return verdict;
+  const added = contributionOf(next);
+  const before = previous && contributionOf(previous.reservation);
+  const sameMonthAndChannel =
+    before !== undefined &&
+    added !== undefined &&
+    before.channel === added.channel &&
+    monthOf(before.bookedDay) === monthOf(added.bookedDay);
+  if (added && !sameMonthAndChannel) {
+    const month = monthOf(added.bookedDay);
+    const breaches = channelCapBreaches(
+      new Map([[month, await getChannelsOfMonth(propertyId, month)]]),
+      new Map([[month, new Set([added.channel])]]),
+    );
+    if (breaches.length > 0)
+      throw new RefusedEventError(new TooManyChannelsError(propertyId, breaches).message);
+  }
+  const deltas = aggregateDeltas(previous?.reservation, next);
+  const confirmed = next.status === 'confirmed';
+  await dynamoDb().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...reservationKey(propertyId, next.id),
+              reservation: next,
+              revision: (previous?.revision ?? 0) + 1,
+              version: detail.version,
+              eventFingerprint: fingerprint,
+              changedAt: nowIso,
+              // Only confirmed reservations are in the booked_at index that the edge days read.
+              ...(confirmed
+                ? { GSI1PK: bookingsIndexKey(propertyId), GSI1SK: `${next.booked_at}#${next.id}` }
+                : {}),
+            },
+            ConditionExpression: previous ? 'revision = :revision' : 'attribute_not_exists(PK)',
+            ...(previous ? { ExpressionAttributeValues: { ':revision': previous.revision } } : {}),
+          },
+        },
+        ...[...deltas].map(([sk, attributes]) => aggregateUpdateItem(propertyId, sk, attributes)),
+        propertyNotErasedCheckItem(propertyId),
+      ],
+    }),
+  );
+  return 'applied';
 }
 
 function sumBookedMonth(

@@ -1,10 +1,21 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { PlatformEventDetail } from '../../core/contract/platform-events';
 import type { ProductId } from '../../core/domain/catalog';
 import { isProductId } from '../../core/domain/catalog';
 import { partnerPartition } from '../../core/partitions';
 import { dynamoDb, sortableId, type TransactItem, tableName } from './db';
+import type { EventOutcome } from './event-versions';
+import { RefusedEventError, storedVersionOf, versionVerdict } from './event-versions';
+import { getAgreementProducts } from './partners';
+import type { PropertyAnchor } from './properties';
+import { propertyNotErasedCheckItem } from './properties';
+import { sponsorshipSeatDeltaItem } from './sponsorships';
 
-/** A seat: one product active on one sponsored property (docs/design/activation-links.md). */
+/**
+ * A seat: one product active on one sponsored property (`PARTNER#<id>` / `SEAT#<property>#<product>`).
+ * Provisioning creates seats; the platform's `SeatActivated` and `SeatDeactivated` switch them on
+ * and off after (docs/design/events.md#seats). An inactive seat stays stored with its version.
+ */
 export interface Seat {
   readonly partnerId: number;
   readonly propertyId: number;
@@ -13,27 +24,18 @@ export interface Seat {
   readonly activatedAt: string;
 }
 
+export type SeatStatus = 'active' | 'inactive';
+
 const seatKey = (partnerId: number, propertyId: number, productId: ProductId) => ({
   PK: partnerPartition(partnerId),
   SK: `SEAT#${sortableId(propertyId)}#${productId}`,
 });
 
-/** A new seat; the condition means a product is never activated twice on a property. */
-export function seatCreationItem(seat: Seat): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...seatKey(seat.partnerId, seat.propertyId, seat.productId), ...seat, status: 'active' },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
-}
-
-/** Products already active on a property. */
-export async function listActiveProductsOfProperty(
+/** The seats of a property as stored, active or not, by product. */
+export async function listSeatsOfProperty(
   partnerId: number,
   propertyId: number,
-): Promise<ProductId[]> {
+): Promise<Map<ProductId, SeatStatus>> {
   const { Items = [] } = await dynamoDb().send(
     new QueryCommand({
       TableName: tableName(),
@@ -45,5 +47,129 @@ export async function listActiveProductsOfProperty(
       ConsistentRead: true,
     }),
   );
-  return Items.map((item) => String(item.productId)).filter(isProductId);
+  return new Map(
+    Items.filter((item) => isProductId(String(item.productId))).map((item) => [
+      String(item.productId),
+      item.status === 'inactive' ? 'inactive' : 'active',
+    ]),
+  );
+}
+
+/** Products active on a property. */
+export async function listActiveProductsOfProperty(
+  partnerId: number,
+  propertyId: number,
+): Promise<ProductId[]> {
+  const seats = await listSeatsOfProperty(partnerId, propertyId);
+  return [...seats].filter(([, status]) => status === 'active').map(([productId]) => productId);
+}
+
+/**
+ * A seat provisioning activates: a new one (a product is never activated twice on a property), or
+ * one switched off before and chosen again. `provisionedAt` tells later events that a host chose
+ * it then (a deactivation from before does not undo it).
+ */
+export function seatActivationItem(seat: Seat, existing: SeatStatus | undefined): TransactItem {
+  const key = seatKey(seat.partnerId, seat.propertyId, seat.productId);
+  if (existing === undefined)
+    return {
+      Put: {
+        TableName: tableName(),
+        Item: { ...key, ...seat, status: 'active', provisionedAt: seat.activatedAt },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    };
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET #status = :active, activatedAt = :now, provisionedAt = :now',
+      ConditionExpression: '#status = :inactive',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':active': 'active', ':inactive': 'inactive', ':now': seat.activatedAt },
+    },
+  };
+}
+
+/** Deletes a seat (an erasure). */
+export function seatDeletionItem(partnerId: number, propertyId: number, productId: ProductId): TransactItem {
+  return { Delete: { TableName: tableName(), Key: seatKey(partnerId, propertyId, productId) } };
+}
+
+/**
+ * `SeatActivated` / `SeatDeactivated` on a property of `anchor`: the seat follows the event of
+ * the greatest version, and its host's seat counter moves with it, in one transaction conditioned
+ * on the seat as read. An activation needs the product in the partner's agreement; a deactivation
+ * applies to any seat stored, and to one not seen yet only for a product of the agreement (a
+ * deactivation that arrives before its activation). A deactivation that occurred before a host
+ * chose the product again through an activation link records its version and changes nothing.
+ */
+export async function applySeatEvent(
+  type: 'SeatActivated' | 'SeatDeactivated',
+  detail: PlatformEventDetail<'SeatActivated'>,
+  anchor: PropertyAnchor,
+  fingerprint: string,
+  nowIso: string,
+): Promise<EventOutcome> {
+  const { partnerId, propertyId, hostUserId } = anchor;
+  const productId = detail.product_id;
+  const key = seatKey(partnerId, propertyId, productId);
+  const { Item: stored } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
+  );
+  const entity = `the ${productId} seat of property ${propertyId}`;
+  const verdict = versionVerdict(storedVersionOf(stored), detail.version, fingerprint, entity);
+  if (verdict !== 'newer') return verdict;
+  const wasActive = stored !== undefined && stored.status !== 'inactive';
+  const activating = type === 'SeatActivated';
+  if (activating || stored === undefined) {
+    const agreement = await getAgreementProducts(partnerId);
+    if (!agreement?.includes(productId))
+      throw new RefusedEventError(
+        `${productId} is not in the agreement of partner ${partnerId}, which sponsors property ${propertyId}: ` +
+          'its seats are never counted for that partner (widen the agreement, then redrive)',
+      );
+  }
+  const chosenSince = typeof stored?.provisionedAt === 'string' ? stored.provisionedAt : undefined;
+  const isActive = activating || (wasActive && chosenSince !== undefined && detail.occurred_at < chosenSince);
+  const delta = (isActive ? 1 : 0) - (wasActive ? 1 : 0);
+  const readVersion = storedVersionOf(stored).version;
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...key,
+          partnerId,
+          propertyId,
+          hostUserId,
+          productId,
+          status: isActive ? 'active' : 'inactive',
+          activatedAt: isActive && !wasActive ? nowIso : (stored?.activatedAt ?? nowIso),
+          ...(chosenSince ? { provisionedAt: chosenSince } : {}),
+          version: detail.version,
+          eventFingerprint: fingerprint,
+          changedAt: detail.occurred_at,
+        },
+        // The seat as read: nothing else changed it meanwhile.
+        ConditionExpression:
+          stored === undefined
+            ? 'attribute_not_exists(PK)'
+            : `#status = :status AND ${readVersion === undefined ? 'attribute_not_exists(version)' : 'version = :read'}`,
+        ...(stored === undefined
+          ? {}
+          : {
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':status': stored.status,
+                ...(readVersion === undefined ? {} : { ':read': readVersion }),
+              },
+            }),
+      },
+    },
+    propertyNotErasedCheckItem(propertyId),
+  ];
+  if (delta !== 0) items.push(sponsorshipSeatDeltaItem(partnerId, hostUserId, delta));
+  await dynamoDb().send(new TransactWriteCommand({ TransactItems: items }));
+  return 'applied';
 }

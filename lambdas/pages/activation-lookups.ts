@@ -86,10 +86,14 @@ export async function openSession(
   return { partner, face, session, key };
 }
 
-/** A provisioned property as the onboarding wizard reads it: the property, its knowledge base, its products. */
+/**
+ * A provisioned property as the onboarding wizard reads it: the property (strongly consistent: it
+ * was provisioned a moment ago; undefined once the partner no longer sponsors it), its knowledge
+ * base, its products.
+ */
 export async function provisionedProperty(partnerId: number, propertyId: number) {
   const [property, knowledgeBase, products] = await Promise.all([
-    getPropertyOfPartner(partnerId, propertyId),
+    getPropertyOfPartner(partnerId, propertyId, { consistent: true }),
     getKnowledgeBase(propertyId),
     listActiveProductsOfProperty(partnerId, propertyId),
   ]);

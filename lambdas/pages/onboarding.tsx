@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { VNode } from 'preact';
+import { PropertyNotSponsoredError } from '../data/knowledge-base';
 import { ActivationLayout } from './activation-layout';
 import { openSession, productCatalog, provisionedProperty } from './activation-lookups';
 import { csrfToken, isValidCsrfToken } from './host-session';
@@ -7,7 +8,7 @@ import type { PageResponse } from './html';
 import { htmlPage } from './html';
 import type { HostLocale } from './messages';
 import { hostPageHandler } from './page-handler';
-import { formExpiredPage, seeOther } from './page-responses';
+import { formExpiredPage, seeOther, setupEndedPage } from './page-responses';
 import { postedForm } from './posted-form';
 import type { AnyWizardStep, WizardContext } from './wizard-steps';
 import { BACK, WIZARD_FINISH, wizardStepsFor } from './wizard-steps';
@@ -108,7 +109,13 @@ async function saveStep(
   if (back && (step.id === 'review' || nothingTyped(form))) return seeOther(addressOf(previous));
   const parsed = step.parse(form, local);
   if (!parsed.ok) return stepPage(step, local, parsed);
-  await step.save(parsed.value, local, new Date().toISOString());
+  try {
+    await step.save(parsed.value, local, new Date().toISOString());
+  } catch (error) {
+    // The sponsorship ended, or the host was erased, since the page was shown: nothing was saved.
+    if (error instanceof PropertyNotSponsoredError) return setupEndedPage(context.locale, context.face);
+    throw error;
+  }
   return seeOther(addressOf(back ? previous : (steps[index + 1] ?? WIZARD_FINISH)));
 }
 
@@ -127,13 +134,15 @@ export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, local
     provisionedProperty(partner.id, provisioned.propertyId),
     productCatalog(),
   ]);
+  // The partner no longer sponsors the property: its sponsorship ended, or its host was erased.
+  if (!property) return setupEndedPage(locale, face);
   const context: WizardContext = {
     partner,
     face,
     locale,
     session: { ...session, provisioned },
     csrf: csrfToken(session, key),
-    propertyName: property?.name ?? session.claims.contact_name,
+    propertyName: property.name,
     knowledgeBase,
     products,
     catalog,

@@ -98,6 +98,12 @@ export function sessionEndedPage(locale: HostLocale, partner: PartnerFace): Page
   });
 }
 
+/** 410: the wizard's property is no longer the partner's (its sponsorship ended, or its host was erased). */
+export function setupEndedPage(locale: HostLocale, partner: PartnerFace): PageResponse {
+  const m = locale.messages;
+  return hostMessagePage(410, locale, m.setupEndedTitle, <p>{m.setupEnded(partner.name)}</p>, { partner });
+}
+
 export function formExpiredPage(locale: HostLocale, partner: PartnerFace): PageResponse {
   const m = locale.messages;
   return hostMessagePage(403, locale, m.formExpiredTitle, <p>{m.formExpired}</p>, { partner });

@@ -179,9 +179,9 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       );
     },
     save: async (value, context, nowIso) => {
-      const { propertyId } = context.session.provisioned;
-      await updateProperty(context.session.partnerId, propertyId, { name: value.propertyName });
-      await saveKnowledgeBase(propertyId, { checkInInstructions: value.checkInInstructions }, nowIso);
+      const property = sponsoredProperty(context);
+      await updateProperty(property.partnerId, property.propertyId, { name: value.propertyName });
+      await saveKnowledgeBase(property, { checkInInstructions: value.checkInInstructions }, nowIso);
     },
     review: {
       summary: (context, number) => {
@@ -240,7 +240,7 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       );
     },
     save: async (faqs, context, nowIso) => {
-      await saveKnowledgeBase(context.session.provisioned.propertyId, { faqs }, nowIso);
+      await saveKnowledgeBase(sponsoredProperty(context), { faqs }, nowIso);
     },
     review: {
       summary: (context) => (
@@ -336,7 +336,7 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       );
     },
     save: async (upsells, context, nowIso) => {
-      await saveKnowledgeBase(context.session.provisioned.propertyId, { upsells }, nowIso);
+      await saveKnowledgeBase(sponsoredProperty(context), { upsells }, nowIso);
     },
     review: {
       summary: (context) => {
@@ -400,7 +400,7 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
     // a new link reopened the wizard, only saves: the steps already did).
     save: async (_value, context, nowIso) => {
       const { partner, session, requestId } = context;
-      await markLive(session.provisioned.propertyId, nowIso, {
+      await markLive(sponsoredProperty(context), nowIso, {
         at: nowIso,
         actor: HOST_ACTOR,
         action: 'onboarding.completed',
@@ -413,6 +413,11 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
     },
   }),
 ];
+
+/** The property the host's session provisioned, as the partner sponsors it (what a save is conditioned on). */
+function sponsoredProperty(context: WizardContext) {
+  return { partnerId: context.session.partnerId, propertyId: context.session.provisioned.propertyId };
+}
 
 /** `25` and `19.90` as the host writes them (`19,90` in German). */
 function priceExamples(locale: HostLocale): readonly [string, string] {

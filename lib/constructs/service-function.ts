@@ -55,6 +55,7 @@ const TABLE_ACTIONS = {
   query: 'dynamodb:Query',
   updateItem: 'dynamodb:UpdateItem',
   putItem: 'dynamodb:PutItem',
+  deleteItem: 'dynamodb:DeleteItem',
   conditionCheckItem: 'dynamodb:ConditionCheckItem',
 } as const satisfies Record<Exclude<keyof TableAccess, 'queryIndex'>, string>;
 

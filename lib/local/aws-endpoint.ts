@@ -8,10 +8,13 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { tableDefinition } from '../../core/contract/table-definition';
 import type { ServiceSecretName } from '../../core/service-secrets';
 import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
+import type { LocalEventPipeline } from './event-pipeline';
+import { answerQueueOrBusCall } from './event-pipeline';
 
 /**
  * The AWS APIs the functions call, on one local address: DynamoDB requests go on to DynamoDB
- * Local, and Secrets Manager's GetSecretValue is answered from the local secret file, so the
+ * Local, SQS and EventBridge calls to the local event pipeline (`event-pipeline.ts`), and Secrets
+ * Manager's GetSecretValue is answered from the local secret file, so the
  * functions use the same SDK calls (by ARN) as in AWS. Each function signs its requests with its
  * own access key id (its name, as Lambda gives each function its role's credentials), so every
  * call can be recorded with the function that made it: the IAM tests check them against the
@@ -24,7 +27,7 @@ export interface AwsCall {
   readonly caller: string;
   /** The IAM action, e.g. `dynamodb:GetItem` (a transaction counts as its items' actions). */
   readonly action: string;
-  /** The table, or the table and `/index/<name>` for a query on an index. */
+  /** The table, or the table and `/index/<name>` for a query on an index; a queue's or bus's ARN. */
   readonly resource?: string;
   /** Partition-key values the call touches (`dynamodb:LeadingKeys`). */
   readonly leadingKeys?: readonly string[];
@@ -220,10 +223,15 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function sendJson(response: ServerResponse, status: number, body: Json): void {
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: Json,
+  contentType = 'application/x-amz-json-1.1',
+): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
-    'Content-Type': 'application/x-amz-json-1.1',
+    'Content-Type': contentType,
     'Content-Length': Buffer.byteLength(text),
     'x-amzn-RequestId': crypto.randomUUID(),
   });
@@ -239,6 +247,8 @@ export async function startAwsEndpoint(options: {
   readonly record: boolean;
   /** What every request must be signed with. */
   readonly secretAccessKey: string;
+  /** The queues and the bus of the platform's events. */
+  readonly events?: LocalEventPipeline;
 }): Promise<LocalAwsEndpoint> {
   const dynamoDb = new URL(options.dynamoDbEndpoint);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -282,6 +292,29 @@ export async function startAwsEndpoint(options: {
         VersionId: 'local',
         VersionStages: ['AWSCURRENT'],
       });
+      return;
+    }
+    if (options.events && (target.startsWith('AmazonSQS.') || target.startsWith('AWSEvents.'))) {
+      let json: Json;
+      try {
+        json = JSON.parse(body.toString() || '{}') as Json;
+      } catch {
+        sendJson(response, 400, { __type: 'SerializationException', message: 'The request is not JSON.' });
+        return;
+      }
+      const answer = await answerQueueOrBusCall(options.events, target, json);
+      if (options.record)
+        recorded.push({
+          caller,
+          action: answer.action,
+          ...(answer.resource ? { resource: answer.resource } : {}),
+        });
+      sendJson(
+        response,
+        answer.status,
+        answer.body,
+        target.startsWith('AmazonSQS.') ? 'application/x-amz-json-1.0' : 'application/x-amz-json-1.1',
+      );
       return;
     }
     if (options.record && target.startsWith('DynamoDB_')) {

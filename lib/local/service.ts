@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../core/audit-retention';
+import { queueUrlVariable, SERVICE_QUEUE_NAMES } from '../../core/event-delivery';
 import type { ServiceFunctionSpec, ServiceSecretName } from '../../core/routes';
 import { API_BASE_PATH, serviceFunctions } from '../../core/routes';
 import { secretArnVariable } from '../../core/service-secrets';
@@ -20,6 +21,8 @@ import { bundleFunctions } from './bundles';
 import { deployedFunctions } from './deployed-bundles';
 import type { DynamoDbLocal } from './dynamodb-local';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
+import type { EventPipelineOptions } from './event-pipeline';
+import { LOCAL_EVENT_BUS_NAME, LocalEventPipeline, localQueueUrl } from './event-pipeline';
 import type { HttpServerOptions } from './http-server';
 import { startHttpServer } from './http-server';
 import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
@@ -48,6 +51,8 @@ export interface LocalServiceOptions {
   readonly log: (line: string) => void;
   /** The local Lambda runtime's instance cap and idle time. @default DEFAULT_LAMBDA_RUNTIME_OPTIONS */
   readonly lambda?: Partial<LambdaRuntimeOptions>;
+  /** The local queues' visibility timeout and batching window. @default EventPipelineOptions' */
+  readonly events?: EventPipelineOptions;
   /** Keep every AWS call the functions make (the integration suite's IAM check). @default false */
   readonly recordAwsCalls?: boolean;
   /**
@@ -73,6 +78,8 @@ export interface LocalService {
   readonly demoKeys: readonly DemoKey[];
   /** The AWS calls the functions made so far (with `recordAwsCalls`). */
   awsCalls(): readonly AwsCall[];
+  /** Resolves once every platform event sent so far is handled (applied or dead-lettered). */
+  eventsSettled(): Promise<void>;
   /** A fresh one-hour activation link of the demo partner, for a new demo host. */
   readonly activationLink: string;
   /** Heap of the server's own thread and of the idle Lambda instances, after a full GC where Node allows it. */
@@ -118,6 +125,7 @@ export interface LocalAwsSettings {
  * table access, and each secret's ARN only for the functions the route table grants it to.
  */
 function functionEnvironment(spec: ServiceFunctionSpec, aws: LocalAwsSettings): Record<string, string> {
+  const sendsTo = spec.access.sendsTo ?? [];
   return {
     STAGE: 'local',
     POWERTOOLS_SERVICE_NAME: 'partner-api',
@@ -131,6 +139,10 @@ function functionEnvironment(spec: ServiceFunctionSpec, aws: LocalAwsSettings): 
     ...(spec.access.table ? { TABLE_NAME: LOCAL_TABLE_NAME, DYNAMODB_ENDPOINT: aws.awsEndpoint } : {}),
     ...Object.fromEntries(
       (spec.access.secrets ?? []).map((name) => [secretArnVariable(name), aws.secretArns[name]]),
+    ),
+    ...(sendsTo.length > 0 ? { AWS_ENDPOINT_URL_SQS: aws.awsEndpoint } : {}),
+    ...Object.fromEntries(
+      sendsTo.map((name) => [queueUrlVariable(name), localQueueUrl(aws.awsEndpoint, name)]),
     ),
   };
 }
@@ -175,6 +187,7 @@ async function synthesizedFunctions(cdkOut: string, aws: LocalAwsSettings): Prom
       'AWS_ACCESS_KEY_ID',
       'AWS_SECRET_ACCESS_KEY',
       'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+      'AWS_ENDPOINT_URL_SQS',
       'DYNAMODB_ENDPOINT',
     ];
     for (const name of onlyLocal) if (local[name] !== undefined) environment[name] = local[name];
@@ -190,8 +203,8 @@ async function synthesizedFunctions(cdkOut: string, aws: LocalAwsSettings): Prom
 
 /**
  * The environment of what runs beside the functions (seeding, the operator CLI, the tests): the
- * table straight on DynamoDB (Local), and the secrets an operator reads through the local AWS
- * endpoint, as the `operator`.
+ * table straight on DynamoDB (Local), and the secrets, the event bus and the queues an operator
+ * reaches through the local AWS endpoint, as the `operator`.
  */
 export function localEnvironment(
   input: { dynamoDbEndpoint: string } & LocalAwsSettings,
@@ -204,6 +217,12 @@ export function localEnvironment(
     AWS_ACCESS_KEY_ID: 'operator',
     AWS_SECRET_ACCESS_KEY: input.secretAccessKey,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: input.awsEndpoint,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: input.awsEndpoint,
+    AWS_ENDPOINT_URL_SQS: input.awsEndpoint,
+    EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
+    ...Object.fromEntries(
+      SERVICE_QUEUE_NAMES.map((name) => [queueUrlVariable(name), localQueueUrl(input.awsEndpoint, name)]),
+    ),
     SEALING_SECRET_ARN: input.secretArns.sealing,
   };
 }
@@ -224,6 +243,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   let lambdas: LocalLambdaRuntime | undefined;
   let aws: LocalAwsEndpoint | undefined;
   let accessLog: AccessLogWriter | undefined;
+  const events = new LocalEventPipeline(options.events);
   try {
     if (!options.dynamoDbEndpoint) {
       const dataDirectory = options.persist ? join(options.directory, 'dynamodb') : undefined;
@@ -237,18 +257,24 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       secretsFile,
       record: options.recordAwsCalls ?? false,
       secretAccessKey,
+      events,
     });
     const awsSettings = { awsEndpoint: aws.url, secretArns: aws.secretArns, secretAccessKey };
     // Seeding and the demo link act on this DynamoDB Local, as an operator would.
     useServiceEnvironment(localEnvironment({ dynamoDbEndpoint, ...awsSettings }));
     await ensureTable(dynamoDbEndpoint, LOCAL_TABLE_NAME);
-    const demoKeys = await seedLocalData(Date.now());
-    lambdas = new LocalLambdaRuntime(
+    const runningLambdas = new LocalLambdaRuntime(
       options.deployedBundles
         ? await synthesizedFunctions(options.deployedBundles, awsSettings)
         : await sourceFunctions(join(options.directory, 'bundles'), awsSettings),
       { ...DEFAULT_LAMBDA_RUNTIME_OPTIONS, ...options.lambda },
     );
+    lambdas = runningLambdas;
+    events.start((name, event) => runningLambdas.invoke(name, event));
+    // The demo data's units and reservations are the platform's events: they go through the
+    // consumer, and the server is up once they are applied.
+    const demoKeys = await seedLocalData(Date.now());
+    await events.settled();
     // Starts empty with the data: DynamoDB Local in memory gives the next run's partners the ids
     // of this run's, so lines of an earlier run would be counted for other partners.
     const runningLog = await openAccessLog(options.directory, {
@@ -296,12 +322,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       startedAt: new Date().toISOString(),
     });
     const runningServer = server;
-    const runningLambdas = lambdas;
     const runningAws = aws;
     return {
       ...service,
       activationLink,
       awsCalls: () => runningAws.calls(),
+      eventsSettled: () => events.settled(),
       async memory() {
         // gc is there when the server runs with --expose-gc (the load test starts it so).
         (globalThis as { gc?: () => void }).gc?.();
@@ -312,6 +338,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       async stop() {
         runningServer.closeAllConnections();
         await new Promise<void>((resolve) => runningServer.close(() => resolve()));
+        await events.stop();
         await runningLambdas.stop();
         await runningLog.close();
         await runningAws.stop();
@@ -321,6 +348,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     };
   } catch (error) {
     server?.close();
+    await events.stop();
     await lambdas?.stop();
     await accessLog?.close();
     await aws?.stop();

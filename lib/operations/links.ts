@@ -67,15 +67,18 @@ export async function issueMintedLink(
   nowMs: number,
 ) {
   const expiresAt = new Date(claims.exp * 1000).toISOString();
-  await recordIssuedLink({
-    nonce: claims.nonce,
-    partnerId: partner.id,
-    issuedAt: new Date(nowMs).toISOString(),
-    expiresAt,
-    hostEmailMasked: maskedEmail(claims.contact_email),
-    pmsHotelId: claims.pms_hotel_id,
-    products: claims.requested_product_ids,
-  });
+  await recordIssuedLink(
+    {
+      nonce: claims.nonce,
+      partnerId: partner.id,
+      issuedAt: new Date(nowMs).toISOString(),
+      expiresAt,
+      hostEmailMasked: maskedEmail(claims.contact_email),
+      pmsHotelId: claims.pms_hotel_id,
+      products: claims.requested_product_ids,
+    },
+    claims.contact_email,
+  );
   await recordOperatorEvent(
     target,
     'link.created',
@@ -139,7 +142,13 @@ export async function listLinks(slug: string, nowMs: number) {
       products: link.products,
       issued_at: link.issuedAt,
       expires_at: link.expiresAt,
-      state: used[index] ? 'used' : Date.parse(link.expiresAt) <= nowMs ? 'expired' : 'open',
+      state: used[index]?.withdrawn
+        ? 'withdrawn'
+        : used[index]
+          ? 'used'
+          : Date.parse(link.expiresAt) <= nowMs
+            ? 'expired'
+            : 'open',
       used_at: used[index]?.consumedAt ?? null,
     })),
   };

@@ -1,11 +1,14 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
+import type { PlatformEvent } from '../../core/contract/platform-events';
 import type { Reservation } from '../../core/domain/reservations';
 import { TooManyChannelsError } from '../../core/domain/reservations';
-import { findPropertyById, updateProperty } from '../../lambdas/data/properties';
+import type { Property } from '../../lambdas/data/properties';
+import { findPropertyById } from '../../lambdas/data/properties';
 import type { ReservationImportPlan } from '../../lambdas/data/reservations';
-import { planReservationImport, writeReservationImport } from '../../lambdas/data/reservations';
+import { planReservationImport } from '../../lambdas/data/reservations';
 import { recordOperatorEvent } from './audit';
+import { publishPlatformEvents } from './events';
 import { OperatorError } from './operator-error';
 import { parseReservationFile, parseReservationJson } from './reservation-file';
 import type { OperatorTarget } from './target';
@@ -94,9 +97,37 @@ async function planImport(propertyId: number, reservations: Reservation[]): Prom
 }
 
 /**
- * Imports a JSON array of reservations for one property. The file's size, its JSON, every row
- * and the channels per month (`MAX_CHANNELS_PER_MONTH`, with those already stored) are checked
- * first: a refused import writes nothing, not even `units`, and every bad row is reported by index.
+ * What an import sends: a `ReservationChanged` for each row that differs from what is stored, with
+ * the next version of its reservation, and a `PropertyUpdated` for new units. The consumer applies
+ * them as it applies the platform's (docs/design/events.md): one piece of code changes
+ * reservations and their aggregates.
+ */
+export function importEvents(
+  property: Pick<Property, 'id' | 'version'>,
+  plan: ReservationImportPlan,
+  units?: number,
+): PlatformEvent[] {
+  return [
+    ...(units === undefined
+      ? []
+      : [
+          {
+            type: 'PropertyUpdated' as const,
+            detail: { property_id: property.id, version: (property.version ?? 0) + 1, units },
+          },
+        ]),
+    ...plan.changes.map(({ reservation: { property_id, ...reservation }, version }) => ({
+      type: 'ReservationChanged' as const,
+      detail: { property_id, version, reservation },
+    })),
+  ];
+}
+
+/**
+ * Imports a JSON array of reservations for one property, as events. The file's size, its JSON,
+ * every row and the channels per month (`MAX_CHANNELS_PER_MONTH`, with those already stored) are
+ * checked first: a refused import sends nothing, not even `units`, and every bad row is reported
+ * by index. The events apply within seconds; a row the consumer refuses is in `events failed`.
  */
 export async function importReservationFile(
   target: Pick<OperatorTarget, 'actor'>,
@@ -110,9 +141,9 @@ export async function importReservationFile(
     );
   const reservations = await readReservations(input.file, input.propertyId);
   const plan = await planImport(input.propertyId, reservations);
-  if (input.units !== undefined)
-    await updateProperty(property.partnerId, property.id, { units: input.units });
-  const result = await writeReservationImport(plan, nowMs);
+  const events = importEvents(property, plan, input.units);
+  const { accepted } = await publishPlatformEvents(events);
+  const result = { published: plan.changes.length, unchanged: plan.unchanged };
   await recordOperatorEvent(
     target,
     'reservations.imported',
@@ -120,8 +151,9 @@ export async function importReservationFile(
       partnerId: property.partnerId,
       propertyId: property.id,
       details: {
-        imported: result.imported,
+        published: result.published,
         unchanged: result.unchanged,
+        events: accepted,
         ...(input.units !== undefined ? { units: input.units } : {}),
       },
     },

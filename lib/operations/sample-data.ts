@@ -2,10 +2,12 @@ import { DAY_MS, dayOfTimestamp, isoDate } from '../../core/domain/calendar';
 import type { ProductId } from '../../core/domain/catalog';
 import type { Reservation } from '../../core/domain/reservations';
 import type { Partner } from '../../lambdas/data/partners';
-import { updateProperty } from '../../lambdas/data/properties';
+import { getPropertyOfPartner } from '../../lambdas/data/properties';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
-import { importReservations } from '../../lambdas/data/reservations';
+import { planReservationImport } from '../../lambdas/data/reservations';
 import { seededRandom } from '../seeded-random';
+import { publishPlatformEvents } from './events';
+import { importEvents } from './reservations';
 
 /**
  * Realistic sample data for a partner: sponsored hosts with properties of several units and a
@@ -124,8 +126,10 @@ export function sampleHostsFor(partnerSlug: string): SampleHost[] {
 }
 
 /**
- * Sponsors the hosts for a partner (only with products of its agreement) and imports a year of
- * reservations per property. Idempotent: same hosts, same properties, same reservations.
+ * Sponsors the hosts for a partner (only with products of its agreement), then sends each
+ * property's units and a year of reservations as events, as the platform would: they apply within
+ * seconds, through the same consumer. Idempotent: same hosts, same properties, same reservations
+ * (what is stored already is not sent again).
  */
 export async function sponsorSampleHosts(
   partner: Partner,
@@ -146,14 +150,19 @@ export async function sponsorSampleHosts(
         productIds: productIds.length > 0 ? productIds : partner.products.slice(0, 1),
         nowMs,
       });
-      await updateProperty(partner.id, propertyId, { units: property.units });
+      const stored = await getPropertyOfPartner(partner.id, propertyId, {
+        consistent: true,
+        includeEnded: true,
+      });
       const sample = demoReservations(
         propertyId,
         property.units,
         nowMs,
         partner.id * 1_000 + hostIndex * 97 + propertyIndex,
       );
-      await importReservations(propertyId, sample, nowMs);
+      const plan = await planReservationImport(propertyId, sample);
+      const units = stored?.units === property.units ? undefined : property.units;
+      await publishPlatformEvents(importEvents({ id: propertyId, version: stored?.version }, plan, units));
       properties += 1;
       reservations += sample.length;
     }

@@ -165,7 +165,7 @@ describe('bounded load on the local server (loopback only, stops by itself)', ()
     for (const expected of ['401', '403', '404', '405'])
       expect(Number(statusCounts[expected])).toBeGreaterThan(0);
     expect(activations).toEqual(links.map(() => 303));
-    expect(imported).toEqual({ imported: 600 });
+    expect(imported).toEqual({ published: 600, applied: 600 });
     expect(after.seats).toBe(before.seats + 2 * links.length);
     expect(after.reservations).toBe(before.reservations + 600);
     // What the server and each instance hold once garbage is collected. RSS grows too, while more

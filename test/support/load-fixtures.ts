@@ -1,7 +1,8 @@
 /**
  * Runs against a separate local server's DynamoDB (its folder in PARTNER_API_LOCAL_DIR):
  *   prepare <keys> <links>  → mints keys for the demo partners and activation links; prints JSON
- *   import <propertyId> <count> <idPrefix> → imports confirmed reservations booked in the last year
+ *   import <propertyId> <count> <idPrefix> → imports confirmed reservations booked in the last year,
+ *     as operators do (events, a hundred rows at a time), waits until they are applied and counts them
  */
 import { useServiceEnvironment } from '../../lambdas/common/config';
 import { localDirectory, readRuntime } from '../../lib/local/runtime';
@@ -45,7 +46,11 @@ if (mode === 'prepare') {
   }
   process.stdout.write(JSON.stringify({ keys, metricsOnlyKeys, links }));
 } else if (mode === 'import') {
-  const { importReservations } = await import('../../lambdas/data/reservations');
+  const { planReservationImport } = await import('../../lambdas/data/reservations');
+  const { findPropertyById } = await import('../../lambdas/data/properties');
+  const { importEvents } = await import('../../lib/operations/reservations');
+  const { publishPlatformEvents, eventsApplied } = await import('../../lib/operations/events');
+  const { queryAll, tableName } = await import('../../lambdas/data/db');
   const [propertyId = '1', count = '0', idPrefix = 'load'] = args;
   const now = Date.now();
   const day = 86_400_000;
@@ -64,10 +69,19 @@ if (mode === 'prepare') {
     };
   });
   // Several small imports, as operators do, interleaved with the load.
-  let imported = 0;
+  const property = await findPropertyById(Number(propertyId));
+  if (!property) throw new Error(`No property ${propertyId}`);
+  let published = 0;
   for (let start = 0; start < reservations.length; start += 100) {
-    imported += (await importReservations(Number(propertyId), reservations.slice(start, start + 100), now))
-      .imported;
+    const plan = await planReservationImport(property.id, reservations.slice(start, start + 100));
+    published += (await publishPlatformEvents(importEvents(property, plan))).accepted;
   }
-  process.stdout.write(JSON.stringify({ imported }));
+  await eventsApplied(120_000);
+  const stored = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :property AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':property': `PROPERTY#${property.id}`, ':prefix': `RES#${idPrefix}-` },
+    ProjectionExpression: 'SK',
+  });
+  process.stdout.write(JSON.stringify({ published, applied: stored.length }));
 }

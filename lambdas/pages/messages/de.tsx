@@ -153,6 +153,9 @@ export const de: Messages = {
   partnerUnavailableTitle: 'Derzeit nicht verfügbar',
   partnerUnavailable: (partner) =>
     `Die Aktivierung über ${partner} ist derzeit nicht verfügbar, daher wurde nichts eingerichtet. Bitte versuchen Sie es später erneut oder wenden Sie sich an ${partner}.`,
+  setupEndedTitle: 'Diese Einrichtung ist nicht mehr verfügbar',
+  setupEnded: (partner) =>
+    `${partner} unterstützt diese Unterkunft nicht mehr, daher wurde hier nichts gespeichert. Wenn Sie das nicht erwartet haben, fragen Sie ${partner} danach oder nach einem neuen Aktivierungslink.`,
   sessionEndedTitle: 'Ihre Sitzung ist abgelaufen',
   sessionEnded: (partner) =>
     `Zu Ihrer Sicherheit wurde diese Einrichtungssitzung beendet. Öffnen Sie den Aktivierungslink von ${partner} erneut; ist er abgelaufen, bitten Sie ${partner} um einen neuen Link.`,

@@ -158,6 +158,9 @@ export const en = {
   partnerUnavailableTitle: 'Not available at the moment',
   partnerUnavailable: (partner: string) =>
     `Activation through ${partner} is not available at the moment, so nothing was set up. Please try again later, or ask ${partner} about it.`,
+  setupEndedTitle: 'This setup is no longer available',
+  setupEnded: (partner: string) =>
+    `${partner} no longer sponsors this property, so nothing was saved here. If that is unexpected, ask ${partner} about it, or for a fresh activation link.`,
   sessionEndedTitle: 'Your session has ended',
   sessionEnded: (partner: string) =>
     `For your security, this setup session has ended. Open the activation link from ${partner} again; if it has expired, ask ${partner} for a fresh link.`,

@@ -149,6 +149,9 @@ export const es: Messages = {
   partnerUnavailableTitle: 'No disponible en este momento',
   partnerUnavailable: (partner) =>
     `La activación a través de ${partner} no está disponible en este momento, por lo que no se ha configurado nada. Vuelva a intentarlo más tarde o consulte a ${partner}.`,
+  setupEndedTitle: 'Esta configuración ya no está disponible',
+  setupEnded: (partner) =>
+    `${partner} ya no patrocina este alojamiento, así que aquí no se ha guardado nada. Si no lo esperaba, consulte a ${partner} o pídale un enlace de activación nuevo.`,
   sessionEndedTitle: 'Su sesión ha finalizado',
   sessionEnded: (partner) =>
     `Por su seguridad, esta sesión de configuración ha finalizado. Vuelva a abrir el enlace de activación de ${partner}; si ha caducado, pida a ${partner} un enlace nuevo.`,

@@ -150,6 +150,9 @@ export const fr: Messages = {
   partnerUnavailableTitle: 'Indisponible pour le moment',
   partnerUnavailable: (partner) =>
     `L’activation via ${partner} est indisponible pour le moment ; rien n’a donc été configuré. Veuillez réessayer plus tard ou vous adresser à ${partner}.`,
+  setupEndedTitle: 'Cette configuration n’est plus disponible',
+  setupEnded: (partner) =>
+    `${partner} ne parraine plus ce logement : rien n’a donc été enregistré ici. Si cela vous surprend, interrogez ${partner} ou demandez-lui un nouveau lien d’activation.`,
   sessionEndedTitle: 'Votre session a pris fin',
   sessionEnded: (partner) =>
     `Pour votre sécurité, cette session de configuration a pris fin. Ouvrez à nouveau le lien d’activation de ${partner} ; s’il a expiré, demandez un nouveau lien à ${partner}.`,

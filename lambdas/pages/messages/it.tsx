@@ -150,6 +150,9 @@ export const it: Messages = {
   partnerUnavailableTitle: 'Al momento non disponibile',
   partnerUnavailable: (partner) =>
     `L’attivazione tramite ${partner} al momento non è disponibile, quindi non è stato configurato nulla. Riprovi più tardi o si rivolga a ${partner}.`,
+  setupEndedTitle: 'Questa configurazione non è più disponibile',
+  setupEnded: (partner) =>
+    `${partner} non sponsorizza più questa struttura, quindi qui non è stato salvato nulla. Se non se lo aspettava, chieda spiegazioni a ${partner} o un nuovo link di attivazione.`,
   sessionEndedTitle: 'La sessione è terminata',
   sessionEnded: (partner) =>
     `Per la sua sicurezza, questa sessione di configurazione è terminata. Apra di nuovo il link di attivazione di ${partner}; se è scaduto, chieda a ${partner} un nuovo link.`,

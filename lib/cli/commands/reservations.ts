@@ -8,7 +8,7 @@ import { inputFile, integerInRange } from '../inputs';
 export function reservationCommands(program: Command, define: Define): void {
   const reservations = commandGroup(program, 'reservations', "Properties' reservations: import");
   define(reservations, 'import', {
-    summary: "Import a property's reservations from a JSON array (idempotent by id)",
+    summary: "Import a property's reservations from a JSON array, as events (idempotent by id)",
     examples: [
       'reservations import --property 2 --file reservations.json',
       'reservations import --property 2 --file reservations.json --units 4 --json',
@@ -24,7 +24,14 @@ export function reservationCommands(program: Command, define: Define): void {
       return (target) =>
         importReservationFile(target, request, Date.now()).then((result) => ({
           json: result,
-          text: [`Imported ${result.imported} reservation(s); ${result.unchanged} unchanged.`],
+          text: [
+            `Sent ${result.published} changed reservation(s) as events; ${result.unchanged} unchanged.`,
+            ...(result.published > 0
+              ? [
+                  'They apply within seconds; any the service refuses are listed by: npm run admin -- events failed',
+                ]
+              : []),
+          ],
         }));
     },
   })

@@ -1,0 +1,239 @@
+import { createHash } from 'node:crypto';
+import * as z from 'zod/mini';
+import { PRODUCT_ID_PATTERN } from '../domain/catalog';
+import { MAX_PROPERTY_NAME_LENGTH, MAX_UNITS } from '../domain/properties';
+import type { Reservation } from '../domain/reservations';
+import { isOneLine } from '../domain/text';
+import { reservationDateRules, reservationFields } from './reservation-schema';
+
+/**
+ * The platform's events (docs/design/events.md): what the rest of the service publishes about
+ * hosts after onboarding, to the stage's EventBridge bus, with `source` `host-platform`. These
+ * zod/mini schemas are the contract: the consumer validates every event with them, the operator
+ * CLI checks a file with them before it sends any line, and `npm run asyncapi` generates the
+ * AsyncAPI document (`asyncapi/platform-events.json`) from them.
+ */
+export const PLATFORM_EVENT_SOURCE = 'host-platform';
+
+/** Metadata of the schemas, for the AsyncAPI document. */
+export interface EventSchemaMeta {
+  id?: string;
+  title?: string;
+  description?: string;
+  examples?: unknown[];
+  [key: string]: unknown;
+}
+export const eventSchemas = z.registry<EventSchemaMeta>();
+
+const id = (description: string) =>
+  z.int('must be an integer').check(z.positive('must be positive')).register(eventSchemas, { description });
+
+/** Grows with every change the platform makes to the entity (docs/design/events.md#versions). */
+const version = id(
+  'Grows with every change the platform makes to this entity. An event whose version is not greater than the one already applied changes nothing.',
+);
+
+const utcTimestamp = (description: string) =>
+  z.iso
+    .datetime({ error: 'must be an ISO 8601 date-time in UTC, e.g. 2026-05-01T10:00:00Z' })
+    .register(eventSchemas, { description });
+
+const productId = z
+  .string('must be a string')
+  .check(z.regex(PRODUCT_ID_PATTERN, 'must be a catalog product id'))
+  .register(eventSchemas, {
+    description: 'A catalog product id (assistant, upsells, guidebook, checkin, or a product added since).',
+  });
+
+const seatChange = z.object({
+  property_id: id('The sponsored property (an id of GET /properties).'),
+  product_id: productId,
+  version,
+  occurred_at: utcTimestamp('When the platform made the change.'),
+});
+
+const propertyUpdate = z
+  .object({
+    property_id: id('The sponsored property.'),
+    version,
+    name: z.optional(
+      z
+        .string('must be a string')
+        .check(
+          z.trim(),
+          z.minLength(1, 'must not be empty'),
+          z.maxLength(MAX_PROPERTY_NAME_LENGTH, `must be at most ${MAX_PROPERTY_NAME_LENGTH} characters`),
+          z.refine(isOneLine, 'must be one line of text'),
+        )
+        .register(eventSchemas, { description: 'The property name partners read in GET /properties.' }),
+    ),
+    units: z.optional(
+      z
+        .int('must be an integer')
+        .check(z.minimum(1, 'must be at least 1'), z.maximum(MAX_UNITS, `must be at most ${MAX_UNITS}`))
+        .register(eventSchemas, {
+          description: 'Rentable units: occupancy is occupied units / units, capped at 1.',
+        }),
+    ),
+  })
+  .check(
+    z.refine(
+      (update) => update.name !== undefined || update.units !== undefined,
+      'names no field to change: give name, units or both',
+    ),
+  );
+
+const sponsorshipEnd = z.object({
+  partner_id: id('The partner whose sponsorship ends.'),
+  host_user_id: id('The host (the host_user_id of GET /usage).'),
+  version,
+  occurred_at: utcTimestamp('When the host left the partner.'),
+});
+
+const reservationChange = z.object({
+  property_id: id('The property the reservation is for.'),
+  version,
+  reservation: z.object(reservationFields).check(reservationDateRules).register(eventSchemas, {
+    id: 'Reservation',
+    description:
+      'A reservation, with the fields and rules of the reservation import file (without property_id). status "cancelled" takes it out of every signal.',
+  }),
+});
+
+const erasureRequest = z.object({
+  host_user_id: id('The host to erase.'),
+  requested_at: utcTimestamp('When the host asked to be forgotten.'),
+});
+
+/** What each event does, in the words of the AsyncAPI document and `events publish --help`. */
+export const platformEventTypes = {
+  SeatActivated: {
+    detail: seatChange,
+    summary: 'A product was switched on for a property: one more seat for its host and partner.',
+  },
+  SeatDeactivated: {
+    detail: seatChange,
+    summary: 'A product was switched off for a property: one seat fewer for its host and partner.',
+  },
+  PropertyUpdated: {
+    detail: propertyUpdate,
+    summary: 'A property was renamed or its units changed (the name in GET /properties, units in occupancy).',
+  },
+  SponsorshipEnded: {
+    detail: sponsorshipEnd,
+    summary:
+      'A host left a partner: that partner no longer sees the host, its properties or their pricing signals.',
+  },
+  ReservationChanged: {
+    detail: reservationChange,
+    summary: 'A reservation was made, changed or cancelled: pricing signals follow.',
+  },
+  HostErasureRequested: {
+    detail: erasureRequest,
+    summary:
+      'A host asked to be forgotten: its personal data, sponsorships, properties and reservations are deleted. Irreversible.',
+  },
+} as const;
+
+export type PlatformEventType = keyof typeof platformEventTypes;
+export const PLATFORM_EVENT_TYPES = Object.keys(platformEventTypes) as PlatformEventType[];
+
+export type PlatformEventDetail<Type extends PlatformEventType> = z.output<
+  (typeof platformEventTypes)[Type]['detail']
+>;
+
+/** One event, as the consumer applies it: its type and its checked detail. */
+export type PlatformEvent = {
+  [Type in PlatformEventType]: { readonly type: Type; readonly detail: PlatformEventDetail<Type> };
+}[PlatformEventType];
+
+// The reservation of an event is a stored reservation but for its property.
+const reservationIsStored: PlatformEventDetail<'ReservationChanged'>['reservation'] extends Omit<
+  Reservation,
+  'property_id'
+>
+  ? true
+  : false = true;
+void reservationIsStored;
+
+export function isPlatformEventType(value: unknown): value is PlatformEventType {
+  return typeof value === 'string' && Object.hasOwn(platformEventTypes, value);
+}
+
+/** Largest event detail accepted (EventBridge takes 256 KB per entry; ours are far smaller). */
+export const MAX_DETAIL_BYTES = 16 * 1024;
+
+export type EventCheck = { ok: true; event: PlatformEvent } | { ok: false; problems: string[] };
+
+/** Checks a detail-type and a detail against the contract; every problem names its field. */
+export function checkPlatformEvent(detailType: unknown, detail: unknown): EventCheck {
+  if (!isPlatformEventType(detailType))
+    return {
+      ok: false,
+      problems: [
+        `detail-type ${typeof detailType === 'string' ? `"${detailType.slice(0, 60)}"` : 'is missing or not a string, and'} is not one of ${PLATFORM_EVENT_TYPES.join(', ')}`,
+      ],
+    };
+  const parsed = z.safeParse(platformEventTypes[detailType].detail as z.ZodMiniType, detail);
+  if (!parsed.success)
+    return {
+      ok: false,
+      problems: parsed.error.issues.map(
+        (issue) => `detail${issue.path.map((part) => `.${String(part)}`).join('')}: ${issue.message}`,
+      ),
+    };
+  return { ok: true, event: { type: detailType, detail: parsed.data } as PlatformEvent };
+}
+
+/**
+ * The event as EventBridge hands it to the queue (and the queue to the consumer): the envelope
+ * with `detail-type`, `source` and `detail`. The consumer checks the envelope's source and type,
+ * then the detail.
+ */
+const envelopeSchema = z.object({
+  id: z.optional(z.string()),
+  source: z.literal(PLATFORM_EVENT_SOURCE, `source must be "${PLATFORM_EVENT_SOURCE}"`),
+  'detail-type': z.string('detail-type must be a string'),
+  time: z.optional(z.string()),
+  detail: z.unknown(),
+});
+
+/** An SQS message body (an EventBridge event) checked against the contract. */
+export function parseEventEnvelope(body: string): EventCheck & { eventId?: string } {
+  if (Buffer.byteLength(body) > MAX_DETAIL_BYTES * 4)
+    return { ok: false, problems: ['the event is larger than any event of the contract'] };
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, problems: ['the message is not JSON'] };
+  }
+  const envelope = z.safeParse(envelopeSchema, json);
+  if (!envelope.success) return { ok: false, problems: envelope.error.issues.map((issue) => issue.message) };
+  return {
+    ...checkPlatformEvent(envelope.data['detail-type'], envelope.data.detail),
+    ...(envelope.data.id ? { eventId: envelope.data.id } : {}),
+  };
+}
+
+/** Keys sorted at every level: one text per value, whatever order its fields came in. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
+/**
+ * What an event says, as a short digest of its type and checked detail: stored with the version
+ * it applied, so that the same version saying something else is told apart from a duplicate.
+ */
+export function eventFingerprint(event: PlatformEvent): string {
+  return createHash('sha256')
+    .update(canonicalJson({ type: event.type, detail: event.detail }))
+    .digest('base64url')
+    .slice(0, 22);
+}

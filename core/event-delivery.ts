@@ -1,0 +1,48 @@
+/**
+ * How the platform's events reach the consumer (docs/design/events.md#delivery), the same numbers
+ * for the stack (EventBridge rule, SQS queues, event source mapping) and the local runtime that
+ * emulates them. Side-effect free: the stack imports it.
+ */
+
+/** The service's queues: the consumer's, and its dead-letter queue. */
+export const SERVICE_QUEUE_NAMES = ['platformEvents', 'platformEventsDeadLetter'] as const;
+export type ServiceQueueName = (typeof SERVICE_QUEUE_NAMES)[number];
+
+/** The environment variable that holds a queue's URL (`PLATFORM_EVENTS_DEAD_LETTER_QUEUE_URL`). */
+export const queueUrlVariable = (name: ServiceQueueName) =>
+  `${name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}_QUEUE_URL`;
+
+/**
+ * Deliveries of one message before SQS moves it to the dead-letter queue (the redrive policy's
+ * `maxReceiveCount`; AWS recommends at least 5 for a Lambda source). The consumer dead-letters an
+ * event itself, with its reason, on the last one.
+ */
+export const EVENT_DELIVERY_ATTEMPTS = 5;
+
+/** Messages per invocation of the consumer, and how long the mapping gathers them. */
+export const EVENT_BATCH_SIZE = 10;
+export const EVENT_BATCHING_WINDOW_SECONDS = 1;
+
+/** Most consumer instances at once (the mapping's `MaximumConcurrency`; AWS's minimum is 2). */
+export const EVENT_CONSUMER_CONCURRENCY = 5;
+
+/** The consumer's timeout: an erasure of a large history may take most of it. */
+export const EVENT_CONSUMER_TIMEOUT_SECONDS = 60;
+
+/**
+ * The queue's visibility timeout: at least six times the function's timeout, plus the batching
+ * window, as AWS advises for an SQS event source, so a message is never delivered again while an
+ * invocation that holds it may still be running.
+ */
+export const EVENT_VISIBILITY_TIMEOUT_SECONDS =
+  6 * EVENT_CONSUMER_TIMEOUT_SECONDS + EVENT_BATCHING_WINDOW_SECONDS;
+
+/** How long a dead-lettered event is kept (SQS's maximum): operators redrive or read it before then. */
+export const DEAD_LETTER_RETENTION_DAYS = 14;
+
+/** The message attributes the consumer gives an event it dead-letters. */
+export const DEAD_LETTER_ATTRIBUTES = {
+  reason: 'reason',
+  failedAt: 'failedAt',
+  deliveries: 'deliveries',
+} as const;

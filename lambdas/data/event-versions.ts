@@ -1,0 +1,85 @@
+import {
+  isConditionFailure,
+  isRetryableCancellation,
+  transactionCancellationCodes,
+} from '../common/aws-errors';
+import { pauseBeforeRetry } from '../common/backoff';
+
+/**
+ * How the platform's events are applied (docs/design/events.md): each entity stores the version
+ * of the last event applied to it and that event's fingerprint; an event applies only when its
+ * version is greater, in one transaction conditioned on what was read.
+ */
+
+/** An event that can never apply as it is: it goes to the dead-letter queue with this reason. */
+export class RefusedEventError extends Error {
+  override readonly name = 'RefusedEventError';
+}
+
+/** What applying an event did. */
+export type EventOutcome =
+  /** It changed what is stored (or recorded its version). */
+  | 'applied'
+  /** The same version was applied before: a duplicate. */
+  | 'duplicate'
+  /** A greater version was applied before: the event is older than what is stored. */
+  | 'stale'
+  /** Its entity was erased: there is nothing to apply it to, and nothing is kept of it. */
+  | 'erased';
+
+/** The version an entity has stored, and the fingerprint of the event that set it. */
+export interface StoredVersion {
+  readonly version?: number;
+  readonly eventFingerprint?: string;
+}
+
+export const storedVersionOf = (item: Record<string, unknown> | undefined): StoredVersion => ({
+  ...(typeof item?.version === 'number' ? { version: item.version } : {}),
+  ...(typeof item?.eventFingerprint === 'string' ? { eventFingerprint: item.eventFingerprint } : {}),
+});
+
+/**
+ * Whether an event of `version` applies to an entity at `stored`: newer, a duplicate (same
+ * version, same fingerprint) or stale. The same version saying something else is refused: the
+ * platform made one change per version, so two different events of one version make no sense.
+ */
+export function versionVerdict(
+  stored: StoredVersion,
+  version: number,
+  fingerprint: string,
+  entity: string,
+): 'newer' | 'duplicate' | 'stale' {
+  const current = stored.version ?? 0;
+  if (version > current) return 'newer';
+  if (version < current) return 'stale';
+  if (stored.eventFingerprint !== undefined && stored.eventFingerprint !== fingerprint)
+    throw new RefusedEventError(
+      `${entity} already applied version ${version} from a different event: two events of one version disagree`,
+    );
+  return 'duplicate';
+}
+
+/** A condition of the transaction failed: what was read changed meanwhile; read again. */
+class ChangedMeanwhile extends Error {}
+
+const MAX_ATTEMPTS = 6;
+
+/**
+ * Runs `attempt` (read, decide, write on conditions of what it read) until it commits: a failed
+ * condition means another writer got there first, so the next attempt reads again; contention
+ * waits a little first. Transient AWS failures are thrown to the queue, which delivers again.
+ */
+export async function applyOptimistically<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let number = 1; ; number++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const raced =
+        error instanceof ChangedMeanwhile ||
+        isConditionFailure(error) ||
+        transactionCancellationCodes(error)?.includes('ConditionalCheckFailed') === true;
+      if (number >= MAX_ATTEMPTS || !(raced || isRetryableCancellation(error))) throw error;
+      await pauseBeforeRetry(number, 20);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { parseEventEnvelope } from '../../core/contract/platform-events';
+import { DEAD_LETTER_ATTRIBUTES, EVENT_DELIVERY_ATTEMPTS, queueUrlVariable } from '../../core/event-delivery';
+import { serviceConfig } from '../common/config';
+import { logger } from '../common/logger';
+import { sqs } from '../common/sqs';
+import { RefusedEventError } from '../data/event-versions';
+import { applyPlatformEvent } from './apply-event';
+
+/**
+ * The consumer of the platform's events (docs/design/events.md): SQS delivers them in batches,
+ * Powertools' batch processor runs one record handler per message and answers the messages that
+ * failed (`ReportBatchItemFailures`), so one bad event never fails or delays its batch.
+ *
+ * A record ends one of three ways:
+ * - applied, or found to change nothing (a duplicate, an older version, an erased entity): done;
+ * - refused, because it can never apply (it breaks the contract, names an unknown id, or
+ *   disagrees with an event of the same version): sent to the dead-letter queue with the reason,
+ *   and done, at once, so that nothing behind it waits;
+ * - failed for a reason that may pass (DynamoDB busy or unreachable, an erasure not finished in
+ *   time): reported as failed, so SQS delivers it again after the visibility timeout; on its last
+ *   delivery it goes to the dead-letter queue with the reason instead.
+ * Events are validated in the record handler, not by the processor's parser integration: an
+ * event that breaks the contract must reach the dead-letter queue with its reason at once, not
+ * fail `EVENT_DELIVERY_ATTEMPTS` times first.
+ */
+const processor = new BatchProcessor(EventType.SQS);
+
+/** Time kept back from the invocation's deadline to report the batch. */
+const DEADLINE_MARGIN_MS = 5_000;
+/** Longest reason kept with a dead-lettered event (an SQS attribute). */
+const MAX_REASON_LENGTH = 1_000;
+
+async function deadLetter(record: SQSRecord, reason: string): Promise<void> {
+  const variable = queueUrlVariable('platformEventsDeadLetter');
+  const queueUrl = serviceConfig().queueUrls.platformEventsDeadLetter;
+  if (!queueUrl) throw new Error(`${variable} is not set: the consumer has no dead-letter queue to send to.`);
+  const text = (value: string) => ({ DataType: 'String', StringValue: value });
+  await sqs().send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: record.body,
+      MessageAttributes: {
+        [DEAD_LETTER_ATTRIBUTES.reason]: text(reason.slice(0, MAX_REASON_LENGTH)),
+        [DEAD_LETTER_ATTRIBUTES.failedAt]: text(new Date().toISOString()),
+        [DEAD_LETTER_ATTRIBUTES.deliveries]: {
+          DataType: 'Number',
+          StringValue: record.attributes.ApproximateReceiveCount,
+        },
+      },
+    }),
+  );
+  logger.warn('Event dead-lettered', { messageId: record.messageId, reason });
+}
+
+async function handleRecord(record: SQSRecord, context?: Context): Promise<void> {
+  const checked = parseEventEnvelope(record.body);
+  if (!checked.ok) {
+    await deadLetter(record, `It does not follow the contract: ${checked.problems.join('; ')}`);
+    return;
+  }
+  const { event } = checked;
+  const nowMs = Date.now();
+  const deadlineMs = nowMs + (context ? context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS : 30_000);
+  try {
+    const outcome = await applyPlatformEvent(event, nowMs, deadlineMs);
+    logger.debug('Event handled', { messageId: record.messageId, type: event.type, outcome });
+  } catch (error) {
+    if (error instanceof RefusedEventError) {
+      await deadLetter(record, `${event.type} cannot be applied: ${error.message}.`);
+      return;
+    }
+    if (Number(record.attributes.ApproximateReceiveCount) >= EVENT_DELIVERY_ATTEMPTS) {
+      await deadLetter(
+        record,
+        `${event.type} failed on each of its ${EVENT_DELIVERY_ATTEMPTS} deliveries; the last time: ${(error as Error).name}: ${(error as Error).message}`,
+      );
+      return;
+    }
+    logger.error('Event failed; SQS delivers it again', {
+      messageId: record.messageId,
+      type: event.type,
+      error: (error as Error).name,
+    });
+    throw error;
+  }
+}
+
+export const handler = async (event: SQSEvent, context: Context) =>
+  processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
