@@ -2,7 +2,7 @@
  * The layers of the repository, lowest first (README "Layout"):
  *   core/      pure rules and data every other room shares: domain logic, the route table, the
  *              contract (problems, schemas, gateway responses, table definition); imports nothing above
- *   lambdas/   what runs in Lambda: common/ < data/ < api/ and pages/
+ *   lambdas/   what runs in Lambda: common/ < data/ < api/, pages/ and events/ (the event consumer)
  *   lib/       the stack and its constructs, the operations, the operator CLI, the local emulator,
  *              the OpenAPI generator and the deploy verification
  *   bin/       entry points
@@ -49,9 +49,9 @@ module.exports = {
     {
       name: 'lambdas-data-below-handlers',
       severity: 'error',
-      comment: 'Data modules never import a handler or a page.',
+      comment: 'Data modules never import a handler, a page or the event consumer.',
       from: { path: '^lambdas/data/' },
-      to: { path: '^lambdas/(api|pages)/' },
+      to: { path: '^lambdas/(api|pages|events)/' },
     },
     {
       name: 'api-not-pages',
@@ -66,6 +66,27 @@ module.exports = {
       comment: 'The API and the pages are separate functions.',
       from: { path: '^lambdas/pages/' },
       to: { path: '^lambdas/api/' },
+    },
+    {
+      name: 'events-apart',
+      comment: 'The event consumer is a function of its own: neither the API nor the pages, nor they it.',
+      severity: 'error',
+      from: { path: '^lambdas/events/' },
+      to: { path: '^lambdas/(api|pages)/' },
+    },
+    {
+      name: 'handlers-not-events',
+      severity: 'error',
+      comment: 'The API and the pages never import the event consumer.',
+      from: { path: '^lambdas/(api|pages)/' },
+      to: { path: '^lambdas/events/' },
+    },
+    {
+      name: 'asyncapi-from-core',
+      severity: 'error',
+      comment: 'The AsyncAPI generator reads the event schemas and delivery settings only.',
+      from: { path: '^lib/asyncapi/' },
+      to: { path: '^(lambdas|lib/(cli|local|operations|verify|constructs|openapi))/' },
     },
     {
       name: 'operations-below-their-callers',

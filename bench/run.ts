@@ -157,7 +157,7 @@ async function runServiceSections(service: ServiceProcess): Promise<void> {
   await runSection('scaling', () => measureScaling(service));
   await runSection('activation', () => measureActivation(service));
   await runSection('limiter', () => measureLimiter(service.runtime));
-  await runSection('pagination', () => measurePagination(service));
+  await runSection('pagination', () => measurePagination());
 }
 
 const report: BenchResults = {

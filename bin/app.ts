@@ -11,6 +11,8 @@ import { attachTemplateChecks } from '../lib/template-checks';
  * - `-c mailFrom:<stage>="Partner Team <partners@your-domain>"` (required): the SES sender of
  *   reveal links. A stage without it is left out of the app, with a message saying so.
  * - `-c alarmTopicArn:<stage>=arn:aws:sns:…` (optional): the SNS topic of the stage's alarms.
+ * - `-c platformPublishers:<stage>=123456789012,arn:aws:iam::…:role/…` (optional): the platform's
+ *   accounts or roles allowed to put events on the stage's bus.
  *
  * Stacks are environment-agnostic (no lookups), so `npx cdk synth` works offline;
  * `npx cdk deploy PartnerApi-sandbox -c mailFrom:sandbox=…` deploys to the account and region of
@@ -32,8 +34,16 @@ for (const stage of DEPLOYED_STAGES) {
     continue;
   }
   const alarmTopicArn = context(`alarmTopicArn:${stage}`);
+  const publishers = context(`platformPublishers:${stage}`)
+    ?.split(',')
+    .map((publisher) => publisher.trim())
+    .filter((publisher) => publisher !== '');
   new PartnerApiStack(app, stackName(stage), {
-    config: stageConfig(stage, { mailFrom, ...(alarmTopicArn ? { alarmTopicArn } : {}) }),
+    config: stageConfig(stage, {
+      mailFrom,
+      ...(alarmTopicArn ? { alarmTopicArn } : {}),
+      ...(publishers?.length ? { platformEventPublishers: publishers } : {}),
+    }),
   });
 }
 

@@ -80,6 +80,7 @@ try {
     lambda: options.lambda,
     ...(options.bundles ? { deployedBundles: options.bundles } : {}),
     log: options.quiet ? () => undefined : (line) => console.log(line),
+    progress: (line) => console.log(`[${((performance.now() - started) / 1000).toFixed(1)} s] ${line}`),
   });
   const [demo, metricsOnly] = service.demoKeys;
   const lines = [

@@ -329,15 +329,23 @@ export const pageRoutes = [
     methods: ['GET', 'POST'],
     path: '/partner/{slug}/marketplace',
     entry: 'pages/marketplace.tsx',
-    // Provisions a host in one transaction: account and e-mail claim, sponsorship, property and
-    // PMS claim, seats, the used nonce and its audit event; ids from counters.
+    // Provisions a host in one transaction: account and e-mail claim (or the existing account's
+    // partners and properties), sponsorship, property with its own item and PMS claim, seats, the
+    // used nonce and its audit event; ids from counters.
     access: {
       table: {
         getItem: [...FINDS_PARTNER, NONCE_PARTITION, HOST_EMAIL_PARTITION],
         query: [PARTNER_PARTITION],
         queryIndex: [CATALOG_INDEX_PARTITION],
-        updateItem: [PARTNER_PARTITION, COUNTER_PARTITION],
-        putItem: [PARTNER_PARTITION, HOST_PARTITION, HOST_EMAIL_PARTITION, NONCE_PARTITION, AUDIT_PARTITION],
+        updateItem: [PARTNER_PARTITION, COUNTER_PARTITION, HOST_PARTITION],
+        putItem: [
+          PARTNER_PARTITION,
+          PROPERTY_PARTITION,
+          HOST_PARTITION,
+          HOST_EMAIL_PARTITION,
+          NONCE_PARTITION,
+          AUDIT_PARTITION,
+        ],
         conditionCheckItem: [PARTNER_PARTITION, HOST_EMAIL_PARTITION],
       },
       secrets: ['session'],
@@ -348,8 +356,8 @@ export const pageRoutes = [
     methods: ['GET', 'POST'],
     path: '/partner/{slug}/onboarding',
     entry: 'pages/onboarding.tsx',
-    // The wizard: the property's name (the partner's item) and its knowledge base; the audit event
-    // of its completion.
+    // The wizard: the property's name (the partner's item) and its knowledge base, each save on
+    // condition that the partner still sponsors the property; the audit event of its completion.
     access: {
       table: {
         getItem: [...FINDS_PARTNER, PROPERTY_PARTITION],
@@ -357,6 +365,7 @@ export const pageRoutes = [
         queryIndex: [CATALOG_INDEX_PARTITION],
         updateItem: [PARTNER_PARTITION, PROPERTY_PARTITION],
         putItem: [AUDIT_PARTITION],
+        conditionCheckItem: [PARTNER_PARTITION],
       },
       secrets: ['session'],
     },

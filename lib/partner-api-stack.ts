@@ -12,13 +12,14 @@ import {
   PARTNERS_INDEX_PARTITION,
 } from '../core/partitions';
 import type { ServiceSecretName } from '../core/routes';
-import { pageFunctionName } from '../core/routes';
+import { EVENT_CONSUMER, pageFunctionName } from '../core/routes';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
 import { OperationsAlarms } from './constructs/operations-alarms';
 import { OperationsDashboard } from './constructs/operations-dashboard';
 import { OperatorPolicy } from './constructs/operator-policy';
 import { PartnerApi } from './constructs/partner-api';
+import { PlatformEvents } from './constructs/platform-events';
 import type { FunctionSettings, ServiceFunction } from './constructs/service-function';
 import type { ServiceRestApi } from './constructs/service-rest-api';
 import { ServiceTable } from './constructs/service-table';
@@ -47,6 +48,8 @@ export class PartnerApiStack extends Stack {
   public readonly operatorPolicy: OperatorPolicy;
   /** The role API Gateway writes access and execution logs with (an account-wide setting). */
   public readonly apiGatewayLogsRole: Role;
+  /** The platform's events: bus, rule, queues and consumer. */
+  public readonly platformEvents: PlatformEvents;
 
   constructor(scope: Construct, id: string, props: PartnerApiStackProps) {
     super(scope, id, {
@@ -147,6 +150,12 @@ export class PartnerApiStack extends Stack {
       api: { ...apiSettings, throttle: config.pagesThrottle },
       requestsPerIp: config.firewall.pages,
     });
+    this.platformEvents = new PlatformEvents(this, 'PlatformEvents', {
+      resources,
+      functionSettings,
+      stage: config.stage,
+      ...(config.platformEventPublishers ? { publishers: config.platformEventPublishers } : {}),
+    });
     // The pages name the API's reference (the home page) with the API's own base URL.
     this.activationPages.pageFunctions
       .get('home')
@@ -176,6 +185,7 @@ export class PartnerApiStack extends Stack {
     for (const [routeId, pageFunction] of this.activationPages.pageFunctions) {
       functions.set(pageFunctionName(routeId), pageFunction);
     }
+    functions.set(EVENT_CONSUMER.id, this.platformEvents.consumer);
     this.alarms = new OperationsAlarms(this, 'Alarms', {
       name: stackName(config.stage),
       apis: new Map([
@@ -185,6 +195,7 @@ export class PartnerApiStack extends Stack {
       authorizedApi: this.partnerApi.restApi,
       functions,
       thresholds: config.alarms,
+      platformEvents: this.platformEvents,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
     });
     const dashboardApi = (apiName: string, restApi: ServiceRestApi) => {
@@ -201,6 +212,7 @@ export class PartnerApiStack extends Stack {
       ]),
       authorizedApi: partnerApiView,
       table: this.table.table,
+      platformEvents: this.platformEvents,
     });
 
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, {
@@ -224,6 +236,18 @@ export class PartnerApiStack extends Stack {
       value: this.partnerApi.usagePlan.usagePlanId,
       description: 'Usage plan the operator CLI attaches partner API keys to',
     });
+    new CfnOutput(this, STACK_OUTPUTS.eventBusName, {
+      value: this.platformEvents.bus.eventBusName,
+      description: 'The bus the platform publishes its events to (docs/design/events.md)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.platformEventsQueueUrl, {
+      value: this.platformEvents.queue.queueUrl,
+      description: "The queue of the platform's events, which the consumer reads",
+    });
+    new CfnOutput(this, STACK_OUTPUTS.platformEventsDeadLetterQueueUrl, {
+      value: this.platformEvents.deadLetterQueue.queueUrl,
+      description: 'Events the consumer refused or could not apply, with the reason (`events failed`)',
+    });
     new CfnOutput(this, STACK_OUTPUTS.mailFrom, {
       value: config.mailFrom,
       description: 'Sender of operator mail (must be a verified SES identity)',
@@ -243,6 +267,12 @@ export class PartnerApiStack extends Stack {
         actions: ['dynamodb:Query'],
         resources: [this.table.table.tableArn, `${this.table.table.tableArn}/index/${this.table.indexName}`],
         conditions: leadingKeys([`${AUDIT_PARTITION}*`, AUDIT_INDEX_PARTITION, PARTNERS_INDEX_PARTITION]),
+      }),
+      // `events failed`: looking at a message means receiving it; the CLI makes it visible again at once.
+      new PolicyStatement({
+        sid: 'ReadFailedEvents',
+        actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
+        resources: [this.platformEvents.deadLetterQueue.queueArn],
       }),
       new PolicyStatement({
         sid: 'FindPartner',

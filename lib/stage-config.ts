@@ -26,6 +26,11 @@ export interface AlarmThresholds {
   readonly authorizerFailures: number;
   /** Errors (uncaught exceptions, timeouts) per function in 5 minutes (the authorizer has `authorizerFailures`). */
   readonly lambdaErrors: number;
+  /**
+   * Age in seconds of the oldest of the platform's events still waiting to be applied: the partners'
+   * view falling behind (the consumer failing, throttled, or too few instances for the flow).
+   */
+  readonly oldestEventSeconds: number;
 }
 
 /** WAF rate-based windows (the only ones AWS WAF accepts). */
@@ -79,12 +84,19 @@ export interface StageConfig {
    * region. Given per deployment (`-c mailFrom:<stage>=…`, see `stageConfig`), never a default.
    */
   readonly mailFrom: string;
+  /**
+   * Who may put the platform's events on the stage's bus besides this account's own principals:
+   * AWS account ids or IAM role ARNs of the platform (`-c platformPublishers:<stage>=…`).
+   * @default - this account only
+   */
+  readonly platformEventPublishers?: readonly string[];
 }
 
 /** What a deployment supplies itself; everything else of a stage is in `stageSettings`. */
 export interface DeploymentSettings {
   readonly mailFrom: string;
   readonly alarmTopicArn?: string;
+  readonly platformEventPublishers?: readonly string[];
 }
 
 /**
@@ -114,6 +126,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       throttledRequests: 100,
       authorizerFailures: 5,
       lambdaErrors: 5,
+      oldestEventSeconds: 900,
     },
     auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
   },
@@ -133,6 +146,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       throttledRequests: 50,
       authorizerFailures: 1,
       lambdaErrors: 1,
+      oldestEventSeconds: 300,
     },
     auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
   },
@@ -178,4 +192,9 @@ export const STACK_OUTPUTS = {
   accessLogGroupName: 'AccessLogGroupName',
   /** The managed policy to attach to operators for what the CLI reads beyond the table (access logs). */
   operatorPolicyArn: 'OperatorPolicyArn',
+  /** The bus the platform publishes its events to (`events publish` sends there). */
+  eventBusName: 'EventBusName',
+  /** The consumer's queue (`events publish --wait` watches it) and its dead-letter queue (`events failed`). */
+  platformEventsQueueUrl: 'PlatformEventsQueueUrl',
+  platformEventsDeadLetterQueueUrl: 'PlatformEventsDeadLetterQueueUrl',
 } as const;

@@ -288,7 +288,7 @@ function report(
     id: 'dynamo-cost',
     title: '4. DynamoDB cost per call',
     method: [
-      "The real handlers are imported in the bench process after `useServiceTable` pointed the data modules at the local server's DynamoDB Local, and invoked directly (proxy and authorizer events as API Gateway sends them) against the seeded demo data (partner 1, property 2: a year of reservations).",
+      "The real handlers are imported in the bench process after `useServiceTable` pointed the data modules at the local server's DynamoDB Local, and invoked directly (proxy and authorizer events as API Gateway sends them) against the seeded demo data (partner 1, property 2: five months of reservations).",
       '`bench/lib/dynamo-meter.ts` is middleware on `documentClient` (lambdas/data/db.ts): it asks every call for ReturnConsumedCapacity=TOTAL and counts requests, items returned and the capacity DynamoDB Local reports.',
       `Dollars use DynamoDB on-demand prices in ${PRICES.region}: $${PRICES.dollarsPerMillionReadRequestUnits} per million read request units and $${PRICES.dollarsPerMillionWriteRequestUnits} per million write request units (the prices since the ${PRICES.asOf.split(' ')[0]} on-demand price cut; ${PRICES.source}). The capacity is what DynamoDB Local reports, which follows DynamoDB's rules (4 KB per read unit, halved for eventually consistent reads; 1 KB per write unit); Lambda, API Gateway and data transfer are not included.`,
     ].join(' '),

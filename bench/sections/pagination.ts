@@ -3,7 +3,6 @@ import type { Metered } from '../lib/in-process';
 import { benchKeyPrefix, bodyBytes, callApi, resultHeader } from '../lib/in-process';
 import { progress } from '../lib/progress';
 import type { BudgetCheck, SectionResult, Table } from '../lib/report';
-import type { ServiceProcess } from '../lib/service-process';
 import type { Summary } from '../lib/stats';
 import { formatNumber, formatSummary, summarize } from '../lib/stats';
 
@@ -39,7 +38,7 @@ interface PageRow {
   readonly ratio: Summary;
 }
 
-export async function measurePagination(service: ServiceProcess): Promise<SectionResult> {
+export async function measurePagination(): Promise<SectionResult> {
   const nowMs = Date.now();
   // The handler reads the cursor key through the local AWS endpoint, as the function does
   // (`useServiceTable` gave this process every secret's ARN).

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { MAX_PROPERTY_NAME_LENGTH } from '../domain/properties';
 import { MAX_LEAD_TIME_DAYS, MAX_STAY_NIGHTS } from '../domain/reservations';
 import { ONE_LINE_PATTERN } from '../domain/text';
 
@@ -53,7 +54,7 @@ export const usageReportSchema = z
 export const propertySummarySchema = z
   .object({
     id: id('Internal property identifier; the propertyId of the pricing-signals path.'),
-    name: text(1, 120).register(apiSchemas, { description: 'Property name.' }),
+    name: text(1, MAX_PROPERTY_NAME_LENGTH).register(apiSchemas, { description: 'Property name.' }),
   })
   .register(apiSchemas, {
     id: 'PropertySummary',

@@ -94,7 +94,6 @@ const reservationChange = z.object({
   property_id: id('The property the reservation is for.'),
   version,
   reservation: z.object(reservationFields).check(reservationDateRules).register(eventSchemas, {
-    id: 'Reservation',
     description:
       'A reservation, with the fields and rules of the reservation import file (without property_id). status "cancelled" takes it out of every signal.',
   }),
@@ -156,12 +155,12 @@ const reservationIsStored: PlatformEventDetail<'ReservationChanged'>['reservatio
   : false = true;
 void reservationIsStored;
 
-export function isPlatformEventType(value: unknown): value is PlatformEventType {
+function isPlatformEventType(value: unknown): value is PlatformEventType {
   return typeof value === 'string' && Object.hasOwn(platformEventTypes, value);
 }
 
 /** Largest event detail accepted (EventBridge takes 256 KB per entry; ours are far smaller). */
-export const MAX_DETAIL_BYTES = 16 * 1024;
+const MAX_DETAIL_BYTES = 16 * 1024;
 
 export type EventCheck = { ok: true; event: PlatformEvent } | { ok: false; problems: string[] };
 

@@ -25,7 +25,7 @@ const isoDate = z.string('must be a date string').check(
 );
 
 /** Longest reservation id. */
-export const MAX_RESERVATION_ID_LENGTH = 128;
+const MAX_RESERVATION_ID_LENGTH = 128;
 
 /** The fields of a reservation but its property; unknown fields are dropped, never stored. */
 export const reservationFields = {

@@ -120,7 +120,7 @@ export function linkOfErasedHostItems(email: string, nonce: string): TransactIte
 }
 
 /** What `links list` shows in place of an erased host's masked address. */
-export const ERASED_EMAIL = '(erased)';
+const ERASED_EMAIL = '(erased)';
 
 function toIssuedLink(item: Record<string, unknown>): IssuedLink {
   return {

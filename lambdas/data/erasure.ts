@@ -38,7 +38,7 @@ const DELETE_CONCURRENCY = 16;
 const MAX_TRANSACTION_ITEMS = 100;
 
 /** The erasure ran out of time in this delivery: the next one carries on from where it stopped. */
-export class ErasureUnfinishedError extends Error {
+class ErasureUnfinishedError extends Error {
   override readonly name = 'ErasureUnfinishedError';
 }
 

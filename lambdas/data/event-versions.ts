@@ -59,23 +59,20 @@ export function versionVerdict(
   return 'duplicate';
 }
 
-/** A condition of the transaction failed: what was read changed meanwhile; read again. */
-class ChangedMeanwhile extends Error {}
-
 const MAX_ATTEMPTS = 6;
 
 /**
  * Runs `attempt` (read, decide, write on conditions of what it read) until it commits: a failed
- * condition means another writer got there first, so the next attempt reads again; contention
- * waits a little first. Transient AWS failures are thrown to the queue, which delivers again.
+ * condition means another writer got there first (or something remembered was out of date), so
+ * the next attempt reads everything again (`fresh`); contention waits a little first. Transient
+ * AWS failures are thrown to the queue, which delivers again.
  */
-export async function applyOptimistically<T>(attempt: () => Promise<T>): Promise<T> {
+export async function applyOptimistically<T>(attempt: (fresh: boolean) => Promise<T>): Promise<T> {
   for (let number = 1; ; number++) {
     try {
-      return await attempt();
+      return await attempt(number > 1);
     } catch (error) {
       const raced =
-        error instanceof ChangedMeanwhile ||
         isConditionFailure(error) ||
         transactionCancellationCodes(error)?.includes('ConditionalCheckFailed') === true;
       if (number >= MAX_ATTEMPTS || !(raced || isRetryableCancellation(error))) throw error;

@@ -46,17 +46,37 @@ export interface PropertyAnchor {
   readonly erasedAt?: string;
 }
 
-export async function getPropertyAnchor(propertyId: number): Promise<PropertyAnchor | undefined> {
+/**
+ * Anchors read by this instance, for a minute: whose a property is never changes, and whether it
+ * was erased is decided by the condition every write of an event checks (`propertyNotErasedCheckItem`),
+ * so a remembered anchor can only cost a failed write, after which the event reads it again.
+ */
+const rememberedAnchors = new Map<number, { anchor: PropertyAnchor; at: number }>();
+const ANCHOR_MEMORY_MS = 60_000;
+const MAX_REMEMBERED_ANCHORS = 10_000;
+
+/** Whose a property is, strongly consistent; `remembered`, as this instance read it in the last minute. */
+export async function getPropertyAnchor(
+  propertyId: number,
+  { remembered = false }: { remembered?: boolean } = {},
+): Promise<PropertyAnchor | undefined> {
+  const known = remembered ? rememberedAnchors.get(propertyId) : undefined;
+  if (known && Date.now() - known.at < ANCHOR_MEMORY_MS) return known.anchor;
   const { Item } = await dynamoDb().send(
     new GetCommand({ TableName: tableName(), Key: propertyAnchorKey(propertyId), ConsistentRead: true }),
   );
   if (!Item) return undefined;
-  return {
+  const anchor: PropertyAnchor = {
     propertyId: Number(Item.propertyId),
     partnerId: Number(Item.partnerId),
     hostUserId: Number(Item.hostUserId),
     ...(typeof Item.erasedAt === 'string' ? { erasedAt: Item.erasedAt } : {}),
   };
+  if (anchor.erasedAt === undefined) {
+    if (rememberedAnchors.size >= MAX_REMEMBERED_ANCHORS) rememberedAnchors.clear();
+    rememberedAnchors.set(propertyId, { anchor, at: Date.now() });
+  } else rememberedAnchors.delete(propertyId);
+  return anchor;
 }
 
 /** Asserts, inside a transaction, that the property exists and its host was not erased. */

@@ -16,7 +16,7 @@ import {
   propertyOwnerCheckItem,
 } from './properties';
 import type { SeatStatus } from './seats';
-import { listSeatsOfProperty, seatActivationItem } from './seats';
+import { listSeatsOfProperty, seatActivationItem, seatChosenAgainItem } from './seats';
 import { getSponsorship, resumeSponsoredProperties, sponsorshipSeatsItem } from './sponsorships';
 
 export interface ProvisioningRequest {
@@ -158,6 +158,9 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
           seats.get(productId),
         ),
       ),
+      ...alreadyActive
+        .filter((productId) => request.productIds.includes(productId))
+        .map((productId) => seatChosenAgainItem({ partnerId, propertyId, productId }, nowIso)),
     ];
     const nonceIndex = transactItems.length;
     const partnerCheckIndex = nonceIndex + 1;

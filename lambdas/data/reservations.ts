@@ -167,7 +167,7 @@ function channelsOfBookedItem(item: Record<string, unknown>): Set<string> {
 }
 
 /** A row of an import whose content differs from what is stored, and the version it gets. */
-export interface ReservationImportChange {
+interface ReservationImportChange {
   readonly reservation: Reservation;
   /** One above the stored reservation's version (1 for a new one): what its event carries. */
   readonly version: number;
@@ -209,6 +209,22 @@ export async function planReservationImport(
   return { propertyId, changes, unchanged: reservations.length - changes.length };
 }
 
+/**
+ * Channels this instance knows are stored in a property's month (`<property>#<YYYY-MM>`): a channel,
+ * once stored in a month, stays there (its counters stay, at 0, when its bookings go), so what is
+ * known can only be too little, never wrong. A booking of a known channel needs no read for the cap.
+ */
+const knownChannels = new Map<string, Set<string>>();
+const MAX_KNOWN_MONTHS = 10_000;
+
+function rememberChannels(propertyId: number, month: string, channels: Iterable<string>): void {
+  const key = `${propertyId}#${month}`;
+  if (!knownChannels.has(key) && knownChannels.size >= MAX_KNOWN_MONTHS) knownChannels.clear();
+  const known = knownChannels.get(key) ?? new Set<string>();
+  for (const channel of channels) known.add(channel);
+  knownChannels.set(key, known);
+}
+
 /** The BOOKED# month item's channels, strongly consistent (one GetItem). */
 async function getChannelsOfMonth(propertyId: number, month: string): Promise<Set<string>> {
   const { Item } = await dynamoDb().send(
@@ -218,7 +234,21 @@ async function getChannelsOfMonth(propertyId: number, month: string): Promise<Se
       ConsistentRead: true,
     }),
   );
-  return Item ? channelsOfBookedItem(Item) : new Set();
+  const channels = Item ? channelsOfBookedItem(Item) : new Set<string>();
+  rememberChannels(propertyId, month, channels);
+  return channels;
+}
+
+/** Refuses a booking that would give its month more than `MAX_CHANNELS_PER_MONTH` channels. */
+async function checkChannelCap(propertyId: number, bookedDay: number, channel: string): Promise<void> {
+  const month = monthOf(bookedDay);
+  if (knownChannels.get(`${propertyId}#${month}`)?.has(channel)) return;
+  const breaches = channelCapBreaches(
+    new Map([[month, await getChannelsOfMonth(propertyId, month)]]),
+    new Map([[month, new Set([channel])]]),
+  );
+  if (breaches.length > 0)
+    throw new RefusedEventError(new TooManyChannelsError(propertyId, breaches).message);
 }
 
 /**
@@ -227,30 +257,36 @@ async function getChannelsOfMonth(propertyId: number, month: string): Promise<Se
  * stored reservation's, one transaction replaces the reservation and moves the aggregate counters
  * from its old contribution to its new one, on condition that the reservation is still as read
  * and the property not erased. Its cost does not depend on the property's history: one
- * reservation, its booking month and the months of its nights.
+ * reservation, its booking month and the months of its nights. A first version is written on
+ * the assumption that the reservation is new, without reading it (most are: a booking, an
+ * import); if it was not, the condition fails and the next attempt (`fresh`) reads it.
  */
 export async function applyReservationChange(
   detail: PlatformEventDetail<'ReservationChanged'>,
   propertyId: number,
   fingerprint: string,
   nowIso: string,
+  fresh = true,
 ): Promise<EventOutcome> {
   const next: Reservation = { ...detail.reservation, property_id: propertyId };
-  const { Item } = await dynamoDb().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: reservationKey(propertyId, next.id),
-      ConsistentRead: true,
-    }),
-  );
-  const previous = toStoredReservation(Item);
-  const verdict = versionVerdict(
-    previous ?? {},
-    detail.version,
-    fingerprint,
-    `reservation "${next.id}" of property ${propertyId}`,
-  );
-  if (verdict !== 'newer') return verdict;
+  let previous: StoredReservation | undefined;
+  if (fresh || detail.version > 1) {
+    const { Item } = await dynamoDb().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: reservationKey(propertyId, next.id),
+        ConsistentRead: true,
+      }),
+    );
+    previous = toStoredReservation(Item);
+    const verdict = versionVerdict(
+      previous ?? {},
+      detail.version,
+      fingerprint,
+      `reservation "${next.id}" of property ${propertyId}`,
+    );
+    if (verdict !== 'newer') return verdict;
+  }
   const added = contributionOf(next);
   const before = previous && contributionOf(previous.reservation);
   const sameMonthAndChannel =
@@ -259,13 +295,8 @@ export async function applyReservationChange(
     before.channel === added.channel &&
     monthOf(before.bookedDay) === monthOf(added.bookedDay);
   if (added && !sameMonthAndChannel) {
-    const month = monthOf(added.bookedDay);
-    const breaches = channelCapBreaches(
-      new Map([[month, await getChannelsOfMonth(propertyId, month)]]),
-      new Map([[month, new Set([added.channel])]]),
-    );
-    if (breaches.length > 0)
-      throw new RefusedEventError(new TooManyChannelsError(propertyId, breaches).message);
+    if (fresh) knownChannels.delete(`${propertyId}#${monthOf(added.bookedDay)}`);
+    await checkChannelCap(propertyId, added.bookedDay, added.channel);
   }
   const deltas = aggregateDeltas(previous?.reservation, next);
   const confirmed = next.status === 'confirmed';
@@ -296,6 +327,7 @@ export async function applyReservationChange(
       ],
     }),
   );
+  if (added) rememberChannels(propertyId, monthOf(added.bookedDay), [added.channel]);
   return 'applied';
 }
 

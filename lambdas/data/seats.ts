@@ -91,9 +91,25 @@ export function seatActivationItem(seat: Seat, existing: SeatStatus | undefined)
   };
 }
 
-/** Deletes a seat (an erasure). */
-export function seatDeletionItem(partnerId: number, propertyId: number, productId: ProductId): TransactItem {
-  return { Delete: { TableName: tableName(), Key: seatKey(partnerId, propertyId, productId) } };
+/**
+ * A seat already active that a host chose again through an activation link: `provisionedAt` moves
+ * to now, so a deactivation the platform made before this choice, delivered after it, does not
+ * undo it (docs/design/events.md#versions).
+ */
+export function seatChosenAgainItem(
+  seat: Pick<Seat, 'partnerId' | 'propertyId' | 'productId'>,
+  nowIso: string,
+): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: seatKey(seat.partnerId, seat.propertyId, seat.productId),
+      UpdateExpression: 'SET provisionedAt = :now',
+      ConditionExpression: '#status = :active',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':active': 'active', ':now': nowIso },
+    },
+  };
 }
 
 /**
@@ -131,7 +147,10 @@ export async function applySeatEvent(
       );
   }
   const chosenSince = typeof stored?.provisionedAt === 'string' ? stored.provisionedAt : undefined;
-  const isActive = activating || (wasActive && chosenSince !== undefined && detail.occurred_at < chosenSince);
+  // Instants compared as instants: "…05Z" and "…05.500Z" do not sort as text the way they occur.
+  const isActive =
+    activating ||
+    (wasActive && chosenSince !== undefined && Date.parse(detail.occurred_at) <= Date.parse(chosenSince));
   const delta = (isActive ? 1 : 0) - (wasActive ? 1 : 0);
   const readVersion = storedVersionOf(stored).version;
   const items: TransactItem[] = [

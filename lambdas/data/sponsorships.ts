@@ -131,7 +131,7 @@ const MAX_TRANSACTION_ITEMS = 100;
 const ROOM_BESIDE_THE_SPONSORSHIP = MAX_TRANSACTION_ITEMS - 2;
 
 /** Writes items in transactions of at most 100, the first transaction holding `first`. */
-export async function writeInTransactions(first: TransactItem[], rest: TransactItem[]): Promise<void> {
+async function writeInTransactions(first: TransactItem[], rest: TransactItem[]): Promise<void> {
   if (first.length + rest.length === 0) return;
   const room = MAX_TRANSACTION_ITEMS - first.length;
   await dynamoDb().send(new TransactWriteCommand({ TransactItems: [...first, ...rest.slice(0, room)] }));
@@ -178,7 +178,8 @@ export async function endSponsorship(
   if (verdict !== 'newer') return verdict;
   const endsIt =
     sponsorship.endedAt === undefined &&
-    (sponsorship.lastProvisionedAt === undefined || detail.occurred_at >= sponsorship.lastProvisionedAt);
+    (sponsorship.lastProvisionedAt === undefined ||
+      Date.parse(detail.occurred_at) > Date.parse(sponsorship.lastProvisionedAt));
   const sponsorshipItem: TransactItem = {
     Update: {
       TableName: tableName(),

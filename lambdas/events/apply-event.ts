@@ -9,12 +9,16 @@ import { applyReservationChange } from '../data/reservations';
 import { applySeatEvent } from '../data/seats';
 import { endSponsorship } from '../data/sponsorships';
 
-/** The property an event names, unless it is unknown (refused) or erased (nothing to apply). */
+/**
+ * The property an event names, unless it is unknown (refused) or erased (nothing to apply); as
+ * remembered on a first attempt, read again on the next.
+ */
 async function onProperty(
   propertyId: number,
+  fresh: boolean,
   apply: (anchor: PropertyAnchor) => Promise<EventOutcome>,
 ): Promise<EventOutcome> {
-  const anchor = await getPropertyAnchor(propertyId);
+  const anchor = await getPropertyAnchor(propertyId, { remembered: !fresh });
   if (!anchor) throw new RefusedEventError(`no property ${propertyId}`);
   if (anchor.erasedAt !== undefined) return 'erased';
   return apply(anchor);
@@ -34,20 +38,20 @@ export function applyPlatformEvent(
 ): Promise<EventOutcome> {
   const fingerprint = eventFingerprint(event);
   const nowIso = new Date(nowMs).toISOString();
-  return applyOptimistically(() => {
+  return applyOptimistically((fresh) => {
     switch (event.type) {
       case 'SeatActivated':
       case 'SeatDeactivated':
-        return onProperty(event.detail.property_id, (anchor) =>
+        return onProperty(event.detail.property_id, fresh, (anchor) =>
           applySeatEvent(event.type, event.detail, anchor, fingerprint, nowIso),
         );
       case 'PropertyUpdated':
-        return onProperty(event.detail.property_id, (anchor) =>
+        return onProperty(event.detail.property_id, fresh, (anchor) =>
           applyPropertyUpdate(event.detail, anchor, fingerprint),
         );
       case 'ReservationChanged':
-        return onProperty(event.detail.property_id, (anchor) =>
-          applyReservationChange(event.detail, anchor.propertyId, fingerprint, nowIso),
+        return onProperty(event.detail.property_id, fresh, (anchor) =>
+          applyReservationChange(event.detail, anchor.propertyId, fingerprint, nowIso, fresh),
         );
       case 'SponsorshipEnded':
         return endSponsorship(event.detail, fingerprint, nowIso);

@@ -1,6 +1,8 @@
+import { MAX_PROPERTY_NAME_LENGTH } from '../../core/domain/properties';
+
 /**
  * The wizard's fields and their limits: the pages' `maxlength`, the forms' parsers and the message
- * catalogues all read them from here (which imports nothing, so the catalogues can).
+ * catalogues all read them from here (which imports only a constant of core, so the catalogues can).
  */
 export const MAX_FAQS = 20;
 export const MAX_UPSELLS = 20;
@@ -9,7 +11,7 @@ export const MIN_CHECKIN_INSTRUCTIONS = 10;
 
 /** The longest text each wizard field takes: the page's `maxlength` and the parsers' check. */
 export const FIELD_MAX_LENGTH = {
-  property_name: 120,
+  property_name: MAX_PROPERTY_NAME_LENGTH,
   checkin_instructions: 4_000,
   question: 300,
   answer: 2_000,

@@ -8,6 +8,7 @@ import type { CliIo, Define } from './command';
 import { ADMIN, commandLine, text, UsageError } from './command';
 import { auditCommands } from './commands/audit';
 import { catalogCommands } from './commands/catalog';
+import { eventCommands } from './commands/events';
 import { keyCommands } from './commands/keys';
 import { linkCommands } from './commands/links';
 import { partnerCommands } from './commands/partners';
@@ -132,6 +133,7 @@ function buildProgram(io: CliIo, targetOf: TargetOf, failed: () => void): Comman
   catalogCommands(program, define);
   auditCommands(program, define);
   reservationCommands(program, define);
+  eventCommands(program, define);
   trafficCommands(program, define);
   return program;
 }

@@ -1,6 +1,7 @@
 import type { Output } from '@aws-sdk/client-cloudformation';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { STSClient } from '@aws-sdk/client-sts';
+import { queueUrlVariable } from '../../core/event-delivery';
 import { secretArnVariable } from '../../core/service-secrets';
 import type { DeployedStage } from '../../core/stages';
 import { useServiceEnvironment } from '../../lambdas/common/config';
@@ -59,6 +60,9 @@ function readOutputs(outputs: readonly Output[], name: string): StackOutputs {
     usagePlanId: read(STACK_OUTPUTS.usagePlanId),
     mailFrom: read(STACK_OUTPUTS.mailFrom),
     accessLogGroupName: read(STACK_OUTPUTS.accessLogGroupName),
+    eventBusName: read(STACK_OUTPUTS.eventBusName),
+    platformEventsQueueUrl: read(STACK_OUTPUTS.platformEventsQueueUrl),
+    platformEventsDeadLetterQueueUrl: read(STACK_OUTPUTS.platformEventsDeadLetterQueueUrl),
   };
   if (missing.length > 0) {
     throw new OperatorError(
@@ -89,6 +93,9 @@ export async function deployedTarget(
     TABLE_NAME: outputs.tableName,
     [secretArnVariable('sealing')]: outputs.sealingSecretArn,
     AUDIT_RETENTION_DAYS: String(stageSettings[stage].auditRetentionDays),
+    EVENT_BUS_NAME: outputs.eventBusName,
+    [queueUrlVariable('platformEvents')]: outputs.platformEventsQueueUrl,
+    [queueUrlVariable('platformEventsDeadLetter')]: outputs.platformEventsDeadLetterQueueUrl,
   });
   return {
     stage,

@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import type { AlarmThresholds } from '../stage-config';
 import { AccessLogMetrics, METRIC_PERIOD } from './access-log-metrics';
 import { acknowledgeGuardFinding } from './nag';
+import type { PlatformEvents } from './platform-events';
 import type { ServiceFunction } from './service-function';
 import type { ServiceRestApi } from './service-rest-api';
 
@@ -30,6 +31,8 @@ export interface OperationsAlarmsProps {
    */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly thresholds: AlarmThresholds;
+  /** The platform's events: their dead-letter queue, and how long the oldest waits. */
+  readonly platformEvents: Pick<PlatformEvents, 'queue' | 'deadLetterQueue'>;
   /** @default - alarms notify no one */
   readonly alarmTopicArn?: string;
 }
@@ -142,6 +145,39 @@ export class OperationsAlarms extends Construct {
         alarmDescription: `The authorizer failed (error, timeout or throttle) for at least ${thresholds.authorizerFailures} requests in 5 minutes; clients got 503.`,
         metric: authorizerFailures,
         threshold: thresholds.authorizerFailures,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+
+    // Any dead-lettered event needs an operator: the partners' view misses it until it is redriven.
+    // ApproximateNumberOfMessagesVisible, not NumberOfMessagesSent: SQS's own moves to a
+    // dead-letter queue are not counted as sent.
+    add(
+      new Alarm(this, 'DeadLetteredEvents', {
+        alarmName: `${props.name}-events-dead-lettered`,
+        alarmDescription:
+          "At least one of the platform's events waits in the dead-letter queue: list them with `npm run admin -- events failed`, fix the cause, then `events redrive`.",
+        metric: props.platformEvents.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          statistic: Stats.MAXIMUM,
+          period: PERIOD,
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    add(
+      new Alarm(this, 'EventsFallingBehind', {
+        alarmName: `${props.name}-events-oldest-age`,
+        alarmDescription: `The oldest of the platform's events has waited at least ${thresholds.oldestEventSeconds} s to be applied: partners read stale seats, properties or signals.`,
+        metric: props.platformEvents.queue.metricApproximateAgeOfOldestMessage({
+          statistic: Stats.MAXIMUM,
+          period: PERIOD,
+        }),
+        threshold: thresholds.oldestEventSeconds,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,

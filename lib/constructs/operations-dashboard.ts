@@ -13,10 +13,18 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import type { AccessLogMetrics } from './access-log-metrics';
 import { METRIC_PERIOD } from './access-log-metrics';
+import type { PlatformEvents } from './platform-events';
 import type { ServiceRestApi } from './service-rest-api';
 
-/** The DynamoDB operations the functions and the CLI make (lambdas/routes.ts `access`, transactions). */
-const TABLE_OPERATIONS = ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'TransactWriteItems'] as const;
+/** The DynamoDB operations the functions and the CLI make (core/routes.ts `access`, transactions). */
+const TABLE_OPERATIONS = [
+  'GetItem',
+  'Query',
+  'UpdateItem',
+  'PutItem',
+  'DeleteItem',
+  'TransactWriteItems',
+] as const;
 
 interface DashboardApi {
   readonly restApi: ServiceRestApi;
@@ -31,6 +39,8 @@ export interface OperationsDashboardProps {
   /** The API whose access log carries the partner (authorizer context) of each request. */
   readonly authorizedApi: DashboardApi;
   readonly table: TableV2;
+  /** The platform's events: queue depth and age, dead letters, the consumer. */
+  readonly platformEvents: Pick<PlatformEvents, 'queue' | 'deadLetterQueue' | 'consumer'>;
 }
 
 /**
@@ -160,6 +170,38 @@ export class OperationsDashboard extends Construct {
         width: 8,
       }),
       new GraphWidget({ title: 'WAF: blocked requests', left: firewallMetrics, width: 8 }),
+    ]);
+    const { queue, deadLetterQueue, consumer } = props.platformEvents;
+    const queueMetric = { statistic: Stats.MAXIMUM, period: METRIC_PERIOD };
+    widgets.push([
+      new GraphWidget({
+        title: "Platform's events: waiting and dead-lettered",
+        left: [
+          queue.metricApproximateNumberOfMessagesVisible({ ...queueMetric, label: 'waiting' }),
+          queue.metricApproximateNumberOfMessagesNotVisible({ ...queueMetric, label: 'being applied' }),
+          deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            ...queueMetric,
+            label: 'dead-lettered',
+          }),
+        ],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: "Platform's events: age of the oldest waiting (s)",
+        left: [queue.metricApproximateAgeOfOldestMessage({ ...queueMetric, label: 'oldest event' })],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Event consumer: invocations, errors, duration (ms)',
+        left: [
+          consumer.function.metricInvocations({ statistic: Stats.SUM, period: METRIC_PERIOD }),
+          consumer.function.metricErrors({ statistic: Stats.SUM, period: METRIC_PERIOD }),
+        ],
+        right: [
+          consumer.function.metricDuration({ statistic: Stats.p(99), period: METRIC_PERIOD, label: 'p99' }),
+        ],
+        width: 8,
+      }),
     ]);
     widgets.push([
       new LogQueryWidget({

@@ -7,7 +7,10 @@ import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { ServiceQueueName } from '../../core/event-delivery';
+import { queueUrlVariable } from '../../core/event-delivery';
 import type { FunctionAccess, ServiceSecretName, TableAccess } from '../../core/routes';
 import { secretArnVariable } from '../../core/service-secrets';
 import {
@@ -65,6 +68,8 @@ export interface AccessResources {
   /** The global index the route table's `queryIndex` means. */
   readonly indexName: string;
   readonly secrets: Readonly<Record<ServiceSecretName, ISecret>>;
+  /** The queues a function's `sendsTo` names (only the functions of the construct that makes them). */
+  readonly queues?: Readonly<Partial<Record<ServiceQueueName, IQueue>>>;
 }
 
 /**
@@ -155,8 +160,9 @@ export class ServiceFunction extends Construct implements IGrantable {
 
   /**
    * Grants exactly the access the route table declares for the function: each table action on
-   * the partition prefixes it names (no Scan, no BatchGetItem, nothing on other items) and read
-   * access to the secrets it names; passes their names and ARNs in its environment.
+   * the partition prefixes it names (no Scan, no BatchGetItem, nothing on other items), read
+   * access to the secrets it names and sending to the queues it names; passes their names, ARNs
+   * and URLs in its environment.
    */
   grantAccess(access: FunctionAccess, resources: AccessResources): void {
     const { table } = access;
@@ -189,6 +195,16 @@ export class ServiceFunction extends Construct implements IGrantable {
         new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
       );
       this.function.addEnvironment(secretArnVariable(name), secret.secretArn);
+    }
+    for (const name of access.sendsTo ?? []) {
+      const queue = resources.queues?.[name];
+      if (!queue) throw new Error(`No ${name} queue to grant ${this.node.path}: give it in the resources.`);
+      // SendMessage alone (grantSendMessages adds GetQueueAttributes and GetQueueUrl); the queues use
+      // SQS-managed encryption, so no KMS grant goes with it.
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
+      );
+      this.function.addEnvironment(queueUrlVariable(name), queue.queueUrl);
     }
   }
 }

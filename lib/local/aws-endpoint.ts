@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { tableDefinition } from '../../core/contract/table-definition';
+import type { ServiceQueueName } from '../../core/event-delivery';
 import type { ServiceSecretName } from '../../core/service-secrets';
 import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
 import type { LocalEventPipeline } from './event-pipeline';
@@ -33,6 +34,8 @@ export interface AwsCall {
   readonly leadingKeys?: readonly string[];
   /** The secret a GetSecretValue asked for: `session`, `sealing` or `cursor`. */
   readonly secret?: ServiceSecretName;
+  /** The queue an SQS call was about. */
+  readonly queue?: ServiceQueueName;
 }
 
 export interface LocalAwsEndpoint {
@@ -308,6 +311,7 @@ export async function startAwsEndpoint(options: {
           caller,
           action: answer.action,
           ...(answer.resource ? { resource: answer.resource } : {}),
+          ...(answer.queue ? { queue: answer.queue } : {}),
         });
       sendJson(
         response,

@@ -35,7 +35,7 @@ export const localQueueUrl = (awsEndpoint: string, name: ServiceQueueName) =>
 const queueArn = (name: ServiceQueueName) => `arn:aws:sqs:${REGION}:${ACCOUNT}:${QUEUE_NAMES[name]}`;
 const busArn = `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${LOCAL_EVENT_BUS_NAME}`;
 
-export type MessageAttributes = Record<string, { DataType: string; StringValue?: string }>;
+type MessageAttributes = Record<string, { DataType: string; StringValue?: string }>;
 
 interface Message {
   readonly messageId: string;
@@ -163,7 +163,7 @@ function sqsRecord(queue: LocalQueue, message: Message): SQSRecord {
 }
 
 /** A rejected AWS API call: its status and the error AWS would name. */
-export class LocalAwsError extends Error {
+class LocalAwsError extends Error {
   constructor(
     readonly status: number,
     readonly type: string,
@@ -459,6 +459,8 @@ export interface LocalApiAnswer {
   /** The IAM action and resource of the call (`sqs:SendMessage` on the queue's ARN). */
   readonly action: string;
   readonly resource?: string;
+  /** The queue of an SQS call. */
+  readonly queue?: ServiceQueueName;
 }
 
 /**
@@ -497,7 +499,7 @@ export async function answerQueueOrBusCall(
         operation === 'StartMessageMoveTask'
           ? { TaskHandle: pipeline.startMessageMove(body.SourceArn) }
           : { Results: pipeline.listMoveTasks() };
-      return { status: 200, body: answer, action, resource: source.arn };
+      return { status: 200, body: answer, action, resource: source.arn, queue: source.name };
     }
     const queue = pipeline.queueByUrl(body.QueueUrl);
     const answered = (answer: Record<string, unknown>) => ({
@@ -505,6 +507,7 @@ export async function answerQueueOrBusCall(
       body: answer,
       action,
       resource: queue.arn,
+      queue: queue.name,
     });
     switch (operation) {
       case 'SendMessage': {

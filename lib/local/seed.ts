@@ -48,6 +48,13 @@ const DEMO_PARTNERS: readonly DemoPartner[] = [
   },
 ];
 
+/**
+ * When the demo hosts joined their partners: long before anything a reader sends, so that the
+ * platform's events of docs/examples/events.jsonl (dated November 2026) apply to them, where an
+ * event dated before a host's onboarding would not undo it (docs/design/events.md#versions).
+ */
+const DEMO_HOSTS_JOINED = Date.parse('2026-01-01T00:00:00.000Z');
+
 export interface DemoKey {
   readonly partnerSlug: string;
   readonly partnerName: string;
@@ -116,7 +123,7 @@ export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
   const keys: DemoKey[] = [];
   for (const demo of DEMO_PARTNERS) {
     const { partner, created } = await ensurePartner(demo, nowMs);
-    if (created) await sponsorSampleHosts(partner, demo.hosts, nowMs);
+    if (created) await sponsorSampleHosts(partner, demo.hosts, nowMs, DEMO_HOSTS_JOINED);
     keys.push({
       partnerSlug: partner.slug,
       partnerName: partner.name,

@@ -49,6 +49,8 @@ export interface LocalServiceOptions {
    * which `npm run admin -- traffic` reads.
    */
   readonly log: (line: string) => void;
+  /** Receives a line as each step of the start begins (what `npm start` prints while it waits). */
+  readonly progress?: (line: string) => void;
   /** The local Lambda runtime's instance cap and idle time. @default DEFAULT_LAMBDA_RUNTIME_OPTIONS */
   readonly lambda?: Partial<LambdaRuntimeOptions>;
   /** The local queues' visibility timeout and batching window. @default EventPipelineOptions' */
@@ -244,8 +246,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   let aws: LocalAwsEndpoint | undefined;
   let accessLog: AccessLogWriter | undefined;
   const events = new LocalEventPipeline(options.events);
+  const progress = options.progress ?? (() => undefined);
   try {
     if (!options.dynamoDbEndpoint) {
+      progress('Starting DynamoDB Local...');
       const dataDirectory = options.persist ? join(options.directory, 'dynamodb') : undefined;
       ownDynamoDb = await startDynamoDbLocal(dataDirectory ? { dataDirectory } : {});
     }
@@ -263,6 +267,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // Seeding and the demo link act on this DynamoDB Local, as an operator would.
     useServiceEnvironment(localEnvironment({ dynamoDbEndpoint, ...awsSettings }));
     await ensureTable(dynamoDbEndpoint, LOCAL_TABLE_NAME);
+    progress(options.deployedBundles ? 'Loading the synthesized functions...' : 'Bundling the functions...');
     const runningLambdas = new LocalLambdaRuntime(
       options.deployedBundles
         ? await synthesizedFunctions(options.deployedBundles, awsSettings)
@@ -273,6 +278,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     events.start((name, event) => runningLambdas.invoke(name, event));
     // The demo data's units and reservations are the platform's events: they go through the
     // consumer, and the server is up once they are applied.
+    progress("Seeding the demo partners; their hosts' reservations go through the event consumer...");
     const demoKeys = await seedLocalData(Date.now());
     await events.settled();
     // Starts empty with the data: DynamoDB Local in memory gives the next run's partners the ids

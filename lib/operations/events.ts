@@ -244,6 +244,9 @@ export async function queueDepth(name: ServiceQueueName): Promise<{ waiting: num
   };
 }
 
+/** How long `--wait` waits for the queue to empty. */
+export const EVENTS_WAIT_SECONDS = 60;
+
 /**
  * Waits until the queue holds nothing, waiting or being delivered: every event sent before is
  * applied or dead-lettered. SQS's counts are approximate (on AWS they may lag by a minute), so this

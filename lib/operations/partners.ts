@@ -101,7 +101,7 @@ export async function approvePartner(target: OperatorTarget, approval: PartnerAp
     }
     throw error;
   }
-  // Sandbox accounts come with sample hosts, properties and a year of reservations.
+  // Sandbox accounts come with sample hosts, properties and five months of reservations.
   const sampleData =
     target.stage === 'sandbox'
       ? await sponsorSampleHosts(partner, sampleHostsFor(partner.slug), nowMs)

@@ -1,6 +1,8 @@
+import type { PlatformEvent } from '../../core/contract/platform-events';
 import { DAY_MS, dayOfTimestamp, isoDate } from '../../core/domain/calendar';
 import type { ProductId } from '../../core/domain/catalog';
 import type { Reservation } from '../../core/domain/reservations';
+import { EVENT_BATCH_SIZE } from '../../core/event-delivery';
 import type { Partner } from '../../lambdas/data/partners';
 import { getPropertyOfPartner } from '../../lambdas/data/properties';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
@@ -10,8 +12,8 @@ import { publishPlatformEvents } from './events';
 import { importEvents } from './reservations';
 
 /**
- * Realistic sample data for a partner: sponsored hosts with properties of several units and a
- * year of reservations over several channels, so the endpoints answer with interesting numbers
+ * Realistic sample data for a partner: sponsored hosts with properties of several units and
+ * five months of reservations over several channels, so the endpoints answer with interesting numbers
  * on the first call. `npm start` seeds its demo partners with it; sandbox approvals too.
  */
 
@@ -33,16 +35,25 @@ function pick(next: () => number): string {
 }
 
 /**
- * A year of history and four months ahead for one property: per unit, a run of stays that
- * never overlap, booked 0-120 days ahead on weighted channels, about 8% later cancelled.
+ * Nights of sample stays: five months back (the default lookback of 90 days, and more) and three
+ * ahead (the 30 nights of occupancy, and bookings made for later). Each stay is one event of the
+ * platform when it is seeded, and DynamoDB Local applies about a hundred a second: the span is what
+ * `npm start` waits for.
+ */
+const SAMPLE_HISTORY_DAYS = 150;
+const SAMPLE_AHEAD_DAYS = 90;
+
+/**
+ * Five months of history and three ahead for one property: per unit, a run of stays that never
+ * overlap, booked 0-120 days ahead on weighted channels, about 8% later cancelled.
  */
 function demoReservations(propertyId: number, units: number, nowMs: number, seed: number): Reservation[] {
   const next = seededRandom(seed);
   const today = dayOfTimestamp(nowMs);
   const reservations: Reservation[] = [];
   for (let unit = 0; unit < units; unit++) {
-    let night = today - 365 + Math.floor(next() * 5);
-    while (night < today + 120) {
+    let night = today - SAMPLE_HISTORY_DAYS + Math.floor(next() * 5);
+    while (night < today + SAMPLE_AHEAD_DAYS) {
       const stay = 1 + Math.floor(next() * 7);
       const lead = Math.floor(next() ** 2 * 120);
       const bookedAtMs = (night - lead) * DAY_MS + Math.floor(next() * DAY_MS);
@@ -126,8 +137,22 @@ export function sampleHostsFor(partnerSlug: string): SampleHost[] {
 }
 
 /**
+ * The lists' items taken in turn, a batch's worth from each: a consumer's batch then holds one
+ * property's events, applied one after the other, while the batches of other properties are
+ * applied beside it (two transactions on one property's month aggregates at once would only
+ * cancel each other and retry).
+ */
+function interleaved<T>(lists: readonly (readonly T[])[]): T[] {
+  const longest = Math.max(0, ...lists.map((list) => list.length));
+  const rounds = Array.from({ length: Math.ceil(longest / EVENT_BATCH_SIZE) }, (_, round) =>
+    lists.flatMap((list) => list.slice(round * EVENT_BATCH_SIZE, (round + 1) * EVENT_BATCH_SIZE)),
+  );
+  return rounds.flat();
+}
+
+/**
  * Sponsors the hosts for a partner (only with products of its agreement), then sends each
- * property's units and a year of reservations as events, as the platform would: they apply within
+ * property's units and five months of reservations as events, as the platform would: they apply within
  * seconds, through the same consumer. Idempotent: same hosts, same properties, same reservations
  * (what is stored already is not sent again).
  */
@@ -135,9 +160,12 @@ export async function sponsorSampleHosts(
   partner: Partner,
   hosts: readonly SampleHost[],
   nowMs: number,
+  /** When the hosts joined (the demo's are older than any event a reader sends). @default nowMs */
+  sponsoredSinceMs = nowMs,
 ): Promise<{ properties: number; reservations: number }> {
   let properties = 0;
   let reservations = 0;
+  const events: PlatformEvent[][] = [];
   for (const [hostIndex, host] of hosts.entries()) {
     for (const [propertyIndex, property] of host.properties.entries()) {
       const productIds = property.products.filter((product) => partner.products.includes(product));
@@ -148,7 +176,7 @@ export async function sponsorSampleHosts(
         pmsHotelId: property.pmsHotelId,
         propertyName: property.name,
         productIds: productIds.length > 0 ? productIds : partner.products.slice(0, 1),
-        nowMs,
+        nowMs: sponsoredSinceMs,
       });
       const stored = await getPropertyOfPartner(partner.id, propertyId, {
         consistent: true,
@@ -162,10 +190,11 @@ export async function sponsorSampleHosts(
       );
       const plan = await planReservationImport(propertyId, sample);
       const units = stored?.units === property.units ? undefined : property.units;
-      await publishPlatformEvents(importEvents({ id: propertyId, version: stored?.version }, plan, units));
+      events.push(importEvents({ id: propertyId, version: stored?.version }, plan, units));
       properties += 1;
       reservations += sample.length;
     }
   }
+  await publishPlatformEvents(interleaved(events));
   return { properties, reservations };
 }

@@ -171,7 +171,7 @@ describe('audit trail', () => {
     expect(byAction('key.revoked')).toEqual([
       expect.objectContaining({ actor: operator, key_prefix: approved.key_prefix }),
     ]);
-    expect(byAction('reservations.imported')[0]?.details).toMatchObject({ imported: 1 });
+    expect(byAction('reservations.imported')[0]?.details).toMatchObject({ published: 1 });
 
     const stored = JSON.stringify(events);
     const token = new URL(link.url).searchParams.get('token') ?? '';

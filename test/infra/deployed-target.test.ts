@@ -36,6 +36,11 @@ const OUTPUTS = {
   [STACK_OUTPUTS.usagePlanId]: 'plan123',
   [STACK_OUTPUTS.mailFrom]: 'Partner Team <partners-sandbox@example.com>',
   [STACK_OUTPUTS.accessLogGroupName]: 'PartnerApi-sandbox-PartnerApiAccessLog-abc',
+  [STACK_OUTPUTS.eventBusName]: 'partner-api-sandbox-platform-events',
+  [STACK_OUTPUTS.platformEventsQueueUrl]:
+    'https://sqs.eu-west-1.amazonaws.com/123456789012/PartnerApi-sandbox-Queue',
+  [STACK_OUTPUTS.platformEventsDeadLetterQueueUrl]:
+    'https://sqs.eu-west-1.amazonaws.com/123456789012/PartnerApi-sandbox-DeadLetterQueue',
 };
 
 function describedStack(
@@ -91,6 +96,11 @@ describe('deployedTarget', () => {
       stage: 'sandbox',
       tableName: OUTPUTS.TableName,
       secretArns: { sealing: OUTPUTS.SealingSecretArn },
+      queueUrls: {
+        platformEvents: OUTPUTS.PlatformEventsQueueUrl,
+        platformEventsDeadLetter: OUTPUTS.PlatformEventsDeadLetterQueueUrl,
+      },
+      eventBusName: OUTPUTS.EventBusName,
       auditRetentionDays: 400,
     });
     expect(process.env).toEqual(environmentBefore);

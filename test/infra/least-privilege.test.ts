@@ -36,6 +36,9 @@ const batchGet: Call = (p) => ({
   leadingKeys: ['PARTNER#1', 'PROPERTY#1'],
 });
 const scan: Call = (p) => ({ action: 'dynamodb:Scan', resource: p.tableArn });
+const sendTo =
+  (queue: string): Call =>
+  (p) => ({ action: 'sqs:SendMessage', resource: p.queueArns.get(queue) ?? `missing ${queue}` });
 
 /** Secrets, keys and host data no GET handler needs, and any way to read the whole table. */
 const NOT_FOR_GET_HANDLERS: Record<string, Call> = {
@@ -128,11 +131,31 @@ const FORBIDDEN: Record<string, Record<string, Call>> = {
   onboardingPage: {
     ...NEVER_REWRITE_AUDIT,
     'create or overwrite a partner item': item('PutItem', 'PARTNER#1'),
-    'check conditions on partner items': item('ConditionCheckItem', 'PARTNER#1'),
+    'delete a partner item': item('DeleteItem', 'PARTNER#1'),
     "overwrite a partner's signing secret": item('UpdateItem', 'SIGNING_SECRET#1'),
     "read a partner's sealed signing secret": item('GetItem', 'SIGNING_SECRET#1'),
     'read the sealing secret': secret('sealing'),
     'create a host account': item('PutItem', 'HOST#1'),
+  },
+  platformEvents: {
+    ...NEVER_REWRITE_AUDIT,
+    'read an API key record': item('GetItem', 'APIKEY#svc_AbCdEfGh'),
+    'change or delete an API key': item('DeleteItem', 'APIKEY#svc_AbCdEfGh'),
+    'read a reveal record': item('GetItem', 'REVEAL#revealid'),
+    "read a partner's sealed signing secret": item('GetItem', 'SIGNING_SECRET#1'),
+    'change a rate window': item('UpdateItem', 'RATELIMIT#svc_AbCdEfGh'),
+    'create a host account (it only erases one)': item('PutItem', 'HOST#1'),
+    "read a host's e-mail claim (an erasure reads the account)": item(
+      'GetItem',
+      'HOSTEMAIL#host@example.com',
+    ),
+    'list every partner on the index': onIndex('PARTNERS'),
+    'batch-read items': batchGet,
+    'scan the table': scan,
+    'read the session secret': secret('session'),
+    'read the sealing secret': secret('sealing'),
+    'read the cursor secret': secret('cursor'),
+    'send to its own queue (only to the dead-letter queue)': sendTo('platformEvents'),
   },
 };
 
@@ -150,7 +173,7 @@ describe('least privilege of the synthesized functions', () => {
     });
   }
 
-  it.each(['revealPage', 'marketplacePage', 'onboardingPage'])(
+  it.each(['revealPage', 'marketplacePage', 'onboardingPage', 'platformEvents'])(
     'lets %s add an audit event, the one thing it may do there',
     async (name) => {
       expect(
@@ -162,6 +185,15 @@ describe('least privilege of the synthesized functions', () => {
       ).toBe('Allowed');
     },
   );
+
+  it('lets the event consumer send to its dead-letter queue, the one queue it may send to', async () => {
+    expect(
+      await decision(
+        synthesized.policies.get('platformEvents'),
+        sendTo('platformEventsDeadLetter')(synthesized),
+      ),
+    ).toBe('Allowed');
+  });
 
   it('lets the property list read the cursor secret, which signs its page cursors', async () => {
     expect(await decision(synthesized.policies.get('properties'), secret('cursor')(synthesized))).toBe(

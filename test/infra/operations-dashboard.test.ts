@@ -48,6 +48,8 @@ const QUERY_WORDS = new Set([
 
 /** A `{ Ref: id }` inside the dashboard body, as text the test can read back. */
 const ref = (id: string) => `«Ref:${id}»`;
+/** A `{ "Fn::GetAtt": [id, attribute] }` inside the dashboard body (a queue's name), the same way. */
+const getAtt = (id: string, attribute: string) => `«GetAtt:${id}.${attribute}»`;
 
 function resourcesOf(stage: DeployedStage, type: string): Record<string, CfnResource> {
   return synthesized.templates[stage].findResources(type) as Record<string, CfnResource>;
@@ -59,8 +61,14 @@ function dashboardWidgets(stage: DeployedStage): Widget[] {
   expect(dashboards).toHaveLength(1);
   const [dashboard] = dashboards;
   expect(dashboard?.Properties.DashboardName).toBe(stackName(stage));
-  const body = dashboard?.Properties.DashboardBody as { 'Fn::Join': [string, (string | { Ref: string })[]] };
-  const text = body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : ref(part.Ref))).join('');
+  const body = dashboard?.Properties.DashboardBody as {
+    'Fn::Join': [string, (string | { Ref: string } | { 'Fn::GetAtt': [string, string] })[]];
+  };
+  const text = body['Fn::Join'][1]
+    .map((part) =>
+      typeof part === 'string' ? part : 'Ref' in part ? ref(part.Ref) : getAtt(...part['Fn::GetAtt']),
+    )
+    .join('');
   return (JSON.parse(text) as { widgets: Widget[] }).widgets;
 }
 
@@ -86,6 +94,8 @@ describe.each(DEPLOYED_STAGES)('the dashboard of PartnerApi-%s', (stage) => {
     const restApis = resourcesOf(stage, 'AWS::ApiGateway::RestApi');
     const stages = resourcesOf(stage, 'AWS::ApiGateway::Stage');
     const tables = Object.keys(resourcesOf(stage, 'AWS::DynamoDB::GlobalTable'));
+    const queues = Object.keys(resourcesOf(stage, 'AWS::SQS::Queue'));
+    const functions = Object.keys(resourcesOf(stage, 'AWS::Lambda::Function'));
     const webAcls = Object.values(resourcesOf(stage, 'AWS::WAFv2::WebACL'));
     const metrics = dashboardWidgets(stage).flatMap(metricsOf);
     expect(metrics.length).toBeGreaterThan(0);
@@ -111,6 +121,15 @@ describe.each(DEPLOYED_STAGES)('the dashboard of PartnerApi-%s', (stage) => {
         }
         case 'AWS/DynamoDB':
           expect(tables.map(ref), what).toContain(metric.dimensions.TableName);
+          break;
+        case 'AWS/SQS':
+          expect(
+            queues.map((id) => getAtt(id, 'QueueName')),
+            what,
+          ).toContain(metric.dimensions.QueueName);
+          break;
+        case 'AWS/Lambda':
+          expect(functions.map(ref), what).toContain(metric.dimensions.FunctionName);
           break;
         case 'AWS/WAFV2': {
           const acl = webAcls.find((candidate) => candidate.Properties.Name === metric.dimensions.WebACL);

@@ -58,6 +58,10 @@ const stackArn = (name: string) => `arn:aws:cloudformation:${REGION}:${ACCOUNT}:
 const THIS_STACK_ARN = stackArn('this-stack');
 const tableArn = (id: string) => `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${id}`;
 const tableOf = (template: TemplateJson) => byType(template, 'AWS::DynamoDB::GlobalTable')[0]?.[0] ?? '';
+const queueArn = (id: string) => `arn:aws:sqs:${REGION}:${ACCOUNT}:${id}`;
+const deadLetterQueueOf = (template: TemplateJson) =>
+  byType(template, 'AWS::SQS::Queue').find(([id]) => id.startsWith('PlatformEventsDeadLetterQueue'))?.[0] ??
+  '';
 
 /** The policy document with concrete ARNs: log group ids stand for their names. */
 function resolvedDocument(template: TemplateJson, document: unknown): unknown {
@@ -81,6 +85,8 @@ function resolvedDocument(template: TemplateJson, document: unknown): unknown {
       return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${getAtt[0]}:*`;
     if (getAtt?.[1] === 'Arn' && template.Resources[getAtt[0]]?.Type === 'AWS::DynamoDB::GlobalTable')
       return tableArn(getAtt[0]);
+    if (getAtt?.[1] === 'Arn' && template.Resources[getAtt[0]]?.Type === 'AWS::SQS::Queue')
+      return queueArn(getAtt[0]);
     const join = expression['Fn::Join'] as [string, unknown[]] | undefined;
     if (join) return join[1].map(resolve).join(join[0]);
     if (Object.keys(expression).some((key) => key.startsWith('Fn::')))
@@ -91,7 +97,7 @@ function resolvedDocument(template: TemplateJson, document: unknown): unknown {
 }
 
 describe.each(DEPLOYED_STAGES)('operator policy (%s)', (stage) => {
-  it('grants Logs Insights on the access log group, StopQuery, and the audit trail reads, nothing else', () => {
+  it('grants Logs Insights on the access log group, StopQuery, the audit trail reads and a look at failed events, nothing else', () => {
     const template = templateOf(stage);
     const logGroup = partnerApiAccessLogGroup(template);
     const [, policy] = operatorPolicy(template);
@@ -135,6 +141,12 @@ describe.each(DEPLOYED_STAGES)('operator policy (%s)', (stage) => {
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*', 'AUDIT', 'PARTNERS'] },
         },
       }),
+      {
+        Sid: 'ReadFailedEvents',
+        Effect: 'Allow',
+        Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
+        Resource: { 'Fn::GetAtt': [deadLetterQueueOf(template), 'Arn'] },
+      },
       expect.objectContaining({
         Sid: 'FindPartner',
         Action: 'dynamodb:GetItem',
@@ -198,6 +210,16 @@ describe.each(DEPLOYED_STAGES)('operator policy (%s)', (stage) => {
       expect(await check(action, 'AUDIT#12')).not.toBe('Allowed');
     expect(await check('GetItem', 'APIKEY#svc_AbCdEfGh')).not.toBe('Allowed');
     expect(await check('GetItem', 'SIGNING_SECRET#12')).not.toBe('Allowed');
+    // `events failed` looks at the dead-letter queue; it never deletes, sends or redrives.
+    const deadLetters = queueArn(deadLetterQueueOf(template));
+    expect(await decision(document, { action: 'sqs:ReceiveMessage', resource: deadLetters })).toBe('Allowed');
+    for (const action of [
+      'sqs:DeleteMessage',
+      'sqs:SendMessage',
+      'sqs:StartMessageMoveTask',
+      'sqs:PurgeQueue',
+    ])
+      expect(await decision(document, { action, resource: deadLetters })).not.toBe('Allowed');
     expect(await check('Query', 'PARTNER#12')).not.toBe('Allowed');
     expect(await check('Query', 'PRODUCTS', `${table}/index/GSI1`)).not.toBe('Allowed');
     expect(await decision(document, { action: 'dynamodb:Scan', resource: table })).not.toBe('Allowed');

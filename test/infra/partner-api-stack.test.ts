@@ -5,8 +5,10 @@ import { gatewayResponses } from '../../core/contract/gateway-responses';
 import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../core/contract/problems';
 import { createTableInput, tableDefinition } from '../../core/contract/table-definition';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../core/domain/rate-limit';
+import { EVENT_CONSUMER_TIMEOUT_SECONDS } from '../../core/event-delivery';
 import {
   API_BASE_PATH,
+  EVENT_CONSUMER,
   pageRoutes,
   partnerApiRoutes,
   publicApiRoutes,
@@ -16,6 +18,7 @@ import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { MANAGED_RULE_GROUPS } from '../../lib/constructs/web-firewall';
+import { FUNCTION_TIMEOUT_SECONDS } from '../../lib/function-defaults';
 import { partnerApiDocument } from '../../lib/openapi/document';
 import { STACK_OUTPUTS, stageConfig } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
@@ -95,14 +98,14 @@ const pageDescription = (route: (typeof pageRoutes)[number]) =>
   `${route.methods.join(', ')} ${route.path} (page)`;
 
 const partnerPaths = [...new Set([...partnerApiRoutes, ...publicApiRoutes].map((route) => route.path))];
-/** Route functions of the API (partner routes and public routes), the authorizer, and the pages. */
-const FUNCTION_COUNT = partnerApiRoutes.length + publicApiRoutes.length + 1 + pageRoutes.length;
+/** Route functions of the API (partner routes and public routes), the authorizer, the pages, the event consumer. */
+const FUNCTION_COUNT = partnerApiRoutes.length + publicApiRoutes.length + 1 + pageRoutes.length + 1;
 const pagePaths = [...new Set(pageRoutes.map((route) => route.path))];
 
 describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
   const config = stageConfig(stage, { mailFrom: TEST_MAIL_FROM[stage] });
 
-  it('creates one function per route, the authorizer and one per page', () => {
+  it('creates one function per route, the authorizer, one per page and the event consumer', () => {
     const assess = template(stage);
 
     assess.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
@@ -130,12 +133,16 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     const functions = Object.values(resources(stage, 'AWS::Lambda::Function'));
 
     for (const fn of functions) {
+      const name = (fn.Properties.Tags as { Key: string; Value: string }[]).find(
+        (tag) => tag.Key === 'service-function',
+      )?.Value;
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         TracingConfig: { Mode: 'Active' },
-        Timeout: 15,
+        // The event consumer has time for an erasure; every other function answers a request.
+        Timeout: name === EVENT_CONSUMER.id ? EVENT_CONSUMER_TIMEOUT_SECONDS : FUNCTION_TIMEOUT_SECONDS,
         LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
       });
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
@@ -442,18 +449,19 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       }));
     const table = spec.access.table ?? {};
     const expected = [
-      ...(['getItem', 'query', 'updateItem', 'putItem', 'conditionCheckItem'] as const).flatMap((kind) =>
-        table[kind]
-          ? [
-              {
-                action: `dynamodb:${kind.charAt(0).toUpperCase()}${kind.slice(1)}`,
-                onIndex: false,
-                partitions: [...table[kind]].sort(),
-                keyRequired: true,
-                secret: undefined,
-              },
-            ]
-          : [],
+      ...(['getItem', 'query', 'updateItem', 'putItem', 'deleteItem', 'conditionCheckItem'] as const).flatMap(
+        (kind) =>
+          table[kind]
+            ? [
+                {
+                  action: `dynamodb:${kind.charAt(0).toUpperCase()}${kind.slice(1)}`,
+                  onIndex: false,
+                  partitions: [...table[kind]].sort(),
+                  keyRequired: true,
+                  secret: undefined,
+                },
+              ]
+            : [],
       ),
       ...(table.queryIndex
         ? [
@@ -476,6 +484,38 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     ];
 
     expect(granted).toEqual(expected);
+    // Beyond the table and secrets: sending to the queues it names, and (the event consumer) what
+    // its event source mapping needs on its own queue.
+    const queueStatements = statements.filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('sqs:')),
+    );
+    expect(
+      queueStatements.map((statement) => ({
+        actions: actionsOf(statement).sort(),
+        queue: JSON.stringify(statement.Resource),
+      })),
+    ).toEqual([
+      ...(spec.access.sendsTo ?? []).map((name) => ({
+        actions: ['sqs:SendMessage'],
+        queue: expect.stringContaining(
+          name === 'platformEventsDeadLetter' ? 'PlatformEventsDeadLetterQueue' : 'PlatformEventsQueue',
+        ),
+      })),
+      ...(spec.name === EVENT_CONSUMER.id
+        ? [
+            {
+              actions: [
+                'sqs:ChangeMessageVisibility',
+                'sqs:DeleteMessage',
+                'sqs:GetQueueAttributes',
+                'sqs:GetQueueUrl',
+                'sqs:ReceiveMessage',
+              ],
+              queue: expect.stringMatching(/"PlatformEventsQueue[0-9A-F]+"/),
+            },
+          ]
+        : []),
+    ]);
   });
 
   it('grants every resource ("*") to functions only for X-Ray', () => {
@@ -678,8 +718,9 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     const functions = FUNCTION_COUNT - 1;
     const assess = template(stage);
 
-    // Per API: API Gateway's 5xx rate, the 5xx rate clients received, 429s.
-    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions);
+    // Per API: API Gateway's 5xx rate, the 5xx rate clients received, 429s; the platform's events:
+    // dead letters and the oldest waiting (test/infra/platform-events.test.ts).
+    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions + 2);
     for (const api of ['partnerApi', 'pages']) {
       assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
         AlarmName: `PartnerApi-${stage}-${api}-5xx-rate`,

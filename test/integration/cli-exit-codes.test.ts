@@ -350,6 +350,13 @@ const COMMANDS: Record<string, readonly Case[]> = {
       'No property 99999999.',
     ],
   ],
+  'events publish': [
+    ['a missing option', ['events', 'publish'], 2, "required option '--file <path>' not specified"],
+    ['a file that is not there', ['events', 'publish', '--file', 'no-such.jsonl'], 2, 'there is no file'],
+    ['an unknown option', ['events', 'publish', '--file', 'e.jsonl', '--all'], 2, "unknown option '--all'"],
+  ],
+  'events failed': [['an argument too many', ['events', 'failed', 'all'], 2, 'too many arguments']],
+  'events redrive': [['an unknown option', ['events', 'redrive', '--force'], 2, "unknown option '--force'"]],
   traffic: [
     ['a missing option', ['traffic'], 2, "required option '--partner <slug>' not specified"],
     [

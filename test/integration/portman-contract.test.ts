@@ -103,7 +103,7 @@ beforeAll(async () => {
   await writeFile(file, JSON.stringify(reservations));
   const errors: string[] = [];
   const code = await runCli(
-    ['reservations', 'import', '--property', String(propertyId), '--file', file, '--json'],
+    ['reservations', 'import', '--property', String(propertyId), '--file', file, '--json', '--wait'],
     { out: () => undefined, err: (text) => errors.push(text) },
   );
   if (code !== 0) throw new Error(`Reservation import failed: ${errors.join('\n')}`);

@@ -42,7 +42,17 @@ async function importFile(propertyId: number, rows: unknown, ...extra: string[])
   const out: string[] = [];
   const err: string[] = [];
   const code = await runCli(
-    ['reservations', 'import', '--property', String(propertyId), '--file', file, '--json', ...extra],
+    [
+      'reservations',
+      'import',
+      '--property',
+      String(propertyId),
+      '--file',
+      file,
+      '--json',
+      '--wait',
+      ...extra,
+    ],
     {
       out: (text) => out.push(text),
       err: (text) => err.push(text),
@@ -50,7 +60,10 @@ async function importFile(propertyId: number, rows: unknown, ...extra: string[])
   );
   return {
     code,
-    result: code === 0 ? (JSON.parse(out.join('')) as { imported: number; unchanged: number }) : undefined,
+    result:
+      code === 0
+        ? (JSON.parse(out.join('')) as { published: number; unchanged: number; applied: boolean })
+        : undefined,
     stderr: err.join('\n'),
   };
 }
@@ -126,12 +139,20 @@ describe('reservations import and pricing signals', () => {
       }),
     ];
 
-    expect((await importFile(propertyId, rows)).result).toEqual({ imported: 5, unchanged: 0 });
+    expect((await importFile(propertyId, rows)).result).toEqual({
+      published: 5,
+      unchanged: 0,
+      applied: true,
+    });
     const first = await expectSignalsMatchOracle(propertyId, rows, 90, 1);
     expect(first.signals.total_reservations).toBe(3);
     expect(first.signals.occupancy_today).toBe(1);
 
-    expect((await importFile(propertyId, rows)).result).toEqual({ imported: 0, unchanged: 5 });
+    expect((await importFile(propertyId, rows)).result).toEqual({
+      published: 0,
+      unchanged: 5,
+      applied: true,
+    });
     const again = await expectSignalsMatchOracle(propertyId, rows, 90, 1);
     expect(again.signals).toEqual(first.signals);
     await expectSignalsMatchOracle(propertyId, rows, 365, 1);
@@ -150,7 +171,11 @@ describe('reservations import and pricing signals', () => {
     expect((await expectSignalsMatchOracle(propertyId, [stay], 30, 1)).signals.occupancy_today).toBe(1);
 
     const cancelled = { ...stay, status: 'cancelled' as const };
-    expect((await importFile(propertyId, [cancelled])).result).toEqual({ imported: 1, unchanged: 0 });
+    expect((await importFile(propertyId, [cancelled])).result).toEqual({
+      published: 1,
+      unchanged: 0,
+      applied: true,
+    });
 
     const after = await expectSignalsMatchOracle(propertyId, [cancelled], 30, 1);
     expect(after.signals).toEqual(NO_RESERVATION_SIGNALS);
@@ -222,7 +247,11 @@ describe('reservations import and pricing signals', () => {
     const rows = channels.map((channel, i) =>
       reservation(propertyId, `o${i}`, { bookedAgoMs: (i + 2) * DAY, checkInInDays: 5, nights: 1, channel }),
     );
-    expect((await importFile(propertyId, rows)).result).toEqual({ imported: 5, unchanged: 0 });
+    expect((await importFile(propertyId, rows)).result).toEqual({
+      published: 5,
+      unchanged: 0,
+      applied: true,
+    });
 
     const { status, text } = await apiGet(
       `/properties/${propertyId}/pricing-signals?lookback_days=30`,

@@ -81,6 +81,7 @@ async function importAsProcess(propertyId: number, file: string, ...extra: strin
         '--file',
         file,
         '--json',
+        '--wait',
         ...extra,
       ],
       {
@@ -100,13 +101,23 @@ async function importInProcess(propertyId: number, file: string, ...extra: strin
   const out: string[] = [];
   const err: string[] = [];
   const code = await runCli(
-    ['reservations', 'import', '--property', String(propertyId), '--file', file, '--json', ...extra],
+    [
+      'reservations',
+      'import',
+      '--property',
+      String(propertyId),
+      '--file',
+      file,
+      '--json',
+      '--wait',
+      ...extra,
+    ],
     { out: (text) => out.push(text), err: (text) => err.push(text) },
   );
   return { code, stdout: out.join(''), stderr: err.join('\n') };
 }
 
-/** Everything stored in a property's partition: reservations and aggregate items. */
+/** What imports store in a property's partition: reservations and aggregate items (not the property's own item). */
 async function storedItemsOf(propertyId: number) {
   const { Items = [] } = await dynamoDb().send(
     new QueryCommand({
@@ -116,7 +127,7 @@ async function storedItemsOf(propertyId: number) {
       ProjectionExpression: 'SK',
     }),
   );
-  return Items.map((item) => String(item.SK));
+  return Items.map((item) => String(item.SK)).filter((sk) => sk !== 'PROPERTY');
 }
 
 describe('booking channels per property and month', () => {
@@ -157,7 +168,7 @@ describe('booking channels per property and month', () => {
     const result = await importInProcess(propertyId, await writeRows(rows));
 
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ imported: rows.length, unchanged: 0 });
+    expect(JSON.parse(result.stdout)).toEqual({ published: rows.length, unchanged: 0, applied: true });
     // Measured by DynamoDB itself: a strongly consistent read costs one unit per started 4 KB.
     const read = await dynamoDb().send(
       new GetCommand({
@@ -255,7 +266,7 @@ describe('reading the import file', () => {
 
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ imported: 1, unchanged: 0 });
+    expect(JSON.parse(result.stdout)).toEqual({ published: 1, unchanged: 0, applied: true });
   });
 });
 
@@ -291,7 +302,7 @@ describe('files named on the command line', () => {
       );
 
       expect(code, err.join('\n')).toBe(0);
-      expect(JSON.parse(out.join(''))).toMatchObject({ imported: 1 });
+      expect(JSON.parse(out.join(''))).toMatchObject({ published: 1 });
     } finally {
       if (previous === undefined) delete process.env.INIT_CWD;
       else process.env.INIT_CWD = previous;

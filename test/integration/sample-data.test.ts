@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { eventsApplied } from '../../lib/operations/events';
 import { admin } from '../support/cli';
 import { apiGet, approvedPartner } from '../support/partners';
 
 describe('sample data for a partner (local and sandbox)', () => {
-  it('gives a fresh partner hosts, properties and a year of reservations, idempotently', async () => {
+  it('gives a fresh partner hosts, properties and five months of reservations, idempotently', async () => {
     const partner = await approvedPartner({ products: ['assistant', 'guidebook'] });
 
     const first = await admin('sample-data', 'add', '--partner', partner.slug, '--json');
     const again = await admin('sample-data', 'add', '--partner', partner.slug, '--json');
+    // The reservations go out as the platform's events: read once they are applied.
+    expect(await eventsApplied(60_000)).toBe(true);
     const properties = (await apiGet('/properties', partner.key)).json.properties as { id: number }[];
     const usage = (await apiGet('/usage', partner.key)).json as { active_seats: number; hosts: unknown[] };
     const signals = (

@@ -27,6 +27,8 @@ export interface FunctionPolicies {
   readonly tableArn: string;
   /** The ARN of each service secret, by name (`session`, `sealing`). */
   readonly secretArns: ReadonlyMap<string, string>;
+  /** The ARN of each queue of the platform's events, by name (`platformEventsDeadLetter`). */
+  readonly queueArns: ReadonlyMap<string, string>;
 }
 
 /** The stage's stack as `cdk synth` makes it, without bundling (the policies do not depend on it). */
@@ -46,6 +48,7 @@ function resolver(template: Template) {
     if (type === 'AWS::SecretsManager::Secret')
       return `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${id}-AbCdEf`;
     if (type === 'AWS::Logs::LogGroup') return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${id}:*`;
+    if (type === 'AWS::SQS::Queue') return `arn:aws:sqs:${REGION}:${ACCOUNT}:${id}`;
     throw new Error(`No ARN for ${id} (${type})`);
   };
   const pseudo: Record<string, string> = {
@@ -103,7 +106,14 @@ export function functionPolicies(template: Template): FunctionPolicies {
       arnOf(id),
     ]),
   );
-  return { policies, tableArn: arnOf(tableId), secretArns };
+  // The queues' logical ids are `PlatformEvents<Queue|DeadLetterQueue><hash>`: by name, as the route table says.
+  const queueArns = new Map(
+    byType('AWS::SQS::Queue').map(([id]) => [
+      id.startsWith('PlatformEventsDeadLetterQueue') ? 'platformEventsDeadLetter' : 'platformEvents',
+      arnOf(id),
+    ]),
+  );
+  return { policies, tableArn: arnOf(tableId), secretArns, queueArns };
 }
 
 /** AWS's decision on a request made with a function's role. */
@@ -133,9 +143,20 @@ export async function decision(policy: unknown, request: IamRequest): Promise<Ev
 
 /** A recorded call of a local function, as the request AWS would authorize. */
 export function requestOf(
-  call: { action: string; resource?: string; leadingKeys?: readonly string[]; secret?: string },
+  call: {
+    action: string;
+    resource?: string;
+    leadingKeys?: readonly string[];
+    secret?: string;
+    queue?: string;
+  },
   synthesized: FunctionPolicies,
 ): IamRequest {
+  if (call.action.startsWith('sqs:'))
+    return {
+      action: call.action,
+      resource: synthesized.queueArns.get(call.queue ?? '') ?? `unknown queue ${call.queue}`,
+    };
   if (call.action.startsWith('secretsmanager:'))
     return {
       action: call.action,
@@ -161,6 +182,7 @@ export async function checkRecordedCalls(
     resource?: string;
     leadingKeys?: readonly string[];
     secret?: string;
+    queue?: string;
   }[],
   functionNames: readonly string[],
 ): Promise<{ denied: string[]; distinct: number; silent: string[] }> {
@@ -169,7 +191,10 @@ export async function checkRecordedCalls(
   for (const call of calls) {
     if (!functionNames.includes(call.caller)) continue; // the operator and the suite itself
     const prefixes = (call.leadingKeys ?? []).map((key) => key.replace(/#.*$/, '#')).join(',');
-    seen.set(`${call.caller} ${call.action} ${call.resource ?? ''} ${prefixes} ${call.secret ?? ''}`, call);
+    seen.set(
+      `${call.caller} ${call.action} ${call.resource ?? ''} ${prefixes} ${call.secret ?? call.queue ?? ''}`,
+      call,
+    );
   }
   const denied: string[] = [];
   for (const [described, call] of seen) {
@@ -185,9 +210,17 @@ export async function checkRecordedCalls(
 
 /** The functions that reach anything in AWS (the others have nothing to check). */
 export function functionsWithAccess(
-  specs: readonly { name: string; access: { table?: unknown; secrets?: readonly unknown[] } }[],
+  specs: readonly {
+    name: string;
+    access: { table?: unknown; secrets?: readonly unknown[]; sendsTo?: readonly unknown[] };
+  }[],
 ): string[] {
   return specs
-    .filter((spec) => spec.access.table !== undefined || (spec.access.secrets ?? []).length > 0)
+    .filter(
+      (spec) =>
+        spec.access.table !== undefined ||
+        (spec.access.secrets ?? []).length > 0 ||
+        (spec.access.sendsTo ?? []).length > 0,
+    )
     .map((spec) => spec.name);
 }

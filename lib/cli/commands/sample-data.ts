@@ -8,7 +8,8 @@ import { partnerSlug } from '../inputs';
 export function sampleDataCommands(program: Command, define: Define): void {
   const sampleData = commandGroup(program, 'sample-data', 'Sample data for a partner (local and sandbox)');
   define(sampleData, 'add', {
-    summary: 'Give a partner sample hosts, properties and a year of reservations (local and sandbox only)',
+    summary:
+      'Give a partner sample hosts, properties and five months of reservations (local and sandbox only)',
     examples: ['sample-data add --partner acme', '--stage sandbox sample-data add --partner acme --json'],
     action: (options) => {
       const slug = partnerSlug(text(options, 'partner'), '--partner');

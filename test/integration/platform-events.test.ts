@@ -1,0 +1,437 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlatformEvent } from '../../core/contract/platform-events';
+import { dynamoDb, tableName } from '../../lambdas/data/db';
+import { getHost, getHostIdByEmail } from '../../lambdas/data/hosts';
+import { eventsApplied } from '../../lib/operations/events';
+import { createActivationLink } from '../../lib/operations/links';
+import { admin, adminJson } from '../support/cli';
+import type { TestPartner } from '../support/partners';
+import { apiGet, approvedPartner, sponsoredProperty, testTarget } from '../support/partners';
+import { startServerProcess } from '../support/processes';
+
+/*
+ * The platform's events through `npm run admin -- events publish` on the suite's local server, as
+ * docs/design/events.md has them: each row of the contract changes the API as stated, duplicates
+ * and older versions change nothing, and an event that cannot apply is listed by `events failed`
+ * with its reason while the rest of its file applies.
+ */
+
+let folder: string;
+let partner: TestPartner;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'platform-events-'));
+  partner = await approvedPartner({ products: ['assistant', 'upsells', 'guidebook'] });
+});
+
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+const line = (event: PlatformEvent) => JSON.stringify({ 'detail-type': event.type, detail: event.detail });
+
+/** `events publish --file … --wait`: the events sent and applied (or dead-lettered). */
+async function publish(...events: PlatformEvent[]) {
+  const file = join(folder, `${Math.random().toString(36).slice(2)}.jsonl`);
+  await writeFile(file, `${events.map(line).join('\n')}\n`);
+  const result = await adminJson('events', 'publish', '--file', file, '--wait');
+  expect(result).toMatchObject({ accepted: events.length, applied: true });
+  return result;
+}
+
+async function usageOf(key: string) {
+  const { status, json } = await apiGet('/usage', key);
+  expect(status).toBe(200);
+  return json as { active_seats: number; hosts: { host_user_id: number; active_seats: number }[] };
+}
+
+const seatsOfHost = async (key: string, hostId: number) =>
+  (await usageOf(key)).hosts.find((host) => host.host_user_id === hostId)?.active_seats;
+
+async function propertyIds(key: string, query = '') {
+  const { status, json } = await apiGet(`/properties${query}`, key);
+  expect(status).toBe(200);
+  return (json.properties as { id: number; name: string }[]).map((property) => property.id);
+}
+
+async function failedEventsAbout(propertyOrHost: { key: string; id: number }) {
+  const { events } = (await adminJson('events', 'failed')) as {
+    events: { detail_type: string; detail: Record<string, unknown>; reason: string }[];
+  };
+  return events.filter((event) => event.detail[propertyOrHost.key] === propertyOrHost.id);
+}
+
+/** Now (to the millisecond, as the platform may send it), or minutes from now. */
+const at = (offsetMinutes = 0) => new Date(Date.now() + offsetMinutes * 60_000).toISOString();
+
+describe('seats', () => {
+  it('follow SeatActivated and SeatDeactivated; duplicates and older versions change nothing', async () => {
+    const { propertyId, hostUserId } = await sponsoredProperty(partner.id, { products: ['assistant'] });
+    const before = await usageOf(partner.key);
+    const seat = (
+      type: 'SeatActivated' | 'SeatDeactivated',
+      product: string,
+      version: number,
+    ): PlatformEvent => ({
+      type,
+      detail: { property_id: propertyId, product_id: product, version, occurred_at: at() },
+    });
+
+    await publish(seat('SeatActivated', 'upsells', 1), seat('SeatActivated', 'guidebook', 1));
+    expect(await seatsOfHost(partner.key, hostUserId)).toBe(3);
+    expect((await usageOf(partner.key)).active_seats).toBe(before.active_seats + 2);
+
+    const off = seat('SeatDeactivated', 'upsells', 2);
+    await publish(off, off, seat('SeatActivated', 'upsells', 1));
+    expect(await seatsOfHost(partner.key, hostUserId)).toBe(2);
+
+    // The product the host activated through its link, switched off by the platform.
+    await publish(seat('SeatDeactivated', 'assistant', 1));
+    expect(await seatsOfHost(partner.key, hostUserId)).toBe(1);
+    // The host had its one seat when `before` was read, and has one again.
+    expect((await usageOf(partner.key)).active_seats).toBe(before.active_seats);
+  });
+
+  it('end in the state of the highest version, whatever the order of delivery', async () => {
+    const { propertyId, hostUserId } = await sponsoredProperty(partner.id, { products: ['assistant'] });
+    const seat = (type: 'SeatActivated' | 'SeatDeactivated', version: number): PlatformEvent => ({
+      type,
+      detail: { property_id: propertyId, product_id: 'guidebook', version, occurred_at: at() },
+    });
+
+    // Version 3 (off) arrives first; versions 1 (on) and 2 (on) after it change nothing.
+    await publish(seat('SeatDeactivated', 3));
+    await publish(seat('SeatActivated', 2), seat('SeatActivated', 1));
+    expect(await seatsOfHost(partner.key, hostUserId)).toBe(1);
+    await publish(seat('SeatActivated', 4));
+    expect(await seatsOfHost(partner.key, hostUserId)).toBe(2);
+  });
+
+  it('dead-letters a seat outside the agreement, with the reason, while the rest of the file applies', async () => {
+    const { propertyId, hostUserId } = await sponsoredProperty(partner.id, { products: ['assistant'] });
+
+    await publish(
+      {
+        type: 'SeatActivated',
+        detail: { property_id: propertyId, product_id: 'checkin', version: 1, occurred_at: at() },
+      },
+      {
+        type: 'SeatActivated',
+        detail: { property_id: propertyId, product_id: 'upsells', version: 1, occurred_at: at() },
+      },
+    );
+
+    expect(await seatsOfHost(partner.key, hostUserId)).toBe(2);
+    const [failed, ...others] = await failedEventsAbout({ key: 'property_id', id: propertyId });
+    expect(others).toEqual([]);
+    expect(failed?.detail_type).toBe('SeatActivated');
+    expect(failed?.reason).toContain(`checkin is not in the agreement of partner ${partner.id}`);
+  });
+});
+
+describe('properties', () => {
+  it('take their name and units from PropertyUpdated, each field at its greatest version', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id, { name: 'Old Mill' });
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
+    await publish(
+      { type: 'PropertyUpdated', detail: { property_id: propertyId, version: 3, name: 'The Old Mill' } },
+      { type: 'PropertyUpdated', detail: { property_id: propertyId, version: 2, name: 'Mill', units: 4 } },
+      {
+        type: 'ReservationChanged',
+        detail: {
+          property_id: propertyId,
+          version: 1,
+          reservation: {
+            id: 'R-1',
+            channel: 'Direct',
+            booked_at: at(-60),
+            check_in: today,
+            check_out: tomorrow,
+            status: 'confirmed',
+          },
+        },
+      },
+    );
+
+    const { json } = await apiGet('/properties', partner.key);
+    const names = json.properties as { id: number; name: string }[];
+    expect(names.find((property) => property.id === propertyId)?.name).toBe('The Old Mill');
+    const signals = await apiGet(`/properties/${propertyId}/pricing-signals`, partner.key);
+    expect((signals.json.signals as { occupancy_today: number }).occupancy_today).toBe(0.25);
+  });
+});
+
+describe('reservations', () => {
+  it('move pricing signals; a cancellation takes one out, and older versions change nothing', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const reservation = (id: string, status: 'confirmed' | 'cancelled') => ({
+      id,
+      channel: 'Airbnb',
+      booked_at: at(-24 * 60),
+      check_in: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
+      check_out: new Date(Date.now() + 13 * 86_400_000).toISOString().slice(0, 10),
+      status,
+    });
+    const changed = (version: number, id: string, status: 'confirmed' | 'cancelled'): PlatformEvent => ({
+      type: 'ReservationChanged',
+      detail: { property_id: propertyId, version, reservation: reservation(id, status) },
+    });
+    const total = async () =>
+      (
+        (await apiGet(`/properties/${propertyId}/pricing-signals`, partner.key)).json.signals as {
+          total_reservations: number;
+        }
+      ).total_reservations;
+
+    await publish(changed(1, 'A', 'confirmed'), changed(1, 'B', 'confirmed'), changed(1, 'B', 'confirmed'));
+    expect(await total()).toBe(2);
+    await publish(changed(2, 'A', 'cancelled'), changed(1, 'A', 'confirmed'));
+    expect(await total()).toBe(1);
+  });
+});
+
+describe('sponsorships', () => {
+  it('end for one partner only: its usage, properties (pages being walked too) and signals; other partners keep the host', async () => {
+    const other = await approvedPartner();
+    const email = `shared-${Date.now()}@example.com`;
+    const first = await sponsoredProperty(partner.id, { email });
+    const second = await sponsoredProperty(partner.id, { email });
+    const elsewhere = await sponsoredProperty(other.id, { email });
+    expect(first.hostUserId).toBe(elsewhere.hostUserId);
+    // A walk through the pages that started before the ending.
+    const firstPage = await apiGet('/properties?limit=1', partner.key);
+    const next = /<([^>]+)>; rel="next"/.exec(firstPage.headers.get('link') ?? '')?.[1] ?? '';
+
+    await publish({
+      type: 'SponsorshipEnded',
+      detail: { partner_id: partner.id, host_user_id: first.hostUserId, version: 1, occurred_at: at() },
+    });
+
+    expect((await usageOf(partner.key)).hosts.map((host) => host.host_user_id)).not.toContain(
+      first.hostUserId,
+    );
+    expect(await propertyIds(partner.key)).not.toContain(first.propertyId);
+    const walked: number[] = [];
+    for (let page = next; page; ) {
+      const answer = await apiGet(page.replace(/^.*\/partner-api\/v1/, ''), partner.key);
+      walked.push(...(answer.json.properties as { id: number }[]).map((property) => property.id));
+      page = /<([^>]+)>; rel="next"/.exec(answer.headers.get('link') ?? '')?.[1] ?? '';
+    }
+    expect(walked).not.toContain(second.propertyId);
+    expect((await apiGet(`/properties/${first.propertyId}/pricing-signals`, partner.key)).status).toBe(404);
+    expect(await seatsOfHost(other.key, elsewhere.hostUserId)).toBe(1);
+    expect(await propertyIds(other.key)).toContain(elsewhere.propertyId);
+  });
+
+  it('starts again with a later activation link from the partner; the old ending delivered again changes nothing', async () => {
+    const email = `returning-${Date.now()}@example.com`;
+    const { propertyId, hostUserId } = await sponsoredProperty(partner.id, { email });
+    const ended: PlatformEvent = {
+      type: 'SponsorshipEnded',
+      detail: { partner_id: partner.id, host_user_id: hostUserId, version: 1, occurred_at: at() },
+    };
+    await publish(ended);
+    expect(await propertyIds(partner.key)).not.toContain(propertyId);
+
+    const again = await sponsoredProperty(partner.id, { email, products: ['upsells'] });
+    await publish(ended);
+
+    expect(again.hostUserId).toBe(hostUserId);
+    expect(await propertyIds(partner.key)).toEqual(expect.arrayContaining([propertyId, again.propertyId]));
+    expect(await seatsOfHost(partner.key, hostUserId)).toBe(2);
+  });
+
+  it('ignores an ending that occurred before the host was sponsored again, even delivered after', async () => {
+    const email = `late-${Date.now()}@example.com`;
+    const { propertyId, hostUserId } = await sponsoredProperty(partner.id, { email });
+    await sponsoredProperty(partner.id, { email });
+
+    await publish({
+      type: 'SponsorshipEnded',
+      detail: { partner_id: partner.id, host_user_id: hostUserId, version: 1, occurred_at: at(-60) },
+    });
+
+    expect(await propertyIds(partner.key)).toContain(propertyId);
+  });
+});
+
+describe('erasure', () => {
+  it('deletes what names the host, ends its sponsorships and unused links, and a new link makes a new account', async () => {
+    const other = await approvedPartner();
+    const email = `erase-me-${Date.now()}@example.com`;
+    const name = `Erasable Host ${Date.now()}`;
+    const mine = await sponsoredProperty(partner.id, { email, name });
+    const theirs = await sponsoredProperty(other.id, { email, name });
+    await publish({
+      type: 'ReservationChanged',
+      detail: {
+        property_id: mine.propertyId,
+        version: 1,
+        reservation: {
+          id: 'E-1',
+          channel: 'Direct',
+          booked_at: at(-60),
+          check_in: '2027-01-01',
+          check_out: '2027-01-03',
+          status: 'confirmed',
+        },
+      },
+    });
+    const unused = await createActivationLink(
+      testTarget(),
+      { slug: partner.slug, email, name, pmsHotelId: 'E-NEW', products: ['assistant'], ttlSeconds: 3_600 },
+      Date.now(),
+    );
+
+    const erasure: PlatformEvent = {
+      type: 'HostErasureRequested',
+      detail: { host_user_id: mine.hostUserId, requested_at: at() },
+    };
+    await publish(erasure, erasure);
+
+    for (const [key, property] of [
+      [partner.key, mine],
+      [other.key, theirs],
+    ] as const) {
+      expect((await usageOf(key)).hosts.map((host) => host.host_user_id)).not.toContain(mine.hostUserId);
+      expect(await propertyIds(key)).not.toContain(property.propertyId);
+    }
+    expect(await getHost(mine.hostUserId)).toBeUndefined();
+    expect(await getHostIdByEmail(email)).toBeUndefined();
+    const { Items = [] } = await dynamoDb().send(new ScanCommand({ TableName: tableName() }));
+    const holding = Items.filter((item) => {
+      const text = JSON.stringify(item).toLowerCase();
+      return text.includes(email.toLowerCase()) || text.includes(name.toLowerCase());
+    });
+    expect(holding).toEqual([]);
+    const opened = await fetch(unused.url, { redirect: 'manual' });
+    expect(opened.status).toBe(410);
+    const { events } = (await adminJson(
+      'audit',
+      'list',
+      '--partner',
+      partner.slug,
+      '--action',
+      'host.erased',
+    )) as {
+      events: { host_id: number }[];
+    };
+    expect(events.map((event) => event.host_id)).toEqual([mine.hostUserId]);
+
+    const reborn = await sponsoredProperty(partner.id, { email });
+    expect(reborn.hostUserId).not.toBe(mine.hostUserId);
+    // Events about the erased host's property change nothing, and wait nowhere.
+    await publish({
+      type: 'PropertyUpdated',
+      detail: { property_id: mine.propertyId, version: 9, name: 'Back?' },
+    });
+    expect(await failedEventsAbout({ key: 'property_id', id: mine.propertyId })).toEqual([]);
+  });
+});
+
+describe('failed events', () => {
+  it('are refused before sending when a line breaks the contract, each bad line named (exit 2)', async () => {
+    const file = join(folder, 'bad.jsonl');
+    await writeFile(
+      file,
+      [
+        line({
+          type: 'SeatActivated',
+          detail: { property_id: 1, product_id: 'assistant', version: 1, occurred_at: at() },
+        }),
+        '{"detail-type": "SeatExploded", "detail": {}}',
+        '{"detail-type": "PropertyUpdated", "detail": {"property_id": 1, "version": 0}}',
+        'not json',
+      ].join('\n'),
+    );
+
+    const result = await admin('events', 'publish', '--file', file);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Nothing was sent: 3 line(s)');
+    expect(result.stderr).toContain('line 2: detail-type "SeatExploded" is not one of SeatActivated');
+    expect(result.stderr).toContain('line 3: detail.version: must be positive');
+    expect(result.stderr).toContain('names no field to change');
+    expect(result.stderr).toContain('line 4: not JSON');
+  });
+
+  it('are listed with their reasons and redriven; an event that applies after a fix leaves the list', async () => {
+    const email = `late-sponsor-${Date.now()}@example.com`;
+    const unknownProperty = 900_000_000 + Math.floor(Math.random() * 1_000_000);
+    await publish({
+      type: 'SeatActivated',
+      detail: { property_id: unknownProperty, product_id: 'assistant', version: 1, occurred_at: at() },
+    });
+    const [failed] = await failedEventsAbout({ key: 'property_id', id: unknownProperty });
+    expect(failed?.reason).toContain(`no property ${unknownProperty}`);
+    const text = await admin('events', 'failed');
+    expect(text.stdout).toContain('FAILED');
+    expect(text.stdout).toContain(`no property ${unknownProperty}`);
+
+    // A refusal that an operator fixes: the partner's agreement gains the product, then redrive.
+    const narrow = await approvedPartner({ products: ['assistant'] });
+    const { propertyId, hostUserId } = await sponsoredProperty(narrow.id, { email });
+    await publish({
+      type: 'SeatActivated',
+      detail: { property_id: propertyId, product_id: 'upsells', version: 1, occurred_at: at() },
+    });
+    expect(await failedEventsAbout({ key: 'property_id', id: propertyId })).toHaveLength(1);
+    expect(
+      (await admin('partners', 'update', '--partner', narrow.slug, '--products', 'assistant,upsells')).code,
+    ).toBe(0);
+
+    const redrive = await adminJson('events', 'redrive');
+    expect(redrive.moving).toBeGreaterThanOrEqual(2);
+    expect(await eventsApplied(60_000)).toBe(true);
+
+    expect(await failedEventsAbout({ key: 'property_id', id: propertyId })).toEqual([]);
+    expect(await seatsOfHost(narrow.key, hostUserId)).toBe(2);
+    expect(await failedEventsAbout({ key: 'property_id', id: unknownProperty })).toHaveLength(1);
+  });
+});
+
+describe('the examples of the contract', () => {
+  it('apply to the demo data of a fresh npm start as docs/examples/events.jsonl and docs/operators.md say', async () => {
+    // A server of its own: the examples change the demo partner that other files read.
+    const server = await startServerProcess();
+    try {
+      const demoKey = /Demo partner[^\n]*\n\s+(svc_\S+)/.exec(server.output())?.[1] ?? '';
+      const get = async (path: string) =>
+        (
+          await fetch(`${server.runtime.apiBaseUrl}${path}`, {
+            headers: { Authorization: `Bearer ${demoKey}` },
+          })
+        ).json();
+      const before = (await get('/usage')) as { hosts: { host_user_id: number; active_seats: number }[] };
+
+      const result = await server.admin(
+        'events',
+        'publish',
+        '--file',
+        'docs/examples/events.jsonl',
+        '--wait',
+      );
+
+      expect(result).toMatchObject({ accepted: 6, applied: true, dead_lettered: 0 });
+      const after = (await get('/usage')) as {
+        active_seats: number;
+        hosts: { host_user_id: number; active_seats: number }[];
+      };
+      // Host 1 trades upsells for guidebook on property 1; host 2 is erased; host 3 leaves demo-pms.
+      expect(after.hosts).toEqual([{ host_user_id: 1, active_seats: before.hosts[0]?.active_seats }]);
+      const properties = (await get('/properties')) as { properties: { id: number; name: string }[] };
+      expect(properties.properties).toEqual([
+        { id: 1, name: 'Seaside Loft' },
+        { id: 2, name: 'Harbour View Apartments & Spa' },
+      ]);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkPlatformEvent,
+  eventFingerprint,
+  PLATFORM_EVENT_TYPES,
+  parseEventEnvelope,
+} from '../../core/contract/platform-events';
+import { RefusedEventError, versionVerdict } from '../../lambdas/data/event-versions';
+import { EVENT_EXAMPLES, eventExamplesFile } from '../../lib/asyncapi/examples';
+import { parseEventLines } from '../../lib/operations/events';
+
+describe('the contract of the platform’s events', () => {
+  it('has one example of each event, and each follows the contract', () => {
+    expect(Object.keys(EVENT_EXAMPLES).sort()).toEqual([...PLATFORM_EVENT_TYPES].sort());
+    for (const example of Object.values(EVENT_EXAMPLES)) {
+      const checked = checkPlatformEvent(example.type, example.detail);
+      expect(checked, example.type).toMatchObject({ ok: true, event: { type: example.type } });
+    }
+    const lines = parseEventLines(eventExamplesFile());
+    expect(lines.ok && lines.events.map((event) => event.type)).toEqual(Object.keys(EVENT_EXAMPLES));
+  });
+
+  it('names each field that breaks it', () => {
+    expect(checkPlatformEvent('SeatExploded', {})).toEqual({
+      ok: false,
+      problems: [expect.stringContaining('detail-type "SeatExploded" is not one of SeatActivated')],
+    });
+    const seat = checkPlatformEvent('SeatActivated', {
+      property_id: 0,
+      product_id: 'Assistant!',
+      version: 1.5,
+      occurred_at: '2026-11-20 09:30',
+    });
+    expect(seat.ok).toBe(false);
+    expect(!seat.ok && seat.problems).toEqual([
+      'detail.property_id: must be positive',
+      'detail.product_id: must be a catalog product id',
+      'detail.version: must be an integer',
+      'detail.occurred_at: must be an ISO 8601 date-time in UTC, e.g. 2026-05-01T10:00:00Z',
+    ]);
+    const nothing = checkPlatformEvent('PropertyUpdated', { property_id: 1, version: 1 });
+    expect(!nothing.ok && nothing.problems).toEqual([expect.stringContaining('names no field to change')]);
+    const twoLines = checkPlatformEvent('PropertyUpdated', { property_id: 1, version: 1, name: 'A\nB' });
+    expect(!twoLines.ok && twoLines.problems).toEqual(['detail.name: must be one line of text']);
+  });
+
+  it('applies the reservation file’s rules to the reservation of ReservationChanged', () => {
+    const reservation = {
+      id: 'R1',
+      channel: 'Direct',
+      booked_at: '2026-05-01T10:00:00+02:00',
+      check_in: '2026-05-10',
+      check_out: '2026-05-09',
+      status: 'confirmed',
+    };
+    const checked = checkPlatformEvent('ReservationChanged', { property_id: 1, version: 1, reservation });
+    expect(!checked.ok && checked.problems).toEqual(['detail.reservation.check_out: must be after check_in']);
+    const fixed = checkPlatformEvent('ReservationChanged', {
+      property_id: 1,
+      version: 1,
+      reservation: { ...reservation, check_out: '2026-05-12' },
+    });
+    // booked_at normalised to UTC, as imports store it.
+    expect(
+      fixed.ok && fixed.event.type === 'ReservationChanged' && fixed.event.detail.reservation.booked_at,
+    ).toBe('2026-05-01T08:00:00.000Z');
+  });
+
+  it('reads an SQS message body as EventBridge sends it, and refuses what is not the platform’s', () => {
+    const envelope = (source: string) =>
+      JSON.stringify({
+        id: 'e-1',
+        source,
+        'detail-type': 'HostErasureRequested',
+        detail: { host_user_id: 4, requested_at: '2026-11-22T08:00:00Z' },
+      });
+    expect(parseEventEnvelope(envelope('host-platform'))).toMatchObject({ ok: true, eventId: 'e-1' });
+    expect(parseEventEnvelope(envelope('someone-else'))).toEqual({
+      ok: false,
+      problems: ['source must be "host-platform"'],
+    });
+    expect(parseEventEnvelope('{"not": "closed"')).toEqual({
+      ok: false,
+      problems: ['the message is not JSON'],
+    });
+  });
+
+  it('fingerprints what an event says, not how its JSON is ordered', () => {
+    const detail = { property_id: 1, version: 2, name: 'Loft', units: 2 };
+    const reordered = { units: 2, name: 'Loft', version: 2, property_id: 1 };
+    const a = eventFingerprint({ type: 'PropertyUpdated', detail });
+    expect(eventFingerprint({ type: 'PropertyUpdated', detail: reordered })).toBe(a);
+    expect(eventFingerprint({ type: 'PropertyUpdated', detail: { ...detail, units: 3 } })).not.toBe(a);
+  });
+});
+
+describe('versions', () => {
+  it('apply a greater version, ignore a smaller or the same event again, refuse one version saying two things', () => {
+    const stored = { version: 3, eventFingerprint: 'abc' };
+    expect(versionVerdict(stored, 4, 'def', 'x')).toBe('newer');
+    expect(versionVerdict(stored, 2, 'def', 'x')).toBe('stale');
+    expect(versionVerdict(stored, 3, 'abc', 'x')).toBe('duplicate');
+    expect(() => versionVerdict(stored, 3, 'def', 'seat x')).toThrow(RefusedEventError);
+    expect(() => versionVerdict(stored, 3, 'def', 'seat x')).toThrow(
+      'seat x already applied version 3 from a different event',
+    );
+    // Nothing applied yet: any version is newer.
+    expect(versionVerdict({}, 1, 'abc', 'x')).toBe('newer');
+  });
+});
