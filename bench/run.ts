@@ -44,6 +44,11 @@
  * 8. Pages (sections/pagination.ts): one page of GET /properties?limit=1000 for a partner with
  *    1,000 properties and one with 1,000,000 (first, middle, last page), in-process against
  *    DynamoDB Local, called alternately. Budget: p50 at 1,000,000 ≤ 2 × the p50 at 1,000.
+ * 9. The platform's events (sections/events.ts): one consumer instance's rate per workload
+ *    (the real handler in-process, batches of 10; baseline: bare 3-action transactions); DynamoDB
+ *    units per event kind, and a ReservationChanged at 100 and 100,000 reservations of history
+ *    (budget: equal); publish-to-visible lag through the local server (budget: p99 ≤ 5 s), and
+ *    the same for other properties' events among 1,000 of one hot property (budget: p99 ≤ 5 s).
  *
  * Shared pieces are in bench/lib/: the server process and key minting (service-process.ts),
  * the DynamoDB meter, in-process handler calls, data sets, statistics and the report.
@@ -68,6 +73,7 @@ import { renderSummary, summarize } from './lib/summary';
 import { measureActivation } from './sections/activation';
 import { measureBundles } from './sections/bundles';
 import { measureDynamoCost } from './sections/dynamo-cost';
+import { measureEvents } from './sections/events';
 import { measureLimiter } from './sections/limiter';
 import { measurePagination } from './sections/pagination';
 import { measureScaling } from './sections/scaling';
@@ -85,6 +91,7 @@ const SECTIONS = [
   { id: 'activation', title: '6. Activation: provisioning transaction latency' },
   { id: 'limiter', title: '7. The exact rate limiter under contention' },
   { id: 'pagination', title: '8. Pages of GET /properties' },
+  { id: 'events', title: "9. The platform's events" },
 ] as const;
 type SectionId = (typeof SECTIONS)[number]['id'];
 
@@ -129,9 +136,15 @@ if (only.has('bundles')) {
 await runSection('bundles', measureBundles);
 await runSection('warm-handlers', measureWarmHandlers);
 
-const needsService = ['throughput', 'dynamo-cost', 'scaling', 'activation', 'limiter', 'pagination'].some(
-  (id) => only.has(id),
-);
+const needsService = [
+  'throughput',
+  'dynamo-cost',
+  'scaling',
+  'activation',
+  'limiter',
+  'pagination',
+  'events',
+].some((id) => only.has(id));
 if (needsService) {
   const { value: service, seconds } = await timed('starting the local server (npm start, own process)', () =>
     startServiceProcess(),
@@ -158,6 +171,7 @@ async function runServiceSections(service: ServiceProcess): Promise<void> {
   await runSection('activation', () => measureActivation(service));
   await runSection('limiter', () => measureLimiter(service.runtime));
   await runSection('pagination', () => measurePagination());
+  await runSection('events', measureEvents);
 }
 
 const report: BenchResults = {

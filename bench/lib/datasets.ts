@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { ProductId } from '../../core/domain/catalog';
 import type { Reservation } from '../../core/domain/reservations';
 
 /*
@@ -37,6 +38,29 @@ export async function createBenchPartner(label: string, nowMs: number): Promise<
     }),
   );
   return id;
+}
+
+/**
+ * A host sponsored by the partner through the real provisioning (an activation link's work): its
+ * property, with the items the platform's events are applied to. Returns the property's id.
+ */
+export async function sponsoredProperty(
+  partnerId: number,
+  label: string,
+  nowMs: number,
+  productIds: readonly ProductId[] = ['assistant'],
+): Promise<{ propertyId: number; hostUserId: number }> {
+  const { provisionSponsoredHost } = await import('../../lambdas/data/provisioning');
+  const { propertyId, hostUserId } = await provisionSponsoredHost({
+    partnerId,
+    contactEmail: `bench-${label}-${partnerId}@example.com`,
+    contactName: `Bench ${label} host`,
+    pmsHotelId: `BENCH-${label}-${partnerId}`,
+    propertyName: `Bench ${label} property`,
+    productIds: [...productIds],
+    nowMs,
+  });
+  return { propertyId, hostUserId };
 }
 
 const BATCH_SIZE = 25;

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/api/response-encoding';
 import { applyReservations } from '../lib/apply-events';
 import { runWorker } from '../lib/child';
-import { benchReservations, createBenchPartner, writeProperties } from '../lib/datasets';
+import { benchReservations, createBenchPartner, sponsoredProperty, writeProperties } from '../lib/datasets';
 import type { DynamoUsage } from '../lib/dynamo-meter';
 import type { Metered } from '../lib/in-process';
 import { benchKeyPrefix, bodyBytes, callApi, resultHeader } from '../lib/in-process';
@@ -71,28 +71,14 @@ interface PricingRow extends UsageSummary {
   readonly latencyRatio: Summary;
 }
 
-async function pricingProperty(partnerId: number, label: string, nowMs: number): Promise<number> {
-  const { provisionSponsoredHost } = await import('../../lambdas/data/provisioning');
-  const { propertyId } = await provisionSponsoredHost({
-    partnerId,
-    contactEmail: `bench-${label}-${partnerId}@example.com`,
-    contactName: `Bench ${label} host`,
-    pmsHotelId: `BENCH-${label}-${partnerId}`,
-    propertyName: `Bench ${label} property`,
-    productIds: ['assistant'],
-    nowMs,
-  });
-  return propertyId;
-}
-
 /**
  * One property grows to each size in turn; a second one keeps 100 reservations and is called
  * right after every timed call of the first, so each latency has a baseline from the same moment.
  */
 async function measurePricing(nowMs: number): Promise<PricingRow[]> {
   const partnerId = await createBenchPartner('pricing', nowMs);
-  const growing = await pricingProperty(partnerId, 'growing', nowMs);
-  const small = await pricingProperty(partnerId, 'small', nowMs);
+  const { propertyId: growing } = await sponsoredProperty(partnerId, 'growing', nowMs);
+  const { propertyId: small } = await sponsoredProperty(partnerId, 'small', nowMs);
   await applyReservations(small, benchReservations(small, 0, RESERVATION_STEPS[0] ?? 100, nowMs), nowMs);
   const rows: PricingRow[] = [];
   let imported = 0;

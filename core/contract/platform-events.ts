@@ -142,9 +142,9 @@ export type PlatformEventDetail<Type extends PlatformEventType> = z.output<
 >;
 
 /** One event, as the consumer applies it: its type and its checked detail. */
-export type PlatformEvent = {
-  [Type in PlatformEventType]: { readonly type: Type; readonly detail: PlatformEventDetail<Type> };
-}[PlatformEventType];
+export type PlatformEvent<Of extends PlatformEventType = PlatformEventType> = {
+  [Type in Of]: { readonly type: Type; readonly detail: PlatformEventDetail<Type> };
+}[Of];
 
 // The reservation of an event is a stored reservation but for its property.
 const reservationIsStored: PlatformEventDetail<'ReservationChanged'>['reservation'] extends Omit<

@@ -113,6 +113,9 @@ const SHOWN_BREACHES = 12;
 
 /** The import refused because of `MAX_CHANNELS_PER_MONTH`; its message is for the operator. */
 export class TooManyChannelsError extends Error {
+  /** What is over the cap, without what an importer should do about it. */
+  readonly overCap: string;
+
   constructor(
     readonly propertyId: number,
     readonly breaches: readonly ChannelCapBreach[],
@@ -122,11 +125,12 @@ export class TooManyChannelsError extends Error {
       .map((breach) => `${breach.channels} booking channels in ${breach.month}`);
     if (breaches.length > SHOWN_BREACHES)
       months.push(`and ${breaches.length - SHOWN_BREACHES} more months over the cap`);
+    const overCap = `property ${propertyId} would have ${months.join(', ')}; at most ${MAX_CHANNELS_PER_MONTH} are allowed per property and month`;
     super(
-      `Nothing was imported: property ${propertyId} would have ${months.join(', ')}; ` +
-        `at most ${MAX_CHANNELS_PER_MONTH} are allowed per property and month (the channels already ` +
-        'imported for that month count too). Map the rare channels to one name, such as "Other", and import the file again.',
+      `Nothing was imported: ${overCap} (the channels already imported for that month count too). ` +
+        'Map the rare channels to one name, such as "Other", and import the file again.',
     );
+    this.overCap = overCap;
     this.name = 'TooManyChannelsError';
   }
 }

@@ -15,7 +15,7 @@ import {
 } from '../../core/domain/reservations';
 import { propertyPartition } from '../../core/partitions';
 import { dynamoDb, GSI1, queryAll, type TransactItem, tableName } from './db';
-import type { EventOutcome } from './event-versions';
+import type { EventOutcome, StoredVersion } from './event-versions';
 import { RefusedEventError, storedVersionOf, versionVerdict } from './event-versions';
 import { propertyNotErasedCheckItem } from './properties';
 
@@ -239,28 +239,237 @@ async function getChannelsOfMonth(propertyId: number, month: string): Promise<Se
   return channels;
 }
 
-/** Refuses a booking that would give its month more than `MAX_CHANNELS_PER_MONTH` channels. */
-async function checkChannelCap(propertyId: number, bookedDay: number, channel: string): Promise<void> {
-  const month = monthOf(bookedDay);
-  if (knownChannels.get(`${propertyId}#${month}`)?.has(channel)) return;
-  const breaches = channelCapBreaches(
-    new Map([[month, await getChannelsOfMonth(propertyId, month)]]),
-    new Map([[month, new Set([channel])]]),
-  );
-  if (breaches.length > 0)
-    throw new RefusedEventError(new TooManyChannelsError(propertyId, breaches).message);
+/** DynamoDB allows 100 actions per transaction; an aggregate item's ADD list stays short. */
+const MAX_TRANSACTION_ITEMS = 100;
+const MAX_ATTRIBUTES_PER_ITEM = 150;
+
+/** A reservation change that applies: the reservation as it will be, and what is stored now. */
+interface ReservationChange {
+  readonly index: number;
+  readonly version: number;
+  readonly fingerprint: string;
+  readonly next: Reservation;
+  readonly previous?: StoredReservation;
+}
+
+function cloneDeltas(deltas: AggregateDeltas): AggregateDeltas {
+  return new Map([...deltas].map(([sk, attributes]) => [sk, new Map(attributes)]));
 }
 
 /**
- * `ReservationChanged`: the one piece of code that changes a property's reservations and their
- * aggregates (docs/design/events.md#reservations). When the event's version is greater than the
- * stored reservation's, one transaction replaces the reservation and moves the aggregate counters
- * from its old contribution to its new one, on condition that the reservation is still as read
- * and the property not erased. Its cost does not depend on the property's history: one
- * reservation, its booking month and the months of its nights. A first version is written on
- * the assumption that the reservation is new, without reading it (most are: a booking, an
- * import); if it was not, the condition fails and the next attempt (`fresh`) reads it.
+ * Groups changes into transactions that fit DynamoDB's limits, each with its reservations, the
+ * merged aggregate deltas they cause and the check that the property is not erased (pure;
+ * exported for tests).
  */
+export function planReservationTransactions<
+  T extends { previous?: { reservation: Reservation }; next: Reservation },
+>(changes: readonly T[]): T[][] {
+  const transactions: T[][] = [];
+  let transaction: T[] = [];
+  let deltas: AggregateDeltas = new Map();
+  for (const change of changes) {
+    const candidate = aggregateDeltas(change.previous?.reservation, change.next, cloneDeltas(deltas));
+    const fits =
+      transaction.length + 1 + candidate.size + 1 <= MAX_TRANSACTION_ITEMS &&
+      [...candidate.values()].every((attributes) => attributes.size <= MAX_ATTRIBUTES_PER_ITEM);
+    if (fits || transaction.length === 0) {
+      transaction.push(change);
+      deltas = candidate;
+    } else {
+      transactions.push(transaction);
+      transaction = [change];
+      deltas = aggregateDeltas(change.previous?.reservation, change.next);
+    }
+  }
+  if (transaction.length > 0) transactions.push(transaction);
+  return transactions;
+}
+
+function reservationPutItem(propertyId: number, change: ReservationChange, nowIso: string): TransactItem {
+  const { next, previous } = change;
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...reservationKey(propertyId, next.id),
+        reservation: next,
+        revision: (previous?.revision ?? 0) + 1,
+        version: change.version,
+        eventFingerprint: change.fingerprint,
+        changedAt: nowIso,
+        // Only confirmed reservations are in the booked_at index that the edge days read.
+        ...(next.status === 'confirmed'
+          ? { GSI1PK: bookingsIndexKey(propertyId), GSI1SK: `${next.booked_at}#${next.id}` }
+          : {}),
+      },
+      ConditionExpression: previous ? 'revision = :revision' : 'attribute_not_exists(PK)',
+      ...(previous ? { ExpressionAttributeValues: { ':revision': previous.revision } } : {}),
+    },
+  };
+}
+
+async function getStoredReservation(propertyId: number, id: string): Promise<StoredReservation | undefined> {
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: reservationKey(propertyId, id), ConsistentRead: true }),
+  );
+  return toStoredReservation(Item);
+}
+
+/** One `ReservationChanged` of a property, with its fingerprint. */
+export interface ReservationEvent {
+  readonly detail: PlatformEventDetail<'ReservationChanged'>;
+  readonly fingerprint: string;
+}
+
+/** What applying each event did, or why it never can (`RefusedEventError`). */
+export type ReservationResult = EventOutcome | RefusedEventError;
+
+/**
+ * `ReservationChanged`: the one piece of code that changes a property's reservations and their
+ * aggregates (docs/design/events.md#reservations), for one event or several of one property (a
+ * batch of the queue). A reservation's events are judged in their order, as if each were applied
+ * before the next (docs/design/events.md#versions); the last that is newer than what is stored is
+ * written, by a transaction that replaces the reservation and moves the aggregate counters from its
+ * old contribution to its new one, on condition that the reservation is still as read and the
+ * property not erased. The changes of several reservations share one transaction while they fit
+ * DynamoDB's limits (their aggregate deltas merged): each event applies whole or not at all, and a
+ * hot property's backlog drains a transaction per batch, not per event. A transaction that loses a
+ * race throws, for the caller to try again reading everything. The cost does not depend on the
+ * property's history: the reservations named, their booking months and the months of their nights.
+ *
+ * A first version is written on the assumption that the reservation is new, without reading it
+ * (most are: a booking, an import); if it was not, its condition fails and the next attempt
+ * (`fresh`) reads it.
+ */
+export async function applyReservationChanges(
+  events: readonly ReservationEvent[],
+  propertyId: number,
+  nowIso: string,
+  fresh = true,
+): Promise<ReservationResult[]> {
+  const results: ReservationResult[] = new Array(events.length);
+  const entity = (id: string) => `reservation "${id}" of property ${propertyId}`;
+  const byReservation = new Map<string, number[]>();
+  events.forEach(({ detail }, index) => {
+    byReservation.set(detail.reservation.id, [...(byReservation.get(detail.reservation.id) ?? []), index]);
+  });
+  // Per reservation, its events judged in order as if each were applied before the next: the last
+  // that is newer is the change to write; those it supersedes count as applied when it is.
+  const changes: ReservationChange[] = [];
+  const superseded = new Map<number, number[]>();
+  await Promise.all(
+    [...byReservation].map(async ([id, indexes]) => {
+      const needsRead = fresh || indexes.some((index) => (events[index]?.detail.version ?? 0) > 1);
+      const previous = needsRead ? await getStoredReservation(propertyId, id) : undefined;
+      let stored: StoredVersion = {
+        ...(previous?.version !== undefined ? { version: previous.version } : {}),
+        ...(previous?.eventFingerprint !== undefined ? { eventFingerprint: previous.eventFingerprint } : {}),
+      };
+      const newer: number[] = [];
+      for (const index of indexes) {
+        const { detail, fingerprint } = events[index] as ReservationEvent;
+        try {
+          const verdict = versionVerdict(stored, detail.version, fingerprint, entity(id));
+          if (verdict !== 'newer') results[index] = verdict;
+          else {
+            newer.push(index);
+            stored = { version: detail.version, eventFingerprint: fingerprint };
+          }
+        } catch (error) {
+          if (!(error instanceof RefusedEventError)) throw error;
+          results[index] = error;
+        }
+      }
+      const last = newer.pop();
+      if (last === undefined) return;
+      const { detail, fingerprint } = events[last] as ReservationEvent;
+      superseded.set(last, newer);
+      changes.push({
+        index: last,
+        version: detail.version,
+        fingerprint,
+        next: { ...detail.reservation, property_id: propertyId },
+        ...(previous ? { previous } : {}),
+      });
+    }),
+  );
+  changes.sort((a, b) => a.index - b.index);
+  // The channel cap, with the channels each change adds to its month counted for the next.
+  const applicable: ReservationChange[] = [];
+  const refusedByCap: { change: ReservationChange; refusal: string }[] = [];
+  const addedChannels: ChannelsByMonth = new Map();
+  for (const change of changes) {
+    const added = contributionOf(change.next);
+    const before = change.previous && contributionOf(change.previous.reservation);
+    const month = added && monthOf(added.bookedDay);
+    const sameMonthAndChannel =
+      before !== undefined &&
+      added !== undefined &&
+      before.channel === added.channel &&
+      monthOf(before.bookedDay) === month;
+    if (
+      added &&
+      month &&
+      !sameMonthAndChannel &&
+      !knownChannels.get(`${propertyId}#${month}`)?.has(added.channel)
+    ) {
+      if (fresh) knownChannels.delete(`${propertyId}#${month}`);
+      const stored =
+        knownChannels.get(`${propertyId}#${month}`) ?? (await getChannelsOfMonth(propertyId, month));
+      const adding = addedChannels.get(month) ?? new Set<string>();
+      const breaches = channelCapBreaches(
+        new Map([[month, new Set([...stored, ...adding])]]),
+        new Map([[month, new Set([added.channel])]]),
+      );
+      if (breaches.length > 0) {
+        refusedByCap.push({ change, refusal: new TooManyChannelsError(propertyId, breaches).overCap });
+        continue;
+      }
+      addedChannels.set(month, adding.add(added.channel));
+    }
+    applicable.push(change);
+  }
+  // A transaction whose condition fails (someone changed one of its reservations meanwhile, or the
+  // property was erased) throws: the caller's next attempt reads again, and finds what the
+  // transactions before it applied to be duplicates.
+  for (const transaction of planReservationTransactions(applicable)) {
+    const deltas: AggregateDeltas = new Map();
+    for (const change of transaction) aggregateDeltas(change.previous?.reservation, change.next, deltas);
+    await dynamoDb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...transaction.map((change) => reservationPutItem(propertyId, change, nowIso)),
+          ...[...deltas].map(([sk, attributes]) => aggregateUpdateItem(propertyId, sk, attributes)),
+          propertyNotErasedCheckItem(propertyId),
+        ],
+      }),
+    );
+    for (const change of transaction) {
+      for (const index of [...(superseded.get(change.index) ?? []), change.index]) results[index] = 'applied';
+      const added = contributionOf(change.next);
+      if (added) rememberChannels(propertyId, monthOf(added.bookedDay), [added.channel]);
+    }
+  }
+  // A change over the channel cap: its reservation's events one by one, in order (an earlier one
+  // may fit), each reading what is stored and checking the cap itself.
+  for (const { change, refusal } of refusedByCap) {
+    const indexes = byReservation.get(change.next.id) ?? [];
+    if (indexes.length === 1) results[change.index] = new RefusedEventError(refusal);
+    else
+      for (const index of indexes) {
+        const [alone] = await applyReservationChanges(
+          [events[index] as ReservationEvent],
+          propertyId,
+          nowIso,
+          true,
+        );
+        if (alone !== undefined) results[index] = alone;
+      }
+  }
+  return results;
+}
+
+/** One `ReservationChanged`: what `applyReservationChanges` does for a group of one. */
 export async function applyReservationChange(
   detail: PlatformEventDetail<'ReservationChanged'>,
   propertyId: number,
@@ -268,67 +477,9 @@ export async function applyReservationChange(
   nowIso: string,
   fresh = true,
 ): Promise<EventOutcome> {
-  const next: Reservation = { ...detail.reservation, property_id: propertyId };
-  let previous: StoredReservation | undefined;
-  if (fresh || detail.version > 1) {
-    const { Item } = await dynamoDb().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: reservationKey(propertyId, next.id),
-        ConsistentRead: true,
-      }),
-    );
-    previous = toStoredReservation(Item);
-    const verdict = versionVerdict(
-      previous ?? {},
-      detail.version,
-      fingerprint,
-      `reservation "${next.id}" of property ${propertyId}`,
-    );
-    if (verdict !== 'newer') return verdict;
-  }
-  const added = contributionOf(next);
-  const before = previous && contributionOf(previous.reservation);
-  const sameMonthAndChannel =
-    before !== undefined &&
-    added !== undefined &&
-    before.channel === added.channel &&
-    monthOf(before.bookedDay) === monthOf(added.bookedDay);
-  if (added && !sameMonthAndChannel) {
-    if (fresh) knownChannels.delete(`${propertyId}#${monthOf(added.bookedDay)}`);
-    await checkChannelCap(propertyId, added.bookedDay, added.channel);
-  }
-  const deltas = aggregateDeltas(previous?.reservation, next);
-  const confirmed = next.status === 'confirmed';
-  await dynamoDb().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...reservationKey(propertyId, next.id),
-              reservation: next,
-              revision: (previous?.revision ?? 0) + 1,
-              version: detail.version,
-              eventFingerprint: fingerprint,
-              changedAt: nowIso,
-              // Only confirmed reservations are in the booked_at index that the edge days read.
-              ...(confirmed
-                ? { GSI1PK: bookingsIndexKey(propertyId), GSI1SK: `${next.booked_at}#${next.id}` }
-                : {}),
-            },
-            ConditionExpression: previous ? 'revision = :revision' : 'attribute_not_exists(PK)',
-            ...(previous ? { ExpressionAttributeValues: { ':revision': previous.revision } } : {}),
-          },
-        },
-        ...[...deltas].map(([sk, attributes]) => aggregateUpdateItem(propertyId, sk, attributes)),
-        propertyNotErasedCheckItem(propertyId),
-      ],
-    }),
-  );
-  if (added) rememberChannels(propertyId, monthOf(added.bookedDay), [added.channel]);
-  return 'applied';
+  const [result] = await applyReservationChanges([{ detail, fingerprint }], propertyId, nowIso, fresh);
+  if (result instanceof RefusedEventError) throw result;
+  return result ?? 'applied';
 }
 
 function sumBookedMonth(

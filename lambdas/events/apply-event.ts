@@ -5,24 +5,28 @@ import type { EventOutcome } from '../data/event-versions';
 import { applyOptimistically, RefusedEventError } from '../data/event-versions';
 import type { PropertyAnchor } from '../data/properties';
 import { applyPropertyUpdate, getPropertyAnchor } from '../data/properties';
-import { applyReservationChange } from '../data/reservations';
+import type { ReservationResult } from '../data/reservations';
+import { applyReservationChange, applyReservationChanges } from '../data/reservations';
 import { applySeatEvent } from '../data/seats';
 import { endSponsorship } from '../data/sponsorships';
 
 /**
- * The property an event names, unless it is unknown (refused) or erased (nothing to apply); as
- * remembered on a first attempt, read again on the next.
+ * The property an event names, unless it is unknown (refused) or erased (nothing to apply: the
+ * value of `erased`); as remembered on a first attempt, read again on the next.
  */
-async function onProperty(
+async function onProperty<T>(
   propertyId: number,
   fresh: boolean,
-  apply: (anchor: PropertyAnchor) => Promise<EventOutcome>,
-): Promise<EventOutcome> {
+  apply: (anchor: PropertyAnchor) => Promise<T>,
+  erased: () => T,
+): Promise<T> {
   const anchor = await getPropertyAnchor(propertyId, { remembered: !fresh });
   if (!anchor) throw new RefusedEventError(`no property ${propertyId}`);
-  if (anchor.erasedAt !== undefined) return 'erased';
+  if (anchor.erasedAt !== undefined) return erased();
   return apply(anchor);
 }
+
+const erased = (): EventOutcome => 'erased';
 
 /**
  * Applies one of the platform's events (docs/design/events.md): to its entity, when its version is
@@ -42,16 +46,25 @@ export function applyPlatformEvent(
     switch (event.type) {
       case 'SeatActivated':
       case 'SeatDeactivated':
-        return onProperty(event.detail.property_id, fresh, (anchor) =>
-          applySeatEvent(event.type, event.detail, anchor, fingerprint, nowIso),
+        return onProperty(
+          event.detail.property_id,
+          fresh,
+          (anchor) => applySeatEvent(event.type, event.detail, anchor, fingerprint, nowIso),
+          erased,
         );
       case 'PropertyUpdated':
-        return onProperty(event.detail.property_id, fresh, (anchor) =>
-          applyPropertyUpdate(event.detail, anchor, fingerprint),
+        return onProperty(
+          event.detail.property_id,
+          fresh,
+          (anchor) => applyPropertyUpdate(event.detail, anchor, fingerprint),
+          erased,
         );
       case 'ReservationChanged':
-        return onProperty(event.detail.property_id, fresh, (anchor) =>
-          applyReservationChange(event.detail, anchor.propertyId, fingerprint, nowIso, fresh),
+        return onProperty(
+          event.detail.property_id,
+          fresh,
+          (anchor) => applyReservationChange(event.detail, anchor.propertyId, fingerprint, nowIso, fresh),
+          erased,
         );
       case 'SponsorshipEnded':
         return endSponsorship(event.detail, fingerprint, nowIso);
@@ -59,4 +72,31 @@ export function applyPlatformEvent(
         return eraseHost(event.detail, nowIso, deadlineMs);
     }
   });
+}
+
+/**
+ * Applies several `ReservationChanged` events of one property together (`applyReservationChanges`:
+ * shared transactions, one read of each reservation), with what each did or why it never can. An
+ * unknown property refuses them all; an erased one applies none.
+ */
+export async function applyReservationEvents(
+  events: readonly PlatformEvent<'ReservationChanged'>[],
+  propertyId: number,
+  nowMs: number,
+): Promise<ReservationResult[]> {
+  const named = events.map((event) => ({ detail: event.detail, fingerprint: eventFingerprint(event) }));
+  const nowIso = new Date(nowMs).toISOString();
+  try {
+    return await applyOptimistically((fresh) =>
+      onProperty(
+        propertyId,
+        fresh,
+        (anchor) => applyReservationChanges(named, anchor.propertyId, nowIso, fresh),
+        () => named.map(erased),
+      ),
+    );
+  } catch (error) {
+    if (error instanceof RefusedEventError) return named.map(() => error);
+    throw error;
+  }
 }

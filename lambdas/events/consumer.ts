@@ -7,8 +7,9 @@ import { DEAD_LETTER_ATTRIBUTES, EVENT_DELIVERY_ATTEMPTS, queueUrlVariable } fro
 import { serviceConfig } from '../common/config';
 import { logger } from '../common/logger';
 import { sqs } from '../common/sqs';
+import type { EventOutcome } from '../data/event-versions';
 import { RefusedEventError } from '../data/event-versions';
-import { applyPlatformEvent } from './apply-event';
+import { applyPlatformEvent, applyReservationEvents } from './apply-event';
 
 /**
  * The consumer of the platform's events (docs/design/events.md): SQS delivers them in batches,
@@ -23,7 +24,9 @@ import { applyPlatformEvent } from './apply-event';
  * - failed for a reason that may pass (DynamoDB busy or unreachable, an erasure not finished in
  *   time): reported as failed, so SQS delivers it again after the visibility timeout; on its last
  *   delivery it goes to the dead-letter queue with the reason instead.
- * Events are validated in the record handler, not by the processor's parser integration: an
+ * The records of a batch are handled side by side; the `ReservationChanged` events of one property
+ * are applied together (`planBatch`), each record still answered for on its own.
+ * Events are validated by the handler, not by the processor's parser integration: an
  * event that breaks the contract must reach the dead-letter queue with its reason at once, not
  * fail `EVENT_DELIVERY_ATTEMPTS` times first.
  */
@@ -88,23 +91,76 @@ async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function handleRecord(record: SQSRecord, context?: Context): Promise<void> {
-  const checked = parseEventEnvelope(record.body);
-  if (!checked.ok) {
-    await deadLetter(record, `It does not follow the contract: ${checked.problems.join('; ')}`);
-    return;
+type Applied = EventOutcome | RefusedEventError;
+
+/** Runs `applyPlatformEvent` for one event, after the work of its contention key. */
+function applyAlone(event: PlatformEvent, deadlineMs: number): () => Promise<Applied> {
+  return () => oneAtATime(contentionKey(event), () => applyPlatformEvent(event, Date.now(), deadlineMs));
+}
+
+/** `work`, run once however many callers ask for its result. */
+function once<T>(work: () => Promise<T>): () => Promise<T> {
+  let started: Promise<T> | undefined;
+  return () => {
+    started ??= work();
+    return started;
+  };
+}
+
+/**
+ * How each valid event of a batch is applied: the `ReservationChanged` events of one property
+ * together (a transaction for many, not one each: a property's backlog of bookings drains a batch
+ * at a time), every other event alone.
+ */
+function planBatch(
+  events: ReadonlyMap<string, PlatformEvent>,
+  deadlineMs: number,
+): Map<string, () => Promise<Applied>> {
+  const plan = new Map<string, () => Promise<Applied>>();
+  const byProperty = new Map<number, { messageId: string; event: PlatformEvent<'ReservationChanged'> }[]>();
+  for (const [messageId, event] of events) {
+    if (event.type !== 'ReservationChanged') {
+      plan.set(messageId, applyAlone(event, deadlineMs));
+      continue;
+    }
+    const group = byProperty.get(event.detail.property_id) ?? [];
+    group.push({ messageId, event });
+    byProperty.set(event.detail.property_id, group);
   }
-  const { event } = checked;
-  const deadlineMs =
-    Date.now() + (context ? context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS : 30_000);
-  try {
-    const outcome = await oneAtATime(contentionKey(event), () =>
-      applyPlatformEvent(event, Date.now(), deadlineMs),
+  for (const [propertyId, group] of byProperty) {
+    const [first] = group;
+    if (group.length === 1 && first) {
+      plan.set(first.messageId, applyAlone(first.event, deadlineMs));
+      continue;
+    }
+    const results = once(() =>
+      oneAtATime(`property:${propertyId}`, () =>
+        applyReservationEvents(
+          group.map(({ event }) => event),
+          propertyId,
+          Date.now(),
+        ),
+      ),
     );
+    group.forEach(({ messageId }, index) => {
+      plan.set(messageId, async () => (await results())[index] as Applied);
+    });
+  }
+  return plan;
+}
+
+async function handleRecord(
+  record: SQSRecord,
+  event: PlatformEvent,
+  apply: () => Promise<Applied>,
+): Promise<void> {
+  try {
+    const outcome = await apply();
+    if (outcome instanceof RefusedEventError) throw outcome;
     logger.debug('Event handled', { messageId: record.messageId, type: event.type, outcome });
   } catch (error) {
     if (error instanceof RefusedEventError) {
-      await deadLetter(record, `${event.type} cannot be applied: ${error.message}.`);
+      await deadLetter(record, `${event.type} cannot be applied: ${error.message.replace(/\.$/, '')}.`);
       return;
     }
     if (Number(record.attributes.ApproximateReceiveCount) >= EVENT_DELIVERY_ATTEMPTS) {
@@ -123,5 +179,29 @@ async function handleRecord(record: SQSRecord, context?: Context): Promise<void>
   }
 }
 
-export const handler = async (event: SQSEvent, context: Context) =>
-  processPartialResponse(event, handleRecord, processor, { context });
+export const handler = async (batch: SQSEvent, context: Context) => {
+  const deadlineMs = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
+  const events = new Map<string, PlatformEvent>();
+  const problems = new Map<string, string[]>();
+  for (const record of batch.Records) {
+    const checked = parseEventEnvelope(record.body);
+    if (checked.ok) events.set(record.messageId, checked.event);
+    else problems.set(record.messageId, checked.problems);
+  }
+  const plan = planBatch(events, deadlineMs);
+  return processPartialResponse(
+    batch,
+    async (record: SQSRecord) => {
+      const event = events.get(record.messageId);
+      const apply = plan.get(record.messageId);
+      if (!event || !apply) {
+        const found = problems.get(record.messageId) ?? ['it could not be read'];
+        await deadLetter(record, `It does not follow the contract: ${found.join('; ')}`);
+        return;
+      }
+      await handleRecord(record, event, apply);
+    },
+    processor,
+    { context },
+  );
+};

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformEvent } from '../../core/contract/platform-events';
+import { MAX_CHANNELS_PER_MONTH } from '../../core/domain/reservations';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { getHost, getHostIdByEmail } from '../../lambdas/data/hosts';
 import { eventsApplied } from '../../lib/operations/events';
@@ -193,6 +194,56 @@ describe('reservations', () => {
     expect(await total()).toBe(2);
     await publish(changed(2, 'A', 'cancelled'), changed(1, 'A', 'confirmed'));
     expect(await total()).toBe(1);
+  });
+
+  it('of one property, delivered together, end as one by one: duplicates, disagreements and the channel cap', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const changed = (version: number, id: string, channel: string): PlatformEvent => ({
+      type: 'ReservationChanged',
+      detail: {
+        property_id: propertyId,
+        version,
+        reservation: {
+          id,
+          channel,
+          booked_at: at(-24 * 60),
+          check_in: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
+          check_out: new Date(Date.now() + 12 * 86_400_000).toISOString().slice(0, 10),
+          status: 'confirmed',
+        },
+      },
+    });
+    const channels = Array.from({ length: MAX_CHANNELS_PER_MONTH }, (_, index) => `Channel ${index}`);
+    await publish(...channels.map((channel, index) => changed(1, `full-${index}`, channel)));
+
+    await publish(
+      changed(1, 'over', 'One channel too many'),
+      changed(1, 'late', 'Channel 3'),
+      changed(2, 'late', 'One channel too many'),
+      changed(1, 'twice', 'Channel 1'),
+      changed(1, 'twice', 'Channel 2'),
+      changed(1, 'again', 'Channel 4'),
+      changed(1, 'again', 'Channel 4'),
+    );
+
+    const signals = (await apiGet(`/properties/${propertyId}/pricing-signals`, partner.key)).json.signals as {
+      total_reservations: number;
+      source_mix: Record<string, number>;
+    };
+    // The full month, `late` at its first version, the first `twice` and `again` once.
+    expect(signals.total_reservations).toBe(MAX_CHANNELS_PER_MONTH + 3);
+    expect(Object.keys(signals.source_mix).sort()).toEqual([...channels].sort());
+    const failed = await failedEventsAbout({ key: 'property_id', id: propertyId });
+    const reasons = failed.map((event) => {
+      const { reservation } = event.detail as { reservation: { id: string; channel: string } };
+      return `${reservation.id} ${reservation.channel}: ${event.reason}`;
+    });
+    const overCap = `ReservationChanged cannot be applied: property ${propertyId} would have ${MAX_CHANNELS_PER_MONTH + 1} booking channels in ${at(-24 * 60).slice(0, 7)}; at most ${MAX_CHANNELS_PER_MONTH} are allowed per property and month.`;
+    expect(reasons.sort()).toEqual([
+      `late One channel too many: ${overCap}`,
+      `over One channel too many: ${overCap}`,
+      expect.stringMatching(/^twice Channel 2: .*two events of one version disagree\.$/),
+    ]);
   });
 });
 

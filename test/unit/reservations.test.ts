@@ -8,7 +8,7 @@ import {
   TooManyChannelsError,
 } from '../../core/domain/reservations';
 import type { AggregateDeltas } from '../../lambdas/data/reservations';
-import { aggregateDeltas } from '../../lambdas/data/reservations';
+import { aggregateDeltas, planReservationTransactions } from '../../lambdas/data/reservations';
 import { parseReservationFile, parseReservationJson } from '../../lib/operations/reservation-file';
 
 const base: Reservation = {
@@ -19,6 +19,37 @@ const base: Reservation = {
   check_in: '2026-10-20',
   check_out: '2026-10-23',
   status: 'confirmed',
+};
+
+/** A reservation drawn around January 2026: when it is booked, its stay and its status. */
+const version = fc.record({
+  channel: fc.constantFrom('Airbnb', 'Direct', 'Vrbo'),
+  bookedDay: fc.integer({ min: 0, max: 60 }),
+  checkInOffset: fc.integer({ min: 0, max: 40 }),
+  nights: fc.integer({ min: 1, max: 45 }),
+  status: fc.constantFrom('confirmed' as const, 'cancelled' as const),
+});
+const toReservation = (
+  v: {
+    channel: string;
+    bookedDay: number;
+    checkInOffset: number;
+    nights: number;
+    status: 'confirmed' | 'cancelled';
+  },
+  id = base.id,
+): Reservation => {
+  const day = Date.UTC(2026, 0, 1) / 86_400_000 + v.bookedDay;
+  const date = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
+  return {
+    ...base,
+    id,
+    channel: v.channel,
+    booked_at: new Date(day * 86_400_000 + 3_600_000).toISOString(),
+    check_in: date(day + v.checkInOffset),
+    check_out: date(day + v.checkInOffset + v.nights),
+    status: v.status,
+  };
 };
 
 describe('reservation file', () => {
@@ -250,34 +281,9 @@ describe('aggregate deltas', () => {
   });
 
   it('telescopes: the deltas of a chain of versions equal those of the last version alone', () => {
-    const version = fc.record({
-      channel: fc.constantFrom('Airbnb', 'Direct', 'Vrbo'),
-      bookedDay: fc.integer({ min: 0, max: 60 }),
-      checkInOffset: fc.integer({ min: 0, max: 40 }),
-      nights: fc.integer({ min: 1, max: 45 }),
-      status: fc.constantFrom('confirmed' as const, 'cancelled' as const),
-    });
-    const toReservation = (v: {
-      channel: string;
-      bookedDay: number;
-      checkInOffset: number;
-      nights: number;
-      status: 'confirmed' | 'cancelled';
-    }): Reservation => {
-      const day = Date.UTC(2026, 0, 1) / 86_400_000 + v.bookedDay;
-      const date = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
-      return {
-        ...base,
-        channel: v.channel,
-        booked_at: new Date(day * 86_400_000 + 3_600_000).toISOString(),
-        check_in: date(day + v.checkInOffset),
-        check_out: date(day + v.checkInOffset + v.nights),
-        status: v.status,
-      };
-    };
     fc.assert(
       fc.property(fc.array(version, { minLength: 1, maxLength: 6 }), (versions) => {
-        const reservations = versions.map(toReservation);
+        const reservations = versions.map((v) => toReservation(v));
         const chained = new Map();
         let previous: Reservation | undefined;
         for (const next of reservations) {
@@ -305,5 +311,53 @@ describe('one ReservationChanged, one transaction', () => {
     // The reservation itself, every aggregate item it moves, and the check that the property is not erased.
     expect(1 + deltas.size + 1).toBeLessThanOrEqual(100);
     expect(deltas.size).toBeGreaterThan(48);
+  });
+});
+
+describe('a batch of ReservationChanged, as few transactions as fit', () => {
+  const actions = (
+    transaction: readonly { previous?: { reservation: Reservation }; next: Reservation }[],
+  ) => {
+    const deltas: AggregateDeltas = new Map();
+    for (const change of transaction) aggregateDeltas(change.previous?.reservation, change.next, deltas);
+    return { count: transaction.length + deltas.size + 1, deltas };
+  };
+
+  it('keeps every change, in order, in transactions within DynamoDB’s limits', () => {
+    const change = fc.record({ next: version, previous: fc.option(version, { nil: undefined }) });
+    fc.assert(
+      fc.property(fc.array(change, { minLength: 90, maxLength: 150 }), (drawn) => {
+        const changes = drawn.map((c, index) => ({
+          index,
+          next: toReservation(c.next, `r-${index}`),
+          ...(c.previous ? { previous: { reservation: toReservation(c.previous, `r-${index}`) } } : {}),
+        }));
+        const transactions = planReservationTransactions(changes);
+
+        expect(transactions.flat()).toEqual(changes);
+        for (const transaction of transactions) {
+          const { count, deltas } = actions(transaction);
+          expect(transaction.length).toBeGreaterThan(0);
+          expect(count).toBeLessThanOrEqual(100);
+          for (const attributes of deltas.values()) expect(attributes.size).toBeLessThanOrEqual(150);
+        }
+        // Each transaction but the last is full: the next change would not have fitted.
+        transactions.slice(0, -1).forEach((transaction, index) => {
+          const next = transactions[index + 1]?.[0];
+          if (!next) return;
+          const joined = actions([...transaction, next]);
+          const tooLarge = [...joined.deltas.values()].some((attributes) => attributes.size > 150);
+          expect(joined.count > 100 || tooLarge).toBe(true);
+        });
+      }),
+    );
+  });
+
+  it('puts a busy month’s fifty bookings in one transaction', () => {
+    const changes = Array.from({ length: 50 }, (_, index) => ({
+      next: { ...base, id: `r-${index}`, channel: index % 2 ? 'Airbnb' : 'Direct' },
+    }));
+
+    expect(planReservationTransactions(changes)).toHaveLength(1);
   });
 });
