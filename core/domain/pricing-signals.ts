@@ -48,10 +48,12 @@ export function bookingWindow(nowMs: number, lookbackDays: number): BookingWindo
     toMs: nowMs,
     firstWholeDay: startDay + 1,
     lastWholeDay: today - 1,
+    // The first edge is empty when the window opens on a day's last millisecond (DynamoDB refuses a
+    // BETWEEN whose bounds are reversed, so an empty range is never asked for).
     edges: [
       { fromMs: fromMs + 1, toMs: (startDay + 1) * DAY_MS - 1 },
       { fromMs: today * DAY_MS, toMs: nowMs },
-    ],
+    ].filter((edge) => edge.fromMs <= edge.toMs),
   };
 }
 

@@ -5,4 +5,5 @@ import { useServiceEnvironment } from '../../lambdas/common/config';
 useServiceEnvironment(inject('localEnvironment'));
 // and the operator CLI, run in-process, finds the suite's local server as `npm run admin` would.
 process.env.PARTNER_API_LOCAL_DIR = inject('localDirectory');
-process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+// Handlers' logs stay quiet; POWERTOOLS_LOG_LEVEL=ERROR (or DEBUG) shows them when a test needs looking into.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';

@@ -29,7 +29,7 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   const directory = await mkdtemp(join(tmpdir(), 'partner-api-test-'));
-  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   const check = contractChecker(partnerApiDocument());
   const violations: string[] = [];
   let checked = 0;

@@ -33,10 +33,23 @@ describe('booking window (now - N days, now]', () => {
     expect(window.firstWholeDay).toBeGreaterThan(window.lastWholeDay);
   });
 
-  it('covers every instant of the window exactly once', () => {
+  it('asks for no empty edge when the window opens on the last millisecond of a day', () => {
+    // Found by the event model test: a BETWEEN with reversed bounds is a ValidationException (a 500).
+    const lastMillisecond = Date.parse('2027-02-28T23:59:59.999Z');
+    const window = bookingWindow(lastMillisecond, 90);
+
+    expect(window.edges).toEqual([{ fromMs: Date.parse('2027-02-28T00:00:00.000Z'), toMs: lastMillisecond }]);
+    expect(window.firstWholeDay).toBe(Math.floor(Date.parse('2026-12-01') / DAY_MS));
+  });
+
+  it('covers every instant of the window exactly once, with no reversed range', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }),
+        fc.oneof(
+          fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }),
+          fc.integer({ min: 19_700, max: 21_900 }).map((day) => (day + 1) * DAY_MS - 1),
+          fc.integer({ min: 19_700, max: 21_900 }).map((day) => day * DAY_MS),
+        ),
         fc.integer({ min: 1, max: 365 }),
         fc.double({ min: 0, max: 1, noNaN: true }),
         (now, days, position) => {
@@ -49,6 +62,7 @@ describe('booking window (now - N days, now]', () => {
           ).length;
 
           expect(inWhole + inEdges).toBe(1);
+          expect(window.edges.every((edge) => edge.fromMs <= edge.toMs)).toBe(true);
         },
       ),
       { numRuns: 1_000 },
