@@ -143,7 +143,12 @@ export type PlatformEventDetail<Type extends PlatformEventType> = z.output<
 
 /** One event, as the consumer applies it: its type and its checked detail. */
 export type PlatformEvent<Of extends PlatformEventType = PlatformEventType> = {
-  [Type in Of]: { readonly type: Type; readonly detail: PlatformEventDetail<Type> };
+  [Type in Of]: {
+    readonly type: Type;
+    readonly detail: PlatformEventDetail<Type>;
+    /** When it was published (the envelope's `time`), when the consumer was told. */
+    readonly publishedAt?: string;
+  };
 }[Of];
 
 // The reservation of an event is a stored reservation but for its property.
@@ -209,8 +214,14 @@ export function parseEventEnvelope(body: string): EventCheck & { eventId?: strin
   }
   const envelope = z.safeParse(envelopeSchema, json);
   if (!envelope.success) return { ok: false, problems: envelope.error.issues.map((issue) => issue.message) };
+  const checked = checkPlatformEvent(envelope.data['detail-type'], envelope.data.detail);
+  const time = envelope.data.time;
+  const published =
+    time !== undefined && !Number.isNaN(Date.parse(time)) ? new Date(time).toISOString() : undefined;
   return {
-    ...checkPlatformEvent(envelope.data['detail-type'], envelope.data.detail),
+    ...(checked.ok && published
+      ? { ok: true, event: { ...checked.event, publishedAt: published } }
+      : checked),
     ...(envelope.data.id ? { eventId: envelope.data.id } : {}),
   };
 }

@@ -105,7 +105,8 @@ export function linkOfErasedHostItems(email: string, nonce: string): TransactIte
       Update: {
         TableName: tableName(),
         Key: issuedLinkKey(nonce),
-        UpdateExpression: 'SET hostEmailMasked = :erased',
+        // The partner's hotel id goes too: the erasure deletes the claim that tied it to the host.
+        UpdateExpression: 'SET hostEmailMasked = :erased, pmsHotelId = :erased',
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':erased': ERASED_EMAIL },
       },

@@ -7,7 +7,7 @@ import { nonceWithdrawalItem } from './activation-nonces';
 import { auditEventItem, PLATFORM_ACTOR } from './audit';
 import { dynamoDb, sortableId, type TransactItem, tableName } from './db';
 import type { EventOutcome } from './event-versions';
-import { RefusedEventError } from './event-versions';
+import { publishedBeforeCreation, RefusedEventError } from './event-versions';
 import type { HostRecord } from './hosts';
 import { getHostRecord, hostErasureItems } from './hosts';
 import { knowledgeBaseDeletionItem } from './knowledge-base';
@@ -174,6 +174,7 @@ async function deleteWhatIsLeft(record: HostRecord, deadlineMs: number): Promise
  */
 export async function eraseHost(
   detail: PlatformEventDetail<'HostErasureRequested'>,
+  publishedAt: string | undefined,
   nowIso: string,
   deadlineMs: number,
 ): Promise<EventOutcome> {
@@ -181,6 +182,9 @@ export async function eraseHost(
   const found = await getHostRecord(hostId);
   if (!found) throw new RefusedEventError(`no host ${hostId}`);
   const { account } = found;
+  // A request published before this account existed was about no one (or an id's earlier holder).
+  const refusal = publishedBeforeCreation(publishedAt, account?.createdAt, `host ${hostId}`);
+  if (refusal) throw refusal;
   let first: TransactItem[] = [];
   if (account) {
     await endLinksOfHost(account.email, nowIso);

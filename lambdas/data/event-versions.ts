@@ -16,6 +16,30 @@ export class RefusedEventError extends Error {
   override readonly name = 'RefusedEventError';
 }
 
+/**
+ * How much earlier than its entity's creation an event must have been published to be refused as
+ * not about it: more than the envelope's whole seconds and any clock difference between the
+ * platform and this service.
+ */
+const PUBLISHED_BEFORE_MARGIN_MS = 5_000;
+
+/**
+ * The refusal of an event published before the entity it names was created (ids are counters: an
+ * event refused as "no property 31", redriven after property 31 was created for someone else, is
+ * not about that property), or undefined. Without either time, nothing to compare.
+ */
+export function publishedBeforeCreation(
+  publishedAt: string | undefined,
+  createdAt: string | undefined,
+  entity: string,
+): RefusedEventError | undefined {
+  if (publishedAt === undefined || createdAt === undefined) return undefined;
+  if (Date.parse(createdAt) - Date.parse(publishedAt) <= PUBLISHED_BEFORE_MARGIN_MS) return undefined;
+  return new RefusedEventError(
+    `${entity} was created at ${createdAt}, after the event was published (${publishedAt}): it is not about that ${entity.split(' ')[0]}`,
+  );
+}
+
 /** What applying an event did. */
 export type EventOutcome =
   /** It changed what is stored (or recorded its version). */

@@ -42,6 +42,8 @@ export interface PropertyAnchor {
   readonly propertyId: number;
   readonly partnerId: number;
   readonly hostUserId: number;
+  /** When it was provisioned (absent on anchors written before it was kept). */
+  readonly createdAt?: string;
   /** Set when its host was erased: nothing of the property is left but this item. */
   readonly erasedAt?: string;
 }
@@ -70,6 +72,7 @@ export async function getPropertyAnchor(
     propertyId: Number(Item.propertyId),
     partnerId: Number(Item.partnerId),
     hostUserId: Number(Item.hostUserId),
+    ...(typeof Item.createdAt === 'string' ? { createdAt: Item.createdAt } : {}),
     ...(typeof Item.erasedAt === 'string' ? { erasedAt: Item.erasedAt } : {}),
   };
   if (anchor.erasedAt === undefined) {
@@ -114,6 +117,7 @@ export function propertyCreationItems(property: Property): TransactItem[] {
           propertyId: property.id,
           partnerId: property.partnerId,
           hostUserId: property.hostUserId,
+          createdAt: property.createdAt,
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       },

@@ -2,7 +2,7 @@ import type { PlatformEvent } from '../../core/contract/platform-events';
 import { eventFingerprint } from '../../core/contract/platform-events';
 import { eraseHost } from '../data/erasure';
 import type { EventOutcome } from '../data/event-versions';
-import { applyOptimistically, RefusedEventError } from '../data/event-versions';
+import { applyOptimistically, publishedBeforeCreation, RefusedEventError } from '../data/event-versions';
 import type { PropertyAnchor } from '../data/properties';
 import { applyPropertyUpdate, getPropertyAnchor } from '../data/properties';
 import type { ReservationResult } from '../data/reservations';
@@ -24,6 +24,22 @@ async function onProperty<T>(
   if (!anchor) throw new RefusedEventError(`no property ${propertyId}`);
   if (anchor.erasedAt !== undefined) return erased();
   return apply(anchor);
+}
+
+/** `apply`, unless the event was published before the property existed (refused). */
+function unlessEarlier<T>(
+  event: PlatformEvent,
+  apply: (anchor: PropertyAnchor) => Promise<T>,
+): (anchor: PropertyAnchor) => Promise<T> {
+  return (anchor) => {
+    const refusal = publishedBeforeCreation(
+      event.publishedAt,
+      anchor.createdAt,
+      `property ${anchor.propertyId}`,
+    );
+    if (refusal) throw refusal;
+    return apply(anchor);
+  };
 }
 
 const erased = (): EventOutcome => 'erased';
@@ -49,27 +65,31 @@ export function applyPlatformEvent(
         return onProperty(
           event.detail.property_id,
           fresh,
-          (anchor) => applySeatEvent(event.type, event.detail, anchor, fingerprint, nowIso),
+          unlessEarlier(event, (anchor) =>
+            applySeatEvent(event.type, event.detail, anchor, fingerprint, nowIso),
+          ),
           erased,
         );
       case 'PropertyUpdated':
         return onProperty(
           event.detail.property_id,
           fresh,
-          (anchor) => applyPropertyUpdate(event.detail, anchor, fingerprint),
+          unlessEarlier(event, (anchor) => applyPropertyUpdate(event.detail, anchor, fingerprint)),
           erased,
         );
       case 'ReservationChanged':
         return onProperty(
           event.detail.property_id,
           fresh,
-          (anchor) => applyReservationChange(event.detail, anchor.propertyId, fingerprint, nowIso, fresh),
+          unlessEarlier(event, (anchor) =>
+            applyReservationChange(event.detail, anchor.propertyId, fingerprint, nowIso, fresh),
+          ),
           erased,
         );
       case 'SponsorshipEnded':
         return endSponsorship(event.detail, fingerprint, nowIso);
       case 'HostErasureRequested':
-        return eraseHost(event.detail, nowIso, deadlineMs);
+        return eraseHost(event.detail, event.publishedAt, nowIso, deadlineMs);
     }
   });
 }
@@ -91,7 +111,19 @@ export async function applyReservationEvents(
       onProperty(
         propertyId,
         fresh,
-        (anchor) => applyReservationChanges(named, anchor.propertyId, nowIso, fresh),
+        async (anchor) => {
+          // Events published before the property existed are refused; the others apply together.
+          const refusals = events.map((event) =>
+            publishedBeforeCreation(event.publishedAt, anchor.createdAt, `property ${propertyId}`),
+          );
+          const applied = await applyReservationChanges(
+            named.filter((_, index) => !refusals[index]),
+            anchor.propertyId,
+            nowIso,
+            fresh,
+          );
+          return refusals.map((refusal) => refusal ?? (applied.shift() as ReservationResult));
+        },
         () => named.map(erased),
       ),
     );

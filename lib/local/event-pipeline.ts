@@ -47,6 +47,8 @@ interface Message {
   /** When it is visible again (0: now). */
   visibleAt: number;
   receiptHandle?: string;
+  /** The queue whose redrive policy dead-lettered it (SQS's DeadLetterQueueSourceArn); none when sent here. */
+  readonly source?: LocalQueue;
 }
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
@@ -62,7 +64,7 @@ class LocalQueue {
     readonly redrive?: { readonly deadLetter: LocalQueue; readonly maxReceiveCount: number },
   ) {}
 
-  send(body: string, attributes: MessageAttributes = {}): Message {
+  send(body: string, attributes: MessageAttributes = {}, source?: LocalQueue): Message {
     const message: Message = {
       messageId: randomUUID(),
       body,
@@ -70,6 +72,7 @@ class LocalQueue {
       sentTimestamp: Date.now(),
       receiveCount: 0,
       visibleAt: 0,
+      ...(source ? { source } : {}),
     };
     this.messages.set(message.messageId, message);
     this.wake();
@@ -120,7 +123,7 @@ class LocalQueue {
   release(message: Message): void {
     if (this.redrive && message.receiveCount >= this.redrive.maxReceiveCount) {
       this.messages.delete(message.messageId);
-      this.redrive.deadLetter.send(message.body, message.attributes);
+      this.redrive.deadLetter.send(message.body, message.attributes, this);
     }
   }
 
@@ -286,10 +289,12 @@ export class LocalEventPipeline {
   }
 
   /**
-   * SQS's StartMessageMoveTask from the dead-letter queue back to the queue it serves (the
-   * redrive `events redrive` starts): every message moves, as a new message.
+   * SQS's StartMessageMoveTask from the dead-letter queue (the redrive `events redrive` starts):
+   * every message moves to `DestinationArn`, as a new message. Without a destination, SQS returns
+   * each message to the queue it was dead-lettered from; a message the consumer sent to the
+   * dead-letter queue itself has none, so here it stays where it is.
    */
-  startMessageMove(sourceArn: unknown): string {
+  startMessageMove(sourceArn: unknown, destinationArn: unknown): string {
     const source = this.queueByArn(sourceArn);
     if (source !== this.deadLetterQueue)
       throw new LocalAwsError(
@@ -297,11 +302,12 @@ export class LocalEventPipeline {
         'com.amazonaws.sqs#InvalidParameterValue',
         'Source queue must be configured as a Dead Letter Queue.',
       );
+    const destination = destinationArn === undefined ? undefined : this.queueByArn(destinationArn);
     const handle = randomUUID();
-    const messages = [...source.messages.values()];
+    const messages = [...source.messages.values()].filter((message) => destination ?? message.source);
     for (const message of messages) {
       source.delete(message);
-      this.queue.send(message.body, message.attributes);
+      (destination ?? message.source ?? this.queue).send(message.body, message.attributes);
     }
     this.moveTasks.unshift({ handle, status: 'COMPLETED', moved: messages.length, startedAt: Date.now() });
     return handle;
@@ -497,7 +503,7 @@ export async function answerQueueOrBusCall(
       const source = pipeline.queueByArn(body.SourceArn);
       const answer =
         operation === 'StartMessageMoveTask'
-          ? { TaskHandle: pipeline.startMessageMove(body.SourceArn) }
+          ? { TaskHandle: pipeline.startMessageMove(body.SourceArn, body.DestinationArn) }
           : { Results: pipeline.listMoveTasks() };
       return { status: 200, body: answer, action, resource: source.arn, queue: source.name };
     }

@@ -158,6 +158,17 @@ export interface FailedEvent {
   readonly deliveries: number | null;
 }
 
+/** The EventBridge event a dead-lettered message carries (its `id`), or the message's own id. */
+function eventIdOf(message: Message): string {
+  try {
+    const { id } = JSON.parse(message.Body ?? '') as { id?: unknown };
+    if (typeof id === 'string' && id) return `event:${id}`;
+  } catch {
+    // Not JSON: the message is its own event.
+  }
+  return `message:${message.MessageId ?? ''}`;
+}
+
 function failedEventOf(message: Message): FailedEvent {
   let envelope: Record<string, unknown> = {};
   try {
@@ -226,7 +237,14 @@ export async function listFailedEvents(): Promise<{ events: FailedEvent[]; more:
     }
   }
   const sent = (message: Message) => Number(message.Attributes?.SentTimestamp ?? 0);
-  const events = [...received.values()].sort((a, b) => sent(a) - sent(b)).map(failedEventOf);
+  // One line per event: listed during a redrive, an event can be read before it moved and again
+  // after the consumer refused it anew (a new message, the same EventBridge event id); the last says.
+  const latest = new Map<string, Message>();
+  for (const message of [...received.values()].sort((a, b) => sent(a) - sent(b))) {
+    latest.delete(eventIdOf(message));
+    latest.set(eventIdOf(message), message);
+  }
+  const events = [...latest.values()].map(failedEventOf);
   return { events, more: received.size >= MAX_LISTED };
 }
 
@@ -265,8 +283,10 @@ export async function eventsApplied(timeoutMs: number): Promise<boolean> {
 }
 
 /**
- * `events redrive`: SQS moves every dead-lettered event back to the queue it came from (a message
- * move task), where the consumer applies it again; one still refused comes back with its reason.
+ * `events redrive`: SQS moves every dead-lettered event to the events queue (a message move task,
+ * with the queue as its destination: events the consumer dead-lettered itself have no source queue
+ * for SQS to return them to), where the consumer applies it again; one still refused comes back
+ * with its reason.
  */
 export async function redriveFailedEvents(target: Pick<OperatorTarget, 'actor'>, nowMs: number) {
   const deadLetterUrl = queueUrl('platformEventsDeadLetter');
@@ -280,9 +300,12 @@ export async function redriveFailedEvents(target: Pick<OperatorTarget, 'actor'>,
     Number(Attributes.ApproximateNumberOfMessages ?? 0) +
     Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
   if (waiting === 0) return { moving: 0, task: null };
+  const { Attributes: events = {} } = await sqs().send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl('platformEvents'), AttributeNames: ['QueueArn'] }),
+  );
   try {
     const { TaskHandle } = await sqs().send(
-      new StartMessageMoveTaskCommand({ SourceArn: Attributes.QueueArn }),
+      new StartMessageMoveTaskCommand({ SourceArn: Attributes.QueueArn, DestinationArn: events.QueueArn }),
     );
     await recordOperatorEvent(target, 'events.redriven', { details: { events: waiting } }, nowMs);
     return { moving: waiting, task: TaskHandle ?? null };

@@ -149,7 +149,9 @@ export async function listLinks(slug: string, nowMs: number) {
           : Date.parse(link.expiresAt) <= nowMs
             ? 'expired'
             : 'open',
-      used_at: used[index]?.consumedAt ?? null,
+      used_at: used[index]?.withdrawn ? null : (used[index]?.consumedAt ?? null),
+      /** When an erasure of the host withdrew it unused. */
+      withdrawn_at: used[index]?.withdrawn ? used[index]?.consumedAt : null,
     })),
   };
 }

@@ -384,7 +384,9 @@ async function checkInvariants(model: Model, real: Real, { changed = true } = {}
         expect(signals.status, `signals of property ${property.index} for ${partner.label}`).toBe(404);
         continue;
       }
-      expect(signals.status, `signals of property ${property.index}: ${JSON.stringify(signals.json)}`).toBe(200);
+      expect(signals.status, `signals of property ${property.index}: ${JSON.stringify(signals.json)}`).toBe(
+        200,
+      );
       const oracle = pricingOracle(
         expectedReservations(model, property),
         Date.now(),

@@ -1,13 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkPlatformEvent,
   eventFingerprint,
   PLATFORM_EVENT_TYPES,
   parseEventEnvelope,
 } from '../../core/contract/platform-events';
+import { DEAD_LETTER_ATTRIBUTES, queueUrlVariable } from '../../core/event-delivery';
+import { useServiceEnvironment } from '../../lambdas/common/config';
 import { RefusedEventError, versionVerdict } from '../../lambdas/data/event-versions';
 import { EVENT_EXAMPLES, eventExamplesFile } from '../../lib/asyncapi/examples';
-import { parseEventLines } from '../../lib/operations/events';
+import { listFailedEvents, parseEventLines } from '../../lib/operations/events';
 
 describe('the contract of the platform’s events', () => {
   it('has one example of each event, and each follows the contract', () => {
@@ -106,5 +110,47 @@ describe('versions', () => {
     );
     // Nothing applied yet: any version is newer.
     expect(versionVerdict({}, 1, 'abc', 'x')).toBe('newer');
+  });
+});
+
+describe('events failed', () => {
+  const sqs = mockClient(SQSClient);
+  beforeAll(() => {
+    useServiceEnvironment({
+      ...process.env,
+      [queueUrlVariable('platformEventsDeadLetter')]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq',
+    });
+  });
+  afterAll(() => {
+    sqs.restore();
+    useServiceEnvironment(process.env);
+  });
+
+  it('lists an event read twice during a redrive once, with its latest reason', async () => {
+    const message = (messageId: string, eventId: string, sentAt: number, reason: string) => ({
+      MessageId: messageId,
+      ReceiptHandle: `handle-${messageId}`,
+      Body: JSON.stringify({ id: eventId, 'detail-type': 'SeatActivated', detail: { property_id: 31 } }),
+      Attributes: { SentTimestamp: String(sentAt) },
+      MessageAttributes: { [DEAD_LETTER_ATTRIBUTES.reason]: { DataType: 'String', StringValue: reason } },
+    });
+    sqs
+      .on(ReceiveMessageCommand)
+      .resolvesOnce({
+        Messages: [
+          message('m1', 'event-a', 1_000, 'no property 31'),
+          message('m2', 'event-b', 2_000, 'other'),
+        ],
+      })
+      .resolvesOnce({ Messages: [message('m3', 'event-a', 3_000, 'property 31 was created later')] })
+      .resolves({ Messages: [] });
+    sqs.on(ChangeMessageVisibilityBatchCommand).resolves({});
+
+    const { events } = await listFailedEvents();
+
+    expect(events.map((event) => [event.message_id, event.reason])).toEqual([
+      ['m2', 'other'],
+      ['m3', 'property 31 was created later'],
+    ]);
   });
 });

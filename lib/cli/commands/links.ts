@@ -106,7 +106,11 @@ export function linkCommands(program: Command, define: Define): void {
                     link.pms_hotel_id,
                     link.products.join(','),
                     minuteOf(link.expires_at),
-                    link.used_at ? `used ${minuteOf(link.used_at)}` : link.state,
+                    link.state === 'used' && link.used_at
+                      ? `used ${minuteOf(link.used_at)}`
+                      : link.state === 'withdrawn' && link.withdrawn_at
+                        ? `withdrawn ${minuteOf(link.withdrawn_at)} (host erased)`
+                        : link.state,
                   ]),
                 ),
         };
