@@ -134,7 +134,8 @@ interface Model {
 
 interface Real {
   /** The bodies the consumer sent to the dead-letter queue. */
-  readonly deadLetters: string[];
+  /** Each dead-lettered event's EventBridge id and the reason the consumer gave. */
+  readonly deadLetters: { readonly id: string; readonly reason: string }[];
 }
 
 const seatEntity = (property: ModelProperty, product: string) => `seat:${property.id}:${product}`;
@@ -365,11 +366,13 @@ async function checkInvariants(model: Model, real: Real, { changed = true } = {}
     expect(list.json.properties, `properties of ${partner.label}`).toEqual(expected);
   }
   // Exactly the deliveries that had to be refused wait in the dead-letter queue (and those that may).
-  const deadLetters = real.deadLetters.map((body) => JSON.parse(body).id);
+  const deadLetters = real.deadLetters.map(({ id }) => id);
   const optional = deadLetters.filter((id) => model.mayDeadLetter.includes(id));
-  expect(deadLetters.filter((id) => !optional.includes(id)).sort(), 'dead-lettered events').toEqual(
-    [...model.expectedDeadLetters].sort(),
-  );
+  const reasons = real.deadLetters.map(({ id, reason }) => `${id}: ${reason}`).join('; ');
+  expect(
+    deadLetters.filter((id) => !optional.includes(id)).sort(),
+    `dead-lettered events (${reasons})`,
+  ).toEqual([...model.expectedDeadLetters].sort());
   if (!changed) return;
   // Each property's signals for the partner that sponsors it (another partner's 404 is the API
   // tests' business: it reads the same item, keyed by the caller).
@@ -998,8 +1001,9 @@ async function runStream(startOffsetMs: number, stream: Iterable<Command>) {
     .callsFake(
       (input: { MessageBody?: string; MessageAttributes?: Record<string, { StringValue?: string }> }) => {
         // Every dead letter says why.
-        expect(input.MessageAttributes?.reason?.StringValue).toMatch(/\S/);
-        real.deadLetters.push(input.MessageBody ?? '');
+        const reason = input.MessageAttributes?.reason?.StringValue ?? '';
+        expect(reason).toMatch(/\S/);
+        real.deadLetters.push({ id: JSON.parse(input.MessageBody ?? '{}').id, reason });
         return { MessageId: randomUUID() };
       },
     );
