@@ -198,12 +198,20 @@ const envelopeSchema = z.object({
   id: z.optional(z.string()),
   source: z.literal(PLATFORM_EVENT_SOURCE, `source must be "${PLATFORM_EVENT_SOURCE}"`),
   'detail-type': z.string('detail-type must be a string'),
-  time: z.optional(z.string()),
+  // EventBridge sets it (or keeps the publisher's PutEvents Time): when the event was published.
+  time: z.iso.datetime({ error: 'time must be the ISO 8601 UTC time EventBridge gives every event' }),
   detail: z.unknown(),
 });
 
-/** An SQS message body (an EventBridge event) checked against the contract. */
-export function parseEventEnvelope(body: string): EventCheck & { eventId?: string } {
+/** How far ahead of the consumer's clock an event's `time` may be: any more, and it is not a real time. */
+const MAX_TIME_AHEAD_MS = 5 * 60_000;
+
+/**
+ * An SQS message body (an EventBridge event) checked against the contract, at `nowMs`: its
+ * `time` says when it was published (what an event older than its entity is told by), so one
+ * without a time, or from the future, is refused.
+ */
+export function parseEventEnvelope(body: string, nowMs: number): EventCheck & { eventId?: string } {
   if (Buffer.byteLength(body) > MAX_DETAIL_BYTES * 4)
     return { ok: false, problems: ['the event is larger than any event of the contract'] };
   let json: unknown;
@@ -214,15 +222,20 @@ export function parseEventEnvelope(body: string): EventCheck & { eventId?: strin
   }
   const envelope = z.safeParse(envelopeSchema, json);
   if (!envelope.success) return { ok: false, problems: envelope.error.issues.map((issue) => issue.message) };
+  const eventId = envelope.data.id ? { eventId: envelope.data.id } : {};
+  const publishedMs = Date.parse(envelope.data.time);
+  if (publishedMs - nowMs > MAX_TIME_AHEAD_MS)
+    return {
+      ok: false,
+      problems: [`time ${envelope.data.time} is more than 5 minutes ahead of the consumer's clock`],
+      ...eventId,
+    };
   const checked = checkPlatformEvent(envelope.data['detail-type'], envelope.data.detail);
-  const time = envelope.data.time;
-  const published =
-    time !== undefined && !Number.isNaN(Date.parse(time)) ? new Date(time).toISOString() : undefined;
   return {
-    ...(checked.ok && published
-      ? { ok: true, event: { ...checked.event, publishedAt: published } }
+    ...(checked.ok
+      ? { ok: true, event: { ...checked.event, publishedAt: new Date(publishedMs).toISOString() } }
       : checked),
-    ...(envelope.data.id ? { eventId: envelope.data.id } : {}),
+    ...eventId,
   };
 }
 

@@ -36,7 +36,7 @@ export function publishedBeforeCreation(
   if (publishedAt === undefined || createdAt === undefined) return undefined;
   if (Date.parse(createdAt) - Date.parse(publishedAt) <= PUBLISHED_BEFORE_MARGIN_MS) return undefined;
   return new RefusedEventError(
-    `${entity} was created at ${createdAt}, after the event was published (${publishedAt}): it is not about that ${entity.split(' ')[0]}`,
+    `${entity} was created at ${createdAt}, after the event was published (${publishedAt}): the event is not about it`,
   );
 }
 

@@ -4,7 +4,12 @@ import { partnerPartition } from '../../core/partitions';
 import { auditEventItem, PLATFORM_ACTOR } from './audit';
 import { dynamoDb, queryAll, sortableId, type TransactItem, tableName } from './db';
 import type { EventOutcome } from './event-versions';
-import { RefusedEventError, storedVersionOf, versionVerdict } from './event-versions';
+import {
+  publishedBeforeCreation,
+  RefusedEventError,
+  storedVersionOf,
+  versionVerdict,
+} from './event-versions';
 import { getHostStanding } from './hosts';
 import { propertySponsorshipEndedItem, propertySponsorshipResumedItem } from './properties';
 
@@ -25,6 +30,8 @@ export interface Sponsorship {
   readonly propertyIds: readonly number[];
   /** Set while the sponsorship has ended: the partner does not see the host. */
   readonly endedAt?: string;
+  /** When the partner first sponsored the host. */
+  readonly sponsoredSince?: string;
   /** When provisioning last sponsored the host (an ending from before it does not end it). */
   readonly lastProvisionedAt?: string;
   readonly version?: number;
@@ -39,6 +46,7 @@ function toSponsorship(item: Record<string, unknown>): Sponsorship {
     propertyIds:
       item.propertyIds instanceof Set ? [...item.propertyIds].map(Number).sort((a, b) => a - b) : [],
     ...(typeof item.endedAt === 'string' ? { endedAt: item.endedAt } : {}),
+    ...(typeof item.sponsoredSince === 'string' ? { sponsoredSince: item.sponsoredSince } : {}),
     ...(typeof item.lastProvisionedAt === 'string' ? { lastProvisionedAt: item.lastProvisionedAt } : {}),
     ...storedVersionOf(item),
   };
@@ -152,6 +160,7 @@ async function writeInTransactions(first: TransactItem[], rest: TransactItem[]):
 export async function endSponsorship(
   detail: PlatformEventDetail<'SponsorshipEnded'>,
   fingerprint: string,
+  publishedAt: string | undefined,
   nowIso: string,
 ): Promise<EventOutcome> {
   const { partner_id: partnerId, host_user_id: hostId, version } = detail;
@@ -160,6 +169,12 @@ export async function endSponsorship(
     if ((await getHostStanding(hostId)) === 'erased') return 'erased';
     throw new RefusedEventError(`partner ${partnerId} has no sponsorship of host ${hostId}`);
   }
+  const refusal = publishedBeforeCreation(
+    publishedAt,
+    sponsorship.sponsoredSince,
+    `the sponsorship of host ${hostId} by partner ${partnerId}`,
+  );
+  if (refusal) throw refusal;
   const verdict = versionVerdict(
     sponsorship,
     version,

@@ -87,7 +87,7 @@ export function applyPlatformEvent(
           erased,
         );
       case 'SponsorshipEnded':
-        return endSponsorship(event.detail, fingerprint, nowIso);
+        return endSponsorship(event.detail, fingerprint, event.publishedAt, nowIso);
       case 'HostErasureRequested':
         return eraseHost(event.detail, event.publishedAt, nowIso, deadlineMs);
     }

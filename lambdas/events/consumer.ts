@@ -184,7 +184,7 @@ export const handler = async (batch: SQSEvent, context: Context) => {
   const events = new Map<string, PlatformEvent>();
   const problems = new Map<string, string[]>();
   for (const record of batch.Records) {
-    const checked = parseEventEnvelope(record.body);
+    const checked = parseEventEnvelope(record.body, Date.now());
     if (checked.ok) events.set(record.messageId, checked.event);
     else problems.set(record.messageId, checked.problems);
   }

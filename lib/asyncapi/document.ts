@@ -43,7 +43,7 @@ export function platformEventsDocument(): Json {
       contentType: 'application/json',
       payload: {
         type: 'object',
-        description: `An EventBridge event with source "${PLATFORM_EVENT_SOURCE}" and detail-type "${type}". EventBridge adds id, time, account, region and resources.`,
+        description: `An EventBridge event with source "${PLATFORM_EVENT_SOURCE}" and detail-type "${type}". EventBridge adds id, time, account, region and resources. time is when the event was published (the PutEvents Time if the publisher gives one): an event published before the entity it names existed is refused as not about it, and one whose time is more than 5 minutes ahead of the consumer's clock is refused.`,
         required: ['source', 'detail-type', 'detail'],
         properties: {
           source: { const: PLATFORM_EVENT_SOURCE },

@@ -492,10 +492,14 @@ describe('events published before their entity existed', () => {
       type: 'HostErasureRequested',
       detail: { host_user_id: hostUserId, requested_at: anHourAgo },
     };
+    const ending: PlatformEvent = {
+      type: 'SponsorshipEnded',
+      detail: { partner_id: partner.id, host_user_id: hostUserId, version: 1, occurred_at: at(60) },
+    };
     const early = <T extends PlatformEvent>(event: T): T => ({ ...event, publishedAt: anHourAgo });
 
     const refusals = await Promise.all(
-      [early(seat), early(erasure)].map((event) =>
+      [early(seat), early(erasure), early(ending)].map((event) =>
         applyPlatformEvent(event, Date.now(), Date.now() + 60_000).catch((error: unknown) => error),
       ),
     );
@@ -510,14 +514,22 @@ describe('events published before their entity existed', () => {
         name: 'RefusedEventError',
         message: expect.stringMatching(
           new RegExp(
-            `^property ${propertyId} was created at .+, after the event was published \\(${anHourAgo}\\): it is not about that property$`,
+            `^property ${propertyId} was created at .+, after the event was published \\(${anHourAgo}\\): the event is not about it$`,
           ),
         ),
       }),
       expect.objectContaining({
         name: 'RefusedEventError',
         message: expect.stringMatching(
-          new RegExp(`^host ${hostUserId} was created at .+: it is not about that host$`),
+          new RegExp(`^host ${hostUserId} was created at .+: the event is not about it$`),
+        ),
+      }),
+      expect.objectContaining({
+        name: 'RefusedEventError',
+        message: expect.stringMatching(
+          new RegExp(
+            `^the sponsorship of host ${hostUserId} by partner ${partner.id} was created at .+: the event is not about it$`,
+          ),
         ),
       }),
     ]);

@@ -71,21 +71,41 @@ describe('the contract of the platform’s events', () => {
   });
 
   it('reads an SQS message body as EventBridge sends it, and refuses what is not the platform’s', () => {
-    const envelope = (source: string) =>
+    const now = Date.parse('2026-11-22T09:00:00Z');
+    const envelope = (source: string, time: string | null = '2026-11-22T08:59:59Z') =>
       JSON.stringify({
         id: 'e-1',
         source,
         'detail-type': 'HostErasureRequested',
+        ...(time === null ? {} : { time }),
         detail: { host_user_id: 4, requested_at: '2026-11-22T08:00:00Z' },
       });
-    expect(parseEventEnvelope(envelope('host-platform'))).toMatchObject({ ok: true, eventId: 'e-1' });
-    expect(parseEventEnvelope(envelope('someone-else'))).toEqual({
+    expect(parseEventEnvelope(envelope('host-platform'), now)).toMatchObject({
+      ok: true,
+      eventId: 'e-1',
+      event: { publishedAt: '2026-11-22T08:59:59.000Z' },
+    });
+    expect(parseEventEnvelope(envelope('someone-else'), now)).toEqual({
       ok: false,
       problems: ['source must be "host-platform"'],
     });
-    expect(parseEventEnvelope('{"not": "closed"')).toEqual({
+    expect(parseEventEnvelope('{"not": "closed"', now)).toEqual({
       ok: false,
       problems: ['the message is not JSON'],
+    });
+    // Its time tells an event older than its entity: without one, or one from the future, it is refused.
+    for (const time of [null, 'not a date', '2026-11-22 08:00'])
+      expect(parseEventEnvelope(envelope('host-platform', time), now)).toEqual({
+        ok: false,
+        problems: ['time must be the ISO 8601 UTC time EventBridge gives every event'],
+      });
+    expect(parseEventEnvelope(envelope('host-platform', '2026-11-22T09:05:00Z'), now)).toMatchObject({
+      ok: true,
+    });
+    expect(parseEventEnvelope(envelope('host-platform', '2099-01-01T00:00:00Z'), now)).toEqual({
+      ok: false,
+      problems: ["time 2099-01-01T00:00:00Z is more than 5 minutes ahead of the consumer's clock"],
+      eventId: 'e-1',
     });
   });
 
