@@ -53,10 +53,12 @@ async function activate(link: string): Promise<number> {
 }
 
 /**
- * 20,000 in `npm test`. `npm run test:deployed` runs the same test on the bundles with fewer
- * (LOAD_REQUESTS), since the source run has measured the full amount minutes before.
+ * 10,000 in `npm test` (the local server answers about 110 a second on 2 cores, beside the rest of
+ * the suite). `npm run test:deployed` runs the same test on the bundles with fewer (LOAD_REQUESTS),
+ * since the source run has measured the full amount minutes before; LOAD_REQUESTS=20000 for a
+ * longer run.
  */
-const REQUESTS = Number(process.env.LOAD_REQUESTS ?? 20_000);
+const REQUESTS = Number(process.env.LOAD_REQUESTS ?? 10_000);
 
 describe('bounded load on the local server (loopback only, stops by itself)', () => {
   it(`${REQUESTS.toLocaleString('en')} mixed requests over 50 connections: zero 5xx, nothing lost, memory stable`, async () => {
@@ -173,5 +175,5 @@ describe('bounded load on the local server (loopback only, stops by itself)', ()
     const perInstance = (heap: typeof heapBefore) => heap.instancesMiB / Math.max(1, heap.instances);
     expect(heapAfter.serverMiB - heapBefore.serverMiB).toBeLessThan(20);
     expect(perInstance(heapAfter) - perInstance(heapBefore)).toBeLessThan(5);
-  }, 300_000);
+  }, 600_000);
 });
