@@ -20,9 +20,10 @@ import { partnerUnavailablePage, sessionEndedPage, unknownPartnerPage } from './
 const CACHE_MS = 60_000;
 const cache = new Map<string, { value: unknown; at: number }>();
 
-async function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+/** A cached value, reloaded when older than CACHE_MS or when `lacks` says it cannot answer. */
+async function cached<T>(key: string, load: () => Promise<T>, lacks?: (value: T) => boolean): Promise<T> {
   const hit = cache.get(key);
-  if (hit && Date.now() - hit.at < CACHE_MS) return hit.value as T;
+  if (hit && Date.now() - hit.at < CACHE_MS && !lacks?.(hit.value as T)) return hit.value as T;
   const value = await load();
   if (value !== undefined) cache.set(key, { value, at: Date.now() });
   return value;
@@ -36,7 +37,14 @@ export function forgetCachedLookups(): void {
 /** The partner a page address names; a malformed slug is answered without a lookup. */
 export const partnerForSlug = async (slug: string) =>
   isPartnerSlug(slug) ? cached(`slug:${slug}`, () => getPartnerBySlug(slug)) : undefined;
-export const productCatalog = () => cached('catalog', listCatalog);
+/**
+ * The product catalog. A product added since it was cached is read at once when a link names it,
+ * so an operator can add a product, put it in an agreement and mint a link in the same minute.
+ */
+export const productCatalog = (named: readonly string[] = []) =>
+  cached('catalog', listCatalog, (catalog) =>
+    named.some((id) => !catalog.some((product) => product.id === id)),
+  );
 
 export async function signingSecretOf(partnerId: number): Promise<Buffer | undefined> {
   return cached(`secret:${partnerId}`, async () => {

@@ -178,7 +178,11 @@ export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, local
   // Used by another session meanwhile: say so now rather than after the host chooses products.
   const used = await getConsumedNonce(partner.id, session.claims.nonce);
   if (used && used.sessionId !== session.sid) return linkProblemPage(locale, 'used', face, session.claims);
-  const offered = offeredProducts(await productCatalog(), partner, session.claims);
+  const offered = offeredProducts(
+    await productCatalog(session.claims.requested_product_ids),
+    partner,
+    session.claims,
+  );
   if (event.httpMethod === 'POST') return provision(event, locale, opened, offered);
   return marketplacePage(locale, face, session, offered, csrfToken(session, key));
 });
