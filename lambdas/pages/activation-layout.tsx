@@ -1,4 +1,5 @@
 import type { ComponentChildren, VNode } from 'preact';
+import { LOGO_BOX } from '../../core/domain/branding';
 import { LANGUAGE_NAMES, LANGUAGES } from '../../core/domain/languages';
 import { htmlPage, Layout, type PageResponse } from './html';
 import type { HostLocale } from './messages';
@@ -18,7 +19,7 @@ function HostHeader(props: { locale: HostLocale; partner?: PartnerFace }) {
     <header class="host-header">
       {partner ? (
         <p class="sponsor muted">
-          {partner.logo ? <img src={partner.logo} alt="" height={40} /> : null}
+          {partner.logo ? <img src={partner.logo} alt="" height={LOGO_BOX.height} /> : null}
           <span>
             {locale.messages.sponsoredBy} <strong>{partner.name}</strong>
           </span>

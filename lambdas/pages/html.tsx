@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { LOGO_BOX } from '../../core/domain/branding';
 
 /**
  * Server-rendered pages. Preact escapes every interpolated string, so text from a token claim
@@ -45,7 +46,7 @@ ol.steps li[aria-current=step] { background: var(--accent); color: #fff; border-
 .error-text { color: var(--danger); font-weight: 600; }
 .host-header { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: .5rem 1rem; margin-bottom: .5rem; }
 .sponsor { display: flex; flex-wrap: wrap; align-items: center; gap: .25rem .5rem; margin: 0; min-width: 0; overflow-wrap: anywhere; }
-.sponsor img { max-height: 2.5rem; max-width: 10rem; width: auto; height: auto; }
+.sponsor img { max-height: ${LOGO_BOX.height / 16}rem; max-width: ${LOGO_BOX.width / 16}rem; width: auto; height: auto; }
 .languages ul { display: flex; flex-wrap: wrap; gap: .25rem .75rem; list-style: none; margin: 0; padding: 0; font-size: .9rem; }
 .languages a { display: inline-block; padding: .5rem .125rem; min-height: 24px; color: inherit; }
 .languages a[aria-current] { font-weight: 700; text-decoration: none; }

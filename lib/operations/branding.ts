@@ -6,6 +6,7 @@ import { isConditionFailure, transactionCancellationCodes } from '../../lambdas/
 import { dynamoDb } from '../../lambdas/data/db';
 import { brandingUpdateItems, logoDigest } from '../../lambdas/data/partner-logos';
 import { operatorEventItem } from './audit';
+import { drawSvgLogo } from './logo-drawing';
 import { OperatorError } from './operator-error';
 import { requirePartner } from './partner-lookup';
 import type { OperatorTarget } from './target';
@@ -13,7 +14,7 @@ import type { OperatorTarget } from './target';
 /** What `partners brand` changes: a value sets it, `null` removes it, `undefined` keeps it. */
 export interface BrandingChange {
   readonly slug: string;
-  /** A PNG, WebP or SVG file. */
+  /** A PNG, WebP or SVG file; an SVG is stored drawn as a PNG. */
   readonly logoFile?: string | null;
   readonly accentColor?: string | null;
   readonly website?: string | null;
@@ -35,7 +36,11 @@ async function readLogo(path: string): Promise<{ bytes: Uint8Array; contentType:
   const bytes = new Uint8Array(await readFile(path));
   const checked = checkLogo(bytes);
   if (!checked.ok) throw new OperatorError(`--logo: ${checked.problem}`);
-  return { bytes, contentType: checked.contentType };
+  if (checked.contentType !== 'image/svg+xml') return { bytes, contentType: checked.contentType };
+  // Stored as pixels, never as markup: an SVG opened as a document could run script or fetch.
+  const drawn = await drawSvgLogo(bytes);
+  if (!drawn.ok) throw new OperatorError(`--logo: ${drawn.problem}`);
+  return { bytes: drawn.png, contentType: 'image/png' };
 }
 
 function checked(flag: string, result: { ok: true; value: string } | { ok: false; problem: string }): string {

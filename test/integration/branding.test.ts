@@ -3,6 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LOGO_BOX } from '../../core/domain/branding';
 import { productIn } from '../../core/domain/catalog';
 import { getPartnerLogo } from '../../lambdas/data/partner-logos';
 import { getPartner } from '../../lambdas/data/partners';
@@ -45,15 +46,19 @@ describe('partners brand', () => {
       partner: partner.slug,
       accent_color: '#0b5394',
       website: 'https://www.brand.example/hosts',
-      logo: { content_type: 'image/svg+xml', bytes: LOGO.length },
+      logo: { content_type: 'image/png', bytes: expect.any(Number) },
     });
     const stored = await getPartner(partner.id);
     expect(stored?.branding).toEqual({
       accentColor: '#0b5394',
       website: 'https://www.brand.example/hosts',
-      logo: { contentType: 'image/svg+xml', sha256: result.logo.sha256 },
+      logo: { contentType: 'image/png', sha256: result.logo.sha256 },
     });
-    expect(Buffer.from((await getPartnerLogo(partner.id))?.data ?? '', 'base64').toString()).toBe(LOGO);
+    // The SVG is stored drawn as a PNG that fills the pages' logo box three times over.
+    const png = Buffer.from((await getPartnerLogo(partner.id))?.data ?? '', 'base64');
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([LOGO_BOX.width * 3, LOGO_BOX.height * 3]);
+    expect(png.length).toBe(result.logo.bytes);
     const audit = await adminJson(
       'audit',
       'list',
@@ -70,8 +75,8 @@ describe('partners brand', () => {
       partner: partner.slug,
       details: {
         changed: ['logo', 'accent color', 'website'],
-        logo_type: 'image/svg+xml',
-        logo_bytes: LOGO.length,
+        logo_type: 'image/png',
+        logo_bytes: result.logo.bytes,
       },
     });
 
@@ -102,20 +107,21 @@ describe('partners brand', () => {
     expect((await getPartner(partner.id))?.branding).toEqual(before?.branding);
   });
 
-  it('refuses a logo that is too large (before reading it), not an image, or scripted', async () => {
+  it('refuses a logo that is too large (before reading it), not an image, or drawn without a part', async () => {
     const cases: [string, string | Uint8Array, string][] = [
       ['large.png', new Uint8Array(25 * 1024), 'the file has 25,600 bytes; a logo takes at most 24,576'],
       ['logo.gif', 'GIF89a', 'it is not a PNG, WebP or SVG file'],
       ['page.svg', '<html><body>hi</body></html>', 'it is not a PNG, WebP or SVG file'],
+      ['broken.svg', LOGO.replace('<rect', '<rect/onload="alert(1)"'), 'the SVG cannot be read'],
       [
-        'script.svg',
-        LOGO.replace('<rect', '<script>alert(1)</script><rect'),
-        'the SVG contains a <script> element',
+        'text.svg',
+        LOGO.replace('<rect', '<text y="8">Acme</text><rect'),
+        'the SVG has text, which would be drawn without its font',
       ],
       [
         'tracker.svg',
         LOGO.replace('<rect', '<image href="https://tracker.example/p.png"/><rect'),
-        'a reference to another file',
+        'the SVG shows an image from https://tracker.example/p.png, which is never fetched',
       ],
     ];
     for (const [name, content, message] of cases) {

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { LOGO_BOX, MAX_LOGO_BYTES } from '../../core/domain/branding';
+import { drawSvgLogo } from '../../lib/operations/logo-drawing';
+import { PLAIN_SVG_LOGO, SVG_BYPASSES } from '../support/svg-logos';
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const bytesOf = (svg: string) => new TextEncoder().encode(svg);
+
+/** A PNG's size from its header, or undefined when the bytes are not a PNG. */
+function pngSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  if (!PNG_SIGNATURE.every((byte, index) => bytes[index] === byte)) return undefined;
+  const header = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { width: header.getUint32(16), height: header.getUint32(20) };
+}
+
+async function drawn(svg: string) {
+  const result = await drawSvgLogo(bytesOf(svg));
+  if (!result.ok) throw new Error(`refused: ${result.problem}`);
+  return result.png;
+}
+
+describe('an SVG logo drawn as a PNG', () => {
+  it('fits the pages’ logo box at three pixels per CSS pixel, the wide side or the tall side', async () => {
+    // Prepare
+    const wide = PLAIN_SVG_LOGO;
+    const tall =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="20"><circle cx="5" cy="10" r="5"/></svg>';
+
+    // Act
+    const [wideDrawing, tallDrawing] = await Promise.all([drawn(wide), drawn(tall)]);
+
+    // Assess
+    expect(pngSize(wideDrawing)).toEqual({ width: LOGO_BOX.width * 3, height: LOGO_BOX.height * 3 });
+    expect(pngSize(tallDrawing)).toEqual({ width: (LOGO_BOX.height / 2) * 3, height: LOGO_BOX.height * 3 });
+  });
+
+  it('takes the SVG logos the branding tests take', async () => {
+    // Prepare
+    const inside = (drawing: string) =>
+      `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${drawing}</svg>`;
+    const logos = [
+      inside('<rect width="10" height="10" fill="#0b5394"/>'),
+      `<?xml version="1.0"?>\n<!-- logo -->\n${inside('<circle r="4"/>')}`,
+      inside('<use href="#a"/><rect id="a" fill="url(#g)"/>'),
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 10"><rect width="40" height="10" fill="#0b5394"/></svg>',
+    ];
+
+    // Act
+    const results = await Promise.all(logos.map((logo) => drawSvgLogo(bytesOf(logo))));
+
+    // Assess
+    for (const [index, result] of results.entries()) expect(result.ok, logos[index]).toBe(true);
+  });
+
+  it.each(SVG_BYPASSES.filter((bypass) => bypass.readable))(
+    'stores $name as pixels only',
+    async ({ svg }) => {
+      // Act
+      const png = await drawn(svg);
+
+      // Assess: a PNG, and no part of the markup survives in it.
+      expect(pngSize(png)).toEqual({ width: LOGO_BOX.width * 3, height: LOGO_BOX.height * 3 });
+      const text = Buffer.from(png).toString('latin1');
+      for (const markup of ['<svg', 'script', 'outside.example']) expect(text).not.toContain(markup);
+    },
+  );
+
+  it('refuses what it cannot read as SVG, such as an event handler after a slash', async () => {
+    // Prepare
+    const unreadable = SVG_BYPASSES.filter((bypass) => !bypass.readable);
+
+    // Act
+    const results = await Promise.all(unreadable.map(({ svg }) => drawSvgLogo(bytesOf(svg))));
+
+    // Assess
+    expect(unreadable).not.toHaveLength(0);
+    for (const result of results)
+      expect(result).toMatchObject({ ok: false, problem: expect.stringContaining('the SVG cannot be read') });
+  });
+
+  it('refuses a logo it would draw without part of it: text (no fonts), an image from an address', async () => {
+    // Prepare
+    const withText =
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 10"><text x="0" y="8">Acme</text></svg>';
+    const withImage =
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 10"><image href="https://tracker.example/p.png" width="40" height="10"/></svg>';
+
+    // Act
+    const [text, image] = await Promise.all([
+      drawSvgLogo(bytesOf(withText)),
+      drawSvgLogo(bytesOf(withImage)),
+    ]);
+
+    // Assess
+    expect(text).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('convert the text to outlines'),
+    });
+    expect(image).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('shows an image from https://tracker.example/p.png'),
+    });
+  });
+
+  it('draws a busy logo less sharp to fit, and refuses one that never fits', async () => {
+    // Prepare: turbulence is noise, which PNG cannot compress; the square logo is three quarters noise.
+    const noise = (height: number, noiseWidth: number) =>
+      `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 ${height}"><filter id="n"><feTurbulence baseFrequency="0.9" numOctaves="3"/></filter><rect width="${noiseWidth}" height="${height}" filter="url(#n)"/></svg>`;
+
+    // Act
+    const [square, wide] = await Promise.all([
+      drawSvgLogo(bytesOf(noise(40, 30))),
+      drawSvgLogo(bytesOf(noise(10, 40))),
+    ]);
+
+    // Assess
+    if (!square.ok) throw new Error(square.problem);
+    expect(square.png.length).toBeLessThanOrEqual(MAX_LOGO_BYTES);
+    expect(pngSize(square.png)).toEqual({ width: LOGO_BOX.height * 2, height: LOGO_BOX.height * 2 });
+    expect(wide).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/^drawn as a PNG of 320×80 px, .* a logo takes at most 24,576/),
+    });
+  });
+});
