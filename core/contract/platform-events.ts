@@ -231,12 +231,28 @@ export function parseEventEnvelope(body: string, nowMs: number): EventCheck & { 
       ...eventId,
     };
   const checked = checkPlatformEvent(envelope.data['detail-type'], envelope.data.detail);
+  // A change dated in the future would beat every later change delivered before it.
+  const dated = checked.ok ? changeTimeOf(checked.event) : undefined;
+  if (dated && Date.parse(dated.at) - nowMs > MAX_TIME_AHEAD_MS)
+    return {
+      ok: false,
+      problems: [`detail.${dated.field} ${dated.at} is more than 5 minutes ahead of the consumer's clock`],
+      ...eventId,
+    };
   return {
     ...(checked.ok
       ? { ok: true, event: { ...checked.event, publishedAt: new Date(publishedMs).toISOString() } }
       : checked),
     ...eventId,
   };
+}
+
+/** When the platform says the change happened, for the events that say so. */
+function changeTimeOf(event: PlatformEvent): { field: string; at: string } | undefined {
+  const detail: Record<string, unknown> = event.detail;
+  for (const field of ['occurred_at', 'requested_at'])
+    if (typeof detail[field] === 'string') return { field, at: detail[field] };
+  return undefined;
 }
 
 /** Keys sorted at every level: one text per value, whatever order its fields came in. */

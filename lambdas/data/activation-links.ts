@@ -2,8 +2,9 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../../core/domain/catalog';
 import { isProductId } from '../../core/domain/catalog';
 import { ACTIVATION_LINK_PARTITION, partnerPartition } from '../../core/partitions';
+import { transactionCancellationCodes } from '../common/aws-errors';
 import { dynamoDb, GSI1, queryAll, type TransactItem, tableName, ttlEpochSeconds } from './db';
-import { issuedLinksOfEmailPartition } from './hosts';
+import { issuedLinksOfEmailPartition, noErasureOfEmailItem } from './hosts';
 
 /**
  * Links an operator issued (no token, no e-mail address, no claim a page could trust: whose it
@@ -38,39 +39,54 @@ const partnerLinksIndexKey = (partnerId: number) => `${partnerPartition(partnerI
  */
 export async function recordIssuedLink(link: IssuedLink, hostEmail: string): Promise<void> {
   const ttl = ttlEpochSeconds(Date.parse(link.expiresAt) + ISSUED_LINK_RETENTION_MS);
-  await dynamoDb().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...issuedLinkKey(link.nonce),
-              GSI1PK: partnerLinksIndexKey(link.partnerId),
-              GSI1SK: `${link.issuedAt}#${link.nonce}`,
-              ...link,
-              ttl,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
+  try {
+    await dynamoDb().send(issuedLinkTransaction(link, hostEmail, ttl));
+  } catch (error) {
+    if (transactionCancellationCodes(error)?.[2] === 'ConditionalCheckFailed')
+      throw new HostBeingErasedError('The host with this e-mail address is being erased.');
+    throw error;
+  }
+}
+
+/** A link was asked for an address whose account is being erased (it gets a new account after). */
+export class HostBeingErasedError extends Error {
+  override readonly name = 'HostBeingErasedError';
+}
+
+function issuedLinkTransaction(link: IssuedLink, hostEmail: string, ttl: number): TransactWriteCommand {
+  return new TransactWriteCommand({
+    TransactItems: [
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...issuedLinkKey(link.nonce),
+            GSI1PK: partnerLinksIndexKey(link.partnerId),
+            GSI1SK: `${link.issuedAt}#${link.nonce}`,
+            ...link,
+            ttl,
           },
+          ConditionExpression: 'attribute_not_exists(PK)',
         },
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              PK: issuedLinksOfEmailPartition(hostEmail),
-              SK: `LINK#${link.nonce}`,
-              nonce: link.nonce,
-              partnerId: link.partnerId,
-              expiresAt: link.expiresAt,
-              ttl,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
+      },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            PK: issuedLinksOfEmailPartition(hostEmail),
+            SK: `LINK#${link.nonce}`,
+            nonce: link.nonce,
+            partnerId: link.partnerId,
+            expiresAt: link.expiresAt,
+            ttl,
           },
+          ConditionExpression: 'attribute_not_exists(PK)',
         },
-      ],
-    }),
-  );
+      },
+      // An erasure under way has swept, or is sweeping, the address's links: none may slip in.
+      noErasureOfEmailItem(hostEmail),
+    ],
+  });
 }
 
 /** A link issued for an e-mail address: its nonce, its partner and until when it works. */

@@ -9,7 +9,7 @@ import { dynamoDb, sortableId, type TransactItem, tableName } from './db';
 import type { EventOutcome } from './event-versions';
 import { publishedBeforeCreation, RefusedEventError } from './event-versions';
 import type { HostRecord } from './hosts';
-import { getHostRecord, hostErasureItems } from './hosts';
+import { getHostRecord, hostErasureItems, markEmailClaimErasing } from './hosts';
 import { knowledgeBaseDeletionItem } from './knowledge-base';
 import {
   getPropertyAnchor,
@@ -21,7 +21,8 @@ import { getSponsorship, sponsorshipDeletionItem } from './sponsorships';
 
 /*
  * `HostErasureRequested` (docs/design/events.md#erasure). In order, each step safe to run again:
- * 1. the host's unused activation links are ended and its address taken out of every link record;
+ * 1. the address's claim is marked, so that no link can be issued for it any more until it goes;
+ *    the host's unused activation links are ended and its address taken out of every link record;
  * 2. the decisive transaction: the account becomes a tombstone (no e-mail address, no name), its
  *    e-mail claim goes, and for every property the partner's item (its name), the PMS claim, the
  *    wizard's answers and a mark on the property's own item that blocks every later write; its
@@ -185,8 +186,14 @@ export async function eraseHost(
   // A request published before this account existed was about no one (or an id's earlier holder).
   const refusal = publishedBeforeCreation(publishedAt, account?.createdAt, `host ${hostId}`);
   if (refusal) throw refusal;
+  // Erasure cannot be undone, so no margin here: a host cannot have asked before its account existed.
+  if (account && Date.parse(detail.requested_at) < Date.parse(account.createdAt))
+    throw new RefusedEventError(
+      `host ${hostId} was created at ${account.createdAt}, after the erasure was requested (${detail.requested_at}): the request is not about this account`,
+    );
   let first: TransactItem[] = [];
   if (account) {
+    await markEmailClaimErasing(account.email, hostId, nowIso);
     await endLinksOfHost(account.email, nowIso);
     first = [
       ...hostErasureItems(account, detail.requested_at, nowIso),

@@ -1,6 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { normalizeEmail } from '../../core/domain/email';
 import { HOST_EMAIL_PARTITION, HOST_PARTITION } from '../../core/partitions';
+import { isConditionFailure } from '../common/aws-errors';
 import { dynamoDb, type TransactItem, tableName } from './db';
 
 export interface HostAccount {
@@ -166,6 +167,38 @@ export function hostErasureItems(account: HostAccount, requestedAt: string, nowI
       },
     },
   ];
+}
+
+/**
+ * The first step of an erasure: while the account's address is claimed and marked, no link can be
+ * issued for it (`noErasureOfEmailItem`), so none escapes the erasure's sweep of the links. Nothing
+ * to mark when the claim is gone or another account's.
+ */
+export async function markEmailClaimErasing(email: string, hostId: number, nowIso: string): Promise<void> {
+  try {
+    await dynamoDb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: hostEmailKey(email),
+        UpdateExpression: 'SET erasingSince = if_not_exists(erasingSince, :now)',
+        ConditionExpression: 'hostId = :hostId',
+        ExpressionAttributeValues: { ':now': nowIso, ':hostId': hostId },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** Inside a transaction: the account that holds the address (if any) is not being erased. */
+export function noErasureOfEmailItem(email: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: hostEmailKey(email),
+      ConditionExpression: 'attribute_not_exists(erasingSince)',
+    },
+  };
 }
 
 /** Where the links issued for an e-mail address are listed (the erasure ends the unused ones). */

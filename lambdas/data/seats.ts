@@ -170,11 +170,15 @@ export async function applySeatEvent(
           eventFingerprint: fingerprint,
           changedAt: detail.occurred_at,
         },
-        // The seat as read: nothing else changed it meanwhile.
+        // The seat as read, the host's last choice of it included: nothing else changed it meanwhile.
         ConditionExpression:
           stored === undefined
             ? 'attribute_not_exists(PK)'
-            : `#status = :status AND ${readVersion === undefined ? 'attribute_not_exists(version)' : 'version = :read'}`,
+            : [
+                '#status = :status',
+                readVersion === undefined ? 'attribute_not_exists(version)' : 'version = :read',
+                chosenSince === undefined ? 'attribute_not_exists(provisionedAt)' : 'provisionedAt = :chosen',
+              ].join(' AND '),
         ...(stored === undefined
           ? {}
           : {
@@ -182,6 +186,7 @@ export async function applySeatEvent(
               ExpressionAttributeValues: {
                 ':status': stored.status,
                 ...(readVersion === undefined ? {} : { ':read': readVersion }),
+                ...(chosenSince === undefined ? {} : { ':chosen': chosenSince }),
               },
             }),
       },

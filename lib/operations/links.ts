@@ -2,7 +2,11 @@ import { InvalidActivationClaimsError, mintActivationToken } from '../../core/do
 import type { ProductId } from '../../core/domain/catalog';
 import { unseal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
-import { listIssuedLinksOfPartner, recordIssuedLink } from '../../lambdas/data/activation-links';
+import {
+  HostBeingErasedError,
+  listIssuedLinksOfPartner,
+  recordIssuedLink,
+} from '../../lambdas/data/activation-links';
 import { getConsumedNonce } from '../../lambdas/data/activation-nonces';
 import type { Partner } from '../../lambdas/data/partners';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
@@ -78,7 +82,13 @@ export async function issueMintedLink(
       products: claims.requested_product_ids,
     },
     claims.contact_email,
-  );
+  ).catch((error: unknown) => {
+    if (error instanceof HostBeingErasedError)
+      throw new OperatorError(
+        `The host account of ${claims.contact_email} is being erased. Try again in a minute: the link will then create a new account.`,
+      );
+    throw error;
+  });
   await recordOperatorEvent(
     target,
     'link.created',

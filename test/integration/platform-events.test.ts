@@ -8,6 +8,7 @@ import { MAX_CHANNELS_PER_MONTH } from '../../core/domain/reservations';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { RefusedEventError } from '../../lambdas/data/event-versions';
 import { getHost, getHostIdByEmail } from '../../lambdas/data/hosts';
+import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
 import { applyPlatformEvent, applyReservationEvents } from '../../lambdas/events/apply-event';
 import { eventsApplied } from '../../lib/operations/events';
 import { createActivationLink } from '../../lib/operations/links';
@@ -133,6 +134,54 @@ describe('seats', () => {
     expect(others).toEqual([]);
     expect(failed?.detail_type).toBe('SeatActivated');
     expect(failed?.reason).toContain(`checkin is not in the agreement of partner ${partner.id}`);
+  });
+});
+
+describe('seats, against what happens meanwhile', () => {
+  it('stay on when the host chooses the product again while an older switch-off is being applied', async () => {
+    // Prepare: the platform switches the seat off; the host chooses it again through a link right
+    // after, between the consumer's read of the seat and its write.
+    const host = {
+      partnerId: partner.id,
+      contactEmail: `chosen-again-${Date.now()}@example.com`,
+      contactName: 'Chosen Again',
+      pmsHotelId: `AGAIN-${Date.now()}`,
+      propertyName: 'Chosen Again',
+      productIds: ['guidebook' as const],
+    };
+    const { propertyId, hostUserId } = await provisionSponsoredHost({ ...host, nowMs: Date.now() });
+    const switchedOff = at();
+    let chosenAgain = false;
+    const middleware = 'choice-during-deactivation';
+    dynamoDb().middlewareStack.add(
+      (next) => async (args) => {
+        const input = JSON.stringify(args.input);
+        if (!chosenAgain && input.includes('TransactItems') && input.includes('changedAt')) {
+          chosenAgain = true;
+          await provisionSponsoredHost({ ...host, nowMs: Date.parse(switchedOff) + 1 });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: middleware },
+    );
+
+    // Act
+    try {
+      await applyPlatformEvent(
+        {
+          type: 'SeatDeactivated',
+          detail: { property_id: propertyId, product_id: 'guidebook', version: 1, occurred_at: switchedOff },
+        },
+        Date.now(),
+        Date.now() + 60_000,
+      );
+    } finally {
+      dynamoDb().middlewareStack.remove(middleware);
+    }
+
+    // Assess
+    expect(chosenAgain).toBe(true);
+    expect(await seatsOfHost(partner.key, hostUserId)).toBe(1);
   });
 });
 
@@ -398,6 +447,77 @@ describe('erasure', () => {
       detail: { property_id: mine.propertyId, version: 9, name: 'Back?' },
     });
     expect(await failedEventsAbout({ key: 'property_id', id: mine.propertyId })).toEqual([]);
+  });
+});
+
+describe('erasure, against what happens meanwhile', () => {
+  it('refuses a request made before the account existed, even published within seconds of it', async () => {
+    // Prepare: ids are counters, so a request meant for no one (or a wrong id) names the newest host.
+    const requestedAt = new Date(Date.now() - 2_000).toISOString();
+    const { hostUserId } = await sponsoredProperty(partner.id);
+
+    // Act
+    const refusal = await applyPlatformEvent(
+      { type: 'HostErasureRequested', detail: { host_user_id: hostUserId, requested_at: requestedAt } },
+      Date.now(),
+      Date.now() + 60_000,
+    ).catch((error: unknown) => error);
+
+    // Assess
+    expect(refusal).toMatchObject({
+      name: 'RefusedEventError',
+      message: expect.stringContaining(`after the erasure was requested (${requestedAt})`),
+    });
+    expect(await getHost(hostUserId)).toBeDefined();
+  });
+
+  it('lets no link for the address slip in between the sweep of its links and the tombstone', async () => {
+    // Prepare: pause the erasure right before its decisive transaction, and ask for a link then.
+    const email = `erase-race-${Date.now()}@example.com`;
+    const { hostUserId } = await sponsoredProperty(partner.id, { email });
+    const request = {
+      slug: partner.slug,
+      email,
+      name: 'Race',
+      pmsHotelId: 'RACE-1',
+      products: ['assistant' as const],
+      ttlSeconds: 3_600,
+    };
+    let during: unknown;
+    const middleware = 'link-during-erasure';
+    dynamoDb().middlewareStack.add(
+      (next) => async (args) => {
+        const input = JSON.stringify(args.input);
+        if (during === undefined && input.includes('TransactItems') && input.includes('erasedAt'))
+          during = await createActivationLink(testTarget(), request, Date.now()).catch(
+            (error: unknown) => error,
+          );
+        return next(args);
+      },
+      { step: 'initialize', name: middleware },
+    );
+
+    // Act
+    try {
+      await applyPlatformEvent(
+        { type: 'HostErasureRequested', detail: { host_user_id: hostUserId, requested_at: at() } },
+        Date.now(),
+        Date.now() + 60_000,
+      );
+    } finally {
+      dynamoDb().middlewareStack.remove(middleware);
+    }
+    const after = await createActivationLink(testTarget(), request, Date.now());
+
+    // Assess
+    expect(during).toMatchObject({
+      name: 'OperatorError',
+      message: expect.stringContaining('is being erased'),
+    });
+    const { Items = [] } = await dynamoDb().send(new ScanCommand({ TableName: tableName() }));
+    const naming = Items.filter((item) => JSON.stringify(item).includes(email));
+    // What names the address now is the new link's listing only: it will make a new account.
+    expect(naming).toEqual([expect.objectContaining({ SK: `LINK#${after.nonce}` })]);
   });
 });
 

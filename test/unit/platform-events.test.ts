@@ -109,6 +109,31 @@ describe('the contract of the platform’s events', () => {
     });
   });
 
+  it('refuses a change dated in the future, which would beat every later change', () => {
+    // Prepare
+    const now = Date.parse('2026-11-22T09:00:00Z');
+    const ending = (occurredAt: string) =>
+      JSON.stringify({
+        source: 'host-platform',
+        'detail-type': 'SponsorshipEnded',
+        time: '2026-11-22T08:59:59Z',
+        detail: { partner_id: 1, host_user_id: 4, version: 2, occurred_at: occurredAt },
+      });
+
+    // Act
+    const future = parseEventEnvelope(ending('9999-12-31T23:59:59Z'), now);
+    const withinClockSkew = parseEventEnvelope(ending('2026-11-22T09:04:00Z'), now);
+
+    // Assess
+    expect(future).toEqual({
+      ok: false,
+      problems: [
+        "detail.occurred_at 9999-12-31T23:59:59Z is more than 5 minutes ahead of the consumer's clock",
+      ],
+    });
+    expect(withinClockSkew).toMatchObject({ ok: true });
+  });
+
   it('fingerprints what an event says, not how its JSON is ordered', () => {
     const detail = { property_id: 1, version: 2, name: 'Loft', units: 2 };
     const reordered = { units: 2, name: 'Loft', version: 2, property_id: 1 };
