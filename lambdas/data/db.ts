@@ -64,3 +64,6 @@ export function sortableId(id: number): string {
 export function ttlEpochSeconds(expiresAtMs: number): number {
   return Math.ceil(expiresAtMs / 1000);
 }
+
+/** DynamoDB's limit of actions in one transaction. */
+export const MAX_TRANSACTION_ITEMS = 100;

@@ -5,7 +5,7 @@ import { transactionCancellationCodes } from '../common/aws-errors';
 import { linkOfErasedHostItems, listLinksOfEmail } from './activation-links';
 import { nonceWithdrawalItem } from './activation-nonces';
 import { auditEventItem, PLATFORM_ACTOR } from './audit';
-import { dynamoDb, sortableId, type TransactItem, tableName } from './db';
+import { dynamoDb, MAX_TRANSACTION_ITEMS, sortableId, type TransactItem, tableName } from './db';
 import type { EventOutcome } from './event-versions';
 import { publishedBeforeCreation, RefusedEventError } from './event-versions';
 import type { HostRecord } from './hosts';
@@ -36,7 +36,6 @@ import { getSponsorship, sponsorshipDeletionItem } from './sponsorships';
 
 /** Deletes run this many at a time in the last step. */
 const DELETE_CONCURRENCY = 16;
-const MAX_TRANSACTION_ITEMS = 100;
 
 /** The erasure ran out of time in this delivery: the next one carries on from where it stopped. */
 class ErasureUnfinishedError extends Error {

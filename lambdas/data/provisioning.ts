@@ -6,7 +6,7 @@ import type { ConsumedNonce } from './activation-nonces';
 import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
 import { auditEventItem } from './audit';
 import { allocateId } from './counters';
-import { dynamoDb } from './db';
+import { dynamoDb, MAX_TRANSACTION_ITEMS } from './db';
 import { getHostIdByEmail, hostCreationItems, hostSponsoredItems } from './hosts';
 import { partnerNotSuspendedItem } from './partners';
 import {
@@ -17,7 +17,7 @@ import {
 } from './properties';
 import type { SeatStatus } from './seats';
 import { listSeatsOfProperty, seatActivationItem, seatChosenAgainItem } from './seats';
-import { getSponsorship, resumeSponsoredProperties, sponsorshipSeatsItem } from './sponsorships';
+import { getSponsorship, resumedPropertyItems, resumeLater, sponsorshipSeatsItem } from './sponsorships';
 
 export interface ProvisioningRequest {
   readonly partnerId: number;
@@ -122,7 +122,7 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
       (product) => !alreadyActive.includes(product),
     );
     const activatedProductIds = [...alreadyActive, ...newProducts];
-    // An ended sponsorship is sponsored again: its other properties come back after the commit.
+    // An ended sponsorship is sponsored again: its other properties come back with it.
     const sponsorship =
       existingHostId === undefined ? undefined : await getSponsorship(partnerId, existingHostId);
 
@@ -139,7 +139,14 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
             sponsored,
           )
         : hostSponsoredItems(request.contactEmail, hostUserId, sponsored)),
-      sponsorshipSeatsItem(partnerId, hostUserId, propertyId, newProducts.length, nowIso),
+      sponsorshipSeatsItem(
+        partnerId,
+        hostUserId,
+        propertyId,
+        newProducts.length,
+        nowIso,
+        sponsorship?.endedAt,
+      ),
       // An existing property must still be this host's when the transaction commits.
       ...(existingPropertyId !== undefined
         ? [propertyOwnerCheckItem(partnerId, existingPropertyId, hostUserId)]
@@ -197,9 +204,14 @@ export async function provisionSponsoredHost(request: ProvisioningRequest): Prom
         }),
       );
     }
+    const resumed =
+      sponsorship?.endedAt === undefined
+        ? { now: [], later: [] }
+        : resumedPropertyItems(sponsorship, propertyId, MAX_TRANSACTION_ITEMS - transactItems.length);
+    transactItems.push(...resumed.now);
     try {
       await dynamoDb().send(new TransactWriteCommand({ TransactItems: transactItems }));
-      if (sponsorship?.endedAt !== undefined) await resumeSponsoredProperties(sponsorship, propertyId);
+      if (resumed.later.length > 0) await resumeLater(partnerId, hostUserId, nowIso, resumed.later);
       return {
         hostUserId,
         propertyId,

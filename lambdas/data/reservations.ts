@@ -14,7 +14,7 @@ import {
   TooManyChannelsError,
 } from '../../core/domain/reservations';
 import { propertyPartition } from '../../core/partitions';
-import { dynamoDb, GSI1, queryAll, type TransactItem, tableName } from './db';
+import { dynamoDb, GSI1, MAX_TRANSACTION_ITEMS, queryAll, type TransactItem, tableName } from './db';
 import type { EventOutcome, StoredVersion } from './event-versions';
 import { RefusedEventError, storedVersionOf, versionVerdict } from './event-versions';
 import { propertyNotErasedCheckItem } from './properties';
@@ -239,8 +239,6 @@ async function getChannelsOfMonth(propertyId: number, month: string): Promise<Se
   return channels;
 }
 
-/** DynamoDB allows 100 actions per transaction; an aggregate item's ADD list stays short. */
-const MAX_TRANSACTION_ITEMS = 100;
 const MAX_ATTRIBUTES_PER_ITEM = 150;
 
 /** A reservation change that applies: the reservation as it will be, and what is stored now. */

@@ -1,8 +1,9 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlatformEventDetail } from '../../core/contract/platform-events';
 import { partnerPartition } from '../../core/partitions';
+import { transactionCancellationCodes } from '../common/aws-errors';
 import { auditEventItem, PLATFORM_ACTOR } from './audit';
-import { dynamoDb, queryAll, sortableId, type TransactItem, tableName } from './db';
+import { dynamoDb, MAX_TRANSACTION_ITEMS, queryAll, sortableId, type TransactItem, tableName } from './db';
 import type { EventOutcome } from './event-versions';
 import {
   publishedBeforeCreation,
@@ -63,7 +64,9 @@ export async function getSponsorship(partnerId: number, hostId: number): Promise
 /**
  * Creates the sponsorship if needed, or sponsors the host again if it had ended, adds the
  * provisioned property and the newly activated seats; inside the provisioning transaction, so the
- * counter always equals the active seat items.
+ * counter always equals the active seat items. Conditioned on the ending as provisioning read it
+ * (`endedAt`, or none): an ending applied meanwhile makes provisioning read again, and bring back
+ * the properties that ending hid.
  */
 export function sponsorshipSeatsItem(
   partnerId: number,
@@ -71,6 +74,7 @@ export function sponsorshipSeatsItem(
   propertyId: number,
   addedSeats: number,
   nowIso: string,
+  endedAtAsRead: string | undefined,
 ): TransactItem {
   return {
     Update: {
@@ -78,7 +82,9 @@ export function sponsorshipSeatsItem(
       Key: sponsorshipKey(partnerId, hostId),
       UpdateExpression:
         'SET hostUserId = :hostId, partnerId = :partnerId, sponsoredSince = if_not_exists(sponsoredSince, :now), lastProvisionedAt = :now, GSI1PK = :hostIndex, GSI1SK = :partnerIndex ADD activeSeats :added, propertyIds :property REMOVE endedAt',
+      ConditionExpression: endedAtAsRead === undefined ? 'attribute_not_exists(endedAt)' : 'endedAt = :ended',
       ExpressionAttributeValues: {
+        ...(endedAtAsRead === undefined ? {} : { ':ended': endedAtAsRead }),
         ':hostId': hostId,
         ':partnerId': partnerId,
         ':now': nowIso,
@@ -131,9 +137,6 @@ export async function listSponsoredHostSeats(partnerId: number): Promise<Sponsor
     activeSeats: Number(item.activeSeats ?? 0),
   }));
 }
-
-/** DynamoDB's limit of actions per transaction. */
-const MAX_TRANSACTION_ITEMS = 100;
 
 /** Properties hidden in the ending's first transaction, beside the sponsorship and its audit event. */
 const ROOM_BESIDE_THE_SPONSORSHIP = MAX_TRANSACTION_ITEMS - 2;
@@ -239,15 +242,50 @@ export async function endSponsorship(
 }
 
 /**
- * After provisioning sponsored a host again: its other properties under the partner, hidden when
- * the sponsorship ended, are the partner's again (in transactions of at most 100).
+ * When provisioning sponsors a host again: its other properties under the partner, hidden when the
+ * sponsorship ended, are the partner's again. `now` fits them in the provisioning transaction (so
+ * they come back with the sponsorship, or not at all); `later` are the rest, for `resumeLater`.
  */
-export async function resumeSponsoredProperties(
+export function resumedPropertyItems(
   sponsorship: Sponsorship,
   exceptPropertyId: number,
-): Promise<void> {
+  room: number,
+): { now: TransactItem[]; later: TransactItem[] } {
   const items = sponsorship.propertyIds
     .filter((propertyId) => propertyId !== exceptPropertyId)
     .map((propertyId) => propertySponsorshipResumedItem(sponsorship.partnerId, propertyId));
-  if (items.length > 0) await writeInTransactions([], items);
+  return items.length <= room ? { now: items, later: [] } : { now: [], later: items };
+}
+
+/**
+ * The properties a host with many of them gets back after the provisioning transaction, each
+ * transaction conditioned on that provisioning being still the last word: an ending applied
+ * meanwhile hid them, and they stay hidden.
+ */
+export async function resumeLater(
+  partnerId: number,
+  hostId: number,
+  provisionedAt: string,
+  items: TransactItem[],
+): Promise<void> {
+  const stillSponsored: TransactItem = {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: sponsorshipKey(partnerId, hostId),
+      ConditionExpression: 'attribute_not_exists(endedAt) AND lastProvisionedAt = :provisioned',
+      ExpressionAttributeValues: { ':provisioned': provisionedAt },
+    },
+  };
+  for (let start = 0; start < items.length; start += MAX_TRANSACTION_ITEMS - 1) {
+    try {
+      await dynamoDb().send(
+        new TransactWriteCommand({
+          TransactItems: [stillSponsored, ...items.slice(start, start + MAX_TRANSACTION_ITEMS - 1)],
+        }),
+      );
+    } catch (error) {
+      if (transactionCancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return;
+      throw error;
+    }
+  }
 }

@@ -69,6 +69,43 @@ async function failedEventsAbout(propertyOrHost: { key: string; id: number }) {
   return events.filter((event) => event.detail[propertyOrHost.key] === propertyOrHost.id);
 }
 
+/**
+ * Runs `act` while a second writer does `meanwhile` once, right before (or right after) the first
+ * DynamoDB transaction whose request holds every marker: a race, made to happen every time.
+ */
+async function racing<T>(
+  race: { markers: string[]; timing: 'before' | 'after'; meanwhile: () => Promise<unknown> },
+  act: () => Promise<T>,
+): Promise<{ result: T; meanwhile: unknown }> {
+  let meanwhile: { outcome: unknown } | undefined;
+  const name = `race-${Math.random()}`;
+  const run = async () => {
+    meanwhile = { outcome: undefined };
+    meanwhile.outcome = await race.meanwhile().catch((error: unknown) => error);
+  };
+  dynamoDb().middlewareStack.add(
+    (next) => async (args) => {
+      const input = JSON.stringify(args.input);
+      const matches =
+        meanwhile === undefined &&
+        input.includes('TransactItems') &&
+        race.markers.every((marker) => input.includes(marker));
+      if (matches && race.timing === 'before') await run();
+      const output = await next(args);
+      if (matches && race.timing === 'after') await run();
+      return output;
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    const result = await act();
+    expect(meanwhile, 'the race did not happen').toBeDefined();
+    return { result, meanwhile: meanwhile?.outcome };
+  } finally {
+    dynamoDb().middlewareStack.remove(name);
+  }
+}
+
 /** Now (to the millisecond, as the platform may send it), or minutes from now. */
 const at = (offsetMinutes = 0) => new Date(Date.now() + offsetMinutes * 60_000).toISOString();
 
@@ -151,36 +188,31 @@ describe('seats, against what happens meanwhile', () => {
     };
     const { propertyId, hostUserId } = await provisionSponsoredHost({ ...host, nowMs: Date.now() });
     const switchedOff = at();
-    let chosenAgain = false;
-    const middleware = 'choice-during-deactivation';
-    dynamoDb().middlewareStack.add(
-      (next) => async (args) => {
-        const input = JSON.stringify(args.input);
-        if (!chosenAgain && input.includes('TransactItems') && input.includes('changedAt')) {
-          chosenAgain = true;
-          await provisionSponsoredHost({ ...host, nowMs: Date.parse(switchedOff) + 1 });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: middleware },
-    );
 
     // Act
-    try {
-      await applyPlatformEvent(
-        {
-          type: 'SeatDeactivated',
-          detail: { property_id: propertyId, product_id: 'guidebook', version: 1, occurred_at: switchedOff },
-        },
-        Date.now(),
-        Date.now() + 60_000,
-      );
-    } finally {
-      dynamoDb().middlewareStack.remove(middleware);
-    }
+    await racing(
+      {
+        markers: ['changedAt'],
+        timing: 'before',
+        meanwhile: () => provisionSponsoredHost({ ...host, nowMs: Date.parse(switchedOff) + 1 }),
+      },
+      () =>
+        applyPlatformEvent(
+          {
+            type: 'SeatDeactivated',
+            detail: {
+              property_id: propertyId,
+              product_id: 'guidebook',
+              version: 1,
+              occurred_at: switchedOff,
+            },
+          },
+          Date.now(),
+          Date.now() + 60_000,
+        ),
+    );
 
     // Assess
-    expect(chosenAgain).toBe(true);
     expect(await seatsOfHost(partner.key, hostUserId)).toBe(1);
   });
 });
@@ -363,6 +395,70 @@ describe('sponsorships', () => {
   });
 });
 
+describe('sponsorships, against what happens meanwhile', () => {
+  /** A host with two properties under the partner, and the ending of its sponsorship. */
+  async function hostWithTwoProperties() {
+    const email = `two-properties-${Date.now()}@example.com`;
+    const pmsHotelId = `TWO-${Date.now()}`;
+    const host = {
+      partnerId: partner.id,
+      contactEmail: email,
+      contactName: 'Two',
+      productIds: ['assistant' as const],
+    };
+    const first = await provisionSponsoredHost({
+      ...host,
+      pmsHotelId,
+      propertyName: 'Two A',
+      nowMs: Date.now(),
+    });
+    const second = await sponsoredProperty(partner.id, { email });
+    const ending = (version: number, occurredAt: string): PlatformEvent => ({
+      type: 'SponsorshipEnded',
+      detail: { partner_id: partner.id, host_user_id: first.hostUserId, version, occurred_at: occurredAt },
+    });
+    const apply = (event: PlatformEvent) => applyPlatformEvent(event, Date.now(), Date.now() + 60_000);
+    const sponsorAgain = (nowMs: number) =>
+      provisionSponsoredHost({ ...host, pmsHotelId, propertyName: 'Two A', nowMs });
+    return { first, second, ending, apply, sponsorAgain };
+  }
+
+  it('gives back every property when an older ending lands while the host is sponsored again', async () => {
+    // Prepare
+    const { first, second, ending, apply, sponsorAgain } = await hostWithTwoProperties();
+
+    // Act: provisioning read the sponsorship as active; an ending from before it lands, then it commits.
+    await racing(
+      { markers: ['lastProvisionedAt'], timing: 'before', meanwhile: () => apply(ending(1, at())) },
+      () => sponsorAgain(Date.now() + 60_000),
+    );
+
+    // Assess
+    expect(await seatsOfHost(partner.key, first.hostUserId)).toBeDefined();
+    expect(await propertyIds(partner.key)).toEqual(
+      expect.arrayContaining([first.propertyId, second.propertyId]),
+    );
+  });
+
+  it('hides every property when a newer ending lands right after the host was sponsored again', async () => {
+    // Prepare
+    const { first, second, ending, apply, sponsorAgain } = await hostWithTwoProperties();
+    await apply(ending(1, at()));
+
+    // Act: the provisioning that sponsors the host again commits; an ending after it lands at once.
+    await racing(
+      { markers: ['lastProvisionedAt'], timing: 'after', meanwhile: () => apply(ending(2, at(2))) },
+      () => sponsorAgain(Date.now() + 60_000),
+    );
+
+    // Assess
+    expect(await seatsOfHost(partner.key, first.hostUserId)).toBeUndefined();
+    const visible = await propertyIds(partner.key);
+    expect(visible).not.toContain(first.propertyId);
+    expect(visible).not.toContain(second.propertyId);
+  });
+});
+
 describe('erasure', () => {
   it('deletes what names the host, ends its sponsorships and unused links, and a new link makes a new account', async () => {
     const other = await approvedPartner();
@@ -483,30 +579,21 @@ describe('erasure, against what happens meanwhile', () => {
       products: ['assistant' as const],
       ttlSeconds: 3_600,
     };
-    let during: unknown;
-    const middleware = 'link-during-erasure';
-    dynamoDb().middlewareStack.add(
-      (next) => async (args) => {
-        const input = JSON.stringify(args.input);
-        if (during === undefined && input.includes('TransactItems') && input.includes('erasedAt'))
-          during = await createActivationLink(testTarget(), request, Date.now()).catch(
-            (error: unknown) => error,
-          );
-        return next(args);
-      },
-      { step: 'initialize', name: middleware },
-    );
 
     // Act
-    try {
-      await applyPlatformEvent(
-        { type: 'HostErasureRequested', detail: { host_user_id: hostUserId, requested_at: at() } },
-        Date.now(),
-        Date.now() + 60_000,
-      );
-    } finally {
-      dynamoDb().middlewareStack.remove(middleware);
-    }
+    const { meanwhile: during } = await racing(
+      {
+        markers: ['erasedAt'],
+        timing: 'before',
+        meanwhile: () => createActivationLink(testTarget(), request, Date.now()),
+      },
+      () =>
+        applyPlatformEvent(
+          { type: 'HostErasureRequested', detail: { host_user_id: hostUserId, requested_at: at() } },
+          Date.now(),
+          Date.now() + 60_000,
+        ),
+    );
     const after = await createActivationLink(testTarget(), request, Date.now());
 
     // Assess
