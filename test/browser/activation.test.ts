@@ -314,7 +314,7 @@ describe('activation link in Chromium', () => {
     await page.getByLabel('Check-in instructions').fill(`"><script>window.__xss=3</script> from 3 pm`);
     await page.getByRole('button', { name: 'Save and continue' }).click();
     await page.goto(page.url().replace(/step=\w+/, 'step=review'));
-    expect(await page.textContent('h2')).toBe(`</textarea>${attack}`);
+    expect(await page.textContent('.lead strong')).toBe(`</textarea>${attack}`);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(dialogs).toEqual([]);
     await screenshot(page, '09-xss-escaped');

@@ -1,6 +1,7 @@
 import type { TextField } from '../form-fields';
 import type { Messages } from './en';
 import { formatsFor } from './format';
+import { PartnerLink } from './partner-link';
 
 const f = formatsFor('de');
 const n = f.number;
@@ -49,7 +50,8 @@ export const de: Messages = {
   faqsTitle: 'Häufige Fragen Ihrer Gäste',
   faqsStage: 'Fragen',
   faqsIntro:
-    'Tragen Sie die Fragen ein, die Gäste am häufigsten stellen, jeweils mit Ihrer Antwort. Leere Zeilen werden ignoriert; nach dem Speichern erhalten Sie weitere Zeilen.',
+    'Tragen Sie die Fragen ein, die Gäste am häufigsten stellen, jeweils mit Ihrer Antwort. Leere Zeilen werden ignoriert.',
+  addAnotherQuestion: 'Weitere Frage hinzufügen',
   questionNumber: (number) => `Frage ${n(number)}`,
   questionLabel: 'Frage',
   answerLabel: 'Antwort',
@@ -71,7 +73,9 @@ export const de: Messages = {
   offerNumber: (number) => `Angebot ${n(number)}`,
   offerTitle: 'Titel',
   offerDescription: 'Beschreibung',
+  addAnotherOffer: 'Weiteres Angebot hinzufügen',
   guestPrice: 'Preis für Gäste',
+  priceHint: (examples) => `Eine Zahl, z. B. ${examples[0]} oder ${examples[1]}.`,
   currencyLabel: 'Währung',
   errorOfferTitle: (number, max) =>
     `Angebot ${n(number)}: Geben Sie einen Titel mit höchstens ${n(max)} Zeichen in einer Zeile ein, ohne Steuer- oder Textrichtungszeichen.`,
@@ -112,7 +116,11 @@ export const de: Messages = {
   knownCheckin: 'die Check-in-Hinweise',
   knownAnswers: (count) => f.plural(count, { one: '# Antwort', other: '# Antworten' }),
   knownOffers: (count) => f.plural(count, { one: '# Angebot', other: '# Angebote' }),
-  closeTab: (partner) => `Sie können diesen Tab schließen und zu ${partner} zurückkehren.`,
+  closeTab: (partner, website) => (
+    <>
+      Sie können diesen Tab schließen und zu <PartnerLink name={partner} website={website} /> zurückkehren.
+    </>
+  ),
 
   linkMalformedTitle: 'Dieser Link ist unvollständig',
   linkMalformed:

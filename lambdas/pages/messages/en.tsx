@@ -1,5 +1,6 @@
 import type { TextField } from '../form-fields';
 import { formatsFor } from './format';
+import { PartnerLink } from './partner-link';
 
 const f = formatsFor('en');
 const n = f.number;
@@ -53,8 +54,8 @@ export const en = {
   // Step: questions and answers
   faqsTitle: 'Questions guests ask',
   faqsStage: 'Questions',
-  faqsIntro:
-    'Add the questions guests ask most, with your answers. Empty rows are ignored; save to get more rows.',
+  faqsIntro: 'Add the questions guests ask most, with your answers. Empty rows are ignored.',
+  addAnotherQuestion: 'Add another question',
   questionNumber: (number: number) => `Question ${n(number)}`,
   questionLabel: 'Question',
   answerLabel: 'Answer',
@@ -76,7 +77,9 @@ export const en = {
   offerNumber: (number: number) => `Offer ${n(number)}`,
   offerTitle: 'Title',
   offerDescription: 'Description',
+  addAnotherOffer: 'Add another offer',
   guestPrice: 'Guest price',
+  priceHint: (examples: readonly [string, string]) => `A number, such as ${examples[0]} or ${examples[1]}.`,
   currencyLabel: 'Currency',
   errorOfferTitle: (number: number, max: number) =>
     `Offer ${n(number)}: give it a title of up to ${n(max)} characters, on one line, without control or text-direction characters.`,
@@ -121,7 +124,11 @@ export const en = {
   knownCheckin: 'the check-in instructions',
   knownAnswers: (count: number) => f.plural(count, { one: '# answer', other: '# answers' }),
   knownOffers: (count: number) => f.plural(count, { one: '# offer', other: '# offers' }),
-  closeTab: (partner: string) => `You can close this tab and return to ${partner}.`,
+  closeTab: (partner: string, website?: string) => (
+    <>
+      You can close this tab and return to <PartnerLink name={partner} website={website} />.
+    </>
+  ),
 
   // Pages that say why a link, a session or a form cannot be used
   linkMalformedTitle: 'This link is incomplete',

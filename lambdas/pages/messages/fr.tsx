@@ -1,6 +1,7 @@
 import type { TextField } from '../form-fields';
 import type { Messages } from './en';
 import { formatsFor } from './format';
+import { PartnerLink } from './partner-link';
 
 const f = formatsFor('fr');
 const n = f.number;
@@ -48,7 +49,8 @@ export const fr: Messages = {
   faqsTitle: 'Les questions de vos voyageurs',
   faqsStage: 'Questions',
   faqsIntro:
-    'Ajoutez les questions que les voyageurs posent le plus souvent, avec vos réponses. Les lignes vides sont ignorées ; enregistrez pour obtenir d’autres lignes.',
+    'Ajoutez les questions que les voyageurs posent le plus souvent, avec vos réponses. Les lignes vides sont ignorées.',
+  addAnotherQuestion: 'Ajouter une autre question',
   questionNumber: (number) => `Question ${n(number)}`,
   questionLabel: 'Question',
   answerLabel: 'Réponse',
@@ -69,7 +71,9 @@ export const fr: Messages = {
   offerNumber: (number) => `Offre ${n(number)}`,
   offerTitle: 'Titre',
   offerDescription: 'Description',
+  addAnotherOffer: 'Ajouter une autre offre',
   guestPrice: 'Prix pour les voyageurs',
+  priceHint: (examples) => `Un nombre, par exemple ${examples[0]} ou ${examples[1]}.`,
   currencyLabel: 'Devise',
   errorOfferTitle: (number, max) =>
     `Offre ${n(number)} : donnez-lui un titre de ${n(max)} caractères au plus, sur une seule ligne, sans caractères de contrôle ou de direction du texte.`,
@@ -110,7 +114,11 @@ export const fr: Messages = {
   knownCheckin: 'les instructions d’arrivée',
   knownAnswers: (count) => f.plural(count, { one: '# réponse', other: '# réponses' }),
   knownOffers: (count) => f.plural(count, { one: '# offre', other: '# offres' }),
-  closeTab: (partner) => `Vous pouvez fermer cet onglet et revenir sur ${partner}.`,
+  closeTab: (partner, website) => (
+    <>
+      Vous pouvez fermer cet onglet et revenir sur <PartnerLink name={partner} website={website} />.
+    </>
+  ),
 
   linkMalformedTitle: 'Ce lien est incomplet',
   linkMalformed:
