@@ -42,6 +42,7 @@ form.rows .actions { order: 2; }
 .choice span { display: block; font-weight: 400; color: var(--muted); }
 button { font: inherit; font-weight: 600; padding: .65rem 1.25rem; border-radius: .375rem; border: 0; background: var(--accent); color: #fff; cursor: pointer; min-height: 44px; }
 button.secondary { background: transparent; color: var(--accent); border: 1px solid var(--accent); }
+a.button { display: inline-flex; align-items: center; font-weight: 600; padding: .65rem 1.25rem; border-radius: .375rem; background: var(--accent); color: #fff; text-decoration: none; min-height: 44px; }
 button:disabled { opacity: .6; cursor: progress; }
 output, code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all; }
 output { display: block; padding: .75rem; border: 1px dashed #8c959f; border-radius: .375rem; margin: .5rem 0; }

@@ -35,6 +35,14 @@ export const de: Messages = {
   savedOnContinue: 'Jeder Schritt wird gespeichert, sobald Sie weiter- oder zurückgehen.',
   pleaseCheck: 'Bitte prüfen Sie:',
 
+  sessionChoiceTitle: 'Sie haben eine Einrichtung begonnen',
+  sessionChoiceCurrent: (current, partner) =>
+    `In diesem Browser läuft eine Einrichtung mit ${partner} für ${current}.`,
+  sessionChoiceNew: (name) =>
+    `Der Link, den Sie gerade geöffnet haben, ist für ${name}. Wenn Sie mit ihm beginnen, endet die laufende Einrichtung in diesem Browser; was sie gespeichert hat, bleibt gespeichert.`,
+  continueMySetup: 'Meine Einrichtung fortsetzen',
+  startWithNewLink: 'Mit dem neuen Link beginnen',
+
   detailsTitle: 'Ihre Unterkunft und der Check-in',
   detailsStage: 'Unterkunft',
   propertyName: 'Name der Unterkunft',

@@ -39,6 +39,15 @@ export const en = {
   savedOnContinue: 'Each step is saved when you continue or go back.',
   pleaseCheck: 'Please check:',
 
+  // A browser with a setup in progress opens another link
+  sessionChoiceTitle: 'You have a setup in progress',
+  sessionChoiceCurrent: (current: string, partner: string) =>
+    `This browser is in the middle of a setup with ${partner} for ${current}.`,
+  sessionChoiceNew: (name: string) =>
+    `The link you just opened is for ${name}. Starting with it ends the setup in progress in this browser; what it saved stays saved.`,
+  continueMySetup: 'Continue my setup',
+  startWithNewLink: 'Start with the new link',
+
   // Step: property and check-in
   detailsTitle: 'Your property and check-in',
   detailsStage: 'Property',

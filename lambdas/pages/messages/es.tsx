@@ -34,6 +34,13 @@ export const es: Messages = {
   savedOnContinue: 'Cada paso se guarda al continuar o al volver atrás.',
   pleaseCheck: 'Revise lo siguiente:',
 
+  sessionChoiceTitle: 'Tiene una configuración en curso',
+  sessionChoiceCurrent: (current, partner) => `Este navegador está configurando ${current} con ${partner}.`,
+  sessionChoiceNew: (name) =>
+    `El enlace que acaba de abrir es para ${name}. Si empieza con él, termina la configuración en curso en este navegador; lo que ya guardó se conserva.`,
+  continueMySetup: 'Continuar mi configuración',
+  startWithNewLink: 'Empezar con el nuevo enlace',
+
   detailsTitle: 'Su alojamiento y la llegada',
   detailsStage: 'Alojamiento',
   propertyName: 'Nombre del alojamiento',

@@ -34,6 +34,14 @@ export const fr: Messages = {
   savedOnContinue: 'Chaque étape est enregistrée lorsque vous continuez ou revenez en arrière.',
   pleaseCheck: 'Veuillez vérifier :',
 
+  sessionChoiceTitle: 'Une configuration est en cours',
+  sessionChoiceCurrent: (current, partner) =>
+    `Ce navigateur est en train de configurer ${current} avec ${partner}.`,
+  sessionChoiceNew: (name) =>
+    `Le lien que vous venez d’ouvrir est pour ${name}. Commencer avec lui met fin à la configuration en cours dans ce navigateur ; ce qu’elle a enregistré le reste.`,
+  continueMySetup: 'Continuer ma configuration',
+  startWithNewLink: 'Commencer avec le nouveau lien',
+
   detailsTitle: 'Votre logement et l’arrivée',
   detailsStage: 'Logement',
   propertyName: 'Nom du logement',

@@ -40,6 +40,13 @@ export const it: Messages = {
   savedOnContinue: 'Ogni passaggio viene salvato quando prosegue o torna indietro.',
   pleaseCheck: 'Controlli quanto segue:',
 
+  sessionChoiceTitle: 'Ha una configurazione in corso',
+  sessionChoiceCurrent: (current, partner) => `Questo browser sta configurando ${current} con ${partner}.`,
+  sessionChoiceNew: (name) =>
+    `Il link che ha appena aperto è per ${name}. Se inizia con questo, la configurazione in corso in questo browser termina; ciò che ha salvato resta salvato.`,
+  continueMySetup: 'Continua la mia configurazione',
+  startWithNewLink: 'Inizia con il nuovo link',
+
   detailsTitle: 'La sua struttura e il check-in',
   detailsStage: 'Struttura',
   propertyName: 'Nome della struttura',
