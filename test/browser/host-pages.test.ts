@@ -557,6 +557,25 @@ describe('the partner’s brand to the end', () => {
     expect(await back.getAttribute('rel')).toBe('noopener noreferrer');
     expect(await mainText(page)).toContain('tornare ad Acme PMS');
   });
+
+  it('the demo partner that npm start seeds has a logo, an accent colour and a website', async () => {
+    const page = await newPage({ viewport: VIEWPORTS.desktop });
+
+    await page.goto(await link(['assistant', 'upsells', 'guidebook'], { slug: 'demo-pms' }));
+    await screenshot(page, 'host-pages/demo-partner-marketplace');
+
+    const image = page.locator('.sponsor img');
+    expect(await image.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    expect(
+      await continueButton(page).evaluate((button) => getComputedStyle(button).backgroundColor),
+    ).not.toBe('rgb(31, 111, 235)');
+    await page.context().clearCookies();
+    await page.goto(page.url().replace(/marketplace.*$/, 'onboarding'));
+    expect(
+      await page.getByRole('link', { name: CATALOGUES.en.backTo('Demo PMS') }).getAttribute('href'),
+    ).toMatch(/^https:\/\//);
+  });
 });
 
 describe('what a host notices', () => {
