@@ -312,11 +312,12 @@ export const pageRoutes = [
   },
   {
     id: 'activate',
-    methods: ['GET'],
+    methods: ['GET', 'POST'],
     path: '/partner/{slug}/activate',
     entry: 'pages/activate.tsx',
     // Verifies links (the partner's sealed signing secret, the issued-link record, the used nonce)
-    // and starts a session; writes nothing.
+    // and starts a session, or asks before it replaces one in progress (the host's POST replaces
+    // it); writes nothing.
     access: {
       table: {
         getItem: [...FINDS_PARTNER, SIGNING_SECRET_PARTITION, ACTIVATION_LINK_PARTITION, NONCE_PARTITION],

@@ -24,7 +24,7 @@ import type { FunctionSettings, ServiceFunction } from './constructs/service-fun
 import type { ServiceRestApi } from './constructs/service-rest-api';
 import { ServiceTable } from './constructs/service-table';
 import type { StageConfig } from './stage-config';
-import { STACK_OUTPUTS, stackName } from './stage-config';
+import { STACK_OUTPUTS, senderAddress, stackName } from './stage-config';
 
 export interface PartnerApiStackProps extends StackProps {
   readonly config: StageConfig;
@@ -160,6 +160,10 @@ export class PartnerApiStack extends Stack {
     this.activationPages.pageFunctions
       .get('home')
       ?.function.addEnvironment('API_BASE_URL', this.partnerApi.baseUrl);
+    // The reveal page's refusals say how to reach us: the address our mail to partners comes from.
+    this.activationPages.pageFunctions
+      .get('reveal')
+      ?.function.addEnvironment('CONTACT_EMAIL', senderAddress(config.mailFrom));
     // The account setting goes after both REST APIs and the role with its policies, and each stage
     // after it: CDK's own RestApi makes the setting depend on its API, and without that order a
     // first deploy in a fresh account or region can fail with "The role ARN does not have required

@@ -94,7 +94,12 @@ export function hostMessagePage(
   locale: HostLocale,
   title: string,
   message: ComponentChildren,
-  options: { partner?: PartnerFace | undefined; headers?: Record<string, string> } = {},
+  options: {
+    partner?: PartnerFace | undefined;
+    headers?: Record<string, string>;
+    /** What the host can do next, under the message (a page that asks). */
+    actions?: ComponentChildren;
+  } = {},
 ): PageResponse {
   const { partner } = options;
   const failed = statusCode >= 400;
@@ -112,6 +117,7 @@ export function hostMessagePage(
         <div class={failed ? 'notice error' : 'notice'} role={failed ? 'alert' : undefined}>
           {message}
         </div>
+        {options.actions}
         {partner?.website ? (
           <a class="back-to" href={partner.website} rel="noopener noreferrer">
             {locale.messages.backTo(partner.name)}

@@ -21,6 +21,7 @@ const STYLES = `
 body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; padding: 1rem; }
 main { max-width: 40rem; margin: 0 auto; }
 h1 { font-size: 1.5rem; line-height: 1.25; }
+h2 { font-size: 1.125rem; margin: 1.25rem 0 .5rem; }
 p.lead { font-size: 1.1rem; }
 .muted { color: var(--muted); }
 .notice { border-left: 4px solid var(--accent); padding: .5rem 1rem; background: color-mix(in srgb, var(--accent) 8%, transparent); }
@@ -30,19 +31,25 @@ fieldset { border: 1px solid #d0d7de; border-radius: .5rem; padding: .75rem 1rem
 legend { font-weight: 600; padding: 0 .25rem; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 input[type=text], input[type=email], input[type=number], textarea, select { width: 100%; font: inherit; padding: .5rem; border: 1px solid #8c959f; border-radius: .375rem; }
+input[aria-invalid=true], textarea[aria-invalid=true], select[aria-invalid=true] { border: 2px solid var(--danger); }
 textarea { min-height: 6rem; }
+.hint { margin: 0 0 .25rem; font-size: .9rem; }
+form.rows { display: flex; flex-direction: column; }
+form.rows .add-row { order: 1; align-self: flex-start; }
+form.rows .actions { order: 2; }
 .choice { display: flex; gap: .75rem; align-items: flex-start; padding: .75rem; border: 1px solid #d0d7de; border-radius: .5rem; margin: .5rem 0; }
-.choice input { margin-top: .3rem; width: 1.25rem; height: 1.25rem; }
+.choice input { flex: none; margin: .125rem 0 0; width: 1.25rem; height: 1.25rem; }
 .choice label { margin: 0; }
 .choice span { display: block; font-weight: 400; color: var(--muted); }
 button { font: inherit; font-weight: 600; padding: .65rem 1.25rem; border-radius: .375rem; border: 0; background: var(--accent); color: #fff; cursor: pointer; min-height: 44px; }
 button.secondary { background: transparent; color: var(--accent); border: 1px solid var(--accent); }
+a.button { display: inline-flex; align-items: center; font-weight: 600; padding: .65rem 1.25rem; border-radius: .375rem; background: var(--accent); color: #fff; text-decoration: none; min-height: 44px; }
 button:disabled { opacity: .6; cursor: progress; }
 output, code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; word-break: break-all; }
 output { display: block; padding: .75rem; border: 1px dashed #8c959f; border-radius: .375rem; margin: .5rem 0; }
-ol.steps { display: flex; gap: .5rem; padding: 0; list-style: none; flex-wrap: wrap; font-size: .9rem; }
-ol.steps li { padding: .25rem .5rem; border-radius: 1rem; border: 1px solid #d0d7de; }
-ol.steps li[aria-current=step] { background: var(--accent); color: #fff; border-color: var(--accent); }
+ol.steps { display: flex; flex-wrap: wrap; gap: .25rem 1rem; padding: 0; margin: .75rem 0; list-style: none; font-size: .875rem; color: var(--muted); }
+ol.steps li { padding: .125rem 0; border: 0; border-bottom: 3px solid transparent; }
+ol.steps li[aria-current=step] { color: CanvasText; font-weight: 700; border-bottom-color: var(--accent); }
 .error-text { color: var(--danger); font-weight: 600; }
 .host-header { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: .5rem 1rem; margin-bottom: .5rem; }
 .sponsor { display: flex; flex-wrap: wrap; align-items: center; gap: .25rem .5rem; margin: 0; min-width: 0; overflow-wrap: anywhere; }
@@ -50,7 +57,7 @@ ol.steps li[aria-current=step] { background: var(--accent); color: #fff; border-
 .languages ul { display: flex; flex-wrap: wrap; gap: .25rem .75rem; list-style: none; margin: 0; padding: 0; font-size: .9rem; }
 .languages a { display: inline-block; padding: .5rem .125rem; min-height: 24px; color: inherit; }
 .languages a[aria-current] { font-weight: 700; text-decoration: none; }
-.actions { display: flex; flex-wrap: wrap; flex-direction: row-reverse; justify-content: space-between; gap: .75rem; margin-top: 1rem; }
+.actions { display: flex; flex-direction: row-reverse; justify-content: space-between; align-items: center; gap: .75rem; margin-top: 1rem; }
 .prewrap { white-space: pre-wrap; }
 a.back-to { display: inline-block; margin-top: 1rem; font-weight: 600; }
 h1, h2, h3, p, li, legend, label { overflow-wrap: anywhere; }

@@ -2,8 +2,19 @@ import { isMultiLineText, isOneLine, withUnixLineBreaks } from '../../core/domai
 import type { KnowledgeBase, UpsellOffer } from '../data/knowledge-base';
 import type { Messages } from './messages';
 
+/**
+ * What to fix in a refused form: the message, and the id of the field it is about (the page marks
+ * that field and links to it from the summary), when it is about one.
+ */
+export interface FormError {
+  readonly message: string;
+  readonly field?: string;
+}
+
 /** Reading the wizard's forms: values are kept as typed so a refused form shows them again. */
-export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: string[] };
+export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: FormError[] };
+
+const about = (field: string, message: string): FormError => ({ message, field });
 
 import {
   CURRENCIES,
@@ -49,20 +60,26 @@ export function parseDetails(
 ): FormResult<{ propertyName: string; checkInInstructions: string }> {
   const propertyName = text(form.get('property_name'));
   const checkInInstructions = text(form.get('checkin_instructions'));
-  const errors: string[] = [];
+  const errors: FormError[] = [];
   if (
     propertyName.length < 1 ||
     propertyName.length > FIELD_MAX_LENGTH.property_name ||
     !isOneLine(propertyName)
   ) {
-    errors.push(messages.errorPropertyName(FIELD_MAX_LENGTH.property_name));
+    errors.push(about('property_name', messages.errorPropertyName(FIELD_MAX_LENGTH.property_name)));
   }
   if (
     checkInInstructions.length < MIN_CHECKIN_INSTRUCTIONS ||
     checkInInstructions.length > FIELD_MAX_LENGTH.checkin_instructions
   ) {
-    errors.push(messages.errorCheckin(MIN_CHECKIN_INSTRUCTIONS, FIELD_MAX_LENGTH.checkin_instructions));
-  } else if (!isMultiLineText(checkInInstructions)) errors.push(messages.errorCheckinCharacters);
+    errors.push(
+      about(
+        'checkin_instructions',
+        messages.errorCheckin(MIN_CHECKIN_INSTRUCTIONS, FIELD_MAX_LENGTH.checkin_instructions),
+      ),
+    );
+  } else if (!isMultiLineText(checkInInstructions))
+    errors.push(about('checkin_instructions', messages.errorCheckinCharacters));
   return errors.length > 0
     ? { ok: false, errors }
     : { ok: true, value: { propertyName, checkInInstructions } };
@@ -71,21 +88,29 @@ export function parseDetails(
 export function parseFaqs(form: URLSearchParams, messages: Messages): FormResult<KnowledgeBase['faqs']> {
   const questions = all(form, 'question');
   const answers = all(form, 'answer');
-  const errors: string[] = [];
+  const errors: FormError[] = [];
   const faqs: { question: string; answer: string }[] = [];
   questions.forEach((question, index) => {
     const answer = answers[index] ?? '';
     const number = index + 1;
+    const [questionField, answerField] = [`question-${index}`, `answer-${index}`];
     if (!question && !answer) return;
-    if (!question || !answer) errors.push(messages.errorFaqIncomplete(number));
+    if (!question || !answer)
+      errors.push(about(question ? answerField : questionField, messages.errorFaqIncomplete(number)));
     else if (question.length > FIELD_MAX_LENGTH.question || answer.length > FIELD_MAX_LENGTH.answer)
-      errors.push(messages.errorFaqTooLong(number, FIELD_MAX_LENGTH.question, FIELD_MAX_LENGTH.answer));
-    else if (!isOneLine(question)) errors.push(messages.errorFaqQuestionLine(number));
-    else if (!isMultiLineText(answer)) errors.push(messages.errorFaqAnswerCharacters(number));
+      errors.push(
+        about(
+          question.length > FIELD_MAX_LENGTH.question ? questionField : answerField,
+          messages.errorFaqTooLong(number, FIELD_MAX_LENGTH.question, FIELD_MAX_LENGTH.answer),
+        ),
+      );
+    else if (!isOneLine(question)) errors.push(about(questionField, messages.errorFaqQuestionLine(number)));
+    else if (!isMultiLineText(answer))
+      errors.push(about(answerField, messages.errorFaqAnswerCharacters(number)));
     else faqs.push({ question, answer });
   });
-  if (faqs.length === 0 && errors.length === 0) errors.push(messages.errorFaqNone);
-  if (faqs.length > MAX_FAQS) errors.push(messages.errorFaqTooMany(MAX_FAQS));
+  if (faqs.length === 0 && errors.length === 0) errors.push(about('question-0', messages.errorFaqNone));
+  if (faqs.length > MAX_FAQS) errors.push({ message: messages.errorFaqTooMany(MAX_FAQS) });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: faqs };
 }
 
@@ -105,7 +130,7 @@ export function parseUpsells(
   const descriptions = all(form, 'description');
   const prices = all(form, 'price');
   const currencies = form.getAll('currency');
-  const errors: string[] = [];
+  const errors: FormError[] = [];
   const upsells: UpsellOffer[] = [];
   titles.forEach((title, index) => {
     const description = descriptions[index] ?? '';
@@ -117,14 +142,18 @@ export function parseUpsells(
       ? (currencies[index] ?? 'EUR')
       : undefined;
     if (!title || title.length > FIELD_MAX_LENGTH.title || !isOneLine(title))
-      errors.push(messages.errorOfferTitle(number, FIELD_MAX_LENGTH.title));
+      errors.push(about(`title-${index}`, messages.errorOfferTitle(number, FIELD_MAX_LENGTH.title)));
     else if (description.length > FIELD_MAX_LENGTH.description)
-      errors.push(messages.errorOfferDescription(number, FIELD_MAX_LENGTH.description));
-    else if (!isMultiLineText(description)) errors.push(messages.errorOfferDescriptionCharacters(number));
-    else if (priceMinor === undefined) errors.push(messages.errorOfferPrice(number, priceExamples));
-    else if (!currency) errors.push(messages.errorOfferCurrency(number));
+      errors.push(
+        about(`description-${index}`, messages.errorOfferDescription(number, FIELD_MAX_LENGTH.description)),
+      );
+    else if (!isMultiLineText(description))
+      errors.push(about(`description-${index}`, messages.errorOfferDescriptionCharacters(number)));
+    else if (priceMinor === undefined)
+      errors.push(about(`price-${index}`, messages.errorOfferPrice(number, priceExamples)));
+    else if (!currency) errors.push(about(`currency-${index}`, messages.errorOfferCurrency(number)));
     else upsells.push({ title, description, priceMinor, currency });
   });
-  if (upsells.length > MAX_UPSELLS) errors.push(messages.errorOfferTooMany(MAX_UPSELLS));
+  if (upsells.length > MAX_UPSELLS) errors.push({ message: messages.errorOfferTooMany(MAX_UPSELLS) });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: upsells };
 }

@@ -3,27 +3,36 @@ import type { VNode } from 'preact';
 import { PropertyNotSponsoredError } from '../data/knowledge-base';
 import { ActivationLayout } from './activation-layout';
 import { openSession, productCatalog, provisionedProperty } from './activation-lookups';
+import { MAX_FAQS, MAX_UPSELLS } from './form-fields';
 import { csrfToken, isValidCsrfToken } from './host-session';
 import type { PageResponse } from './html';
 import { htmlPage } from './html';
 import type { HostLocale } from './messages';
+import type { FormError } from './onboarding-forms';
 import { hostPageHandler } from './page-handler';
 import { formExpiredPage, seeOther, setupEndedPage } from './page-responses';
 import { postedForm } from './posted-form';
 import type { AnyWizardStep, WizardContext } from './wizard-steps';
-import { BACK, WIZARD_FINISH, wizardStepsFor } from './wizard-steps';
+import { ADD_ROW, BACK, WIZARD_FINISH, wizardStepsFor } from './wizard-steps';
 
 /** Where a wizard page is, relative to the current page like every redirect of these pages. */
 const addressOf = (page: { readonly id: string }) => `onboarding?step=${page.id}`;
 
-function Errors(props: { errors: readonly string[]; locale: HostLocale }) {
+/** The most rows any step of rows shows (`rows=` asks for at most this many). */
+const MAX_ROWS = Math.max(MAX_FAQS, MAX_UPSELLS);
+
+/**
+ * What to fix, above the form (GOV.UK's error summary): it takes the focus when the page loads
+ * (`autofocus`, so no script is needed), and each message about a field links to that field.
+ */
+function Errors(props: { errors: readonly FormError[]; locale: HostLocale }) {
   if (props.errors.length === 0) return null;
   return (
-    <div class="notice error" role="alert" id="form-errors">
+    <div class="notice error" role="alert" id="form-errors" tabindex={-1} autofocus>
       <p>{props.locale.messages.pleaseCheck}</p>
       <ul>
         {props.errors.map((error) => (
-          <li>{error}</li>
+          <li>{error.field ? <a href={`#${error.field}`}>{error.message}</a> : error.message}</li>
         ))}
       </ul>
     </div>
@@ -38,7 +47,7 @@ function wizardPage(
   context: WizardContext,
   shown: { title: string; stage: number; step?: boolean },
   body: VNode,
-  errors: readonly string[] = [],
+  errors: readonly FormError[] = [],
 ): PageResponse {
   const { locale } = context;
   const m = locale.messages;
@@ -63,7 +72,8 @@ function wizardPage(
 function stepPage(
   step: AnyWizardStep,
   context: WizardContext,
-  refused?: { errors: readonly string[]; typed?: unknown },
+  refused?: { errors: readonly FormError[]; typed?: unknown },
+  rows?: number,
 ): PageResponse {
   const errors = refused?.errors ?? [];
   return wizardPage(
@@ -74,7 +84,7 @@ function stepPage(
       // The saving hint on the steps that have fields; the review has none to save.
       step: step.products !== undefined,
     },
-    step.render({ id: step.id, context, errors }, refused?.typed),
+    step.render({ id: step.id, context, errors, ...(rows === undefined ? {} : { rows }) }, refused?.typed),
     errors,
   );
 }
@@ -86,8 +96,9 @@ const nothingTyped = (form: URLSearchParams) =>
 
 /**
  * A posted step. Continue saves it and goes to the next step; Back saves what was typed and goes
- * to the previous one, so nothing typed is lost either way. A form that cannot be saved as typed
- * is shown again, as typed, with what to fix; Back on a form left empty goes back without saving.
+ * to the previous one, so nothing typed is lost either way; "Add another" saves it and shows it
+ * again with one more row. A form that cannot be saved as typed is shown again, as typed, with
+ * what to fix; Back on a form left empty goes back without saving.
  */
 async function saveStep(
   event: APIGatewayProxyEvent,
@@ -116,7 +127,17 @@ async function saveStep(
     if (error instanceof PropertyNotSponsoredError) return setupEndedPage(context.locale, context.face);
     throw error;
   }
+  if (form.get('go') === ADD_ROW && step.rowField) {
+    const rows = Math.min(MAX_ROWS, form.getAll(step.rowField).length + 1);
+    return seeOther(`${addressOf(step)}&rows=${rows}`);
+  }
   return seeOther(addressOf(back ? previous : (steps[index + 1] ?? WIZARD_FINISH)));
+}
+
+/** The rows a step's address asks for (`rows=`, after "Add another"), if it names a sensible number. */
+function requestedRows(event: APIGatewayProxyEvent): number | undefined {
+  const rows = Number(event.queryStringParameters?.rows);
+  return Number.isSafeInteger(rows) && rows >= 1 && rows <= MAX_ROWS ? rows : undefined;
 }
 
 /**
@@ -165,5 +186,10 @@ export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, local
     return finish();
   }
   const first = context.steps[0] ?? last;
-  return stepPage(context.steps.find((candidate) => candidate.id === requested) ?? first, context);
+  return stepPage(
+    context.steps.find((candidate) => candidate.id === requested) ?? first,
+    context,
+    undefined,
+    requestedRows(event),
+  );
 });

@@ -61,6 +61,7 @@ button.addEventListener('click', async () => {
     document.getElementById('revealed').hidden = false;
     button.hidden = true;
     history.replaceState(null, '', location.pathname);
+    document.getElementById('intro').textContent = 'The key was decrypted in this browser, once: we cannot see it and cannot show it again.';
     say('Copy the key now and keep it in your secret store. This page cannot show it again.', 'success');
     document.getElementById('copy').focus();
   } catch (error) {
@@ -92,9 +93,31 @@ const REFUSALS = {
 } as const;
 type Refusal = keyof typeof REFUSALS;
 
+/**
+ * How partners reach us: the address our mail to them comes from (the stage's `mailFrom`, which
+ * the stack gives this function as `CONTACT_EMAIL`), the one they got this link from.
+ */
+function contactAddress(environment: Record<string, string | undefined>): string | undefined {
+  const address = environment.CONTACT_EMAIL?.trim();
+  return address && /^[^\s@<>"]+@[^\s@<>"]+$/.test(address) ? address : undefined;
+}
+
 const refusalPage = (refusal: Refusal) => {
   const { status, title, message } = REFUSALS[refusal];
-  return messagePage(status, title, <p>{message}</p>);
+  const contact = contactAddress(process.env);
+  return messagePage(
+    status,
+    title,
+    <>
+      <p>{message}</p>
+      {contact ? (
+        <p>
+          To reach us, write to <a href={`mailto:${contact}`}>{contact}</a>, the address our e-mail with this
+          link came from.
+        </p>
+      ) : null}
+    </>,
+  );
 };
 
 async function showRevealPage(revealId: string): Promise<APIGatewayProxyResult> {
@@ -108,7 +131,8 @@ async function showRevealPage(revealId: string): Promise<APIGatewayProxyResult> 
       <p class="lead">
         {reveal.partnerName ? `For ${reveal.partnerName}. ` : ''}Key <code>{reveal.keyPrefix}…</code>
       </p>
-      <p>
+      {/* Its script says what is true once the key is shown: there is nothing left to reveal. */}
+      <p id="intro">
         The key is shown <strong>once</strong>. It is decrypted in this browser; we cannot see it and cannot
         show it again. Have your secret store ready, then reveal it.
       </p>

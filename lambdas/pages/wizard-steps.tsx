@@ -10,7 +10,7 @@ import type { PartnerFace } from './activation-layout';
 import { CURRENCIES, FIELD_MAX_LENGTH, MAX_FAQS, MAX_UPSELLS } from './form-fields';
 import type { HostSession } from './host-session';
 import type { HostLocale, Messages } from './messages';
-import type { FormResult } from './onboarding-forms';
+import type { FormError, FormResult } from './onboarding-forms';
 import { parseDetails, parseFaqs, parseUpsells } from './onboarding-forms';
 
 /** What every step of the onboarding wizard works on: the host's provisioned property. */
@@ -37,11 +37,13 @@ interface StepPage {
   readonly id: string;
   readonly context: WizardContext;
   /** Why the posted form was refused (none on a page shown from what is stored). */
-  readonly errors: readonly string[];
+  readonly errors: readonly FormError[];
+  /** The rows a step of rows shows at least: one more than the host had, after "Add another". */
+  readonly rows?: number;
 }
 
 /** A refused form keeps what the host typed (`typed`), so the step shows it again with the errors. */
-type StepInput<Typed, Value> = { ok: true; value: Value } | { ok: false; errors: string[]; typed?: Typed };
+type StepInput<Typed, Value> = { ok: true; value: Value } | { ok: false; errors: FormError[]; typed?: Typed };
 
 /**
  * One step of the wizard. `Typed` is what its form shows again when refused, `Value` what it saves.
@@ -64,6 +66,11 @@ interface WizardStep<Typed, Value> {
   render(page: StepPage, typed?: Typed): VNode;
   /** Writes what `parse` read. */
   save(value: Value, context: WizardContext, nowIso: string): Promise<void>;
+  /**
+   * A step of rows (questions, offers), whose "Add another" saves and shows the step again with one
+   * more row: the field every row has once, which counts the rows a form posted.
+   */
+  readonly rowField?: string;
   /** What the review page shows of this step; `number` is the step's place in the wizard (1 = first). */
   readonly review?: {
     summary(context: WizardContext, number: number): VNode;
@@ -83,8 +90,10 @@ function wizardStep<Typed, Value>(step: WizardStep<Typed, Value>): AnyWizardStep
 
 /** The submit value of a step form's Back button. */
 export const BACK = 'back';
+/** The submit value of "Add another" on a step of rows: save, then the same step with one more row. */
+export const ADD_ROW = 'add';
 
-function StepForm(props: { page: StepPage; submit: string; children: ComponentChildren }) {
+function StepForm(props: { page: StepPage; submit: string; add?: string; children: ComponentChildren }) {
   const { page } = props;
   const m = page.context.locale.messages;
   const first = page.context.steps[0]?.id === page.id;
@@ -93,6 +102,7 @@ function StepForm(props: { page: StepPage; submit: string; children: ComponentCh
       method="post"
       action="onboarding"
       novalidate
+      class={props.add ? 'rows' : undefined}
       aria-describedby={page.errors.length > 0 ? 'form-errors' : undefined}
     >
       <input type="hidden" name="csrf" value={page.context.csrf} />
@@ -107,12 +117,56 @@ function StepForm(props: { page: StepPage; submit: string; children: ComponentCh
           </button>
         )}
       </div>
+      {/* After Continue in the form (Enter continues), shown under the rows by the style sheet. */}
+      {props.add ? (
+        <button type="submit" class="secondary add-row" name="go" value={ADD_ROW}>
+          {props.add}
+        </button>
+      ) : null}
     </form>
   );
 }
 
-function withBlankRows<T>(rows: readonly T[], blank: T, max: number): T[] {
-  return [...rows, blank, blank].slice(0, Math.max(max, rows.length));
+/** Rows shown when nothing is saved yet: room for a first and a second answer. */
+const MIN_ROWS = 2;
+
+/**
+ * The rows of a step of rows, and the one that takes the focus. A refused form shows the rows as
+ * typed, no more and no fewer (a failed save never grows the page). Otherwise the saved rows and
+ * one empty row (at least MIN_ROWS), or the rows "Add another" asked for; the first row after the
+ * saved ones then takes the focus.
+ */
+function rowsOf<T>(
+  page: StepPage,
+  saved: readonly T[],
+  typed: readonly T[] | undefined,
+  blank: T,
+  max: number,
+) {
+  if (typed) return { rows: typed.length > 0 ? [...typed] : [blank], focus: undefined };
+  const count = Math.min(Math.max(max, saved.length), Math.max(MIN_ROWS, saved.length + 1, page.rows ?? 0));
+  const rows = [...saved, ...Array.from({ length: Math.max(0, count - saved.length) }, () => blank)];
+  return { rows, focus: page.rows !== undefined && saved.length < rows.length ? saved.length : undefined };
+}
+
+/**
+ * A field's state on a refused form: `aria-invalid` and its message under the label when the
+ * form's errors name it, linked from the field (`aria-describedby`, with any hint it has).
+ */
+function fieldState(page: StepPage, id: string, hint?: string) {
+  const error = page.errors.find((candidate) => candidate.field === id);
+  const describedBy = [hint, error ? `${id}-error` : undefined].filter(Boolean).join(' ');
+  return {
+    attributes: {
+      'aria-invalid': error ? ('true' as const) : undefined,
+      'aria-describedby': describedBy || undefined,
+    },
+    message: error ? (
+      <p class="error-text" id={`${id}-error`}>
+        {error.message}
+      </p>
+    ) : null,
+  };
 }
 
 const withTyped = <Typed, Value>(parsed: FormResult<Value>, typed: () => Typed): StepInput<Typed, Value> =>
@@ -150,9 +204,12 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
         propertyName: page.context.propertyName,
         checkInInstructions: page.context.knowledgeBase.checkInInstructions,
       };
+      const name = fieldState(page, 'property_name');
+      const checkin = fieldState(page, 'checkin_instructions', 'checkin-help');
       return (
         <StepForm page={page} submit={m.saveAndContinue}>
           <label for="property_name">{m.propertyName}</label>
+          {name.message}
           <input
             type="text"
             id="property_name"
@@ -161,17 +218,19 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
             maxlength={FIELD_MAX_LENGTH.property_name}
             required
             autocomplete="organization"
+            {...name.attributes}
           />
           <label for="checkin_instructions">{m.checkinInstructions}</label>
           <p class="muted" id="checkin-help">
             {m.checkinHelp}
           </p>
+          {checkin.message}
           <textarea
             id="checkin_instructions"
             name="checkin_instructions"
-            aria-describedby="checkin-help"
             maxlength={FIELD_MAX_LENGTH.checkin_instructions}
             required
+            {...checkin.attributes}
           >
             {values.checkInInstructions}
           </textarea>
@@ -188,7 +247,7 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
         const m = context.locale.messages;
         return (
           <>
-            <h3>{m.reviewCheckin}</h3>
+            <h2>{m.reviewCheckin}</h2>
             <p class="prewrap">
               {context.knowledgeBase.checkInInstructions || <em>{m.notFilledIn(number)}</em>}
             </p>
@@ -215,37 +274,57 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       }),
     render: (page, typed) => {
       const m = page.context.locale.messages;
-      const faqs = typed ?? page.context.knowledgeBase.faqs;
+      const { rows, focus } = rowsOf(
+        page,
+        page.context.knowledgeBase.faqs,
+        typed,
+        { question: '', answer: '' },
+        MAX_FAQS,
+      );
       return (
-        <StepForm page={page} submit={m.saveAndContinue}>
+        <StepForm page={page} submit={m.saveAndContinue} add={m.addAnotherQuestion}>
           <p>{m.faqsIntro}</p>
-          {withBlankRows(faqs, { question: '', answer: '' }, MAX_FAQS).map((faq, index) => (
-            <fieldset>
-              <legend>{m.questionNumber(index + 1)}</legend>
-              <label for={`question-${index}`}>{m.questionLabel}</label>
-              <input
-                type="text"
-                id={`question-${index}`}
-                name="question"
-                value={faq.question}
-                maxlength={FIELD_MAX_LENGTH.question}
-              />
-              <label for={`answer-${index}`}>{m.answerLabel}</label>
-              <textarea id={`answer-${index}`} name="answer" maxlength={FIELD_MAX_LENGTH.answer}>
-                {faq.answer}
-              </textarea>
-            </fieldset>
-          ))}
+          {rows.map((faq, index) => {
+            const question = fieldState(page, `question-${index}`);
+            const answer = fieldState(page, `answer-${index}`);
+            return (
+              <fieldset>
+                <legend>{m.questionNumber(index + 1)}</legend>
+                <label for={`question-${index}`}>{m.questionLabel}</label>
+                {question.message}
+                <input
+                  type="text"
+                  id={`question-${index}`}
+                  name="question"
+                  value={faq.question}
+                  maxlength={FIELD_MAX_LENGTH.question}
+                  autofocus={index === focus}
+                  {...question.attributes}
+                />
+                <label for={`answer-${index}`}>{m.answerLabel}</label>
+                {answer.message}
+                <textarea
+                  id={`answer-${index}`}
+                  name="answer"
+                  maxlength={FIELD_MAX_LENGTH.answer}
+                  {...answer.attributes}
+                >
+                  {faq.answer}
+                </textarea>
+              </fieldset>
+            );
+          })}
         </StepForm>
       );
     },
     save: async (faqs, context, nowIso) => {
       await saveKnowledgeBase(sponsoredProperty(context), { faqs }, nowIso);
     },
+    rowField: 'question',
     review: {
       summary: (context) => (
         <>
-          <h3>{context.locale.messages.reviewQuestions(context.knowledgeBase.faqs.length)}</h3>
+          <h2>{context.locale.messages.reviewQuestions(context.knowledgeBase.faqs.length)}</h2>
           <ul>
             {context.knowledgeBase.faqs.map((faq) => (
               <li>
@@ -280,71 +359,88 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
         }));
       }),
     render: (page, typed) => {
-      const { messages: m, formats } = page.context.locale;
-      const offers =
-        typed ??
-        page.context.knowledgeBase.upsells.map((offer) => ({
-          title: offer.title,
-          description: offer.description,
-          price: formats.decimal(offer.priceMinor),
-          currency: offer.currency,
-        }));
+      const { locale } = page.context;
+      const { messages: m, formats } = locale;
+      const saved = page.context.knowledgeBase.upsells.map((offer) => ({
+        title: offer.title,
+        description: offer.description,
+        price: formats.decimal(offer.priceMinor),
+        currency: offer.currency,
+      }));
+      const blank = { title: '', description: '', price: '', currency: 'EUR' };
+      const { rows, focus } = rowsOf(page, saved, typed, blank, MAX_UPSELLS);
       return (
-        <StepForm page={page} submit={m.saveAndContinue}>
+        <StepForm page={page} submit={m.saveAndContinue} add={m.addAnotherOffer}>
           <p>{m.upsellsIntro}</p>
-          {withBlankRows(offers, { title: '', description: '', price: '', currency: 'EUR' }, MAX_UPSELLS).map(
-            (offer, index) => (
+          {rows.map((offer, index) => {
+            const title = fieldState(page, `title-${index}`);
+            const description = fieldState(page, `description-${index}`);
+            const price = fieldState(page, `price-${index}`, `price-hint-${index}`);
+            const currency = fieldState(page, `currency-${index}`);
+            return (
               <fieldset>
                 <legend>{m.offerNumber(index + 1)}</legend>
                 <label for={`title-${index}`}>{m.offerTitle}</label>
+                {title.message}
                 <input
                   type="text"
                   id={`title-${index}`}
                   name="title"
                   value={offer.title}
                   maxlength={FIELD_MAX_LENGTH.title}
+                  autofocus={index === focus}
+                  {...title.attributes}
                 />
                 <label for={`description-${index}`}>{m.offerDescription}</label>
+                {description.message}
                 <textarea
                   id={`description-${index}`}
                   name="description"
                   maxlength={FIELD_MAX_LENGTH.description}
+                  {...description.attributes}
                 >
                   {offer.description}
                 </textarea>
                 <label for={`price-${index}`}>{m.guestPrice}</label>
+                {/* A hint, not a placeholder: an example in the field reads as a price already filled in. */}
+                <p class="muted hint" id={`price-hint-${index}`}>
+                  {m.priceHint(priceExamples(locale))}
+                </p>
+                {price.message}
                 <input
                   type="text"
                   inputmode="decimal"
                   id={`price-${index}`}
                   name="price"
                   value={offer.price}
-                  placeholder={formats.decimal(2_500)}
+                  {...price.attributes}
                 />
                 <label for={`currency-${index}`}>{m.currencyLabel}</label>
-                <select id={`currency-${index}`} name="currency">
-                  {CURRENCIES.map((currency) => (
-                    <option value={currency} selected={currency === offer.currency}>
-                      {currency}
+                {currency.message}
+                <select id={`currency-${index}`} name="currency" {...currency.attributes}>
+                  {CURRENCIES.map((option) => (
+                    <option value={option} selected={option === offer.currency}>
+                      {option}
                     </option>
                   ))}
                 </select>
               </fieldset>
-            ),
-          )}
+            );
+          })}
         </StepForm>
       );
     },
     save: async (upsells, context, nowIso) => {
       await saveKnowledgeBase(sponsoredProperty(context), { upsells }, nowIso);
     },
+    rowField: 'title',
     review: {
       summary: (context) => {
         const { messages: m, formats } = context.locale;
         const { upsells } = context.knowledgeBase;
         return (
           <>
-            <h3>{m.reviewOffers(upsells.length)}</h3>
+            <h2>{m.reviewOffers(upsells.length)}</h2>
             {upsells.length === 0 ? (
               <p>{m.noOffers}</p>
             ) : (
@@ -374,7 +470,9 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       const missing = context.steps.flatMap(
         (step, index) => step.review?.missing?.(context, index + 1) ?? [],
       );
-      return missing.length > 0 ? { ok: false, errors: missing } : { ok: true, value: undefined };
+      return missing.length > 0
+        ? { ok: false, errors: missing.map((message) => ({ message })) }
+        : { ok: true, value: undefined };
     },
     render: (page) => {
       const { context } = page;
@@ -387,7 +485,10 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
           : m.finishSetup;
       return (
         <>
-          <h2>{context.propertyName}</h2>
+          {/* The property's name leads, under the one heading, rather than a second heading stacked on it. */}
+          <p class="lead">
+            <strong>{context.propertyName}</strong>
+          </p>
           <p>{m.activeProducts(productNames(context))}</p>
           {context.steps.map((step, index) => step.review?.summary(context, index + 1))}
           <StepForm page={page} submit={submit}>
@@ -452,7 +553,7 @@ export const WIZARD_FINISH = {
         </p>
         <p>{m.nowActive(productNames(context), context.propertyName)}</p>
         {live && known.length > 0 ? <p>{m.knowledgeSummary(known, context.propertyName)}</p> : null}
-        <p>{m.closeTab(context.partner.name)}</p>
+        <p>{m.closeTab(context.partner.name, context.face.website)}</p>
       </div>
     );
   },

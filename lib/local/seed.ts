@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey, isInForce } from '../../core/domain/api-key';
 import type { ProductId } from '../../core/domain/catalog';
 import { DEFAULT_CATALOG } from '../../core/domain/catalog';
 import type { Scope } from '../../core/domain/scopes';
 import { agreementScopes } from '../../core/domain/scopes';
+import { transactionCancellationCodes } from '../../lambdas/common/aws-errors';
 import { seal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { apiKeyCreationItem, getApiKeys, keyRevokedItem } from '../../lambdas/data/api-keys';
@@ -13,6 +15,8 @@ import { allocateId } from '../../lambdas/data/counters';
 import { dynamoDb } from '../../lambdas/data/db';
 import type { Partner } from '../../lambdas/data/partners';
 import { getPartnerBySlug, keysIssuedItem, partnerCreationItems } from '../../lambdas/data/partners';
+import type { BrandingChange } from '../operations/branding';
+import { brandPartner } from '../operations/branding';
 import type { SampleHost } from '../operations/sample-data';
 import { SAMPLE_HOSTS, sponsorSampleHosts } from '../operations/sample-data';
 
@@ -23,6 +27,8 @@ interface DemoPartner {
   readonly scopes: readonly Scope[];
   readonly products: readonly ProductId[];
   readonly hosts: readonly SampleHost[];
+  /** How its hosts' pages show it, set as an operator sets it (`partners brand`). */
+  readonly branding?: Omit<BrandingChange, 'slug'>;
 }
 
 const DEMO_PARTNERS: readonly DemoPartner[] = [
@@ -32,6 +38,12 @@ const DEMO_PARTNERS: readonly DemoPartner[] = [
     scopes: ['revenue:read'],
     products: ['assistant', 'upsells', 'guidebook', 'checkin'],
     hosts: SAMPLE_HOSTS,
+    branding: {
+      // A PNG: the pages show any logo the same way, and a PNG needs no SVG check.
+      logoFile: fileURLToPath(new URL('./demo-pms-logo.png', import.meta.url)),
+      accentColor: '#0F766E',
+      website: 'https://www.demo-pms.example/hosts',
+    },
   },
   {
     slug: 'metrics-pms',
@@ -117,6 +129,19 @@ async function freshDemoKey(partner: Partner, nowMs: number): Promise<string> {
   return material.key;
 }
 
+/**
+ * Brands a demo partner as an operator would (`partners brand`). Another server starting on the
+ * same DynamoDB at the same moment may brand it in the same instant: its transaction then wins
+ * with the same brand, and this one's conflict is no failure.
+ */
+async function brandDemoPartner(slug: string, branding: Omit<BrandingChange, 'slug'>, nowMs: number) {
+  try {
+    await brandPartner({ actor: 'local-server' }, { slug, ...branding }, nowMs);
+  } catch (error) {
+    if (!transactionCancellationCodes(error)?.includes('TransactionConflict')) throw error;
+  }
+}
+
 /** Seeds the catalog and the demo partners (idempotent), and returns a working key for each. */
 export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
   await ensureCatalog(DEFAULT_CATALOG);
@@ -124,6 +149,8 @@ export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
   for (const demo of DEMO_PARTNERS) {
     const { partner, created } = await ensurePartner(demo, nowMs);
     if (created) await sponsorSampleHosts(partner, demo.hosts, nowMs, DEMO_HOSTS_JOINED);
+    // Also for a demo partner kept from before it had a brand (--persist), as long as it has none.
+    if (demo.branding && !partner.branding) await brandDemoPartner(demo.slug, demo.branding, nowMs);
     keys.push({
       partnerSlug: partner.slug,
       partnerName: partner.name,

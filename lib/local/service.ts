@@ -5,13 +5,13 @@ import { getHeapStatistics } from 'node:v8';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../core/audit-retention';
 import { queueUrlVariable, SERVICE_QUEUE_NAMES } from '../../core/event-delivery';
 import type { ServiceFunctionSpec, ServiceSecretName } from '../../core/routes';
-import { API_BASE_PATH, serviceFunctions } from '../../core/routes';
+import { API_BASE_PATH, pageFunctionName, serviceFunctions } from '../../core/routes';
 import { secretArnVariable } from '../../core/service-secrets';
 import { useServiceEnvironment } from '../../lambdas/common/config';
 import { FUNCTION_NODE_OPTIONS } from '../function-defaults';
 import { createActivationLink } from '../operations/links';
-import { outboxMailer } from '../operations/mailer';
-import { stackName } from '../stage-config';
+import { FROM_LOCAL, outboxMailer } from '../operations/mailer';
+import { senderAddress, stackName } from '../stage-config';
 import type { AccessLogWriter } from './access-log';
 import { accessLogPath, openAccessLog } from './access-log';
 import { LocalApiGateway } from './api-gateway';
@@ -143,6 +143,8 @@ function functionEnvironment(spec: ServiceFunctionSpec, aws: LocalAwsSettings): 
       (spec.access.secrets ?? []).map((name) => [secretArnVariable(name), aws.secretArns[name]]),
     ),
     ...(sendsTo.length > 0 ? { AWS_ENDPOINT_URL_SQS: aws.awsEndpoint } : {}),
+    // As the stack gives the reveal page the stage's mail sender: how partners reach us.
+    ...(spec.name === pageFunctionName('reveal') ? { CONTACT_EMAIL: senderAddress(FROM_LOCAL) } : {}),
     ...Object.fromEntries(
       sendsTo.map((name) => [queueUrlVariable(name), localQueueUrl(aws.awsEndpoint, name)]),
     ),

@@ -18,7 +18,8 @@ export interface Mailer {
   send(mail: OutgoingMail): Promise<MailReceipt>;
 }
 
-const FROM_LOCAL = 'Partner Team <partners@localhost>';
+/** The sender of the local server's mail (the reveal pages name its address as ours). */
+export const FROM_LOCAL = 'Partner Team <partners@localhost>';
 
 /** Writes each message as an RFC 5322 `.eml` file that any mail client opens. */
 export function outboxMailer(directory: string): Mailer {

@@ -314,7 +314,7 @@ describe('activation link in Chromium', () => {
     await page.getByLabel('Check-in instructions').fill(`"><script>window.__xss=3</script> from 3 pm`);
     await page.getByRole('button', { name: 'Save and continue' }).click();
     await page.goto(page.url().replace(/step=\w+/, 'step=review'));
-    expect(await page.textContent('h2')).toBe(`</textarea>${attack}`);
+    expect(await page.textContent('.lead strong')).toBe(`</textarea>${attack}`);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(dialogs).toEqual([]);
     await screenshot(page, '09-xss-escaped');
@@ -366,5 +366,87 @@ describe('activation link in Chromium', () => {
     );
     await page.goto(page.url().replace(/onboarding.*$/, 'onboarding?step=faqs'));
     expect(await page.locator('#question-0').inputValue()).toBe('');
+  });
+});
+
+describe('a second link in a browser with a setup in progress', () => {
+  /** A host who activated a link and is on the wizard's first step, with what they typed saved. */
+  async function hostInTheWizard(): Promise<Page> {
+    const page = await freshPage();
+    await page.goto(await link({ ...uniqueHost(), name: 'Casa Verde', products: ['assistant'] }));
+    await page.getByRole('button', { name: 'Activate selected products' }).click();
+    await page.waitForURL(/onboarding$/);
+    await page.getByLabel('Property name').fill('The First Host’s Place');
+    await page.getByLabel('Check-in instructions').fill('The key is under the third pot.');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await page.waitForURL(/step=faqs/);
+    return page;
+  }
+  const wizardOrigin = (page: Page) => new URL(page.url()).origin;
+  /** What the browser's session shows on the wizard's first step. */
+  async function propertyInSession(page: Page): Promise<string> {
+    await page.goto(page.url().replace(/onboarding.*$/, 'onboarding?step=details'));
+    return page.locator('#property_name').inputValue();
+  }
+
+  it('asks before replacing it, and keeps it until the host chooses', async () => {
+    const page = await hostInTheWizard();
+    const other = await link({ ...uniqueHost(), name: 'Someone Else', products: ['assistant'] });
+
+    const response = await page.goto(other);
+    await screenshot(page, '14-session-choice');
+
+    expect(response?.status()).toBe(200);
+    expect(await page.textContent('h1')).toBe('You have a setup in progress');
+    expect(await page.textContent('main')).toContain('Someone Else');
+    await page.getByRole('link', { name: 'Continue my setup' }).click();
+    await page.waitForURL(/onboarding/);
+    expect(await propertyInSession(page)).toBe('The First Host’s Place');
+
+    await page.goto(other);
+    await page.getByRole('button', { name: 'Start with the new link' }).click();
+    await page.waitForURL(/marketplace$/);
+    expect(await page.textContent('h1')).toBe('Welcome, Someone Else');
+  });
+
+  it('a page of another site can neither replace it with a GET nor with a POST', async () => {
+    const page = await hostInTheWizard();
+    const origin = wizardOrigin(page);
+    const other = new URL(await link({ ...uniqueHost(), name: 'Someone Else', products: ['assistant'] }));
+    await context.route('https://elsewhere.example/**', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html><a id="open" href="${other}">open</a>
+          <form id="post" method="post" action="${origin}${other.pathname}">
+            <input name="token" value="${other.searchParams.get('token')}"><button>post</button></form>`,
+      }),
+    );
+
+    await page.goto('https://elsewhere.example/');
+    await Promise.all([page.waitForURL(/activate/), page.click('#open')]);
+    expect(await page.textContent('h1')).toBe('You have a setup in progress');
+    await page.goto('https://elsewhere.example/');
+    const [posted] = await Promise.all([
+      page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
+      page.click('#post button'),
+    ]);
+
+    expect(posted.status()).toBe(403);
+    await page.goto(`${origin}/partner/${partner.slug}/onboarding`);
+    expect(await propertyInSession(page)).toBe('The First Host’s Place');
+  });
+
+  it('refuses a replacement posted without the session’s CSRF token', async () => {
+    const page = await hostInTheWizard();
+    const other = new URL(await link({ ...uniqueHost(), products: ['assistant'] }));
+
+    const status = await page.evaluate(
+      async ({ path, token }) =>
+        (await fetch(path, { method: 'POST', body: new URLSearchParams({ token, csrf: 'forged' }) })).status,
+      { path: other.pathname, token: other.searchParams.get('token') ?? '' },
+    );
+
+    expect(status).toBe(403);
+    expect(await propertyInSession(page)).toBe('The First Host’s Place');
   });
 });

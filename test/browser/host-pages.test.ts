@@ -535,6 +535,138 @@ describe('the partner’s brand', () => {
   });
 });
 
+describe('the partner’s brand to the end', () => {
+  it('the closing page links back to the partner’s website', async () => {
+    const branded = await approvedPartner({ name: 'Acme PMS', products: ['assistant'] });
+    const brand = await admin(
+      'partners',
+      'brand',
+      '--partner',
+      branded.slug,
+      '--website',
+      'https://www.acme.example/hosts',
+    );
+    expect(brand.code, brand.stderr).toBe(0);
+    const page = await newPage({ acceptLanguage: 'it' });
+
+    await walk(page, await link(['assistant'], { slug: branded.slug }), async () => {}, 'it');
+    await screenshot(page, 'host-pages/branded-done-it');
+
+    const back = page.getByRole('link', { name: 'Acme PMS' });
+    expect(await back.getAttribute('href')).toBe('https://www.acme.example/hosts');
+    expect(await back.getAttribute('rel')).toBe('noopener noreferrer');
+    expect(await mainText(page)).toContain('tornare ad Acme PMS');
+  });
+
+  it('the demo partner that npm start seeds has a logo, an accent colour and a website', async () => {
+    const page = await newPage({ viewport: VIEWPORTS.desktop });
+
+    await page.goto(await link(['assistant', 'upsells', 'guidebook'], { slug: 'demo-pms' }));
+    await screenshot(page, 'host-pages/demo-partner-marketplace');
+
+    const image = page.locator('.sponsor img');
+    expect(await image.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    expect(
+      await continueButton(page).evaluate((button) => getComputedStyle(button).backgroundColor),
+    ).not.toBe('rgb(31, 111, 235)');
+    await page.context().clearCookies();
+    await page.goto(page.url().replace(/marketplace.*$/, 'onboarding'));
+    expect(
+      await page.getByRole('link', { name: CATALOGUES.en.backTo('Demo PMS') }).getAttribute('href'),
+    ).toMatch(/^https:\/\//);
+  });
+});
+
+describe('what a host notices', () => {
+  /** The boxes of the elements a selector finds, in CSS pixels. */
+  const boxes = (page: Page, selector: string) =>
+    page.locator(selector).evaluateAll((elements) =>
+      elements.map((element) => {
+        const box = element.getBoundingClientRect();
+        return { top: box.top, bottom: box.bottom, left: box.left, width: box.width };
+      }),
+    );
+
+  it('the progress indicator is not a row of buttons, and fits one line on a desktop in French', async () => {
+    const page = await newPage({ acceptLanguage: 'fr', viewport: VIEWPORTS.desktop });
+    await page.goto(await link(['assistant', 'upsells', 'guidebook']));
+    await screenshot(page, 'host-pages/progress-fr-desktop');
+
+    const chips = await page.locator('ol.steps li').evaluateAll((items) =>
+      items.map((item) => {
+        const style = getComputedStyle(item);
+        return {
+          radius: style.borderTopLeftRadius,
+          border: style.borderTopWidth,
+          top: item.getBoundingClientRect().top,
+        };
+      }),
+    );
+    expect(chips).toHaveLength(6);
+    for (const chip of chips)
+      expect(chip).toMatchObject({ radius: '0px', border: '0px', top: chips[0]?.top });
+    expect(
+      await page
+        .locator('ol.steps li[aria-current=step]')
+        .evaluate((item) => getComputedStyle(item).borderBottomWidth),
+    ).toBe('3px');
+  });
+
+  it('on a German phone, Back stays beside the main button on the review step', async () => {
+    const page = await newPage({ acceptLanguage: 'de' });
+    let review: { top: number; bottom: number }[] = [];
+    await walk(
+      page,
+      await link(['assistant', 'upsells']),
+      async (name) => {
+        if (name !== 'review') return;
+        await screenshot(page, 'host-pages/review-de-phone');
+        review = await boxes(page, '.actions button');
+      },
+      'de',
+    );
+
+    expect(review).toHaveLength(2);
+    const [main, back] = review as [{ top: number; bottom: number }, { top: number; bottom: number }];
+    expect(back.top).toBeLessThan(main.bottom);
+    expect(back.bottom).toBeGreaterThan(main.top);
+  });
+
+  it('the review has one heading at its top, and the price field a hint instead of a placeholder', async () => {
+    const page = await newPage();
+    await walk(page, await link(['assistant', 'upsells']), async (name) => {
+      if (name === 'upsells') {
+        const price = page.locator('#price-0');
+        expect(await price.getAttribute('placeholder')).toBeNull();
+        const hint = await price.getAttribute('aria-describedby');
+        expect(await page.locator(`#${hint}`).textContent()).toContain('19.90');
+      }
+      if (name === 'review') {
+        const next = await page.locator('h1').evaluate((h1) => h1.nextElementSibling?.tagName ?? '');
+        expect(next).not.toMatch(/^H\d$/);
+        expect(await page.locator('main').innerText()).toContain('Casa Verde by the Lake');
+      }
+    });
+  });
+
+  it('the products’ checkboxes line up', async () => {
+    const page = await newPage({ viewport: VIEWPORTS.desktop });
+    await page.goto(await link(['assistant', 'upsells', 'guidebook']));
+
+    const checkboxes = await boxes(page, '.choice input');
+    const labels = await boxes(page, '.choice label');
+
+    expect(checkboxes).toHaveLength(3);
+    const offsets = checkboxes.map((box, index) => box.top - (labels[index]?.top ?? 0));
+    for (const [index, box] of checkboxes.entries()) {
+      expect(box.left).toBe(checkboxes[0]?.left);
+      expect(box.width).toBe(checkboxes[0]?.width);
+      expect(offsets[index]).toBeCloseTo(offsets[0] ?? 0, 1);
+    }
+  });
+});
+
 /** The pages of a whole flow (all products), and the error pages, as the screenshots name them. */
 async function errorPages(page: Page, language: Language) {
   const m: Messages = CATALOGUES[language];

@@ -42,6 +42,8 @@ describe('one-time key reveal in Chromium', () => {
     await screenshot(page, '11-reveal-shown');
 
     expect(key).toMatch(/^svc_[0-9A-Za-z]{46}$/);
+    // Once revealed, the page no longer asks to reveal it.
+    expect(await page.locator('main').innerText()).not.toContain('then reveal it');
     expect(key.startsWith(approval.key_prefix)).toBe(true);
     expect(page.url()).not.toContain('#');
     expect((await apiGet('/usage', key)).status).toBe(200);
@@ -49,6 +51,10 @@ describe('one-time key reveal in Chromium', () => {
     const second = await again.goto(approval.reveal_url);
     expect(second?.status()).toBe(410);
     expect(await again.textContent('h1')).toBe('Key already shown');
+    // "Ask us" names how: the address our mail comes from (partners@localhost on the local server).
+    const contact = again.getByRole('link', { name: 'partners@localhost' });
+    expect(await contact.getAttribute('href')).toBe('mailto:partners@localhost');
+    await screenshot(again, '10-reveal-already-shown');
   });
 
   it('copies the key with one click and shows the API base URL it works on', async () => {

@@ -20,7 +20,7 @@ import { DEPLOYED_STAGES } from '../../core/stages';
 import { MANAGED_RULE_GROUPS } from '../../lib/constructs/web-firewall';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../lib/function-defaults';
 import { partnerApiDocument } from '../../lib/openapi/document';
-import { STACK_OUTPUTS, stageConfig } from '../../lib/stage-config';
+import { STACK_OUTPUTS, senderAddress, stageConfig } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
 import { synthesizedApp, TEST_MAIL_FROM } from './synthesized-app';
 
@@ -218,6 +218,20 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
 
     expect(JSON.stringify(variables.API_BASE_URL)).toContain(partnerApiId);
     expect(JSON.stringify(variables.API_BASE_URL)).toContain('/partner-api/v1');
+  });
+
+  it('tells the reveal page how partners reach us: the address of the stage’s mail sender, and only that page', () => {
+    const functions = resources(stage, 'AWS::Lambda::Function');
+    const contactOf = (name: string) =>
+      (
+        functions[functionIdOf(stage, name)]?.Properties.Environment as {
+          Variables?: Record<string, unknown>;
+        }
+      )?.Variables?.CONTACT_EMAIL;
+
+    expect(contactOf('revealPage')).toBe(senderAddress(config.mailFrom));
+    for (const spec of serviceFunctions.filter((candidate) => candidate.name !== 'revealPage'))
+      expect(contactOf(spec.name), spec.name).toBeUndefined();
   });
 
   it('passes gzip-compressed (base64) handler bodies of the partner API to clients as bytes', () => {

@@ -1,3 +1,5 @@
+import type { VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
 import { LANGUAGES, negotiateLanguage } from '../../core/domain/languages';
 import { CATALOGUES, hostLocale, LANGUAGE_COOKIE } from '../../lambdas/pages/messages';
@@ -112,5 +114,36 @@ describe('the message catalogues', () => {
   it('dates are labelled UTC in every language', () => {
     for (const language of LANGUAGES)
       expect(formatsFor(language).dateTime(Date.UTC(2026, 10, 22, 10, 5))).toMatch(/10:05.*UTC/);
+  });
+});
+
+describe('Italian before a partner’s name', () => {
+  /** Every Italian message that takes the partner's name, as text, for this name. */
+  const partnerMessages = (name: string) =>
+    Object.entries(CATALOGUES.it)
+      .filter(
+        ([key, message]) =>
+          typeof message === 'function' &&
+          /partner/i.test(String(message).split('=>')[0] ?? '') &&
+          key !== 'overlongField',
+      )
+      .map(
+        ([key, message]) => [key, asText((message as (partner: string) => string | VNode)(name))] as const,
+      );
+  const asText = (message: string | VNode) =>
+    typeof message === 'string' ? message : renderToString(message);
+
+  it('writes "ad" before a name that starts with a vowel, and "a" before any other', () => {
+    const vowel = partnerMessages('Acme PMS');
+    const consonant = partnerMessages('Demo PMS');
+
+    expect(vowel.length).toBeGreaterThan(5);
+    for (const [key, text] of vowel) {
+      expect(text, key).not.toMatch(/\ba (<strong>)?Acme\b/);
+    }
+    expect(asText(CATALOGUES.it.closeTab('Acme PMS'))).toContain('tornare ad Acme PMS');
+    expect(asText(CATALOGUES.it.closeTab('Demo PMS'))).toContain('tornare a Demo PMS');
+    expect(asText(CATALOGUES.it.closeTab('Échange PMS'))).toContain('ad Échange PMS');
+    for (const [key, text] of consonant) expect(text, key).not.toMatch(/\bad Demo\b/);
   });
 });

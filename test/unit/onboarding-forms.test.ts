@@ -64,7 +64,7 @@ describe('onboarding wizard forms', () => {
       ),
     ).toEqual({
       ok: false,
-      errors: ['Question 1: fill in both the question and its answer.'],
+      errors: [{ message: 'Question 1: fill in both the question and its answer.', field: 'answer-0' }],
     });
     expect(
       parseFaqs(
@@ -170,7 +170,7 @@ describe('onboarding wizard forms', () => {
           ),
         ).toEqual({
           ok: false,
-          errors: [messages.errorFaqAnswerCharacters(1)],
+          errors: [{ message: messages.errorFaqAnswerCharacters(1), field: 'answer-0' }],
         });
         expect(
           parseUpsells(
@@ -181,7 +181,10 @@ describe('onboarding wizard forms', () => {
               ['currency', 'EUR'],
             ]),
           ),
-        ).toEqual({ ok: false, errors: [messages.errorOfferDescriptionCharacters(1)] });
+        ).toEqual({
+          ok: false,
+          errors: [{ message: messages.errorOfferDescriptionCharacters(1), field: 'description-0' }],
+        });
         expect(
           parseDetails(
             form([
@@ -189,7 +192,10 @@ describe('onboarding wizard forms', () => {
               ['checkin_instructions', `From 3 pm${character}, door A`],
             ]),
           ),
-        ).toEqual({ ok: false, errors: [messages.errorCheckinCharacters] });
+        ).toEqual({
+          ok: false,
+          errors: [{ message: messages.errorCheckinCharacters, field: 'checkin_instructions' }],
+        });
       },
     );
 
@@ -208,7 +214,7 @@ describe('onboarding wizard forms', () => {
         ),
       ).toEqual({
         ok: false,
-        errors: [messages.errorFaqQuestionLine(1)],
+        errors: [{ message: messages.errorFaqQuestionLine(1), field: 'question-0' }],
       });
       expect(
         parseUpsells(
@@ -219,7 +225,10 @@ describe('onboarding wizard forms', () => {
             ['currency', 'EUR'],
           ]),
         ),
-      ).toEqual({ ok: false, errors: [messages.errorOfferTitle(1, 120)] });
+      ).toEqual({
+        ok: false,
+        errors: [{ message: messages.errorOfferTitle(1, 120), field: 'title-0' }],
+      });
     });
 
     it('keeps right-to-left text and its direction marks, which change nothing beyond their place', () => {

@@ -1,6 +1,7 @@
 import type { TextField } from '../form-fields';
 import type { Messages } from './en';
 import { formatsFor } from './format';
+import { PartnerLink } from './partner-link';
 
 const f = formatsFor('de');
 const n = f.number;
@@ -34,6 +35,14 @@ export const de: Messages = {
   savedOnContinue: 'Jeder Schritt wird gespeichert, sobald Sie weiter- oder zurückgehen.',
   pleaseCheck: 'Bitte prüfen Sie:',
 
+  sessionChoiceTitle: 'Sie haben eine Einrichtung begonnen',
+  sessionChoiceCurrent: (current, partner) =>
+    `In diesem Browser läuft eine Einrichtung mit ${partner} für ${current}.`,
+  sessionChoiceNew: (name) =>
+    `Der Link, den Sie gerade geöffnet haben, ist für ${name}. Wenn Sie mit ihm beginnen, endet die laufende Einrichtung in diesem Browser; was sie gespeichert hat, bleibt gespeichert.`,
+  continueMySetup: 'Meine Einrichtung fortsetzen',
+  startWithNewLink: 'Mit dem neuen Link beginnen',
+
   detailsTitle: 'Ihre Unterkunft und der Check-in',
   detailsStage: 'Unterkunft',
   propertyName: 'Name der Unterkunft',
@@ -49,7 +58,8 @@ export const de: Messages = {
   faqsTitle: 'Häufige Fragen Ihrer Gäste',
   faqsStage: 'Fragen',
   faqsIntro:
-    'Tragen Sie die Fragen ein, die Gäste am häufigsten stellen, jeweils mit Ihrer Antwort. Leere Zeilen werden ignoriert; nach dem Speichern erhalten Sie weitere Zeilen.',
+    'Tragen Sie die Fragen ein, die Gäste am häufigsten stellen, jeweils mit Ihrer Antwort. Leere Zeilen werden ignoriert.',
+  addAnotherQuestion: 'Weitere Frage hinzufügen',
   questionNumber: (number) => `Frage ${n(number)}`,
   questionLabel: 'Frage',
   answerLabel: 'Antwort',
@@ -71,7 +81,9 @@ export const de: Messages = {
   offerNumber: (number) => `Angebot ${n(number)}`,
   offerTitle: 'Titel',
   offerDescription: 'Beschreibung',
+  addAnotherOffer: 'Weiteres Angebot hinzufügen',
   guestPrice: 'Preis für Gäste',
+  priceHint: (examples) => `Eine Zahl, z. B. ${examples[0]} oder ${examples[1]}.`,
   currencyLabel: 'Währung',
   errorOfferTitle: (number, max) =>
     `Angebot ${n(number)}: Geben Sie einen Titel mit höchstens ${n(max)} Zeichen in einer Zeile ein, ohne Steuer- oder Textrichtungszeichen.`,
@@ -112,7 +124,11 @@ export const de: Messages = {
   knownCheckin: 'die Check-in-Hinweise',
   knownAnswers: (count) => f.plural(count, { one: '# Antwort', other: '# Antworten' }),
   knownOffers: (count) => f.plural(count, { one: '# Angebot', other: '# Angebote' }),
-  closeTab: (partner) => `Sie können diesen Tab schließen und zu ${partner} zurückkehren.`,
+  closeTab: (partner, website) => (
+    <>
+      Sie können diesen Tab schließen und zu <PartnerLink name={partner} website={website} /> zurückkehren.
+    </>
+  ),
 
   linkMalformedTitle: 'Dieser Link ist unvollständig',
   linkMalformed:

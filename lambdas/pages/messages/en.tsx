@@ -1,5 +1,6 @@
 import type { TextField } from '../form-fields';
 import { formatsFor } from './format';
+import { PartnerLink } from './partner-link';
 
 const f = formatsFor('en');
 const n = f.number;
@@ -38,6 +39,15 @@ export const en = {
   savedOnContinue: 'Each step is saved when you continue or go back.',
   pleaseCheck: 'Please check:',
 
+  // A browser with a setup in progress opens another link
+  sessionChoiceTitle: 'You have a setup in progress',
+  sessionChoiceCurrent: (current: string, partner: string) =>
+    `This browser is in the middle of a setup with ${partner} for ${current}.`,
+  sessionChoiceNew: (name: string) =>
+    `The link you just opened is for ${name}. Starting with it ends the setup in progress in this browser; what it saved stays saved.`,
+  continueMySetup: 'Continue my setup',
+  startWithNewLink: 'Start with the new link',
+
   // Step: property and check-in
   detailsTitle: 'Your property and check-in',
   detailsStage: 'Property',
@@ -53,8 +63,8 @@ export const en = {
   // Step: questions and answers
   faqsTitle: 'Questions guests ask',
   faqsStage: 'Questions',
-  faqsIntro:
-    'Add the questions guests ask most, with your answers. Empty rows are ignored; save to get more rows.',
+  faqsIntro: 'Add the questions guests ask most, with your answers. Empty rows are ignored.',
+  addAnotherQuestion: 'Add another question',
   questionNumber: (number: number) => `Question ${n(number)}`,
   questionLabel: 'Question',
   answerLabel: 'Answer',
@@ -76,7 +86,9 @@ export const en = {
   offerNumber: (number: number) => `Offer ${n(number)}`,
   offerTitle: 'Title',
   offerDescription: 'Description',
+  addAnotherOffer: 'Add another offer',
   guestPrice: 'Guest price',
+  priceHint: (examples: readonly [string, string]) => `A number, such as ${examples[0]} or ${examples[1]}.`,
   currencyLabel: 'Currency',
   errorOfferTitle: (number: number, max: number) =>
     `Offer ${n(number)}: give it a title of up to ${n(max)} characters, on one line, without control or text-direction characters.`,
@@ -121,7 +133,11 @@ export const en = {
   knownCheckin: 'the check-in instructions',
   knownAnswers: (count: number) => f.plural(count, { one: '# answer', other: '# answers' }),
   knownOffers: (count: number) => f.plural(count, { one: '# offer', other: '# offers' }),
-  closeTab: (partner: string) => `You can close this tab and return to ${partner}.`,
+  closeTab: (partner: string, website?: string) => (
+    <>
+      You can close this tab and return to <PartnerLink name={partner} website={website} />.
+    </>
+  ),
 
   // Pages that say why a link, a session or a form cannot be used
   linkMalformedTitle: 'This link is incomplete',

@@ -1,6 +1,7 @@
 import type { TextField } from '../form-fields';
 import type { Messages } from './en';
 import { formatsFor } from './format';
+import { PartnerLink } from './partner-link';
 
 const f = formatsFor('es');
 const n = f.number;
@@ -33,6 +34,13 @@ export const es: Messages = {
   savedOnContinue: 'Cada paso se guarda al continuar o al volver atrás.',
   pleaseCheck: 'Revise lo siguiente:',
 
+  sessionChoiceTitle: 'Tiene una configuración en curso',
+  sessionChoiceCurrent: (current, partner) => `Este navegador está configurando ${current} con ${partner}.`,
+  sessionChoiceNew: (name) =>
+    `El enlace que acaba de abrir es para ${name}. Si empieza con él, termina la configuración en curso en este navegador; lo que ya guardó se conserva.`,
+  continueMySetup: 'Continuar mi configuración',
+  startWithNewLink: 'Empezar con el nuevo enlace',
+
   detailsTitle: 'Su alojamiento y la llegada',
   detailsStage: 'Alojamiento',
   propertyName: 'Nombre del alojamiento',
@@ -49,7 +57,8 @@ export const es: Messages = {
   faqsTitle: 'Preguntas de sus huéspedes',
   faqsStage: 'Preguntas',
   faqsIntro:
-    'Añada las preguntas que más hacen los huéspedes, con sus respuestas. Las filas vacías se ignoran; guarde para obtener más filas.',
+    'Añada las preguntas que más hacen los huéspedes, con sus respuestas. Las filas vacías se ignoran.',
+  addAnotherQuestion: 'Añadir otra pregunta',
   questionNumber: (number) => `Pregunta ${n(number)}`,
   questionLabel: 'Pregunta',
   answerLabel: 'Respuesta',
@@ -70,7 +79,9 @@ export const es: Messages = {
   offerNumber: (number) => `Oferta ${n(number)}`,
   offerTitle: 'Título',
   offerDescription: 'Descripción',
+  addAnotherOffer: 'Añadir otra oferta',
   guestPrice: 'Precio para el huésped',
+  priceHint: (examples) => `Un número, por ejemplo ${examples[0]} o ${examples[1]}.`,
   currencyLabel: 'Moneda',
   errorOfferTitle: (number, max) =>
     `Oferta ${n(number)}: póngale un título de hasta ${n(max)} caracteres, en una sola línea y sin caracteres de control ni de dirección del texto.`,
@@ -111,7 +122,11 @@ export const es: Messages = {
   knownCheckin: 'las instrucciones de llegada',
   knownAnswers: (count) => f.plural(count, { one: '# respuesta', other: '# respuestas' }),
   knownOffers: (count) => f.plural(count, { one: '# oferta', other: '# ofertas' }),
-  closeTab: (partner) => `Puede cerrar esta pestaña y volver a ${partner}.`,
+  closeTab: (partner, website) => (
+    <>
+      Puede cerrar esta pestaña y volver a <PartnerLink name={partner} website={website} />.
+    </>
+  ),
 
   linkMalformedTitle: 'Este enlace está incompleto',
   linkMalformed: 'El enlace de activación está dañado o se cortó al copiarlo, por lo que no podemos leerlo.',

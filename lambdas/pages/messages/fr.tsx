@@ -1,6 +1,7 @@
 import type { TextField } from '../form-fields';
 import type { Messages } from './en';
 import { formatsFor } from './format';
+import { PartnerLink } from './partner-link';
 
 const f = formatsFor('fr');
 const n = f.number;
@@ -33,6 +34,14 @@ export const fr: Messages = {
   savedOnContinue: 'Chaque étape est enregistrée lorsque vous continuez ou revenez en arrière.',
   pleaseCheck: 'Veuillez vérifier :',
 
+  sessionChoiceTitle: 'Une configuration est en cours',
+  sessionChoiceCurrent: (current, partner) =>
+    `Ce navigateur est en train de configurer ${current} avec ${partner}.`,
+  sessionChoiceNew: (name) =>
+    `Le lien que vous venez d’ouvrir est pour ${name}. Commencer avec lui met fin à la configuration en cours dans ce navigateur ; ce qu’elle a enregistré le reste.`,
+  continueMySetup: 'Continuer ma configuration',
+  startWithNewLink: 'Commencer avec le nouveau lien',
+
   detailsTitle: 'Votre logement et l’arrivée',
   detailsStage: 'Logement',
   propertyName: 'Nom du logement',
@@ -48,7 +57,8 @@ export const fr: Messages = {
   faqsTitle: 'Les questions de vos voyageurs',
   faqsStage: 'Questions',
   faqsIntro:
-    'Ajoutez les questions que les voyageurs posent le plus souvent, avec vos réponses. Les lignes vides sont ignorées ; enregistrez pour obtenir d’autres lignes.',
+    'Ajoutez les questions que les voyageurs posent le plus souvent, avec vos réponses. Les lignes vides sont ignorées.',
+  addAnotherQuestion: 'Ajouter une autre question',
   questionNumber: (number) => `Question ${n(number)}`,
   questionLabel: 'Question',
   answerLabel: 'Réponse',
@@ -69,7 +79,9 @@ export const fr: Messages = {
   offerNumber: (number) => `Offre ${n(number)}`,
   offerTitle: 'Titre',
   offerDescription: 'Description',
+  addAnotherOffer: 'Ajouter une autre offre',
   guestPrice: 'Prix pour les voyageurs',
+  priceHint: (examples) => `Un nombre, par exemple ${examples[0]} ou ${examples[1]}.`,
   currencyLabel: 'Devise',
   errorOfferTitle: (number, max) =>
     `Offre ${n(number)} : donnez-lui un titre de ${n(max)} caractères au plus, sur une seule ligne, sans caractères de contrôle ou de direction du texte.`,
@@ -110,7 +122,11 @@ export const fr: Messages = {
   knownCheckin: 'les instructions d’arrivée',
   knownAnswers: (count) => f.plural(count, { one: '# réponse', other: '# réponses' }),
   knownOffers: (count) => f.plural(count, { one: '# offre', other: '# offres' }),
-  closeTab: (partner) => `Vous pouvez fermer cet onglet et revenir sur ${partner}.`,
+  closeTab: (partner, website) => (
+    <>
+      Vous pouvez fermer cet onglet et revenir sur <PartnerLink name={partner} website={website} />.
+    </>
+  ),
 
   linkMalformedTitle: 'Ce lien est incomplet',
   linkMalformed:

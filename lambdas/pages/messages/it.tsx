@@ -1,9 +1,16 @@
 import type { TextField } from '../form-fields';
 import type { Messages } from './en';
 import { formatsFor } from './format';
+import { PartnerLink } from './partner-link';
 
 const f = formatsFor('it');
 const n = f.number;
+
+/**
+ * The preposition "a" before a name: "ad" before a vowel (euphonic d: "tornare ad Acme PMS"),
+ * "a" before anything else ("tornare a Demo PMS").
+ */
+const a = (name: string) => (/^[aeiouàáèéìíòóùú]/i.test(name.trim()) ? 'ad' : 'a');
 
 /** The host pages in Italian (formal: Lei). */
 export const it: Messages = {
@@ -12,26 +19,33 @@ export const it: Messages = {
   progressLabel: 'Avanzamento',
   stageProducts: 'Prodotti',
   stageDone: 'Fatto',
-  backTo: (partner) => `Torna a ${partner}`,
+  backTo: (partner) => `Torna ${a(partner)} ${partner}`,
 
   marketplaceTitle: 'Scelga i suoi prodotti',
   welcomeHeading: (name) => `Le diamo il benvenuto, ${name}`,
   marketplaceLead: (partner) =>
     `${partner} sponsorizza il suo account: scelga i prodotti da attivare. Non c’è nulla da pagare.`,
   noProductsOffered: (partner) =>
-    `Nessuno dei prodotti di questo link fa più parte dell’offerta di ${partner}. Chieda a ${partner} un nuovo link.`,
+    `Nessuno dei prodotti di questo link fa più parte dell’offerta di ${partner}. Chieda ${a(partner)} ${partner} un nuovo link.`,
   productsFor: (email) => `Prodotti per ${email}`,
   activateSelected: 'Attiva i prodotti selezionati',
   onlyListedProducts: 'Si possono attivare solo i prodotti elencati qui. Scelga tra questi.',
   chooseAtLeastOne: 'Scelga almeno un prodotto da attivare.',
   propertyTakenTitle: 'Questa struttura è già configurata',
   propertyTaken: (partner) =>
-    `${partner} ha già configurato questa struttura per un altro account. Chieda a ${partner} di verificare l’indirizzo e-mail nel suo link. Non è stato modificato nulla.`,
+    `${partner} ha già configurato questa struttura per un altro account. Chieda ${a(partner)} ${partner} di verificare l’indirizzo e-mail nel suo link. Non è stato modificato nulla.`,
 
   saveAndContinue: 'Salva e continua',
   backButton: 'Indietro',
   savedOnContinue: 'Ogni passaggio viene salvato quando prosegue o torna indietro.',
   pleaseCheck: 'Controlli quanto segue:',
+
+  sessionChoiceTitle: 'Ha una configurazione in corso',
+  sessionChoiceCurrent: (current, partner) => `Questo browser sta configurando ${current} con ${partner}.`,
+  sessionChoiceNew: (name) =>
+    `Il link che ha appena aperto è per ${name}. Se inizia con questo, la configurazione in corso in questo browser termina; ciò che ha salvato resta salvato.`,
+  continueMySetup: 'Continua la mia configurazione',
+  startWithNewLink: 'Inizia con il nuovo link',
 
   detailsTitle: 'La sua struttura e il check-in',
   detailsStage: 'Struttura',
@@ -48,7 +62,8 @@ export const it: Messages = {
   faqsTitle: 'Domande degli ospiti',
   faqsStage: 'Domande',
   faqsIntro:
-    'Aggiunga le domande che gli ospiti fanno più spesso, con le sue risposte. Le righe vuote vengono ignorate; salvi per avere altre righe.',
+    'Aggiunga le domande che gli ospiti fanno più spesso, con le sue risposte. Le righe vuote vengono ignorate.',
+  addAnotherQuestion: 'Aggiunga un’altra domanda',
   questionNumber: (number) => `Domanda ${n(number)}`,
   questionLabel: 'Domanda',
   answerLabel: 'Risposta',
@@ -69,7 +84,9 @@ export const it: Messages = {
   offerNumber: (number) => `Offerta ${n(number)}`,
   offerTitle: 'Titolo',
   offerDescription: 'Descrizione',
+  addAnotherOffer: 'Aggiunga un’altra offerta',
   guestPrice: 'Prezzo per l’ospite',
+  priceHint: (examples) => `Un numero, ad esempio ${examples[0]} o ${examples[1]}.`,
   currencyLabel: 'Valuta',
   errorOfferTitle: (number, max) =>
     `Offerta ${n(number)}: le dia un titolo di massimo ${n(max)} caratteri, su una sola riga, senza caratteri di controllo o di direzione del testo.`,
@@ -99,7 +116,7 @@ export const it: Messages = {
     </>
   ),
   changeLater: (partner) =>
-    `Per modificare le risposte in seguito, chieda a ${partner} un nuovo link di attivazione: la riporterà a questi passaggi con le risposte che ha salvato.`,
+    `Per modificare le risposte in seguito, chieda ${a(partner)} ${partner} un nuovo link di attivazione: la riporterà a questi passaggi con le risposte che ha salvato.`,
   finishSetup: 'Concludi la configurazione',
   saveChanges: 'Salva le modifiche',
 
@@ -110,7 +127,11 @@ export const it: Messages = {
   knownCheckin: 'le istruzioni per il check-in',
   knownAnswers: (count) => f.plural(count, { one: '# risposta', other: '# risposte' }),
   knownOffers: (count) => f.plural(count, { one: '# offerta', other: '# offerte' }),
-  closeTab: (partner) => `Può chiudere questa scheda e tornare a ${partner}.`,
+  closeTab: (partner, website) => (
+    <>
+      Può chiudere questa scheda e tornare {a(partner)} <PartnerLink name={partner} website={website} />.
+    </>
+  ),
 
   linkMalformedTitle: 'Questo link è incompleto',
   linkMalformed:
@@ -134,14 +155,19 @@ export const it: Messages = {
   linkUsedNext: (partner) => (
     <>
       Se ha configurato il suo account con questo link, qui non c’è altro da fare. Altrimenti{' '}
-      <strong>chieda a {partner} un nuovo link</strong> e segnali che questo è stato usato in un altro
-      browser.
+      <strong>
+        chieda {a(partner)} {partner} un nuovo link
+      </strong>{' '}
+      e segnali che questo è stato usato in un altro browser.
     </>
   ),
   linkFreshNext: (partner) => (
     <>
-      <strong>Chieda a {partner} un nuovo link:</strong> torni su {partner} e usi di nuovo il suo pulsante di
-      attivazione. Con questo link non è stato configurato nulla.
+      <strong>
+        Chieda {a(partner)} {partner} un nuovo link:
+      </strong>{' '}
+      torni su {partner} e usi di nuovo il suo pulsante di attivazione. Con questo link non è stato
+      configurato nulla.
     </>
   ),
   unknownPartnerTitle: 'Questo link non è valido',
@@ -149,13 +175,13 @@ export const it: Messages = {
     'L’indirizzo di questo link di attivazione non corrisponde a nessuna piattaforma che conosciamo. Chieda un nuovo link alla piattaforma che glielo ha inviato.',
   partnerUnavailableTitle: 'Al momento non disponibile',
   partnerUnavailable: (partner) =>
-    `L’attivazione tramite ${partner} al momento non è disponibile, quindi non è stato configurato nulla. Riprovi più tardi o si rivolga a ${partner}.`,
+    `L’attivazione tramite ${partner} al momento non è disponibile, quindi non è stato configurato nulla. Riprovi più tardi o si rivolga ${a(partner)} ${partner}.`,
   setupEndedTitle: 'Questa configurazione non è più disponibile',
   setupEnded: (partner) =>
-    `${partner} non sponsorizza più questa struttura, quindi qui non è stato salvato nulla. Se non se lo aspettava, chieda spiegazioni a ${partner} o un nuovo link di attivazione.`,
+    `${partner} non sponsorizza più questa struttura, quindi qui non è stato salvato nulla. Se non se lo aspettava, chieda spiegazioni ${a(partner)} ${partner} o un nuovo link di attivazione.`,
   sessionEndedTitle: 'La sessione è terminata',
   sessionEnded: (partner) =>
-    `Per la sua sicurezza, questa sessione di configurazione è terminata. Apra di nuovo il link di attivazione di ${partner}; se è scaduto, chieda a ${partner} un nuovo link.`,
+    `Per la sua sicurezza, questa sessione di configurazione è terminata. Apra di nuovo il link di attivazione di ${partner}; se è scaduto, chieda ${a(partner)} ${partner} un nuovo link.`,
   formExpiredTitle: 'Questo modulo è scaduto',
   formExpired:
     'Non è stato possibile verificare il modulo (forse proviene da una pagina precedente). Torni indietro, ricarichi la pagina e lo invii di nuovo.',

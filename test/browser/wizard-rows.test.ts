@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProductId } from '../../core/domain/catalog';
+import { CATALOGUES } from '../../lambdas/pages/messages';
+import { createActivationLink } from '../../lib/operations/links';
+import { launchChromium, screenshot, VIEWPORTS } from '../support/browser';
+import type { TestPartner } from '../support/partners';
+import { approvedPartner, testTarget } from '../support/partners';
+
+/**
+ * The wizard's rows of questions and offers: a refused save marks what to fix and keeps the page
+ * as it was (GOV.UK's error summary), and "Add another" gives one more row on the same step, with
+ * or without JavaScript.
+ */
+
+let browser: Browser;
+let partner: TestPartner;
+const contexts: BrowserContext[] = [];
+const en = CATALOGUES.en;
+
+beforeAll(async () => {
+  [browser, partner] = await Promise.all([
+    launchChromium(),
+    approvedPartner({ name: 'Rows PMS', products: ['assistant', 'upsells'] }),
+  ]);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function link(products: ProductId[]): Promise<string> {
+  const { url } = await createActivationLink(
+    testTarget(),
+    {
+      slug: partner.slug,
+      email: `rows-${randomBytes(4).toString('hex')}@example.com`,
+      name: 'Casa Fila',
+      pmsHotelId: `ROWS-${randomBytes(4).toString('hex')}`,
+      products,
+      ttlSeconds: 3_600,
+    },
+    Date.now(),
+  );
+  return url;
+}
+
+/** A host on the first wizard step of these products, in a browser with or without JavaScript. */
+async function onFirstStep(products: ProductId[], options: { javaScript?: boolean } = {}): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: VIEWPORTS.phone,
+    javaScriptEnabled: options.javaScript ?? true,
+    extraHTTPHeaders: { 'Accept-Language': 'en' },
+  });
+  contexts.push(context);
+  const page = await context.newPage();
+  await page.goto(await link(products));
+  await Promise.all([
+    page.waitForURL(/onboarding/),
+    page.getByRole('button', { name: en.activateSelected }).click(),
+  ]);
+  return page;
+}
+
+const continueButton = (page: Page) => page.locator('form button[type=submit]:not([name=go])');
+const rows = (page: Page) => page.locator('form fieldset').count();
+const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
+
+describe('a refused save', () => {
+  it('marks the field, moves focus to the summary, and keeps the number of rows', async () => {
+    const page = await onFirstStep(['upsells']);
+    const shown = await rows(page);
+    await page.locator('#title-0').fill('Breakfast');
+    await page.locator('#price-0').fill('25 EUR');
+
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [response] = await Promise.all([
+        page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
+        continueButton(page).click(),
+      ]);
+      await page.waitForLoadState();
+      statuses.push(response.status());
+    }
+    await screenshot(page, 'wizard-rows/refused-price');
+
+    expect(statuses).toEqual([400, 400, 400]);
+    expect(await rows(page)).toBe(shown);
+    const price = page.locator('#price-0');
+    expect(await price.getAttribute('aria-invalid')).toBe('true');
+    expect(await price.evaluate((input) => getComputedStyle(input).borderTopColor)).toBe('rgb(180, 35, 24)');
+    expect(await page.locator('#price-1').getAttribute('aria-invalid')).toBeNull();
+    expect(await focusedId(page)).toBe('form-errors');
+    const summaryLink = page.locator('#form-errors a');
+    expect(await summaryLink.getAttribute('href')).toBe('#price-0');
+    expect(await summaryLink.textContent()).toBe(en.errorOfferPrice(1, ['25', '19.90']));
+    expect(await price.inputValue()).toBe('25 EUR');
+  });
+
+  it('marks a half-filled question too', async () => {
+    const page = await onFirstStep(['assistant']);
+    await page.locator('#property_name').fill('Casa Fila');
+    await page.locator('#checkin_instructions').fill('Check in from 3 pm at the front desk.');
+    await Promise.all([page.waitForURL(/step=faqs/), continueButton(page).click()]);
+    const shown = await rows(page);
+    await page.locator('#question-1').fill('Is there a cot?');
+
+    await continueButton(page).click();
+    await page.waitForLoadState();
+
+    expect(await rows(page)).toBe(shown);
+    expect(await page.locator('#answer-1').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#form-errors a').getAttribute('href')).toBe('#answer-1');
+    expect(await focusedId(page)).toBe('form-errors');
+  });
+});
+
+describe('Add another', () => {
+  it.each([
+    ['with JavaScript', true],
+    ['without JavaScript', false],
+  ])('saves the questions and shows the same step with one more row (%s)', async (_name, javaScript) => {
+    const page = await onFirstStep(['assistant'], { javaScript });
+    await page.locator('#property_name').fill('Casa Fila');
+    await page.locator('#checkin_instructions').fill('Check in from 3 pm at the front desk.');
+    await Promise.all([page.waitForURL(/step=faqs/), continueButton(page).click()]);
+    expect(await rows(page)).toBe(2);
+    await page.locator('#question-0').fill('Is there parking?');
+    await page.locator('#answer-0').fill('Yes, behind the house.');
+    await page.locator('#question-1').fill('Can I bring my dog?');
+    await page.locator('#answer-1').fill('Dogs are welcome.');
+
+    await page.getByRole('button', { name: en.addAnotherQuestion }).click();
+    await page.waitForLoadState();
+
+    expect(new URL(page.url()).searchParams.get('step')).toBe('faqs');
+    expect(await rows(page)).toBe(3);
+    expect(await page.locator('#question-1').inputValue()).toBe('Can I bring my dog?');
+    expect(await focusedId(page)).toBe('question-2');
+    await page.locator('#question-2').fill('Is there a cot?');
+    await page.locator('#answer-2').fill('Yes, on request.');
+    await page.getByRole('button', { name: en.addAnotherQuestion }).click();
+    await page.waitForLoadState();
+    expect(await rows(page)).toBe(4);
+    // Saved: a reload (or coming back later) shows the three answers.
+    await page.reload();
+    expect(await page.locator('#answer-2').inputValue()).toBe('Yes, on request.');
+    await screenshot(page, `wizard-rows/add-another-${javaScript ? 'js' : 'no-js'}`);
+  });
+
+  it('adds an offer row the same way; Enter in a field still continues', async () => {
+    const page = await onFirstStep(['upsells']);
+    await page.locator('#title-0').fill('Breakfast');
+    await page.locator('#price-0').fill('12.50');
+
+    const shown = await rows(page);
+
+    await page.getByRole('button', { name: en.addAnotherOffer }).click();
+    await page.waitForLoadState();
+    expect(await rows(page)).toBe(shown + 1);
+    // The first row after the saved offer takes the focus.
+    expect(await focusedId(page)).toBe('title-1');
+    await page.locator('#title-1').fill('Late check-out');
+    await page.locator('#price-1').fill('25');
+    await Promise.all([page.waitForURL(/step=review/), page.locator('#price-1').press('Enter')]);
+    expect(await page.locator('main').innerText()).toContain('Late check-out');
+  });
+});
