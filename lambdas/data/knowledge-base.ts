@@ -57,20 +57,22 @@ export function knowledgeBaseDeletionItem(propertyId: number): TransactItem {
 
 /**
  * Saves one wizard step's fields (each step owns its fields, so steps never overwrite each other),
- * while the partner still sponsors the property: an ended sponsorship or an erasure in between
- * writes nothing (`PropertyNotSponsoredError`), so no answer outlives an erasure.
+ * and the property's new name when the step renames it, together, while the partner still sponsors
+ * the property: an ended sponsorship or an erasure in between writes nothing
+ * (`PropertyNotSponsoredError`), so no answer or name outlives them.
  */
 export async function saveKnowledgeBase(
   property: { readonly partnerId: number; readonly propertyId: number },
   fields: Partial<Pick<KnowledgeBase, 'checkInInstructions' | 'faqs' | 'upsells' | 'assistantLiveAt'>>,
   nowIso: string,
+  propertyName?: string,
 ): Promise<void> {
   const entries = Object.entries({ ...fields, updatedAt: nowIso }).filter(([, value]) => value !== undefined);
   try {
     await dynamoDb().send(
       new TransactWriteCommand({
         TransactItems: [
-          propertySponsoredCheckItem(property.partnerId, property.propertyId),
+          propertySponsoredCheckItem(property.partnerId, property.propertyId, propertyName),
           {
             Update: {
               TableName: tableName(),

@@ -202,15 +202,31 @@ export function propertyOwnerCheckItem(
   };
 }
 
-/** Asserts, inside a transaction, that the partner still sponsors the property (a wizard save). */
-export function propertySponsoredCheckItem(partnerId: number, propertyId: number): TransactItem {
-  return {
-    ConditionCheck: {
-      TableName: tableName(),
-      Key: propertyKey(partnerId, propertyId),
-      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(sponsorshipEndedAt)',
-    },
+/**
+ * Asserts, inside a transaction, that the partner still sponsors the property (a wizard save), and
+ * renames it when the save does.
+ */
+export function propertySponsoredCheckItem(
+  partnerId: number,
+  propertyId: number,
+  newName?: string,
+): TransactItem {
+  const check = {
+    TableName: tableName(),
+    Key: propertyKey(partnerId, propertyId),
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(sponsorshipEndedAt)',
   };
+  // A rename is the host's own (no version): the later of it and a PropertyUpdated stands.
+  return newName === undefined
+    ? { ConditionCheck: check }
+    : {
+        Update: {
+          ...check,
+          UpdateExpression: 'SET #name = :name',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: { ':name': newName },
+        },
+      };
 }
 
 /** The partner's item of a property and its PMS claim, deleted (an erasure). */
@@ -327,32 +343,6 @@ export async function findPropertyById(propertyId: number): Promise<Property | u
     }),
   );
   return toProperty(Items[0]);
-}
-
-/** Updates a property's name or unit count; false when it does not exist. */
-export async function updateProperty(
-  partnerId: number,
-  propertyId: number,
-  changes: { name?: string; units?: number },
-): Promise<boolean> {
-  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
-  if (entries.length === 0) return true;
-  try {
-    await dynamoDb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: propertyKey(partnerId, propertyId),
-        UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: Object.fromEntries(entries.map(([field]) => [`#${field}`, field])),
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([field, value]) => [`:${field}`, value])),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
 }
 
 /**

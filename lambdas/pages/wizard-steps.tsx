@@ -5,7 +5,6 @@ import { HOST_ACTOR } from '../data/audit';
 import type { KnowledgeBase } from '../data/knowledge-base';
 import { markLive, saveKnowledgeBase } from '../data/knowledge-base';
 import type { Partner } from '../data/partners';
-import { updateProperty } from '../data/properties';
 import type { PartnerFace } from './activation-layout';
 import { CURRENCIES, FIELD_MAX_LENGTH, MAX_FAQS, MAX_UPSELLS } from './form-fields';
 import type { HostSession } from './host-session';
@@ -239,8 +238,12 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
     },
     save: async (value, context, nowIso) => {
       const property = sponsoredProperty(context);
-      await updateProperty(property.partnerId, property.propertyId, { name: value.propertyName });
-      await saveKnowledgeBase(property, { checkInInstructions: value.checkInInstructions }, nowIso);
+      await saveKnowledgeBase(
+        property,
+        { checkInInstructions: value.checkInInstructions },
+        nowIso,
+        value.propertyName,
+      );
     },
     review: {
       summary: (context, number) => {

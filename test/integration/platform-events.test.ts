@@ -8,8 +8,11 @@ import { MAX_CHANNELS_PER_MONTH } from '../../core/domain/reservations';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { RefusedEventError } from '../../lambdas/data/event-versions';
 import { getHost, getHostIdByEmail } from '../../lambdas/data/hosts';
+import { getPropertyOfPartner } from '../../lambdas/data/properties';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
 import { applyPlatformEvent, applyReservationEvents } from '../../lambdas/events/apply-event';
+import type { WizardContext } from '../../lambdas/pages/wizard-steps';
+import { wizardStepsFor } from '../../lambdas/pages/wizard-steps';
 import { eventsApplied } from '../../lib/operations/events';
 import { createActivationLink } from '../../lib/operations/links';
 import { admin, adminJson } from '../support/cli';
@@ -438,6 +441,29 @@ describe('sponsorships, against what happens meanwhile', () => {
     expect(await propertyIds(partner.key)).toEqual(
       expect.arrayContaining([first.propertyId, second.propertyId]),
     );
+  });
+
+  it('saves neither the name nor the answers of a wizard step once the sponsorship has ended', async () => {
+    // Prepare: the page checked the sponsorship; it ends before the step's save.
+    const { first, ending, apply } = await hostWithTwoProperties();
+    await apply(ending(1, at()));
+    const details = wizardStepsFor(['assistant']).find((step) => step.id === 'details');
+    const context = {
+      session: { partnerId: partner.id, provisioned: { propertyId: first.propertyId } },
+    } as unknown as WizardContext;
+
+    // Act
+    const saved = await details
+      ?.save({ propertyName: 'Renamed after the end', checkInInstructions: 'Key box' }, context, at())
+      .catch((error: unknown) => error);
+
+    // Assess
+    expect(saved).toMatchObject({ name: 'PropertyNotSponsoredError' });
+    const property = await getPropertyOfPartner(partner.id, first.propertyId, {
+      consistent: true,
+      includeEnded: true,
+    });
+    expect(property?.name).toBe('Two A');
   });
 
   it('hides every property when a newer ending lands right after the host was sponsored again', async () => {
