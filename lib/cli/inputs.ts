@@ -21,12 +21,17 @@ export function operatorFile(value: string): string {
  * A file the command will read: it must exist and be a regular file (a folder fails the read, a
  * pipe would block it forever). Its size and content are the operation's to judge.
  */
-export function inputFile(flag: string, value: string, what: string): string {
+export function inputFile(flag: string, value: string, what: string, maxBytes?: number): string {
   const path = operatorFile(value);
   const stats = statSync(path, { throwIfNoEntry: false });
   if (stats === undefined)
     throw new UsageError(`${flag}: there is no file "${quoted(path, 200)}". Give ${what}.`);
   if (!stats.isFile()) throw new UsageError(`${flag}: "${quoted(path, 200)}" is not a file. Give ${what}.`);
+  // Told from its size, before a byte is read (a file of gigabytes would not fit in memory).
+  if (maxBytes !== undefined && stats.size > maxBytes)
+    throw new UsageError(
+      `${flag}: "${quoted(path, 200)}" is larger than ${maxBytes / 1024 / 1024} MB; split it into several files.`,
+    );
   return path;
 }
 

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { PlatformEvent } from '../../core/contract/platform-events';
 import { checkPlatformEvent, PLATFORM_EVENT_SOURCE } from '../../core/contract/platform-events';
+import { quoted } from '../../core/domain/text';
 import type { ServiceQueueName } from '../../core/event-delivery';
 import { DEAD_LETTER_ATTRIBUTES, queueUrlVariable } from '../../core/event-delivery';
 import { pauseBeforeRetry } from '../../lambdas/common/backoff';
@@ -84,7 +85,18 @@ export function parseEventLines(
       errors.push({ line: index + 1, problems: ['must be an object with "detail-type" and "detail"'] });
       return;
     }
-    const { 'detail-type': detailType, detail } = json as Record<string, unknown>;
+    const { 'detail-type': detailType, detail, ...others } = json as Record<string, unknown>;
+    // A field the line cannot set is refused rather than dropped: the sender meant something by it.
+    const unknown = Object.keys(others);
+    if (unknown.length > 0) {
+      errors.push({
+        line: index + 1,
+        problems: [
+          `${unknown.map((field) => `"${quoted(field, 40)}"`).join(', ')}: a line holds only "detail-type" and "detail" (the source is always ${PLATFORM_EVENT_SOURCE}; EventBridge gives each event its id and time)`,
+        ],
+      });
+      return;
+    }
     const checked = checkPlatformEvent(detailType, detail);
     if (checked.ok) events.push(checked.event);
     else errors.push({ line: index + 1, problems: checked.problems });

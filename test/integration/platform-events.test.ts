@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -647,13 +647,23 @@ describe('failed events', () => {
         '{"detail-type": "SeatExploded", "detail": {}}',
         '{"detail-type": "PropertyUpdated", "detail": {"property_id": 1, "version": 0}}',
         'not json',
+        '{"detail-type": "HostErasureRequested", "source": "elsewhere", "time": "2001-01-01T00:00:00Z", "detail": {"host_user_id": 1, "requested_at": "2026-01-01T00:00:00Z"}}',
       ].join('\n'),
     );
+    const huge = join(folder, 'huge.jsonl');
+    await writeFile(huge, '');
+    await truncate(huge, 3 * 1024 ** 3);
 
     const result = await admin('events', 'publish', '--file', file);
+    const tooLarge = await admin('events', 'publish', '--file', huge);
 
+    expect(tooLarge.code).toBe(2);
+    expect(tooLarge.stderr).toContain('is larger than 50 MB; split it into several files.');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Nothing was sent: 3 line(s)');
+    expect(result.stderr).toContain('Nothing was sent: 4 line(s)');
+    expect(result.stderr).toContain(
+      'line 5: "source", "time": a line holds only "detail-type" and "detail" (the source is always host-platform',
+    );
     expect(result.stderr).toContain('line 2: detail-type "SeatExploded" is not one of SeatActivated');
     expect(result.stderr).toContain('line 3: detail.version: must be positive');
     expect(result.stderr).toContain('names no field to change');

@@ -27,12 +27,8 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * with any bad line is a usage mistake (exit 2) that names each bad line and what is wrong.
  */
 function readEventsFile(flag: string, value: string) {
-  const path = inputFile(flag, value, 'a JSON Lines file of events');
+  const path = inputFile(flag, value, 'a JSON Lines file of events', MAX_FILE_BYTES);
   const bytes = readFileSync(path);
-  if (bytes.length > MAX_FILE_BYTES)
-    throw new UsageError(
-      `${flag}: "${quoted(path, 200)}" is larger than 50 MB; split it into several files.`,
-    );
   let contents: string;
   try {
     contents = UTF8.decode(bytes);
