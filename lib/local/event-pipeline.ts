@@ -278,7 +278,7 @@ export class LocalEventPipeline {
             'detail-type': entry.DetailType,
             source: entry.Source,
             account: ACCOUNT,
-            time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            time: eventTime(entry.Time),
             region: REGION,
             resources: Array.isArray(entry.Resources) ? entry.Resources : [],
             detail,
@@ -590,4 +590,18 @@ export async function answerQueueOrBusCall(
     if (!(error instanceof LocalAwsError)) throw error;
     return { status: error.status, body: { __type: error.type, message: error.message }, action };
   }
+}
+
+/**
+ * An event's `time` as EventBridge gives it, to the second: the publisher's `Time` when the entry
+ * has one (the SDK sends epoch seconds), else when the bus took it.
+ */
+function eventTime(publisherTime: unknown): string {
+  const ms =
+    typeof publisherTime === 'number'
+      ? publisherTime * 1000
+      : typeof publisherTime === 'string'
+        ? Date.parse(publisherTime)
+        : Number.NaN;
+  return new Date(Number.isFinite(ms) ? ms : Date.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

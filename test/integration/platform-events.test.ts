@@ -1,10 +1,12 @@
 import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformEvent } from '../../core/contract/platform-events';
 import { MAX_CHANNELS_PER_MONTH } from '../../core/domain/reservations';
+import { serviceConfig } from '../../lambdas/common/config';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { RefusedEventError } from '../../lambdas/data/event-versions';
 import { getHost, getHostIdByEmail } from '../../lambdas/data/hosts';
@@ -785,6 +787,39 @@ describe('events published before their entity existed', () => {
       'applied',
     );
     expect(await seatsOfHost(partner.key, hostUserId)).toBe(2);
+  });
+});
+
+describe('the local bus', () => {
+  it('keeps the time a publisher gives PutEvents, as EventBridge does, so an early event is refused', async () => {
+    // Prepare
+    const config = serviceConfig();
+    const bus = new EventBridgeClient({
+      endpoint: config.local?.eventBridgeEndpoint,
+      region: 'local',
+      credentials: config.local?.credentials,
+    });
+    const { propertyId } = await sponsoredProperty(partner.id);
+
+    // Act
+    await bus.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            EventBusName: config.eventBusName,
+            Source: 'host-platform',
+            DetailType: 'PropertyUpdated',
+            Detail: JSON.stringify({ property_id: propertyId, version: 1, name: 'Published long ago' }),
+            Time: new Date('2001-01-01T00:00:00Z'),
+          },
+        ],
+      }),
+    );
+    expect(await eventsApplied(30_000)).toBe(true);
+
+    // Assess
+    const [failed] = await failedEventsAbout({ key: 'property_id', id: propertyId });
+    expect(failed?.reason).toContain('after the event was published (2001-01-01T00:00:00.000Z)');
   });
 });
 
