@@ -185,8 +185,9 @@ export async function eraseHost(
   // A request published before this account existed was about no one (or an id's earlier holder).
   const refusal = publishedBeforeCreation(publishedAt, account?.createdAt, `host ${hostId}`);
   if (refusal) throw refusal;
-  // Erasure cannot be undone, so no margin here: a host cannot have asked before its account existed.
-  if (account && Date.parse(detail.requested_at) < Date.parse(account.createdAt))
+  // Erasure cannot be undone, so no margin here: a host cannot have asked before its account existed
+  // (compared to the whole second, which is all a platform's time may carry).
+  if (account && Date.parse(detail.requested_at) < Math.floor(Date.parse(account.createdAt) / 1000) * 1000)
     throw new RefusedEventError(
       `host ${hostId} was created at ${account.createdAt}, after the erasure was requested (${detail.requested_at}): the request is not about this account`,
     );

@@ -1,7 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlatformEventDetail } from '../../core/contract/platform-events';
 import { partnerPartition, propertyPartition } from '../../core/partitions';
-import { isConditionFailure } from '../common/aws-errors';
 import { dynamoDb, GSI1, queryAll, sortableId, type TransactItem, tableName } from './db';
 import type { EventOutcome } from './event-versions';
 import { storedVersionOf, versionVerdict } from './event-versions';
