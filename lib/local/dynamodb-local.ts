@@ -153,13 +153,19 @@ function localClient(endpoint: string): DynamoDBClient {
   });
 }
 
-/** Creates the table from the shared definition unless it exists (persistent data). */
+/** Creates the table from the shared definition unless it exists (persistent data, or another server's). */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = localClient(endpoint);
   try {
     const { TableNames = [] } = await client.send(new ListTablesCommand({}));
     if (TableNames.includes(tableName)) return;
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    try {
+      await client.send(new CreateTableCommand(createTableInput(tableName)));
+    } catch (error) {
+      // Another server on this DynamoDB created it first; it also turns on the table's TTL.
+      if ((error as Error).name === 'ResourceInUseException') return;
+      throw error;
+    }
     await client.send(
       new UpdateTimeToLiveCommand({
         TableName: tableName,

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey, isInForce } from '../../core/domain/api-key';
 import type { ProductId } from '../../core/domain/catalog';
 import { DEFAULT_CATALOG } from '../../core/domain/catalog';
 import type { Scope } from '../../core/domain/scopes';
 import { agreementScopes } from '../../core/domain/scopes';
+import { transactionCancellationCodes } from '../../lambdas/common/aws-errors';
 import { seal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { apiKeyCreationItem, getApiKeys, keyRevokedItem } from '../../lambdas/data/api-keys';
@@ -80,19 +82,45 @@ async function ensurePartner(
     keyPrefixes: [],
     createdAt: new Date(nowMs).toISOString(),
   };
-  await dynamoDb().send(
-    new TransactWriteCommand({
-      TransactItems: partnerCreationItems(partner, seal(randomBytes(32), sealingKey)),
-    }),
-  );
+  try {
+    await dynamoDb().send(
+      new TransactWriteCommand({
+        TransactItems: partnerCreationItems(partner, seal(randomBytes(32), sealingKey)),
+      }),
+    );
+  } catch (error) {
+    // Another server seeding the same table created the partner first: its partner is the demo one.
+    if (transactionCancellationCodes(error) === undefined) throw error;
+    const created = await getPartnerBySlug(demo.slug, { consistent: true });
+    if (!created) throw error;
+    return { partner: created, created: false };
+  }
   return { partner, created: true };
 }
+
+/** Attempts at a demo key when other servers issue theirs at the same moment. */
+const DEMO_KEY_ATTEMPTS = 10;
 
 /**
  * A fresh demo key per start (printed, never stored); earlier demo keys are revoked so
  * persistent data does not collect live keys.
  */
-async function freshDemoKey(partner: Partner, nowMs: number): Promise<string> {
+async function freshDemoKey(slug: string, nowMs: number): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    // Read again at each attempt: another server's key, issued meanwhile, is one to revoke.
+    const partner = await getPartnerBySlug(slug, { consistent: true });
+    if (!partner) throw new Error(`The demo partner ${slug} is gone.`);
+    try {
+      return await issueDemoKey(partner, nowMs);
+    } catch (error) {
+      // Cancelled by another server's key (the partner's revision moved, or a key it revoked first).
+      if (transactionCancellationCodes(error) === undefined || attempt === DEMO_KEY_ATTEMPTS) throw error;
+      await setTimeout(Math.random() * 50 * attempt);
+    }
+  }
+}
+
+async function issueDemoKey(partner: Partner, nowMs: number): Promise<string> {
   const nowIso = new Date(nowMs).toISOString();
   const earlier = (await getApiKeys(partner.keyPrefixes)).filter((key) => isInForce(key, nowMs));
   const material = generateApiKey();
@@ -128,7 +156,7 @@ export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
       partnerSlug: partner.slug,
       partnerName: partner.name,
       scopes: partner.scopes,
-      key: await freshDemoKey(partner, nowMs),
+      key: await freshDemoKey(partner.slug, nowMs),
     });
   }
   return keys;
