@@ -57,6 +57,9 @@ const DEMO_PARTNERS: readonly DemoPartner[] = [
  */
 const DEMO_HOSTS_JOINED = Date.parse('2026-01-01T00:00:00.000Z');
 
+/** Attempts at a demo partner or key when other servers seed the same table at the same moment. */
+const SEEDING_ATTEMPTS = 10;
+
 export interface DemoKey {
   readonly partnerSlug: string;
   readonly partnerName: string;
@@ -67,6 +70,7 @@ export interface DemoKey {
 async function ensurePartner(
   demo: DemoPartner,
   nowMs: number,
+  attempt = 1,
 ): Promise<{ partner: Partner; created: boolean }> {
   const existing = await getPartnerBySlug(demo.slug, { consistent: true });
   if (existing) return { partner: existing, created: false };
@@ -89,17 +93,14 @@ async function ensurePartner(
       }),
     );
   } catch (error) {
-    // Another server seeding the same table created the partner first: its partner is the demo one.
-    if (transactionCancellationCodes(error) === undefined) throw error;
+    // Another server seeding the same table created the partner first (its partner is the demo
+    // one), or was creating it (a conflict): read it, or try again now that it may be there.
+    if (transactionCancellationCodes(error) === undefined || attempt === SEEDING_ATTEMPTS) throw error;
     const created = await getPartnerBySlug(demo.slug, { consistent: true });
-    if (!created) throw error;
-    return { partner: created, created: false };
+    return created ? { partner: created, created: false } : ensurePartner(demo, nowMs, attempt + 1);
   }
   return { partner, created: true };
 }
-
-/** Attempts at a demo key when other servers issue theirs at the same moment. */
-const DEMO_KEY_ATTEMPTS = 10;
 
 /**
  * A fresh demo key per start (printed, never stored); earlier demo keys are revoked so
@@ -114,7 +115,7 @@ async function freshDemoKey(slug: string, nowMs: number): Promise<string> {
       return await issueDemoKey(partner, nowMs);
     } catch (error) {
       // Cancelled by another server's key (the partner's revision moved, or a key it revoked first).
-      if (transactionCancellationCodes(error) === undefined || attempt === DEMO_KEY_ATTEMPTS) throw error;
+      if (transactionCancellationCodes(error) === undefined || attempt === SEEDING_ATTEMPTS) throw error;
       await setTimeout(Math.random() * 50 * attempt);
     }
   }
