@@ -75,6 +75,18 @@ describe('three local servers started at once on one DynamoDB', () => {
     const usage = statuses.filter((answer) => answer.status === 200);
     expect(usage).toHaveLength(servers.length);
     for (const answer of usage) expect(answer.body.hosts).toHaveLength(SAMPLE_HOSTS.length);
+    // A burst across the servers, as across Lambda instances: within the rate limit, every one answered.
+    const burst = await Promise.all(
+      Array.from({ length: 96 }, async (_, index) => {
+        const target = servers[index % servers.length];
+        const response = await fetch(`${target?.runtime.apiBaseUrl}/properties`, {
+          headers: { authorization: `Bearer ${inForce[0]}` },
+        });
+        await response.arrayBuffer();
+        return response.status;
+      }),
+    );
+    expect(burst.filter((status) => status !== 200)).toEqual([]);
     // Each server's link is signed with the partner's one secret, sealed with the folder's one key.
     for (const server of servers)
       expect((await fetch(activationLinkOf(server), { redirect: 'manual' })).status).toBe(303);
