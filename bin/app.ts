@@ -1,7 +1,8 @@
 import { App } from 'aws-cdk-lib';
 import { DEPLOYED_STAGES } from '../core/stages';
 import { PartnerApiStack } from '../lib/partner-api-stack';
-import { stackName, stageConfig } from '../lib/stage-config';
+import type { StageConfig } from '../lib/stage-config';
+import { StageConfigError, stackName, stageConfig } from '../lib/stage-config';
 import { attachTemplateChecks } from '../lib/template-checks';
 
 /**
@@ -38,13 +39,20 @@ for (const stage of DEPLOYED_STAGES) {
     ?.split(',')
     .map((publisher) => publisher.trim())
     .filter((publisher) => publisher !== '');
-  new PartnerApiStack(app, stackName(stage), {
-    config: stageConfig(stage, {
+  let config: StageConfig;
+  try {
+    config = stageConfig(stage, {
       mailFrom,
       ...(alarmTopicArn ? { alarmTopicArn } : {}),
       ...(publishers?.length ? { platformEventPublishers: publishers } : {}),
-    }),
-  });
+    });
+  } catch (error) {
+    if (!(error instanceof StageConfigError)) throw error;
+    // A setting to correct, not a fault of the app: its message, in one line like the one above.
+    process.stderr.write(`${stackName(stage)} cannot be synthesized: ${error.message}\n`);
+    process.exit(1);
+  }
+  new PartnerApiStack(app, stackName(stage), { config });
 }
 
 // cdk-nag and cfn-guard: an unacknowledged finding fails the synthesis.

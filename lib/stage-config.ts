@@ -160,6 +160,11 @@ export function senderAddress(mailFrom: string): string {
 /** Domains reserved for documentation and tests (RFC 2606, RFC 6761): a sender there is a placeholder. */
 const PLACEHOLDER_DOMAIN = /(^|\.)(example(\.(com|net|org))?|test|invalid|localhost)$/i;
 
+/** A deployment setting the app refuses: `bin/app.ts` prints its message alone, without a stack trace. */
+export class StageConfigError extends Error {
+  override name = 'StageConfigError';
+}
+
 /**
  * A stage's whole configuration: its settings and what the deployment supplies. Refuses a sender
  * that is not an address, and a placeholder sender in production (mail from it never arrives).
@@ -167,9 +172,10 @@ const PLACEHOLDER_DOMAIN = /(^|\.)(example(\.(com|net|org))?|test|invalid|localh
 export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings): StageConfig {
   const address = senderAddress(deployment.mailFrom);
   const domain = /^[^\s@]+@([^\s@]+\.[^\s@]+)$/.exec(address)?.[1];
-  if (!domain) throw new Error(`mailFrom of ${stage} is not an e-mail address: "${deployment.mailFrom}".`);
+  if (!domain)
+    throw new StageConfigError(`mailFrom of ${stage} is not an e-mail address: "${deployment.mailFrom}".`);
   if (stage === 'production' && PLACEHOLDER_DOMAIN.test(domain))
-    throw new Error(
+    throw new StageConfigError(
       `mailFrom of production is a placeholder (${address}): give the verified SES sender partners mail comes from.`,
     );
   return { ...stageSettings[stage], ...deployment };

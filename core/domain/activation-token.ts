@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { ProductId } from './catalog';
 import { MAX_PRODUCTS, PRODUCT_ID_PATTERN } from './catalog';
+import { emailAddressSchema } from './email-address';
 import { signJson, unverifiedPayload, verifySignedJson } from './signed-json';
 import { isOneLine } from './text';
 
@@ -22,7 +23,7 @@ let claimsSchema: ReturnType<typeof buildClaimsSchema> | undefined;
 
 function buildClaimsSchema() {
   return z.strictObject({
-    contact_email: z.email().check(z.maxLength(254)),
+    contact_email: emailAddressSchema(),
     contact_name: z.string().check(z.minLength(1), z.maxLength(120), z.refine(isOneLine)),
     pms_hotel_id: z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[\x21-\x7e]+$/)),
     requested_product_ids: z

@@ -14,6 +14,13 @@ const MAX_HOST_ROWS = 1_000;
 const MAX_HOST_FILE_BYTES = 1024 * 1024;
 const HOST_COLUMNS = ['email', 'name', 'pms_hotel_id', 'products'] as const;
 const REQUIRED_COLUMNS = ['email', 'name', 'pms_hotel_id'] as const;
+/** The file's column for each claim of a link: operators never read the token's own field names. */
+const COLUMN_OF_CLAIM: Readonly<Record<string, (typeof HOST_COLUMNS)[number]>> = {
+  contact_email: 'email',
+  contact_name: 'name',
+  pms_hotel_id: 'pms_hotel_id',
+  requested_product_ids: 'products',
+};
 
 /** A mistake in the file itself (its shape or a row): nothing was minted. */
 export class HostFileError extends UsageError {
@@ -149,8 +156,10 @@ export function parseHostFile(
         exp: Math.floor(nowMs / 1000) + ttlSeconds,
         nonce: 'A'.repeat(22),
       });
-      for (const problem of claimProblems)
-        rowProblems.push(`line ${line}: the activation page would refuse it: ${problem}.`);
+      for (const problem of claimProblems) {
+        const column = COLUMN_OF_CLAIM[problem.split(' ')[0] ?? ''];
+        rowProblems.push(`line ${line}${column ? `, ${column}` : ''}: the activation page would refuse it.`);
+      }
       if (rowProblems.length === 0) rows.push({ line, email, name, pmsHotelId: hotel, products });
     }
     problems.push(...rowProblems);
@@ -191,10 +200,20 @@ export async function readHostFile(path: string): Promise<string> {
  * file. Cells we make (URL, time, nonce) are left exactly as the link needs them.
  */
 export function linksCsv(links: readonly MintedHostLink[]): string {
-  const columns = ['line', 'email', 'name', 'pms_hotel_id', 'url', 'expires_at', 'nonce'] as const;
+  const columns = [
+    'line',
+    'email',
+    'name',
+    'pms_hotel_id',
+    'products',
+    'url',
+    'expires_at',
+    'nonce',
+  ] as const;
   const typed = new Set<string>(['email', 'name', 'pms_hotel_id']);
-  const cell = (column: string, value: string | number) => {
-    const raw = String(value);
+  const cell = (column: string, value: string | number | readonly string[]) => {
+    // Products as a hosts file takes them back: comma-separated in one quoted cell.
+    const raw = typeof value === 'object' ? value.join(',') : String(value);
     const text = typed.has(column) && /^[=+\-@\t\r]/.test(raw) ? `'${raw}` : raw;
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { isKeyPrefix } from '../../core/domain/api-key';
 import type { ProductId } from '../../core/domain/catalog';
 import { isProductId, MAX_PRODUCTS } from '../../core/domain/catalog';
+import { isEmailAddress } from '../../core/domain/email-address';
 import { isPartnerSlug } from '../../core/domain/partner-slug';
 import type { Scope } from '../../core/domain/scopes';
 import { isScope, SCOPES } from '../../core/domain/scopes';
@@ -66,7 +67,7 @@ export function partnerSlug(value: string, flag: string): string {
 export function emailAddress(flag: string, value: string): string {
   const email = value.trim();
   // One line of text too: no control or bidi character reaches a mail header or a terminal.
-  if (email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !isOneLine(email)) {
+  if (!isEmailAddress(email) || !isOneLine(email)) {
     throw new UsageError(`${flag} "${quoted(value, 60)}" is not an e-mail address.`);
   }
   return email;

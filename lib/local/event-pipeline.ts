@@ -56,6 +56,8 @@ const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex
 /** One SQS standard queue: visibility timeouts, receive counts, and a redrive policy. */
 class LocalQueue {
   readonly messages = new Map<string, Message>();
+  /** Messages sent to the queue since it was made (by the bus's rule, SendMessage or a move). */
+  sent = 0;
   private readonly listeners = new Set<() => void>();
 
   constructor(
@@ -75,6 +77,7 @@ class LocalQueue {
       ...(source ? { source } : {}),
     };
     this.messages.set(message.messageId, message);
+    this.sent += 1;
     this.wake();
     return message;
   }
@@ -190,6 +193,12 @@ export interface EventPipelineOptions {
 /** Invokes the consumer with a batch, as the event source mapping does. */
 export type InvokeConsumer = (functionName: string, event: SQSEvent) => Promise<InvocationOutcome>;
 
+/** Events sent to the consumer's queue, and those handled: applied, or dead-lettered. */
+export interface EventCounts {
+  readonly sent: number;
+  readonly handled: number;
+}
+
 /** The bus, its rule, the two queues and the mapping to the consumer. */
 export class LocalEventPipeline {
   readonly queue: LocalQueue;
@@ -200,6 +209,9 @@ export class LocalEventPipeline {
   private stopped = false;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly pollers: Promise<void>[] = [];
+  /** Messages the consumer was given that left the queue: applied, or dead-lettered. */
+  private handled = 0;
+  private readonly progressListeners = new Set<(counts: EventCounts) => void>();
   /** Message move tasks (`events redrive`), newest first. */
   private readonly moveTasks: { handle: string; status: string; moved: number; startedAt: number }[] = [];
 
@@ -385,9 +397,25 @@ export class LocalEventPipeline {
       failed = new Set(batch.map((message) => message.messageId));
     }
     for (const message of batch) {
+      // Delivered twice when its visibility timeout passed during a slow batch: counted once.
+      const queued = this.queue.messages.has(message.messageId);
       if (failed.has(message.messageId)) this.queue.release(message);
       else this.queue.delete(message);
+      if (queued && !this.queue.messages.has(message.messageId)) this.handled += 1;
     }
+    const counts = this.eventCounts();
+    for (const listener of [...this.progressListeners]) listener(counts);
+  }
+
+  /** How many events were sent to the consumer's queue so far, and how many of them are handled. */
+  eventCounts(): EventCounts {
+    return { sent: this.queue.sent, handled: this.handled };
+  }
+
+  /** Calls `listener` with the counts after each batch the consumer was given; returns its removal. */
+  onProgress(listener: (counts: EventCounts) => void): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
   }
 
   private notifyIfIdle(): void {

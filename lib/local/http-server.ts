@@ -139,3 +139,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Serve
   await once(server, 'listening');
   return server;
 }
+
+/**
+ * Fails as the server's own listen would (EADDRINUSE, EACCES) when host:port cannot be listened on:
+ * checked before the start's work, so a busy port is said at once rather than after all of it.
+ */
+export async function checkPortFree(host: string, port: number): Promise<void> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(port, host, resolve);
+  });
+  await new Promise((resolve) => probe.close(resolve));
+}

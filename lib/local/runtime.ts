@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { constants, existsSync, readFileSync, statSync } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { basename, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
@@ -346,8 +346,19 @@ export async function readRuntime(directory: string, pid?: number): Promise<Loca
 export async function ensureSecretsFile(directory: string): Promise<string> {
   await ensurePrivateFolder(directory, { top: true });
   const file = join(directory, 'secrets.json');
-  if (!existsSync(file))
-    await writeFile(file, `${JSON.stringify(generateServiceSecret(), null, 2)}\n`, { mode: 0o600 });
+  if (!existsSync(file)) {
+    // Written whole beside it, then linked in place, which fails if it exists: of servers started at
+    // once in this folder, the first link wins, and every server reads that one secret, never half a file.
+    const draft = join(directory, `secrets.json.${process.pid}`);
+    await writeFile(draft, `${JSON.stringify(generateServiceSecret(), null, 2)}\n`, { mode: 0o600 });
+    try {
+      await link(draft, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      await rm(draft, { force: true });
+    }
+  }
   await chmod(file, 0o600);
   return file;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey, isInForce } from '../../core/domain/api-key';
@@ -67,6 +68,9 @@ const DEMO_PARTNERS: readonly DemoPartner[] = [
  */
 const DEMO_HOSTS_JOINED = Date.parse('2026-01-01T00:00:00.000Z');
 
+/** Attempts at a demo partner or key when other servers seed the same table at the same moment. */
+const SEEDING_ATTEMPTS = 10;
+
 export interface DemoKey {
   readonly partnerSlug: string;
   readonly partnerName: string;
@@ -77,6 +81,7 @@ export interface DemoKey {
 async function ensurePartner(
   demo: DemoPartner,
   nowMs: number,
+  attempt = 1,
 ): Promise<{ partner: Partner; created: boolean }> {
   const existing = await getPartnerBySlug(demo.slug, { consistent: true });
   if (existing) return { partner: existing, created: false };
@@ -92,11 +97,19 @@ async function ensurePartner(
     keyPrefixes: [],
     createdAt: new Date(nowMs).toISOString(),
   };
-  await dynamoDb().send(
-    new TransactWriteCommand({
-      TransactItems: partnerCreationItems(partner, seal(randomBytes(32), sealingKey)),
-    }),
-  );
+  try {
+    await dynamoDb().send(
+      new TransactWriteCommand({
+        TransactItems: partnerCreationItems(partner, seal(randomBytes(32), sealingKey)),
+      }),
+    );
+  } catch (error) {
+    // Another server seeding the same table created the partner first (its partner is the demo
+    // one), or was creating it (a conflict): read it, or try again now that it may be there.
+    if (transactionCancellationCodes(error) === undefined || attempt === SEEDING_ATTEMPTS) throw error;
+    const created = await getPartnerBySlug(demo.slug, { consistent: true });
+    return created ? { partner: created, created: false } : ensurePartner(demo, nowMs, attempt + 1);
+  }
   return { partner, created: true };
 }
 
@@ -104,7 +117,22 @@ async function ensurePartner(
  * A fresh demo key per start (printed, never stored); earlier demo keys are revoked so
  * persistent data does not collect live keys.
  */
-async function freshDemoKey(partner: Partner, nowMs: number): Promise<string> {
+async function freshDemoKey(slug: string, nowMs: number): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    // Read again at each attempt: another server's key, issued meanwhile, is one to revoke.
+    const partner = await getPartnerBySlug(slug, { consistent: true });
+    if (!partner) throw new Error(`The demo partner ${slug} is gone.`);
+    try {
+      return await issueDemoKey(partner, nowMs);
+    } catch (error) {
+      // Cancelled by another server's key (the partner's revision moved, or a key it revoked first).
+      if (transactionCancellationCodes(error) === undefined || attempt === SEEDING_ATTEMPTS) throw error;
+      await setTimeout(Math.random() * 50 * attempt);
+    }
+  }
+}
+
+async function issueDemoKey(partner: Partner, nowMs: number): Promise<string> {
   const nowIso = new Date(nowMs).toISOString();
   const earlier = (await getApiKeys(partner.keyPrefixes)).filter((key) => isInForce(key, nowMs));
   const material = generateApiKey();
@@ -155,7 +183,7 @@ export async function seedLocalData(nowMs: number): Promise<DemoKey[]> {
       partnerSlug: partner.slug,
       partnerName: partner.name,
       scopes: partner.scopes,
-      key: await freshDemoKey(partner, nowMs),
+      key: await freshDemoKey(partner.slug, nowMs),
     });
   }
   return keys;

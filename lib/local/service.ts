@@ -21,10 +21,10 @@ import { bundleFunctions } from './bundles';
 import { deployedFunctions } from './deployed-bundles';
 import type { DynamoDbLocal } from './dynamodb-local';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
-import type { EventPipelineOptions } from './event-pipeline';
+import type { EventCounts, EventPipelineOptions } from './event-pipeline';
 import { LOCAL_EVENT_BUS_NAME, LocalEventPipeline, localQueueUrl } from './event-pipeline';
 import type { HttpServerOptions } from './http-server';
-import { startHttpServer } from './http-server';
+import { checkPortFree, startHttpServer } from './http-server';
 import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
 import { DEFAULT_LAMBDA_RUNTIME_OPTIONS, LocalLambdaRuntime } from './lambda-runtime';
 import { ensurePrivateFolder, ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
@@ -32,6 +32,11 @@ import type { DemoKey } from './seed';
 import { seedLocalData } from './seed';
 
 const LOCAL_TABLE_NAME = 'partner-api-local';
+/** How often seeding says how far it is: often enough that a slow start never looks stuck. */
+const SEEDING_PROGRESS_INTERVAL_MS = 2_000;
+
+const seedingProgress = ({ sent, handled }: EventCounts) =>
+  `Seeding: ${handled.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')} events applied`;
 
 export interface LocalServiceOptions {
   readonly host: string;
@@ -237,6 +242,8 @@ export function localEnvironment(
  * emulation over HTTP.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  // Port 0 (the tests') is always free; another is checked before the minute of work it would waste.
+  if (options.port !== 0) await checkPortFree(options.host, options.port);
   // Partners' e-mails, key hashes and reveal links: for this user only (docs/design/local-runtime.md).
   const secretsFile = await ensureSecretsFile(options.directory);
   const outboxDirectory = join(options.directory, 'outbox');
@@ -281,8 +288,21 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // The demo data's units and reservations are the platform's events: they go through the
     // consumer, and the server is up once they are applied.
     progress("Seeding the demo partners; their hosts' reservations go through the event consumer...");
+    let reportedAt = performance.now();
+    const stopReporting = events.onProgress((counts) => {
+      if (performance.now() - reportedAt < SEEDING_PROGRESS_INTERVAL_MS) return;
+      reportedAt = performance.now();
+      progress(seedingProgress(counts));
+    });
     const demoKeys = await seedLocalData(Date.now());
     await events.settled();
+    stopReporting();
+    const seeded = events.eventCounts();
+    progress(
+      seeded.sent > 0
+        ? seedingProgress(seeded)
+        : 'Seeding: the demo partners were there already (kept data, or another server seeded them)',
+    );
     // Starts empty with the data: DynamoDB Local in memory gives the next run's partners the ids
     // of this run's, so lines of an earlier run would be counted for other partners.
     const runningLog = await openAccessLog(options.directory, {

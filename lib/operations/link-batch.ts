@@ -26,6 +26,7 @@ export interface MintedHostLink {
   readonly email: string;
   readonly name: string;
   readonly pms_hotel_id: string;
+  readonly products: readonly ProductId[];
   readonly url: string;
   readonly expires_at: string;
   readonly nonce: string;
@@ -74,6 +75,7 @@ export async function createActivationLinks(
       email: row.email,
       name: row.name,
       pms_hotel_id: row.pmsHotelId,
+      products: row.products,
       url,
       expires_at,
       nonce,

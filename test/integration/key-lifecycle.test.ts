@@ -310,6 +310,8 @@ describe('operators see and steer key state', () => {
     expect(activation.status).toBe(403);
     expect(await activation.text()).toContain('not available');
     expect(listedWhileSuspended.stdout.split('\n')[0]).toContain('is suspended');
+    const audited = await admin('audit', 'list', '--partner', partner.slug, '--action', 'partner.suspended');
+    expect(audited.stdout).toContain('reason="invoice overdue"');
 
     const resumed = await admin('partners', 'resume', '--partner', partner.slug);
     expect(resumed.code).toBe(0);

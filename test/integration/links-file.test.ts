@@ -67,9 +67,10 @@ describe('links create --file hosts.csv', () => {
       new RegExp(`^Wrote 3 link\\(s\\) for ${partner.slug} to .*links-\\d+\\.csv; they expire `),
     );
     const [header, ...rows] = (await readFile(`${out}.csv`, 'utf8')).trimEnd().split('\n');
-    expect(header).toBe('line,email,name,pms_hotel_id,url,expires_at,nonce');
+    expect(header).toBe('line,email,name,pms_hotel_id,products,url,expires_at,nonce');
     expect(rows).toHaveLength(3);
-    expect(rows[1]).toMatch(/^3,two@host\.example,"Dos, the second",PMS-2,http/);
+    expect(rows[0]).toMatch(/^2,one@host\.example,Casa Uno,PMS-1,"assistant,upsells",http/);
+    expect(rows[1]).toMatch(/^3,two@host\.example,"Dos, the second",PMS-2,assistant,http/);
     const links = rows.map((row) => {
       const [, url = '', expiresAt = '', nonce = ''] = /,(http[^,]+),([^,]+),([^,]+)$/.exec(row) ?? [];
       return { url, expiresAt, nonce };
@@ -120,6 +121,7 @@ describe('links create --file hosts.csv', () => {
           email: 'four@host.example',
           name: 'Casa Cuatro',
           pms_hotel_id: 'PMS-4',
+          products: ['upsells'],
           url: expect.stringContaining('/activate?token='),
           expires_at: expect.any(String),
           nonce: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
@@ -127,8 +129,34 @@ describe('links create --file hosts.csv', () => {
       ],
     });
     expect(printed.code).toBe(0);
-    expect(printed.stdout.split('\n')[0]).toBe('line,email,name,pms_hotel_id,url,expires_at,nonce');
+    expect(printed.stdout.split('\n')[0]).toBe('line,email,name,pms_hotel_id,products,url,expires_at,nonce');
     expect(printed.stderr).toMatch(/^1 link\(s\) for .*; they expire .*; each works once\.$/);
+  });
+
+  it('refuses an e-mail the activation page would refuse with the words of the command line', async () => {
+    // Passes a loose "x@y.z" shape, but not the activation page's rule.
+    const email = 'first..last@host.example';
+    const { file } = await hostsFile(
+      `email,name,pms_hotel_id,products\n${email},Casa Punto,PMS-90,assistant\n`,
+    );
+
+    const fromFile = await admin('links', 'create', '--partner', partner.slug, '--file', file);
+    const single = await admin(
+      ...['links', 'create', '--partner', partner.slug, '--email', email, '--name', 'Casa Punto'],
+      ...['--pms-hotel-id', 'PMS-90', '--products', 'assistant'],
+    );
+
+    expect(single).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`--email "${email}" is not an e-mail address.`),
+    });
+    expect(fromFile).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        `Nothing was minted: line 2, email: email "${email}" is not an e-mail address.`,
+      ),
+    });
+    expect(`${single.stderr}${fromFile.stderr}`).not.toMatch(/contact_email|claim/);
   });
 
   it.each([

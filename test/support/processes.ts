@@ -40,7 +40,15 @@ export async function startServerProcess(
     sameSecretAs,
     sharedDirectory,
     args = [],
-  }: { accessLog?: boolean; sameSecretAs?: ServerProcess; sharedDirectory?: string; args?: string[] } = {},
+    startupTimeoutMs = 60_000,
+  }: {
+    accessLog?: boolean;
+    sameSecretAs?: ServerProcess;
+    sharedDirectory?: string;
+    args?: string[];
+    /** How long the start may take (several servers starting at once share the machine). */
+    startupTimeoutMs?: number;
+  } = {},
 ): Promise<ServerProcess> {
   const directory = sharedDirectory ?? (await mkdtemp(join(tmpdir(), 'partner-api-server-')));
   if (sameSecretAs) await copyFile(sameSecretAs.runtime.secretsFile, join(directory, 'secrets.json'));
@@ -77,11 +85,12 @@ export async function startServerProcess(
   child.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + startupTimeoutMs;
   let runtime: LocalRuntime | undefined;
   while (!runtime || !output.includes('Ctrl-C stops')) {
     if (child.exitCode !== null) throw new Error(`The server exited (${child.exitCode}): ${output}`);
-    if (Date.now() > deadline) throw new Error(`The server did not start within 60 s: ${output}`);
+    if (Date.now() > deadline)
+      throw new Error(`The server did not start within ${startupTimeoutMs / 1000} s: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
     runtime = await readRuntime(directory, child.pid ?? 0);
   }

@@ -90,6 +90,7 @@ describe('linksCsv', () => {
         email: 'a@h.example',
         name: 'Casa "Verde", Lisboa',
         pms_hotel_id: 'P-1',
+        products: ['assistant', 'upsells'],
         url: 'http://x/activate?token=a.b',
         expires_at: '2026-11-22T11:00:00.000Z',
         nonce: 'n'.repeat(22),
@@ -97,12 +98,13 @@ describe('linksCsv', () => {
     ]);
 
     expect(csvRecords(csv).map((record) => record.fields)).toEqual([
-      ['line', 'email', 'name', 'pms_hotel_id', 'url', 'expires_at', 'nonce'],
+      ['line', 'email', 'name', 'pms_hotel_id', 'products', 'url', 'expires_at', 'nonce'],
       [
         '2',
         'a@h.example',
         'Casa "Verde", Lisboa',
         'P-1',
+        'assistant,upsells',
         'http://x/activate?token=a.b',
         '2026-11-22T11:00:00.000Z',
         'n'.repeat(22),

@@ -9,6 +9,12 @@ import { integerInRange, isoTime, partnerSlug } from '../inputs';
 /** What an event names beyond who did what, shown in the last column of `audit list`. */
 const EVENT_DETAILS = ['key_prefix', 'host_id', 'property_id', 'link_nonce', 'request_id'] as const;
 
+/** A detail as the table shows it: lists comma-separated, text with spaces in quotes (a reason). */
+function detailValue(value: string | number | readonly string[]): string {
+  if (typeof value === 'object') return value.join(',');
+  return typeof value === 'string' && /[\s"]/.test(value) ? JSON.stringify(value) : String(value);
+}
+
 /** `audit list`: what `lib/operations/audit.ts` reads, as a command. */
 export function auditCommands(program: Command, define: Define): void {
   const audit = commandGroup(program, 'audit', 'The audit trail: who did what, and when');
@@ -44,9 +50,14 @@ export function auditCommands(program: Command, define: Define): void {
                     event.action,
                     event.partner ?? '-',
                     event.actor,
-                    EVENT_DETAILS.flatMap((field) =>
-                      field in event ? [`${field}=${String(event[field as keyof typeof event])}`] : [],
-                    ).join('  '),
+                    [
+                      ...EVENT_DETAILS.flatMap((field) =>
+                        field in event ? [`${field}=${String(event[field as keyof typeof event])}`] : [],
+                      ),
+                      ...Object.entries(event.details ?? {}).map(
+                        ([name, value]) => `${name}=${detailValue(value)}`,
+                      ),
+                    ].join('  '),
                   ]),
                 ),
         };
