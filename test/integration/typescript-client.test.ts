@@ -10,6 +10,7 @@ import {
   createPartnerApiClient,
   PartnerApiConfigError,
   PartnerApiError,
+  PartnerApiPagingError,
 } from '../../clients/typescript/src/index';
 import { bulkProperties } from '../support/bulk-properties';
 import type { TestPartner } from '../support/partners';
@@ -147,6 +148,45 @@ describe('Retry-After (a server that answers 429, then 503, then 200)', () => {
       expect(result.data.active_seats).toBe(3);
       expect(waits.slice(0, 2)).toEqual([1_000, 2_000]);
       expect(givesUp).toMatchObject({ status: 503, retryAfterSeconds: 2 });
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('the page walker (a server that repeats a cursor)', () => {
+  it('stops with a PartnerApiPagingError naming the cursor, instead of walking forever', async () => {
+    // Prepare: every page links to the same next page; after a few requests it answers 500, so a
+    // walker without the check ends quickly (with the wrong error) rather than never.
+    let requests = 0;
+    const server = createServer((request, response) => {
+      requests += 1;
+      if (requests > 5) {
+        response.writeHead(500, { 'Content-Type': 'application/problem+json' });
+        response.end(JSON.stringify({ type: 'about:blank', title: 'loop', status: 500, detail: 'looped' }));
+        return;
+      }
+      const id = requests;
+      response.writeHead(200, {
+        'Content-Type': 'application/json',
+        Link: '</partner-api/v1/properties?limit=1&cursor=AQAAAAAAAAAB>; rel="next"',
+      });
+      response.end(
+        JSON.stringify({ partner_id: 1, generated_at: 'now', properties: [{ id, name: request.url }] }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/partner-api/v1`;
+    const api = createPartnerApiClient({ baseUrl, apiKey: 'svc_x' });
+    try {
+      // Act
+      const looped = await failure(api.allProperties({ limit: 1 }));
+
+      // Assess
+      expect(looped).toBeInstanceOf(PartnerApiPagingError);
+      expect(looped).toMatchObject({ cursor: 'AQAAAAAAAAAB', pages: 2 });
+      expect((looped as Error).message).toMatch(/repeated a cursor/);
+      expect(requests).toBe(2);
     } finally {
       server.close();
     }
