@@ -77,7 +77,8 @@ export interface CursorQueryParameter {
   readonly maxLength: number;
   /** The parameter that must come with it (the page size). */
   readonly requires: string;
-  readonly example: string;
+  // No example: a cursor is valid only for the account and the deployment that signed it, so any
+  // example would be a 400 when a contract tool sends it (docs/design/openapi.md).
 }
 
 export type QueryParameter = IntegerQueryParameter | CursorQueryParameter;
@@ -157,7 +158,6 @@ export const PAGE_CURSOR = {
     'Where the next page starts: copy it from the Link header of the previous page (rel="next"), never build it. Opaque, bound to your account; it stays valid, and a property added meanwhile with a higher id is on a later page.',
   maxLength: 100,
   requires: PAGE_LIMIT.name,
-  example: 'AQAAAAAAAABkq3BvzR1C8Zy5gLwDHaO6Tw',
 } as const satisfies CursorQueryParameter;
 
 export const partnerApiRoutes = [
