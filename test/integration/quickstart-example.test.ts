@@ -156,7 +156,7 @@ describe('the TypeScript step (docs/examples/quickstart.ts, with the client of c
 
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^1 active seats\n1 properties\nproperty \d+: occupancy today 0\n$/);
+    expect(result.stdout).toMatch(/^1 active seat\n1 property\nproperty \d+: occupancy today 0\n$/);
   });
 
   it.each([
