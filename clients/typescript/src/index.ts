@@ -224,6 +224,18 @@ export function createPartnerApiClient(options: PartnerApiClientOptions) {
       return fetched;
     },
 
+    /**
+     * GET /properties?pms_hotel_id=…: your property with this id of your own system (the
+     * `pms_hotel_id` of its activation link), or undefined when none of the hosts you sponsor has it.
+     */
+    async propertyByPmsHotelId(pmsHotelId: string): Promise<PropertySummary | undefined> {
+      const { data } = await settle(
+        api.GET('/properties', { params: { query: { pms_hotel_id: pmsHotelId } } }),
+        undefined,
+      );
+      return data.properties[0];
+    },
+
     propertyPages,
 
     /** Every property, read page by page. */

@@ -667,6 +667,11 @@ export interface operations {
                 limit?: number;
                 /** @description Where the next page starts: copy it from the Link header of the previous page (rel="next"), never build it. Opaque, bound to your account; it stays valid, and a property added meanwhile with a higher id is on a later page. Only together with limit. */
                 cursor?: string;
+                /**
+                 * @description Your own id of a property (the pms_hotel_id of its activation link): the list holds that property alone, or is empty when none of the hosts you sponsor has it. The property entries are as without it; limit may come with it (one page, no Link header), cursor may not.
+                 * @example PMS-1002
+                 */
+                pms_hotel_id?: string;
             };
             header?: {
                 /**
@@ -881,6 +886,11 @@ export interface operations {
                 limit?: number;
                 /** @description Where the next page starts: copy it from the Link header of the previous page (rel="next"), never build it. Opaque, bound to your account; it stays valid, and a property added meanwhile with a higher id is on a later page. Only together with limit. */
                 cursor?: string;
+                /**
+                 * @description Your own id of a property (the pms_hotel_id of its activation link): the list holds that property alone, or is empty when none of the hosts you sponsor has it. The property entries are as without it; limit may come with it (one page, no Link header), cursor may not.
+                 * @example PMS-1002
+                 */
+                pms_hotel_id?: string;
             };
             header?: {
                 /**
