@@ -1,5 +1,6 @@
 import type { responseSchemas } from './contract/api-schemas';
 import type { ProblemName } from './contract/problems';
+import { MAX_PMS_HOTEL_ID_LENGTH, PMS_HOTEL_ID_PATTERN } from './domain/properties';
 import type { Scope } from './domain/scopes';
 import type { ServiceQueueName } from './event-delivery';
 import {
@@ -77,10 +78,27 @@ export interface CursorQueryParameter {
   readonly maxLength: number;
   /** The parameter that must come with it (the page size). */
   readonly requires: string;
+  // No example: a cursor is valid only for the account and the deployment that signed it, so any
+  // example would be a 400 when a contract tool sends it (docs/design/openapi.md).
+}
+
+/** A text value looked up as given (an id from the partner's own system), checked against a pattern. */
+interface TextQueryParameter {
+  readonly kind: 'text';
+  readonly name: string;
+  readonly description: string;
+  readonly maxLength: number;
+  /** The whole value matches it (the document's `pattern`, the handler's check). */
+  readonly pattern: string;
+  /** What the value is, in the 400 that refuses one that does not match. */
+  readonly expected: string;
+  /** Parameters that cannot come with it: together they are a 400 that names both. */
+  readonly excludes: readonly string[];
+  /** An example that gives the documented 200 when a contract tool sends it. */
   readonly example: string;
 }
 
-export type QueryParameter = IntegerQueryParameter | CursorQueryParameter;
+export type QueryParameter = IntegerQueryParameter | CursorQueryParameter | TextQueryParameter;
 
 /** A `{name}` segment of a route's path: a positive integer id. */
 export interface PathParameter {
@@ -157,8 +175,23 @@ export const PAGE_CURSOR = {
     'Where the next page starts: copy it from the Link header of the previous page (rel="next"), never build it. Opaque, bound to your account; it stays valid, and a property added meanwhile with a higher id is on a later page.',
   maxLength: 100,
   requires: PAGE_LIMIT.name,
-  example: 'AQAAAAAAAABkq3BvzR1C8Zy5gLwDHaO6Tw',
 } as const satisfies CursorQueryParameter;
+
+/**
+ * The partner's own id of a property: `GET /properties` answers that property alone, or none. One
+ * property at most, so no next page: a cursor with it is a 400 (lists-and-caching.md).
+ */
+const PMS_HOTEL_ID = {
+  kind: 'text',
+  name: 'pms_hotel_id',
+  description:
+    'Your own id of a property (the pms_hotel_id of its activation link): the list holds that property alone, or is empty when none of the hosts you sponsor has it. The property entries are as without it; limit may come with it (one page, no Link header), cursor may not.',
+  maxLength: MAX_PMS_HOTEL_ID_LENGTH,
+  pattern: PMS_HOTEL_ID_PATTERN,
+  expected: `1 to ${MAX_PMS_HOTEL_ID_LENGTH} printable characters without spaces, your own id of the property as in its activation link`,
+  excludes: [PAGE_CURSOR.name],
+  example: 'PMS-1002',
+} as const satisfies TextQueryParameter;
 
 export const partnerApiRoutes = [
   {
@@ -182,11 +215,15 @@ export const partnerApiRoutes = [
     scope: 'revenue:read',
     entry: 'api/properties.ts',
     summary: 'Properties of the hosts the partner sponsors',
-    queryParameters: [PAGE_LIMIT, PAGE_CURSOR],
+    queryParameters: [PAGE_LIMIT, PAGE_CURSOR, PMS_HOTEL_ID],
     responseSchema: 'PropertyList',
     compressible: true,
-    // The cursor secret signs and checks page cursors; nothing else reads it.
-    access: { table: { ...COUNTS_REQUESTS, query: [PARTNER_PARTITION] }, secrets: ['cursor'] },
+    // The cursor secret signs and checks page cursors; nothing else reads it. A lookup by
+    // pms_hotel_id gets the partner's PMS claim and then its property item.
+    access: {
+      table: { ...COUNTS_REQUESTS, query: [PARTNER_PARTITION], getItem: [PARTNER_PARTITION] },
+      secrets: ['cursor'],
+    },
   },
   {
     id: 'pricingSignals',
@@ -223,7 +260,9 @@ export type PathValues<Route extends PartnerApiRoute> = {
   readonly [Parameter in Route['pathParameters'][number] as Parameter['name']]: number;
 };
 
-type QueryValue<Parameter extends QueryParameter> = Parameter extends CursorQueryParameter
+type QueryValue<Parameter extends QueryParameter> = Parameter extends
+  | CursorQueryParameter
+  | TextQueryParameter
   ? string | undefined
   : Parameter extends { readonly default: number }
     ? number
@@ -231,7 +270,7 @@ type QueryValue<Parameter extends QueryParameter> = Parameter extends CursorQuer
 
 /**
  * A route's query parameters as its handler receives them: integers checked against their bounds
- * (with the default filled in where the table has one), cursors as sent, absent ones undefined.
+ * (with the default filled in where the table has one), cursors and texts as sent, absent ones undefined.
  */
 export type QueryValues<Route extends PartnerApiRoute> = {
   readonly [Parameter in Route['queryParameters'][number] as Parameter['name']]: QueryValue<Parameter>;

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { MAX_PROPERTY_NAME_LENGTH } from '../domain/properties';
 import { MAX_LEAD_TIME_DAYS, MAX_STAY_NIGHTS } from '../domain/reservations';
 import { ONE_LINE_PATTERN } from '../domain/text';
+import { PROBLEM_TYPE_BASE, problemCatalog, problemTypeUri } from './problems';
 
 /**
  * The response bodies of the partner API, as zod/mini schemas: the single source of the OpenAPI
@@ -19,6 +20,10 @@ export interface SchemaMeta {
 export const apiSchemas = z.registry<SchemaMeta>();
 
 const MAX_LIST_ITEMS = 1_000_000;
+/** Every problem type the API answers with, from the catalogue: an enum, so generated clients get a union. */
+const PROBLEM_TYPE_URIS = (Object.keys(problemCatalog) as (keyof typeof problemCatalog)[]).map(
+  problemTypeUri,
+);
 /** Text without control characters: what every name and message of the API is. */
 const PRINTABLE = new RegExp(ONE_LINE_PATTERN);
 const text = (min: number, max: number) =>
@@ -122,10 +127,9 @@ export const pricingSignalsSchema = z
 
 export const problemSchema = z
   .object({
-    type: z
-      .url()
-      .check(z.maxLength(200))
-      .register(apiSchemas, { description: 'Identifies the problem type; stable.' }),
+    type: z.enum(PROBLEM_TYPE_URIS).register(apiSchemas, {
+      description: `Identifies the problem type; stable. Branch on it: ${PROBLEM_TYPE_BASE} followed by the problem's name.`,
+    }),
     title: text(1, 100).register(apiSchemas, { description: 'Short summary of the problem type.' }),
     status: z.optional(
       z

@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import type { ProductId } from './catalog';
 import { MAX_PRODUCTS, PRODUCT_ID_PATTERN } from './catalog';
 import { emailAddressSchema } from './email-address';
+import { PMS_HOTEL_ID_PATTERN } from './properties';
 import { signJson, unverifiedPayload, verifySignedJson } from './signed-json';
 import { isOneLine } from './text';
 
@@ -25,7 +26,7 @@ function buildClaimsSchema() {
   return z.strictObject({
     contact_email: emailAddressSchema(),
     contact_name: z.string().check(z.minLength(1), z.maxLength(120), z.refine(isOneLine)),
-    pms_hotel_id: z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[\x21-\x7e]+$/)),
+    pms_hotel_id: z.string().check(z.regex(new RegExp(PMS_HOTEL_ID_PATTERN))),
     requested_product_ids: z
       .array(z.string().check(z.regex(PRODUCT_ID_PATTERN)))
       .check(z.minLength(1), z.maxLength(MAX_PRODUCTS)),

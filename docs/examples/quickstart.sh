@@ -19,3 +19,16 @@ partner_api() {
   esac
   [ "$status" = 200 ]
 }
+
+# Your property with your own id of it (the pms_hotel_id of its activation link): partner_property PMS-42
+partner_property() {
+  local id=$1 encoded='' i c
+  for ((i = 0; i < ${#id}; i++)); do
+    c=${id:i:1}
+    case $c in
+      [A-Za-z0-9._~-]) encoded+=$c ;;
+      *) printf -v c '%%%02X' "'$c" && encoded+=$c ;;
+    esac
+  done
+  partner_api "/properties?pms_hotel_id=$encoded"
+}

@@ -1,5 +1,8 @@
 import { createPartnerApiClient, PartnerApiConfigError, PartnerApiError } from '@example-partner-api/client';
 
+/** "1 property", "2 properties". */
+const count = (n: number, one: string, other: string) => `${n} ${n === 1 ? one : other}`;
+
 /** One line that says what to do about an error. */
 function explain(error: unknown): string {
   if (error instanceof PartnerApiConfigError) return error.message;
@@ -27,11 +30,20 @@ async function main(): Promise<void> {
       maxRetryAfterSeconds: 10, // wait for short 429/503 pauses only; a longer one is reported
     });
     const { data: usage } = await api.usage();
-    console.log(`${usage.active_seats} active seats`);
+    console.log(count(usage.active_seats, 'active seat', 'active seats'));
     const properties = await api.allProperties(); // page by page, 1,000 at a time
-    console.log(`${properties.length} properties`);
-    // An id on the command line (npx tsx quickstart.ts 42), or the first three properties.
-    const ids = process.argv[2] ? [Number(process.argv[2])] : properties.slice(0, 3).map(({ id }) => id);
+    console.log(count(properties.length, 'property', 'properties'));
+    // On the command line, a property id (42) or your own id of a hotel (PMS-42); else the first three.
+    const [chosen] = process.argv.slice(2);
+    let ids = properties.slice(0, 3).map(({ id }) => id);
+    if (chosen && /^[0-9]+$/.test(chosen)) ids = [Number(chosen)];
+    else if (chosen) {
+      const hotel = await api.propertyByPmsHotelId(chosen); // GET /properties?pms_hotel_id=…
+      console.log(
+        hotel ? `${chosen} is property ${hotel.id} (${hotel.name})` : `${chosen}: not one of yours`,
+      );
+      ids = hotel ? [hotel.id] : [];
+    }
     for (const id of ids) {
       const { data } = await api.pricingSignals(id, { lookbackDays: 30 });
       console.log(`property ${id}: occupancy today ${data.signals.occupancy_today}`);

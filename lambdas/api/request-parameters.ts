@@ -7,9 +7,10 @@ type MultiValueQuery = Record<string, string[] | undefined> | null | undefined;
 const INTEGER = /^[0-9]{1,16}$/;
 
 /**
- * Query parameters of a route, as integers within the route table's bounds (or its default) and
- * cursors of the right shape. Unknown names (a typo such as `lookback_day`) are refused rather
- * than silently ignored, and `partner_id` gets its own message: the partner comes from the key alone.
+ * Query parameters of a route, as integers within the route table's bounds (or its default),
+ * cursors of the right shape and texts that match their pattern. Unknown names (a typo such as
+ * `lookback_day`) are refused rather than silently ignored, and `partner_id` gets its own message:
+ * the partner comes from the key alone.
  */
 export function parseQueryParameters<Route extends PartnerApiRoute>(
   route: Route,
@@ -33,6 +34,23 @@ export function parseQueryParameters<Route extends PartnerApiRoute>(
   for (const parameter of route.queryParameters) {
     const given = query?.[parameter.name];
     values[parameter.name] = undefined;
+    if (parameter.kind === 'text') {
+      if (given === undefined) continue;
+      const [raw = ''] = given;
+      if (given.length !== 1 || !new RegExp(parameter.pattern).test(raw))
+        throw new ProblemError(
+          'invalid-request',
+          `Give ${parameter.name} once, as ${parameter.expected}; got "${quoted(given.join(','), 32)}".`,
+        );
+      const excluded = parameter.excludes.find((name) => query?.[name] !== undefined);
+      if (excluded !== undefined)
+        throw new ProblemError(
+          'invalid-request',
+          `${parameter.name} does not go with ${excluded}: it answers one property at most, on one page. Leave ${excluded} out.`,
+        );
+      values[parameter.name] = raw;
+      continue;
+    }
     if (parameter.kind === 'cursor') {
       if (given === undefined) continue;
       const [raw = ''] = given;

@@ -277,6 +277,23 @@ export async function getPropertyIdForPmsHotel(
   return Item ? Number(Item.propertyId) : undefined;
 }
 
+/**
+ * The partner's property with this `pms_hotel_id` (id and name only), as a list of one, or an empty
+ * list: the PMS claim, then the property item, two Gets (the claim is unique per partner and
+ * `pms_hotel_id`). A property whose sponsorship ended is not the partner's, as in the list.
+ */
+export async function findPropertiesByPmsHotelId(
+  partnerId: number,
+  pmsHotelId: string,
+): Promise<{ id: number; name: string }[]> {
+  const { Item: claim } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: pmsHotelKey(partnerId, pmsHotelId) }),
+  );
+  if (!claim) return [];
+  const property = await getPropertyOfPartner(partnerId, Number(claim.propertyId));
+  return property ? [{ id: property.id, name: property.name }] : [];
+}
+
 const PROPERTY_LIST_QUERY = (partnerId: number) => ({
   TableName: tableName(),
   KeyConditionExpression: 'PK = :partner AND begins_with(SK, :property)',

@@ -5,6 +5,7 @@ import type { ProductId } from '../../core/domain/catalog';
 import { isProductId, MAX_PRODUCTS } from '../../core/domain/catalog';
 import { isEmailAddress } from '../../core/domain/email-address';
 import { isPartnerSlug } from '../../core/domain/partner-slug';
+import { MAX_PMS_HOTEL_ID_LENGTH, PMS_HOTEL_ID_PATTERN } from '../../core/domain/properties';
 import type { Scope } from '../../core/domain/scopes';
 import { isScope, SCOPES } from '../../core/domain/scopes';
 import { isOneLine, quoted } from '../../core/domain/text';
@@ -143,12 +144,12 @@ export function integerInRange(flag: string, value: string, minimum: number, max
   return number;
 }
 
-/** The partner's own identifier of the property: printable ASCII without spaces, 1-128 characters. */
+/** The partner's own identifier of the property: printable ASCII without spaces (`PMS_HOTEL_ID_PATTERN`). */
 export function pmsHotelId(value: string): string {
   const id = value.trim();
-  if (!/^[\x21-\x7e]{1,128}$/.test(id)) {
+  if (!new RegExp(PMS_HOTEL_ID_PATTERN).test(id)) {
     throw new UsageError(
-      `--pms-hotel-id "${quoted(value, 60)}" is not valid: use 1-128 printable characters without spaces.`,
+      `--pms-hotel-id "${quoted(value, 60)}" is not valid: use 1-${MAX_PMS_HOTEL_ID_LENGTH} printable characters without spaces.`,
     );
   }
   return id;

@@ -9,8 +9,8 @@ const HEADER = (source: string) =>
 
 /**
  * The client's generated sources: the document's types (openapi-typescript, as a partner would run
- * it on the published document) and the problem catalog (names and statuses), which the document
- * does not enumerate.
+ * it on the published document) and the problem catalog by name with each status (the document
+ * enumerates the type URIs, not their names and statuses).
  */
 export async function clientFiles(document: Record<string, unknown>): Promise<Record<string, string>> {
   const types = astToString(await openapiTS(JSON.stringify(document)));

@@ -298,16 +298,34 @@ function invalidQueryExamples(route: PartnerApiRoute): ProblemExample[] {
     }
     throw new Error(`${route.id}: the parser accepted ${JSON.stringify(query)}`);
   };
-  const outOfRange = (parameter: QueryParameter): ProblemExample =>
-    parameter.kind === 'integer'
-      ? refusal({ [parameter.name]: [String(parameter.minimum - 1)] }, `${parameter.name} out of range`)
-      : {
-          name: 'invalid-request',
-          detail: refusedCursorDetail(parameter.name),
-          summary: `A ${parameter.name} that is not yours, or altered`,
-        };
+  const outOfRange = (parameter: QueryParameter): ProblemExample[] => {
+    if (parameter.kind === 'integer')
+      return [
+        refusal({ [parameter.name]: [String(parameter.minimum - 1)] }, `${parameter.name} out of range`),
+      ];
+    if (parameter.kind === 'text')
+      return parameter.excludes.map((excluded) =>
+        refusal(
+          {
+            ...Object.fromEntries(
+              route.queryParameters.map((other) => [other.name, [other.kind === 'integer' ? '1' : 'x']]),
+            ),
+            [parameter.name]: [parameter.example],
+            [excluded]: ['x'],
+          },
+          `${parameter.name} with ${excluded}`,
+        ),
+      );
+    return [
+      {
+        name: 'invalid-request',
+        detail: refusedCursorDetail(parameter.name),
+        summary: `A ${parameter.name} that is not yours, or altered`,
+      },
+    ];
+  };
   return route.queryParameters.length > 0
-    ? route.queryParameters.map(outOfRange)
+    ? route.queryParameters.flatMap(outOfRange)
     : [refusal({ days: ['7'] }, 'An unknown query parameter')];
 }
 
@@ -359,13 +377,21 @@ function headOperation(get: Json): Json {
 }
 
 function queryParameter(parameter: QueryParameter): Json {
+  if (parameter.kind === 'text')
+    return {
+      name: parameter.name,
+      in: 'query',
+      required: false,
+      description: parameter.description,
+      example: parameter.example,
+      schema: { type: 'string', minLength: 1, maxLength: parameter.maxLength, pattern: parameter.pattern },
+    };
   if (parameter.kind === 'cursor')
     return {
       name: parameter.name,
       in: 'query',
       required: false,
       description: `${parameter.description} Only together with ${parameter.requires}.`,
-      example: parameter.example,
       schema: { type: 'string', minLength: 1, maxLength: parameter.maxLength, pattern: '^[A-Za-z0-9_-]+$' },
     };
   const range = `An integer from ${parameter.minimum} to ${parameter.maximum}`;
@@ -385,6 +411,13 @@ function queryParameter(parameter: QueryParameter): Json {
   };
 }
 
+/**
+ * The example of `If-None-Match`: a tag no answer ever carries (the API's tags have 27 characters
+ * between the quotes, `entityTag`), so a contract tool that sends it gets the documented 200, not a
+ * 304 (docs/design/openapi.md).
+ */
+const STALE_ENTITY_TAG = 'W/"an-old-etag-that-matches-nothing"';
+
 /** The conditional-request header of the GETs (RFC 9110 §13.1.2). */
 const IF_NONE_MATCH: Json = {
   name: 'If-None-Match',
@@ -392,7 +425,7 @@ const IF_NONE_MATCH: Json = {
   required: false,
   description:
     'The ETag of an answer you hold: when the data is unchanged the answer is 304 with no body (it counts against the rate limit like any request).',
-  example: entityTag(SUCCESS_EXAMPLES.UsageReport.usage?.value),
+  example: STALE_ENTITY_TAG,
   schema: { type: 'string', maxLength: 1_000, pattern: '^[\\x21-\\x7e][\\x20-\\x7e]*$' },
 };
 
@@ -609,6 +642,8 @@ const DESCRIPTION = `Seat usage, properties and pricing signals of the hosts you
 **Firewall.** Each IP address is limited too, all keys together (${FIREWALL_LIMITS_TEXT}), well above one key's limit. That limit is approximate, by AWS WAF's own description: it estimates the rate, and may start or stop refusing some time after the rate crossed it (usually under 30 seconds, up to several minutes). Over it, requests get 429 with \`Retry-After\` and a problem body as \`application/json\`, without \`request_id\`. A request that matches a known attack pattern gets 403 \`request-blocked\`.
 
 **Pages.** \`GET /properties\` returns the whole list by default. With \`limit\` (1 to 1000) it returns one page in ascending id order, and a \`Link: <…>; rel="next"\` header (RFC 8288; resolve it against the request URL) until the last page, which has none; the body keeps the same fields. The cursor in that link is opaque and bound to your account: send it back unchanged (an altered or foreign cursor is a 400). A property added during a walk has a higher id than those before it, so it shows on a later page; nothing is skipped or repeated. A list too large for one response (hundreds of thousands of properties) answers 406 \`response-too-large\`: ask for pages.
+
+**Your own property ids.** \`GET /properties?pms_hotel_id=<your id>\` answers the property with that \`pms_hotel_id\` (the one in its activation link) alone, with the same fields as the list, or an empty list when none of the hosts you sponsor has it (a property whose sponsorship ended included). It may come with \`limit\` (one page, no \`Link\`), not with \`cursor\` (400).
 
 **Conditional requests.** Every 200 carries a weak \`ETag\` and \`Cache-Control: private, no-cache\`. Send the tag back in \`If-None-Match\`: while the data is unchanged the answer is 304 with no body (and the rate-limit headers); it counts against the rate limit like any request. \`generated_at\` is not part of the tag: a 304 means the rest of the body is unchanged.
 

@@ -82,6 +82,10 @@ export const SUCCESS_EXAMPLES: {
   UsageReport: { usage: { summary: 'Three sponsored hosts, 12 seats', value: usageExample } },
   PropertyList: {
     wholeList: { summary: 'The whole list (no limit)', value: propertyListExample },
+    byPmsHotelId: {
+      summary: 'With pms_hotel_id=PMS-1002: that property alone (an empty list when none has it)',
+      value: { ...propertyListExample, properties: PROPERTIES.slice(1, 2) },
+    },
     firstPage: {
       summary: 'The first page with limit=2 (a Link header points to the next)',
       value: propertyPageExample,

@@ -42,13 +42,15 @@ const curl = (path: string, env: Record<string, string>) =>
 const typescript = (env: Record<string, string>, ...args: string[]) =>
   outcome(process.execPath, ['--import', 'tsx', 'docs/examples/quickstart.ts', ...args], env);
 
+/** The partner's own id of its one property: characters a URL must encode, to test that the steps do. */
+const PMS_HOTEL_ID = `QS/${Date.now()}&#1+%`;
 let partner: TestPartner;
 let metricsOnly: TestPartner;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   [partner, metricsOnly] = await Promise.all([approvedPartner(), approvedPartner({ revenue: false })]);
-  await sponsoredProperty(partner.id, { name: 'Quickstart Loft' });
+  await sponsoredProperty(partner.id, { name: 'Quickstart Loft', pmsHotelId: PMS_HOTEL_ID });
   env = { PARTNER_API: inject('apiBaseUrl'), PARTNER_API_KEY: partner.key };
 });
 
@@ -95,6 +97,25 @@ describe('the curl step (docs/examples/quickstart.sh)', () => {
     expect(JSON.parse(properties.stdout).properties).toEqual([
       { id: expect.any(Number), name: 'Quickstart Loft' },
     ]);
+  });
+
+  it('finds a property by your own id (partner_property, GET /properties?pms_hotel_id=)', async () => {
+    const found = await outcome(
+      'bash',
+      ['-c', '. docs/examples/quickstart.sh && partner_property "$1"', '_', PMS_HOTEL_ID],
+      env,
+    );
+    const none = await outcome(
+      'bash',
+      ['-c', '. docs/examples/quickstart.sh && partner_property NO-SUCH'],
+      env,
+    );
+
+    expect(found.code).toBe(0);
+    expect(JSON.parse(found.stdout).properties).toEqual([
+      { id: expect.any(Number), name: 'Quickstart Loft' },
+    ]);
+    expect(JSON.parse(none.stdout).properties).toEqual([]);
   });
 
   it.each([
@@ -156,7 +177,20 @@ describe('the TypeScript step (docs/examples/quickstart.ts, with the client of c
 
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^1 active seats\n1 properties\nproperty \d+: occupancy today 0\n$/);
+    expect(result.stdout).toMatch(/^1 active seat\n1 property\nproperty \d+: occupancy today 0\n$/);
+  });
+
+  it('finds a property by your own id of it, then reads its signals', async () => {
+    const found = await typescript(env, PMS_HOTEL_ID);
+    const none = await typescript(env, 'NO-SUCH');
+
+    expect(found.stderr).toBe('');
+    expect(found.stdout.split('\n').slice(2)).toEqual([
+      expect.stringMatching(/^QS\/\d+&#1\+% is property \d+ \(Quickstart Loft\)$/),
+      expect.stringMatching(/^property \d+: occupancy today 0$/),
+      '',
+    ]);
+    expect(none.stdout.split('\n').slice(2)).toEqual(['NO-SUCH: not one of yours', '']);
   });
 
   it.each([

@@ -1,15 +1,17 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   createPartnerApiClient,
   PartnerApiConfigError,
   PartnerApiError,
+  PartnerApiPagingError,
 } from '../../clients/typescript/src/index';
 import { bulkProperties } from '../support/bulk-properties';
 import type { TestPartner } from '../support/partners';
@@ -153,6 +155,45 @@ describe('Retry-After (a server that answers 429, then 503, then 200)', () => {
   });
 });
 
+describe('the page walker (a server that repeats a cursor)', () => {
+  it('stops with a PartnerApiPagingError naming the cursor, instead of walking forever', async () => {
+    // Prepare: every page links to the same next page; after a few requests it answers 500, so a
+    // walker without the check ends quickly (with the wrong error) rather than never.
+    let requests = 0;
+    const server = createServer((request, response) => {
+      requests += 1;
+      if (requests > 5) {
+        response.writeHead(500, { 'Content-Type': 'application/problem+json' });
+        response.end(JSON.stringify({ type: 'about:blank', title: 'loop', status: 500, detail: 'looped' }));
+        return;
+      }
+      const id = requests;
+      response.writeHead(200, {
+        'Content-Type': 'application/json',
+        Link: '</partner-api/v1/properties?limit=1&cursor=AQAAAAAAAAAB>; rel="next"',
+      });
+      response.end(
+        JSON.stringify({ partner_id: 1, generated_at: 'now', properties: [{ id, name: request.url }] }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/partner-api/v1`;
+    const api = createPartnerApiClient({ baseUrl, apiKey: 'svc_x' });
+    try {
+      // Act
+      const looped = await failure(api.allProperties({ limit: 1 }));
+
+      // Assess
+      expect(looped).toBeInstanceOf(PartnerApiPagingError);
+      expect(looped).toMatchObject({ cursor: 'AQAAAAAAAAAB', pages: 2 });
+      expect((looped as Error).message).toMatch(/repeated a cursor/);
+      expect(requests).toBe(2);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('the package as partners install it', () => {
   it('npm pack builds it, and the packed files work against the server', async () => {
     const directory = join(root, 'test-artifacts', 'client-pack');
@@ -181,5 +222,120 @@ describe('the package as partners install it', () => {
     expect((await readdir(join(directory, 'package'))).sort()).toEqual(['README.md', 'dist', 'package.json']);
     const api = packedClient.createPartnerApiClient({ baseUrl: inject('apiBaseUrl'), apiKey: partner.key });
     expect((await api.usage()).data.partner_id).toBe(partner.id);
+  }, 120_000);
+});
+
+/** A shell block of docs/partners.md, after its `<!-- quickstart: name -->` marker. */
+async function pageSteps(name: string): Promise<string> {
+  const page = await readFile(join(root, 'docs/partners.md'), 'utf8');
+  const block = new RegExp(`<!-- quickstart: ${name} -->\n\`\`\`sh\n([\\s\\S]*?)\`\`\``).exec(page)?.[1];
+  if (!block) throw new Error(`docs/partners.md has no block after <!-- quickstart: ${name} -->`);
+  return block;
+}
+
+describe('the packed client in a new project outside the repository (npm init -y, as docs/partners.md says)', () => {
+  let project: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const reader = await approvedPartner();
+    await sponsoredProperty(reader.id, { name: 'Packed Loft' });
+    project = await mkdtemp(join(tmpdir(), 'partner-client-project-'));
+    // The environment of the shell a partner would type the steps in (npm needs its CA settings).
+    env = {
+      ...(process.env as Record<string, string>),
+      PARTNER_API: inject('apiBaseUrl'),
+      PARTNER_API_KEY: reader.key,
+      npm_config_update_notifier: 'false',
+      npm_config_fund: 'false',
+      npm_config_audit: 'false',
+    };
+    await run('npm', ['pack', '--pack-destination', project], {
+      cwd: join(root, 'clients/typescript'),
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
+    await copyFile(join(root, 'docs/examples/quickstart.ts'), join(project, 'quickstart.ts'));
+  }, 180_000);
+
+  afterAll(async () => {
+    await rm(project, { recursive: true, force: true });
+  });
+
+  it('the page’s steps run the quickstart with tsx, and with Node alone', async () => {
+    // Act
+    const withTsx = await run('bash', ['-e', '-c', await pageSteps('typescript project')], {
+      cwd: project,
+      env,
+      timeout: 240_000,
+    });
+    const nodeAlone = await run('bash', ['-e', '-c', await pageSteps('node alone')], { cwd: project, env });
+
+    // Assess
+    const quickstart = /1 active seat\n1 property\nproperty \d+: occupancy today 0\n$/;
+    expect(JSON.parse(await readFile(join(project, 'package.json'), 'utf8'))).toMatchObject({
+      type: 'commonjs',
+    });
+    expect(withTsx.stdout).toMatch(quickstart);
+    expect(nodeAlone.stdout).toMatch(quickstart);
+    expect(nodeAlone.stderr).toBe('');
+  }, 300_000);
+
+  it('loads with require() and with import, each with its own types', async () => {
+    // Prepare
+    const call = (load: string) =>
+      `${load}.then(({ createPartnerApiClient: create }) => create({ baseUrl: process.env.PARTNER_API, apiKey: process.env.PARTNER_API_KEY }).usage()).then(({ data }) => console.log(data.active_seats))`;
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          strict: true,
+          noEmit: true,
+          lib: ['ES2023', 'DOM'],
+          types: [],
+        },
+        files: ['required.cts', 'imported.mts'],
+      }),
+    );
+    const typed = (keyword: string) =>
+      `${keyword}\nconst api = createPartnerApiClient({ baseUrl: 'https://x.example', apiKey: 'svc_x' });\nconst seats: Promise<number> = api.usage().then(({ data }) => data.active_seats);\nexport { seats };\n`;
+    await writeFile(
+      join(project, 'required.cts'),
+      typed("import { createPartnerApiClient } = require('@example-partner-api/client');").replace(
+        "import { createPartnerApiClient } = require('@example-partner-api/client');",
+        "import client = require('@example-partner-api/client');\nconst { createPartnerApiClient } = client;",
+      ),
+    );
+    await writeFile(
+      join(project, 'imported.mts'),
+      typed("import { createPartnerApiClient } from '@example-partner-api/client';"),
+    );
+
+    // Act
+    const required = await run(
+      process.execPath,
+      ['-e', call("Promise.resolve(require('@example-partner-api/client'))")],
+      {
+        cwd: project,
+        env,
+      },
+    );
+    const imported = await run(
+      process.execPath,
+      ['--input-type=module', '-e', call("import('@example-partner-api/client')")],
+      { cwd: project, env },
+    );
+    const typeCheck = await run(join(root, 'node_modules/.bin/tsc'), ['-p', project], {
+      cwd: project,
+      env,
+    }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? 'tsc failed',
+    );
+
+    // Assess
+    expect(required.stdout).toBe('1\n');
+    expect(imported.stdout).toBe('1\n');
+    expect(typeCheck).toBe('');
   }, 120_000);
 });

@@ -77,14 +77,14 @@ export async function approvedPartner(
 /** Sponsors a property (and its host) for a partner, as an activation would. */
 export async function sponsoredProperty(
   partnerId: number,
-  options: { email?: string; name?: string; products?: ProductId[] } = {},
+  options: { email?: string; name?: string; products?: ProductId[]; pmsHotelId?: string } = {},
 ) {
   const suffix = randomBytes(4).toString('hex');
   return provisionSponsoredHost({
     partnerId,
     contactEmail: options.email ?? `host-${suffix}@example.com`,
     contactName: `Host ${suffix}`,
-    pmsHotelId: `PMS-${suffix}`,
+    pmsHotelId: options.pmsHotelId ?? `PMS-${suffix}`,
     propertyName: options.name ?? `Property ${suffix}`,
     productIds: options.products ?? ['assistant'],
     nowMs: Date.now(),

@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { problemCatalog, problemTypeUri } from '../../core/contract/problems';
 import { API_BASE_PATH } from '../../core/routes';
 import { entityTag } from '../../lambdas/api/response-encoding';
 import { contractChecker } from '../../lib/openapi/contract';
@@ -87,5 +89,44 @@ describe('the published document and our own contract check', () => {
     expect(check({ ...notModified, headers: withoutTag }).join('\n')).toMatch(
       /required header etag is missing/,
     );
+  });
+
+  it('enumerates the problem types of the catalogue, so generated clients get a union type', async () => {
+    // Prepare
+    const uris = (Object.keys(problemCatalog) as (keyof typeof problemCatalog)[]).map(problemTypeUri);
+    const typeOf = (schema: string) =>
+      (schemas[schema]?.properties as Record<string, { enum?: unknown }> | undefined)?.type;
+
+    // Act
+    const generated = await readFile('clients/typescript/src/generated/schema.ts', 'utf8');
+
+    // Assess
+    expect(typeOf('Problem')?.enum).toEqual(uris);
+    expect(typeOf('FirewallProblem')?.enum).toEqual(uris);
+    expect(generated).toContain(`type: ${uris.map((uri) => JSON.stringify(uri)).join(' | ')};`);
+  });
+
+  it('gives parameter examples a contract tool can send and get a 200 with', () => {
+    // Prepare
+    const paths = document.paths as Record<
+      string,
+      { get: { parameters: { name: string; example?: unknown }[] } }
+    >;
+    const header = (document.components as { headers: Record<string, { schema: { pattern: string } }> })
+      .headers.ETag;
+    const parameters = Object.values(paths).flatMap(({ get }) => get.parameters ?? []);
+
+    // Act
+    const ifNoneMatch = parameters
+      .filter(({ name }) => name === 'If-None-Match')
+      .map(({ example }) => example);
+    const cursor = parameters.filter(({ name }) => name === 'cursor');
+
+    // Assess: no tag the API sends can match it, and no cursor example (none is valid everywhere).
+    expect(ifNoneMatch.length).toBeGreaterThan(0);
+    for (const example of ifNoneMatch)
+      expect(String(example)).not.toMatch(new RegExp(header?.schema.pattern ?? '^$'));
+    expect(cursor.length).toBeGreaterThan(0);
+    expect(cursor.map(({ example }) => example)).toEqual(cursor.map(() => undefined));
   });
 });

@@ -111,6 +111,8 @@ describe('examples of the OpenAPI document', () => {
     const broken: string[] = [];
     for (const { path, method, operation } of operations) {
       for (const parameter of (operation.parameters ?? []) as Json[]) {
+        // A parameter no example could make work (the cursor) has none: docs/design/openapi.md.
+        if (parameter.example === undefined) continue;
         const error = validate(parameter.schema as Json, parameter.example);
         if (error) broken.push(`${method} ${path} parameter ${String(parameter.name)}: ${error}`);
       }

@@ -73,10 +73,23 @@ describe('limit and cursor query parameters of GET /properties', () => {
   };
 
   it('are optional: without them the whole list is asked for', () => {
-    expect(parseQueryParameters(route, null)).toStrictEqual({ limit: undefined, cursor: undefined });
+    expect(parseQueryParameters(route, null)).toStrictEqual({
+      limit: undefined,
+      cursor: undefined,
+      pms_hotel_id: undefined,
+    });
     expect(parseQueryParameters(route, { limit: ['1000'], cursor: ['abc'] })).toStrictEqual({
       limit: 1000,
       cursor: 'abc',
+      pms_hotel_id: undefined,
+    });
+  });
+
+  it('take pms_hotel_id as sent, alone or with limit', () => {
+    expect(parseQueryParameters(route, { pms_hotel_id: ['PMS-42/#&'], limit: ['5'] })).toStrictEqual({
+      limit: 5,
+      cursor: undefined,
+      pms_hotel_id: 'PMS-42/#&',
     });
   });
 
@@ -99,6 +112,14 @@ describe('limit and cursor query parameters of GET /properties', () => {
     [
       { limit: ['10'], cursor: ['x'.repeat(101)] },
       'Give cursor once, exactly as the Link header of the previous page has it.',
+    ],
+    [
+      { limit: ['10'], cursor: ['abc'], pms_hotel_id: ['PMS-42'] },
+      'pms_hotel_id does not go with cursor: it answers one property at most, on one page. Leave cursor out.',
+    ],
+    [
+      { pms_hotel_id: ['PMS 42'] },
+      'Give pms_hotel_id once, as 1 to 128 printable characters without spaces, your own id of the property as in its activation link; got "PMS 42".',
     ],
   ])('refuse %j with a 400 that says what to send', (query, detail) => {
     expect(refusal(query)).toMatchObject({ status: 400, detail });

@@ -62,6 +62,26 @@ export class PartnerApiError extends Error {
   }
 }
 
+/**
+ * A walk through the pages of `GET /properties` that cannot end: the server linked to a page
+ * (`cursor`) this walk had already read. Thrown instead of reading the same pages forever: start
+ * the walk again, or report it to support with the cursor.
+ */
+export class PartnerApiPagingError extends Error {
+  override readonly name = 'PartnerApiPagingError';
+
+  constructor(
+    /** The cursor the server gave again. */
+    readonly cursor: string,
+    /** The pages read before the repeat. */
+    readonly pages: number,
+  ) {
+    super(
+      `The server repeated a cursor after ${pages} pages (cursor ${cursor}): stopped the walk, which would never end.`,
+    );
+  }
+}
+
 /** An answer and its entity tag: pass it back as `previous` to revalidate. */
 export interface Fetched<T> {
   readonly data: T;
@@ -164,17 +184,24 @@ export function createPartnerApiClient(options: PartnerApiClientOptions) {
   const ifNoneMatch = (previous: Fetched<unknown> | undefined) =>
     previous?.etag ? { 'If-None-Match': previous.etag } : {};
 
-  /** GET /properties with `limit`, page after page (following `Link: rel="next"`), in id order. */
+  /**
+   * GET /properties with `limit`, page after page (following `Link: rel="next"`), in id order; a
+   * link back to a page already read throws {@link PartnerApiPagingError}.
+   */
   async function* propertyPages({
     limit = 1_000,
   }: {
     limit?: number;
   } = {}): AsyncGenerator<PropertySummary[]> {
     let query: { limit: number; cursor?: string } | undefined = { limit };
-    while (query) {
+    const followed = new Set<string>();
+    for (let pages = 1; query; pages++) {
       const { data, response } = await settle(api.GET('/properties', { params: { query } }), undefined);
       yield data.properties;
-      query = nextPage(response);
+      const next = nextPage(response);
+      if (next && followed.has(next.cursor)) throw new PartnerApiPagingError(next.cursor, pages);
+      if (next) followed.add(next.cursor);
+      query = next;
     }
   }
 
@@ -195,6 +222,18 @@ export function createPartnerApiClient(options: PartnerApiClientOptions) {
         previous,
       );
       return fetched;
+    },
+
+    /**
+     * GET /properties?pms_hotel_id=…: your property with this id of your own system (the
+     * `pms_hotel_id` of its activation link), or undefined when none of the hosts you sponsor has it.
+     */
+    async propertyByPmsHotelId(pmsHotelId: string): Promise<PropertySummary | undefined> {
+      const { data } = await settle(
+        api.GET('/properties', { params: { query: { pms_hotel_id: pmsHotelId } } }),
+        undefined,
+      );
+      return data.properties[0];
     },
 
     propertyPages,

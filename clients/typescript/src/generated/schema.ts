@@ -201,10 +201,10 @@ export interface components {
         /** @description RFC 9457 problem details. */
         Problem: {
             /**
-             * Format: uri
-             * @description Identifies the problem type; stable.
+             * @description Identifies the problem type; stable. Branch on it: https://developers.example.com/partner-api/problems/ followed by the problem's name.
+             * @enum {string}
              */
-            type: string;
+            type: "https://developers.example.com/partner-api/problems/missing-api-key" | "https://developers.example.com/partner-api/problems/malformed-api-key" | "https://developers.example.com/partner-api/problems/unknown-api-key" | "https://developers.example.com/partner-api/problems/expired-api-key" | "https://developers.example.com/partner-api/problems/revoked-api-key" | "https://developers.example.com/partner-api/problems/partner-suspended" | "https://developers.example.com/partner-api/problems/insufficient-scope" | "https://developers.example.com/partner-api/problems/request-blocked" | "https://developers.example.com/partner-api/problems/not-found" | "https://developers.example.com/partner-api/problems/property-not-found" | "https://developers.example.com/partner-api/problems/method-not-allowed" | "https://developers.example.com/partner-api/problems/not-acceptable" | "https://developers.example.com/partner-api/problems/invalid-request" | "https://developers.example.com/partner-api/problems/rate-limited" | "https://developers.example.com/partner-api/problems/internal-error" | "https://developers.example.com/partner-api/problems/response-too-large" | "https://developers.example.com/partner-api/problems/service-unavailable";
             /** @description Short summary of the problem type. */
             title: string;
             /**
@@ -223,10 +223,10 @@ export interface components {
         /** @description The problem of the firewall’s 429: static, so without request_id. */
         FirewallProblem: {
             /**
-             * Format: uri
-             * @description Identifies the problem type; stable.
+             * @description Identifies the problem type; stable. Branch on it: https://developers.example.com/partner-api/problems/ followed by the problem's name.
+             * @enum {string}
              */
-            type: string;
+            type: "https://developers.example.com/partner-api/problems/missing-api-key" | "https://developers.example.com/partner-api/problems/malformed-api-key" | "https://developers.example.com/partner-api/problems/unknown-api-key" | "https://developers.example.com/partner-api/problems/expired-api-key" | "https://developers.example.com/partner-api/problems/revoked-api-key" | "https://developers.example.com/partner-api/problems/partner-suspended" | "https://developers.example.com/partner-api/problems/insufficient-scope" | "https://developers.example.com/partner-api/problems/request-blocked" | "https://developers.example.com/partner-api/problems/not-found" | "https://developers.example.com/partner-api/problems/property-not-found" | "https://developers.example.com/partner-api/problems/method-not-allowed" | "https://developers.example.com/partner-api/problems/not-acceptable" | "https://developers.example.com/partner-api/problems/invalid-request" | "https://developers.example.com/partner-api/problems/rate-limited" | "https://developers.example.com/partner-api/problems/internal-error" | "https://developers.example.com/partner-api/problems/response-too-large" | "https://developers.example.com/partner-api/problems/service-unavailable";
             /** @description Short summary of the problem type. */
             title: string;
             /**
@@ -290,7 +290,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The ETag of an answer you hold: when the data is unchanged the answer is 304 with no body (it counts against the rate limit like any request).
-                 * @example W/"ltOjLnpJgzixA6uq7n6GFcztDS-"
+                 * @example W/"an-old-etag-that-matches-nothing"
                  */
                 "If-None-Match"?: string;
             };
@@ -486,7 +486,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The ETag of an answer you hold: when the data is unchanged the answer is 304 with no body (it counts against the rate limit like any request).
-                 * @example W/"ltOjLnpJgzixA6uq7n6GFcztDS-"
+                 * @example W/"an-old-etag-that-matches-nothing"
                  */
                 "If-None-Match"?: string;
             };
@@ -665,16 +665,18 @@ export interface operations {
                  * @example 100
                  */
                 limit?: number;
-                /**
-                 * @description Where the next page starts: copy it from the Link header of the previous page (rel="next"), never build it. Opaque, bound to your account; it stays valid, and a property added meanwhile with a higher id is on a later page. Only together with limit.
-                 * @example AQAAAAAAAABkq3BvzR1C8Zy5gLwDHaO6Tw
-                 */
+                /** @description Where the next page starts: copy it from the Link header of the previous page (rel="next"), never build it. Opaque, bound to your account; it stays valid, and a property added meanwhile with a higher id is on a later page. Only together with limit. */
                 cursor?: string;
+                /**
+                 * @description Your own id of a property (the pms_hotel_id of its activation link): the list holds that property alone, or is empty when none of the hosts you sponsor has it. The property entries are as without it; limit may come with it (one page, no Link header), cursor may not.
+                 * @example PMS-1002
+                 */
+                pms_hotel_id?: string;
             };
             header?: {
                 /**
                  * @description The ETag of an answer you hold: when the data is unchanged the answer is 304 with no body (it counts against the rate limit like any request).
-                 * @example W/"ltOjLnpJgzixA6uq7n6GFcztDS-"
+                 * @example W/"an-old-etag-that-matches-nothing"
                  */
                 "If-None-Match"?: string;
             };
@@ -882,16 +884,18 @@ export interface operations {
                  * @example 100
                  */
                 limit?: number;
-                /**
-                 * @description Where the next page starts: copy it from the Link header of the previous page (rel="next"), never build it. Opaque, bound to your account; it stays valid, and a property added meanwhile with a higher id is on a later page. Only together with limit.
-                 * @example AQAAAAAAAABkq3BvzR1C8Zy5gLwDHaO6Tw
-                 */
+                /** @description Where the next page starts: copy it from the Link header of the previous page (rel="next"), never build it. Opaque, bound to your account; it stays valid, and a property added meanwhile with a higher id is on a later page. Only together with limit. */
                 cursor?: string;
+                /**
+                 * @description Your own id of a property (the pms_hotel_id of its activation link): the list holds that property alone, or is empty when none of the hosts you sponsor has it. The property entries are as without it; limit may come with it (one page, no Link header), cursor may not.
+                 * @example PMS-1002
+                 */
+                pms_hotel_id?: string;
             };
             header?: {
                 /**
                  * @description The ETag of an answer you hold: when the data is unchanged the answer is 304 with no body (it counts against the rate limit like any request).
-                 * @example W/"ltOjLnpJgzixA6uq7n6GFcztDS-"
+                 * @example W/"an-old-etag-that-matches-nothing"
                  */
                 "If-None-Match"?: string;
             };
@@ -1084,7 +1088,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The ETag of an answer you hold: when the data is unchanged the answer is 304 with no body (it counts against the rate limit like any request).
-                 * @example W/"ltOjLnpJgzixA6uq7n6GFcztDS-"
+                 * @example W/"an-old-etag-that-matches-nothing"
                  */
                 "If-None-Match"?: string;
             };
@@ -1322,7 +1326,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The ETag of an answer you hold: when the data is unchanged the answer is 304 with no body (it counts against the rate limit like any request).
-                 * @example W/"ltOjLnpJgzixA6uq7n6GFcztDS-"
+                 * @example W/"an-old-etag-that-matches-nothing"
                  */
                 "If-None-Match"?: string;
             };
