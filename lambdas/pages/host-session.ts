@@ -11,10 +11,12 @@ import { seal, unseal } from '../common/secret-box';
  * encrypted and authenticated (AES-256-GCM under a key derived from the session key): it carries
  * the host's e-mail address, which nobody reading the cookie (a proxy log, a shared computer's
  * profile) should learn.
- * No Path attribute: it then defaults to the pages' own folder (`…/partner/<slug>`), whatever
- * prefix API Gateway's stage or a custom domain adds.
+ * One cookie per partner, named after its slug, with `Path=/`: a partner's pages find it however
+ * their address spells the slug (`demo%2Dpms` routes as `demo-pms`, and a cookie scoped to the
+ * folder the browser saw would be another cookie, beside the live one), whatever prefix API
+ * Gateway's stage or a custom domain adds.
  */
-const SESSION_COOKIE = 'activation_session';
+const sessionCookieName = (slug: string) => `activation_session_${slug}`;
 const MAX_COOKIE_LENGTH = 3_000;
 /** Before provisioning: the time to pick products; never past the link's own expiry. */
 export const CHOOSING_TTL_SECONDS = 30 * 60;
@@ -63,7 +65,7 @@ function cookieKey(key: Uint8Array): Buffer {
 export function sessionCookie(session: HostSession, key: Uint8Array, secure: boolean, nowMs: number): string {
   const maxAge = Math.max(0, session.exp - Math.floor(nowMs / 1000));
   const value = seal(Buffer.from(JSON.stringify(session), 'utf8'), cookieKey(key));
-  return `${SESSION_COOKIE}=${value}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  return `${sessionCookieName(session.slug)}=${value}; Max-Age=${maxAge}; Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
 
 /** The session a cookie value holds, if it opens under the key (authentic and unaltered). */
@@ -91,7 +93,7 @@ export function readSession(
   slug: string,
   nowMs: number,
 ): HostSession | undefined {
-  const cookie = cookieValue(event, SESSION_COOKIE);
+  const cookie = cookieValue(event, sessionCookieName(slug));
   if (!cookie) return undefined;
   const session = openCookie(cookie, key);
   if (!isHostSession(session) || session.slug !== slug || session.exp * 1000 <= nowMs) return undefined;

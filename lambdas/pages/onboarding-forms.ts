@@ -88,6 +88,9 @@ export function parseDetails(
 export function parseFaqs(form: URLSearchParams, messages: Messages): FormResult<KnowledgeBase['faqs']> {
   const questions = all(form, 'question');
   const answers = all(form, 'answer');
+  // More rows than the page ever shows: refused whole, before any row is looked at.
+  if (Math.max(questions.length, answers.length) > MAX_FAQS)
+    return { ok: false, errors: [{ message: messages.errorFaqTooMany(MAX_FAQS) }] };
   const errors: FormError[] = [];
   const faqs: { question: string; answer: string }[] = [];
   questions.forEach((question, index) => {
@@ -130,6 +133,8 @@ export function parseUpsells(
   const descriptions = all(form, 'description');
   const prices = all(form, 'price');
   const currencies = form.getAll('currency');
+  if (Math.max(titles.length, descriptions.length, prices.length, currencies.length) > MAX_UPSELLS)
+    return { ok: false, errors: [{ message: messages.errorOfferTooMany(MAX_UPSELLS) }] };
   const errors: FormError[] = [];
   const upsells: UpsellOffer[] = [];
   titles.forEach((title, index) => {

@@ -142,7 +142,7 @@ function rowsOf<T>(
   blank: T,
   max: number,
 ) {
-  if (typed) return { rows: typed.length > 0 ? [...typed] : [blank], focus: undefined };
+  if (typed) return { rows: typed.length > 0 ? typed.slice(0, max) : [blank], focus: undefined };
   const count = Math.min(Math.max(max, saved.length), Math.max(MIN_ROWS, saved.length + 1, page.rows ?? 0));
   const rows = [...saved, ...Array.from({ length: Math.max(0, count - saved.length) }, () => blank)];
   return { rows, focus: page.rows !== undefined && saved.length < rows.length ? saved.length : undefined };

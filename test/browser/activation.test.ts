@@ -79,7 +79,7 @@ describe('activation link in Chromium', () => {
     expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
     expect(response?.headers()['referrer-policy']).toBe('no-referrer');
     expect(response?.headers()['cache-control']).toBe('no-store');
-    const cookie = (await context.cookies()).find((c) => c.name === 'activation_session');
+    const cookie = (await context.cookies()).find((c) => c.name === `activation_session_${partner.slug}`);
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Welcome, Casa Verde');
     expect(await page.getByRole('checkbox').count()).toBe(2);
@@ -434,6 +434,23 @@ describe('a second link in a browser with a setup in progress', () => {
     expect(posted.status()).toBe(403);
     await page.goto(`${origin}/partner/${partner.slug}/onboarding`);
     expect(await propertyInSession(page)).toBe('The First Host’s Place');
+  });
+
+  it('asks too when the link spells the partner’s address another way', async () => {
+    // Prepare: `%2D` routes as `-`; a cookie scoped to the folder the browser saw would be another one.
+    const page = await hostInTheWizard();
+    const other = new URL(await link({ ...uniqueHost(), name: 'Someone Else', products: ['assistant'] }));
+    const respelled = other.href.replace(
+      `/partner/${partner.slug}/`,
+      `/partner/${partner.slug.replace('-', '%2D')}/`,
+    );
+    expect(respelled).not.toBe(other.href);
+
+    // Act
+    await page.goto(respelled);
+
+    // Assess
+    expect(await page.textContent('h1')).toBe('You have a setup in progress');
   });
 
   it('refuses a replacement posted without the session’s CSRF token', async () => {

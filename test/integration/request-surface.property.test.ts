@@ -219,7 +219,7 @@ describe('the whole request surface (property-based, over HTTP)', () => {
           const response = await fetch(`${base}${pagePath}?token=${encodeURIComponent(token)}`, {
             method,
             redirect: 'manual',
-            headers: { cookie: `activation_session=${token}` },
+            headers: { cookie: `activation_session_${slug}=${token}` },
             body: method === 'POST' ? `csrf=${encodeURIComponent(token)}&product=assistant` : undefined,
           });
 

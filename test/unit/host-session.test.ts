@@ -39,7 +39,9 @@ describe('host session cookie', () => {
     const secure = sessionCookie(session, key, true, NOW);
     const local = sessionCookie(session, key, false, NOW);
 
-    expect(secure).toMatch(/; Max-Age=1800; HttpOnly; SameSite=Lax; Secure$/);
+    expect(secure).toMatch(
+      /^activation_session_acme=.+; Max-Age=1800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+    );
     expect(local).not.toContain('Secure');
     expect(readSession(eventWithCookie(`other=1; ${cookieValue(secure)}`), key, 'acme', NOW)).toEqual(
       session,
@@ -81,7 +83,7 @@ describe('host session cookie', () => {
     expect(
       readSession(eventWithCookie(cookie), key, 'acme', NOW + (CHOOSING_TTL_SECONDS + 1) * 1000),
     ).toBeUndefined();
-    expect(readSession(eventWithCookie('activation_session=garbage'), key, 'acme', NOW)).toBeUndefined();
+    expect(readSession(eventWithCookie('activation_session_acme=garbage'), key, 'acme', NOW)).toBeUndefined();
   });
 
   it('binds the CSRF token to the session', () => {

@@ -76,6 +76,20 @@ describe('onboarding wizard forms', () => {
     ).toBe(false);
   });
 
+  it('refuses more rows than the page shows with one error, whatever each row holds', () => {
+    // Prepare: a posted form of 40,000 half-filled rows would list an error per row.
+    const questions = form(Array.from({ length: 40_000 }, (): [string, string] => ['question', 'a']));
+    const titles = form(Array.from({ length: 40_000 }, (): [string, string] => ['title', 'a']));
+
+    // Act
+    const faqs = parseFaqs(questions);
+    const offers = parseUpsells(titles);
+
+    // Assess
+    expect(faqs).toEqual({ ok: false, errors: [{ message: 'Add at most 20 questions.' }] });
+    expect(offers).toEqual({ ok: false, errors: [{ message: 'Add at most 20 offers.' }] });
+  });
+
   it('reads upsell offers with a price and currency, and allows none', () => {
     expect(
       parseUpsells(
