@@ -95,6 +95,33 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
  * recognised here: it is never stored as it is, but drawn as a PNG first (`partners brand`), so
  * what pages serve can hold no script and load nothing (docs/design/host-pages.md).
  */
+/** Largest width or height of a PNG or WebP logo, in pixels. */
+const MAX_LOGO_PIXELS = 1_600;
+
+const u24le = (bytes: Uint8Array, at: number) =>
+  (bytes[at] ?? 0) | ((bytes[at + 1] ?? 0) << 8) | ((bytes[at + 2] ?? 0) << 16);
+
+/** A PNG's width and height from its IHDR chunk, which must come first. */
+function pngSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  if (bytes.length < 24 || String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR') return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { width: view.getUint32(16), height: view.getUint32(20) };
+}
+
+/** A WebP's canvas size from its first chunk: VP8X (extended), VP8L (lossless) or VP8 (lossy). */
+function webpSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  if (bytes.length < 30) return undefined;
+  const chunk = String.fromCharCode(...bytes.subarray(12, 16));
+  if (chunk === 'VP8X') return { width: u24le(bytes, 24) + 1, height: u24le(bytes, 27) + 1 };
+  if (chunk === 'VP8L' && bytes[20] === 0x2f) {
+    const bits = u24le(bytes, 21) | ((bytes[24] ?? 0) << 24);
+    return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+  }
+  if (chunk === 'VP8 ' && bytes[23] === 0x9d && bytes[24] === 0x01 && bytes[25] === 0x2a)
+    return { width: u24le(bytes, 26) & 0x3fff, height: u24le(bytes, 28) & 0x3fff };
+  return undefined;
+}
+
 export function checkLogo(
   bytes: Uint8Array,
 ): { ok: true; contentType: LogoType } | { ok: false; problem: string } {
@@ -104,10 +131,22 @@ export function checkLogo(
       ok: false,
       problem: `the file has ${bytes.length.toLocaleString('en-US')} bytes; a logo takes at most ${MAX_LOGO_BYTES.toLocaleString('en-US')}. Export it smaller (an SVG, or a PNG or WebP at most 96 px high).`,
     };
-  if (PNG_SIGNATURE.every((byte, index) => bytes[index] === byte))
-    return { ok: true, contentType: 'image/png' };
   const ascii = (start: number, end: number) => String.fromCharCode(...bytes.subarray(start, end));
-  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return { ok: true, contentType: 'image/webp' };
+  const raster = PNG_SIGNATURE.every((byte, index) => bytes[index] === byte)
+    ? { contentType: 'image/png' as const, size: pngSize(bytes) }
+    : ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP'
+      ? { contentType: 'image/webp' as const, size: webpSize(bytes) }
+      : undefined;
+  if (raster) {
+    // A few kilobytes can decode to hundreds of megabytes in every host's browser.
+    if (!raster.size) return { ok: false, problem: 'its image header cannot be read.' };
+    if (raster.size.width > MAX_LOGO_PIXELS || raster.size.height > MAX_LOGO_PIXELS)
+      return {
+        ok: false,
+        problem: `it is ${raster.size.width}×${raster.size.height} px; a logo takes at most ${MAX_LOGO_PIXELS}×${MAX_LOGO_PIXELS} (pages show it within ${LOGO_BOX.width}×${LOGO_BOX.height} CSS px, ${LOGO_BOX.width * 3}×${LOGO_BOX.height * 3} px on the sharpest screens).`,
+      };
+    return { ok: true, contentType: raster.contentType };
+  }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

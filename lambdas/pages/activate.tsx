@@ -104,8 +104,10 @@ export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, local
   const [check, key] = await Promise.all([checkActivationLink(partner, token, now), sessionKey()]);
   const current = readSession(event, key, partner.slug, now);
   const sameLink = current !== undefined && current.claims.nonce === check.claims?.nonce;
-  // The host opens the link they are setting up with again (used by now, once provisioned): go on.
-  if (sameLink && (check.ok || check.problem === 'used')) return seeOther(continueAddress(current));
+  // The host opens the link they are setting up with again (used by now once provisioned, perhaps
+  // expired: the session outlives the link, docs/design/activation-links.md): go on.
+  if (sameLink && (check.ok || check.problem === 'used' || check.problem === 'expired'))
+    return seeOther(continueAddress(current));
   if (!check.ok) return linkProblemPage(locale, check.problem, face, check.claims);
   if (current)
     return sessionChoicePage(locale, face, current, {

@@ -36,6 +36,8 @@ async function link(options: {
   pmsHotelId: string;
   products?: ProductId[];
   slug?: string;
+  /** When the link was minted (now unless a test needs one about to expire). */
+  mintedAt?: number;
 }) {
   const { url } = await createActivationLink(
     testTarget(),
@@ -47,7 +49,7 @@ async function link(options: {
       products: options.products ?? ['assistant', 'upsells'],
       ttlSeconds: 3_600,
     },
-    Date.now(),
+    options.mintedAt ?? Date.now(),
   );
   return url;
 }
@@ -434,6 +436,24 @@ describe('a second link in a browser with a setup in progress', () => {
     expect(posted.status()).toBe(403);
     await page.goto(`${origin}/partner/${partner.slug}/onboarding`);
     expect(await propertyInSession(page)).toBe('The First Host’s Place');
+  });
+
+  it('goes on with the setup when the host reopens their own link after it expired', async () => {
+    // Prepare: a link that expires seconds after the host used it; their session outlives it.
+    const page = await freshPage();
+    const expiresAt = Date.now() + 8_000;
+    const own = await link({ ...uniqueHost(), products: ['assistant'], mintedAt: expiresAt - 3_600_000 });
+    await page.goto(own);
+    await page.getByRole('button', { name: 'Activate selected products' }).click();
+    await page.waitForURL(/onboarding$/);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now() + 1_000)));
+
+    // Act
+    const reopened = await page.goto(own);
+
+    // Assess
+    expect(reopened?.status()).toBe(200);
+    expect(page.url()).toMatch(/onboarding$/);
   });
 
   it('asks too when the link spells the partner’s address another way', async () => {

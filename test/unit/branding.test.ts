@@ -13,6 +13,28 @@ const svg = (inside: string, attributes = '') =>
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"${attributes}>${inside}</svg>`,
   );
 
+/** The first bytes of a PNG of this size: signature and IHDR chunk. */
+function png(width: number, height: number): Uint8Array {
+  const bytes = new Uint8Array(33);
+  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(16, width);
+  view.setUint32(20, height);
+  return bytes;
+}
+
+/** The first bytes of an extended WebP of this canvas size (a VP8X chunk). */
+function webp(width: number, height: number): Uint8Array {
+  const bytes = new Uint8Array(30);
+  bytes.set(new TextEncoder().encode('RIFF\u0000\u0000\u0000\u0000WEBPVP8X'));
+  for (const [at, value] of [
+    [24, width - 1],
+    [27, height - 1],
+  ] as const)
+    bytes.set([value & 0xff, (value >> 8) & 0xff, (value >> 16) & 0xff], at);
+  return bytes;
+}
+
 describe('partner branding rules', () => {
   it('computes WCAG contrast ratios', () => {
     expect(contrastRatio('#ffffff', '#000000')).toBeCloseTo(21, 5);
@@ -49,14 +71,8 @@ describe('partner branding rules', () => {
   });
 
   it('knows a logo by its bytes and refuses what is not a PNG, WebP or SVG', () => {
-    expect(checkLogo(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]))).toEqual({
-      ok: true,
-      contentType: 'image/png',
-    });
-    expect(checkLogo(new TextEncoder().encode('RIFF\u0000\u0000\u0000\u0000WEBPVP8 '))).toEqual({
-      ok: true,
-      contentType: 'image/webp',
-    });
+    expect(checkLogo(png(480, 120))).toEqual({ ok: true, contentType: 'image/png' });
+    expect(checkLogo(webp(480, 120))).toEqual({ ok: true, contentType: 'image/webp' });
     expect(checkLogo(svg('<rect width="10" height="10" fill="#0b5394"/>'))).toEqual({
       ok: true,
       contentType: 'image/svg+xml',
@@ -73,6 +89,10 @@ describe('partner branding rules', () => {
       [new Uint8Array(MAX_LOGO_BYTES + 1), 'at most'],
       [new TextEncoder().encode('GIF89a....'), 'not a PNG, WebP or SVG'],
       [new TextEncoder().encode('<html><svg></svg></html>'), 'not a PNG, WebP or SVG'],
+      [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]), 'header cannot be read'],
+      // A few kilobytes that decode to 144 million pixels in every host's browser.
+      [png(12_000, 12_000), 'is 12000×12000 px; a logo takes at most 1600×1600'],
+      [webp(480, 16_000), 'is 480×16000 px'],
     ] as const)
       expect(checkLogo(bytes), problem).toMatchObject({
         ok: false,

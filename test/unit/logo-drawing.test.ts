@@ -102,15 +102,68 @@ describe('an SVG logo drawn as a PNG', () => {
     });
   });
 
+  it('refuses what it could not draw in bounded time or whole: filters, linked images, no size', async () => {
+    // Prepare: a 170-byte morphology took the renderer 26 s; a linked image would be left out.
+    const svgOf = (inside: string, box = 'viewBox="0 0 160 40"') =>
+      bytesOf(`<svg xmlns="http://www.w3.org/2000/svg" ${box}>${inside}</svg>`);
+    const cases = {
+      morphology: svgOf(
+        '<filter id="m"><feMorphology radius="100000"/></filter><rect width="160" height="40" filter="url(#m)"/>',
+      ),
+      turbulence: svgOf(
+        '<filter id="t"><feTurbulence numOctaves="1000000"/></filter><rect width="9" height="9" filter="url(#t)"/>',
+      ),
+      relative: svgOf('<image href="logo.png" width="10" height="10"/>'),
+      file: svgOf('<image xlink:href="file:///etc/passwd" width="10" height="10"/>'),
+      zeroSize: svgOf('<rect width="1" height="1"/>', 'width="1e9" height="1"'),
+    };
+
+    // Act
+    const results = Object.fromEntries(
+      await Promise.all(
+        Object.entries(cases).map(async ([name, svg]) => [name, await drawSvgLogo(svg)] as const),
+      ),
+    );
+
+    // Assess
+    expect(results.morphology).toMatchObject({ ok: false, problem: expect.stringContaining('has filters') });
+    expect(results.turbulence).toMatchObject({ ok: false, problem: expect.stringContaining('has filters') });
+    expect(results.relative).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('image from logo.png'),
+    });
+    expect(results.file).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('image from file:///etc/passwd'),
+    });
+    expect(results.zeroSize).toMatchObject({ ok: false, problem: expect.stringContaining('does not fit') });
+  });
+
   it('draws a busy logo less sharp to fit, and refuses one that never fits', async () => {
-    // Prepare: turbulence is noise, which PNG cannot compress; the square logo is three quarters noise.
-    const noise = (height: number, noiseWidth: number) =>
-      `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 ${height}"><filter id="n"><feTurbulence baseFrequency="0.9" numOctaves="3"/></filter><rect width="${noiseWidth}" height="${height}" filter="url(#n)"/></svg>`;
+    // Prepare: hundreds of thin lines in many colours, which PNG compresses badly.
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const at = (size: number) => (random() * size).toFixed(1);
+    const noise = (height: number) => {
+      const lines = Array.from(
+        { length: 200 },
+        () =>
+          `<path d="M${at(40)} ${at(height)}L${at(40)} ${at(height)}" stroke="#${Math.floor(
+            random() * 0xffffff,
+          )
+            .toString(16)
+            .padStart(6, '0')}" stroke-width=".3"/>`,
+      );
+      return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 ${height}">${lines.join('')}</svg>`;
+    };
 
     // Act
     const [square, wide] = await Promise.all([
-      drawSvgLogo(bytesOf(noise(40, 30))),
-      drawSvgLogo(bytesOf(noise(10, 40))),
+      drawSvgLogo(bytesOf(noise(40))),
+      drawSvgLogo(bytesOf(noise(10))),
     ]);
 
     // Assess
