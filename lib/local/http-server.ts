@@ -67,6 +67,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Serve
     const startedAtMs = Date.now();
     const path = request.url?.split('?')[0] ?? '/';
     // Paths only: a query string may carry an activation token.
+    // Read now: a request refused before its body was read may have lost its socket by the time it is logged.
+    const ip = request.socket?.remoteAddress;
     const writeAccessLog = (
       facts: Omit<AccessLogFacts, 'startedAtMs' | 'httpMethod' | 'path' | 'latencyMs'>,
     ) =>
@@ -77,7 +79,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Serve
           httpMethod: request.method ?? 'GET',
           path,
           latencyMs: performance.now() - started,
-          ip: request.socket.remoteAddress,
+          ip,
           userAgent: request.headers['user-agent'],
         }),
       );
