@@ -102,20 +102,31 @@ function contactAddress(environment: Record<string, string | undefined>): string
   return address && /^[^\s@<>"]+@[^\s@<>"]+$/.test(address) ? address : undefined;
 }
 
+/** Where the pages' "ask us" leads: a line with our address, when the stage has one. */
+function ReachUs() {
+  const contact = contactAddress(process.env);
+  return contact ? (
+    <p>
+      To reach us, write to <a href={`mailto:${contact}`}>{contact}</a>.
+    </p>
+  ) : null;
+}
+
+/** A refusal as the page's script shows it (JSON): the message, and how to reach us. */
+function refusalJson(refusal: Refusal): APIGatewayProxyResult {
+  const { status, message } = REFUSALS[refusal];
+  const contact = contactAddress(process.env);
+  return pageJson(status, { message: contact ? `${message} To reach us, write to ${contact}.` : message });
+}
+
 const refusalPage = (refusal: Refusal) => {
   const { status, title, message } = REFUSALS[refusal];
-  const contact = contactAddress(process.env);
   return messagePage(
     status,
     title,
     <>
       <p>{message}</p>
-      {contact ? (
-        <p>
-          To reach us, write to <a href={`mailto:${contact}`}>{contact}</a>, the address our e-mail with this
-          link came from.
-        </p>
-      ) : null}
+      <ReachUs />
     </>,
   );
 };
@@ -162,6 +173,7 @@ async function showRevealPage(revealId: string): Promise<APIGatewayProxyResult> 
       <button id="reveal" type="button">
         Reveal key
       </button>
+      <ReachUs />
     </Layout>
   ));
 }
@@ -215,12 +227,11 @@ async function revealOnce(
       });
     case 'unknown':
     case 'expired':
-      return pageJson(REFUSALS[outcome.kind].status, { message: REFUSALS[outcome.kind].message });
+      return refusalJson(outcome.kind);
     default:
       // A second reveal, or the link of a key that is dead or whose partner is suspended; recorded
       // only for whoever holds the link's secret, so knowing a reveal id cannot fill the trail.
-      if (!outcome.presentedTheSecret)
-        return pageJson(REFUSALS[outcome.kind].status, { message: REFUSALS[outcome.kind].message });
+      if (!outcome.presentedTheSecret) return refusalJson(outcome.kind);
       await recordRefusal({
         at: new Date(nowMs).toISOString(),
         actor: PARTNER_ACTOR,
@@ -230,7 +241,7 @@ async function revealOnce(
         details: { reason: outcome.kind },
         ...(requestId ? { requestId } : {}),
       });
-      return pageJson(REFUSALS[outcome.kind].status, { message: REFUSALS[outcome.kind].message });
+      return refusalJson(outcome.kind);
   }
 }
 

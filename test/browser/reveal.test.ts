@@ -34,7 +34,10 @@ describe('one-time key reveal in Chromium', () => {
     const page = await (await browser.newContext()).newPage();
 
     const opened = await page.goto(approval.reveal_url);
+    const earlierTab = await (await browser.newContext()).newPage();
+    await earlierTab.goto(approval.reveal_url);
     expect(opened?.status()).toBe(200);
+    expect(await page.getByRole('link', { name: 'partners@localhost' }).count()).toBe(1);
     await screenshot(page, '10-reveal-ready');
     await page.getByRole('button', { name: 'Reveal key' }).click();
     await page.locator('#revealed').waitFor({ state: 'visible' });
@@ -55,6 +58,10 @@ describe('one-time key reveal in Chromium', () => {
     const contact = again.getByRole('link', { name: 'partners@localhost' });
     expect(await contact.getAttribute('href')).toBe('mailto:partners@localhost');
     await screenshot(again, '10-reveal-already-shown');
+    // A tab opened before the reveal hears the same from the page's script, with the address.
+    await earlierTab.getByRole('button', { name: 'Reveal key' }).click();
+    await earlierTab.locator('#status', { hasText: 'already shown' }).waitFor();
+    expect(await earlierTab.locator('#status').textContent()).toContain('write to partners@localhost');
   });
 
   it('copies the key with one click and shows the API base URL it works on', async () => {
