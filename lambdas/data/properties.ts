@@ -267,12 +267,18 @@ export function propertySponsorshipEndedItem(
   };
 }
 
+/** The property a partner's `pms_hotel_id` names (strongly consistent unless a read may lag). */
 export async function getPropertyIdForPmsHotel(
   partnerId: number,
   pmsHotelId: string,
+  { consistent = true }: { consistent?: boolean } = {},
 ): Promise<number | undefined> {
   const { Item } = await dynamoDb().send(
-    new GetCommand({ TableName: tableName(), Key: pmsHotelKey(partnerId, pmsHotelId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: pmsHotelKey(partnerId, pmsHotelId),
+      ConsistentRead: consistent,
+    }),
   );
   return Item ? Number(Item.propertyId) : undefined;
 }
@@ -286,11 +292,9 @@ export async function findPropertiesByPmsHotelId(
   partnerId: number,
   pmsHotelId: string,
 ): Promise<{ id: number; name: string }[]> {
-  const { Item: claim } = await dynamoDb().send(
-    new GetCommand({ TableName: tableName(), Key: pmsHotelKey(partnerId, pmsHotelId) }),
-  );
-  if (!claim) return [];
-  const property = await getPropertyOfPartner(partnerId, Number(claim.propertyId));
+  const propertyId = await getPropertyIdForPmsHotel(partnerId, pmsHotelId, { consistent: false });
+  if (propertyId === undefined) return [];
+  const property = await getPropertyOfPartner(partnerId, propertyId);
   return property ? [{ id: property.id, name: property.name }] : [];
 }
 
