@@ -6,6 +6,8 @@ const count = (n: number, one: string, other: string) => `${n} ${n === 1 ? one :
 /** One line that says what to do about an error. */
 function explain(error: unknown): string {
   if (error instanceof PartnerApiConfigError) return error.message;
+  if (error instanceof TypeError && error.message === 'fetch failed')
+    return `cannot reach PARTNER_API (${String((error.cause as Error | undefined)?.message ?? error.cause)}): check the address and your network`;
   if (!(error instanceof PartnerApiError)) throw error;
   const quote = `(request ${error.requestId ?? 'id not given'})`;
   switch (error.status) {
@@ -14,7 +16,9 @@ function explain(error: unknown): string {
     case 403:
       return `403: your agreement does not include this data (the property routes need revenue:read) ${quote}`;
     case 404:
-      return `404: no such property for your account; use an id from GET /properties ${quote}`;
+      return error.type === 'property-not-found'
+        ? `404: no such property for your account; use an id from GET /properties ${quote}`
+        : `${error.message}; PARTNER_API should end in /partner-api/v1 ${quote}`;
     case 429:
       return `429: rate limit reached; retry in ${error.retryAfterSeconds ?? 60} s`;
     default:

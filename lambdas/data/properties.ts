@@ -315,6 +315,17 @@ export async function listPropertiesOfPartner(partnerId: number): Promise<{ id: 
   return (await queryAll(PROPERTY_LIST_QUERY(partnerId))).map(toSummary);
 }
 
+/** The partner's properties with the partner's own ids of them (`partners show`), ordered by id. */
+export async function listPropertiesWithPmsHotelIds(
+  partnerId: number,
+): Promise<{ id: number; name: string; pms_hotel_id: string }[]> {
+  const query = { ...PROPERTY_LIST_QUERY(partnerId), ProjectionExpression: 'id, #name, pmsHotelId' };
+  return (await queryAll(query)).map((item) => ({
+    ...toSummary(item),
+    pms_hotel_id: String(item.pmsHotelId),
+  }));
+}
+
 /**
  * One page of the partner's properties in id order: at most `limit` with an id above `afterId`,
  * and whether more follow. The key condition starts the read right after the cursor (a range on the

@@ -20,7 +20,7 @@ import {
   partnerSuspendedItem,
   SLUG_CLAIM_ITEM,
 } from '../../lambdas/data/partners';
-import { listPropertiesOfPartner } from '../../lambdas/data/properties';
+import { listPropertiesWithPmsHotelIds } from '../../lambdas/data/properties';
 import { revealCreationItem } from '../../lambdas/data/reveals';
 import { listSponsoredHostSeats } from '../../lambdas/data/sponsorships';
 import { operatorEventItem, recordOperatorEvent } from './audit';
@@ -148,7 +148,7 @@ export async function showPartner(slug: string) {
   const partner = await requirePartner(slug);
   const [hosts, properties] = await Promise.all([
     listSponsoredHostSeats(partner.id),
-    listPropertiesOfPartner(partner.id),
+    listPropertiesWithPmsHotelIds(partner.id),
   ]);
   return {
     ...describePartner(partner),

@@ -209,6 +209,18 @@ describe('the TypeScript step (docs/examples/quickstart.ts, with the client of c
     ],
     ['404', {}, ['999999999'], /^404: no such property for your account.*\(request [0-9a-f-]{36}\)$/],
     ['429', { kind: 'exhausted' }, [], /^429: rate limit reached; retry in \d+ s$/],
+    [
+      'a base URL without the API path',
+      { PARTNER_API: inject('apiBaseUrl').replace(/\/partner-api\/v1$/, '') },
+      [],
+      /^404 There is no such resource\. Live routes: GET \/partner-api\/v1\/usage.*; PARTNER_API should end in \/partner-api\/v1 \(request [0-9a-f-]{36}\)$/,
+    ],
+    [
+      'a server that is not there',
+      { PARTNER_API: 'http://127.0.0.1:59999/partner-api/v1' },
+      [],
+      /^cannot reach PARTNER_API \(.+\): check the address and your network$/,
+    ],
   ] as const)('answers %s with one clear line', async (_, change, args, line) => {
     const key = await keyFor(change);
     const base = 'PARTNER_API' in change ? change.PARTNER_API : env.PARTNER_API;

@@ -29,4 +29,27 @@ describe('sample data for a partner (local and sandbox)', () => {
     expect(signals.total_reservations).toBeGreaterThan(50);
     expect(Object.keys(signals.source_mix).length).toBeGreaterThanOrEqual(3);
   });
+
+  it('shows operators each property with the partner’s own id of it, which finds it in the API', async () => {
+    // Prepare
+    const partner = await approvedPartner({ products: ['assistant', 'guidebook'] });
+    await admin('sample-data', 'add', '--partner', partner.slug);
+
+    // Act
+    const shown = JSON.parse((await admin('partners', 'show', partner.slug, '--json')).stdout) as {
+      properties: { id: number; pms_hotel_id: string }[];
+    };
+    const table = (await admin('partners', 'show', partner.slug)).stdout;
+    const [first] = shown.properties;
+    const found = await apiGet(
+      `/properties?pms_hotel_id=${encodeURIComponent(first?.pms_hotel_id ?? '')}`,
+      partner.key,
+    );
+
+    // Assess
+    expect(shown.properties).toHaveLength(5);
+    expect(table).toContain('PMS HOTEL ID');
+    expect(table).toContain(first?.pms_hotel_id);
+    expect((found.json.properties as { id: number }[]).map((property) => property.id)).toEqual([first?.id]);
+  });
 });

@@ -183,8 +183,12 @@ export function partnerCommands(program: Command, define: Define): void {
               : [
                   '  properties:',
                   ...table(
-                    ['PROPERTY ID', 'NAME'],
-                    partner.properties.map((property) => [String(property.id), property.name]),
+                    ['PROPERTY ID', 'PMS HOTEL ID', 'NAME'],
+                    partner.properties.map((property) => [
+                      String(property.id),
+                      property.pms_hotel_id,
+                      property.name,
+                    ]),
                   ).map((line) => `    ${line}`),
                 ]),
           ],
