@@ -31,6 +31,17 @@ export function parseQueryParameters<Route extends PartnerApiRoute>(
       throw new ProblemError('invalid-request', `Unknown query parameter "${quoted(name, 64)}". ${allowed}`);
     }
   }
+  // Parameters that cannot go together first: the answer then names the one to leave out, whatever
+  // else is wrong with the other (a cursor without its limit, say).
+  for (const parameter of route.queryParameters) {
+    if (parameter.kind !== 'text' || query?.[parameter.name] === undefined) continue;
+    const excluded = parameter.excludes.find((name) => query?.[name] !== undefined);
+    if (excluded !== undefined)
+      throw new ProblemError(
+        'invalid-request',
+        `${parameter.name} does not go with ${excluded}: it answers one property at most, on one page. Leave ${excluded} out.`,
+      );
+  }
   for (const parameter of route.queryParameters) {
     const given = query?.[parameter.name];
     values[parameter.name] = undefined;
@@ -41,12 +52,6 @@ export function parseQueryParameters<Route extends PartnerApiRoute>(
         throw new ProblemError(
           'invalid-request',
           `Give ${parameter.name} once, as ${parameter.expected}; got "${quoted(given.join(','), 32)}".`,
-        );
-      const excluded = parameter.excludes.find((name) => query?.[name] !== undefined);
-      if (excluded !== undefined)
-        throw new ProblemError(
-          'invalid-request',
-          `${parameter.name} does not go with ${excluded}: it answers one property at most, on one page. Leave ${excluded} out.`,
         );
       values[parameter.name] = raw;
       continue;

@@ -37,6 +37,16 @@ const DEADLINE_MARGIN_MS = 5_000;
 /** Longest reason kept with a dead-lettered event (an SQS attribute). */
 const MAX_REASON_LENGTH = 1_000;
 
+/** The EventBridge id in a message body, if it has one. */
+function eventIdOf(body: string): string | undefined {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function deadLetter(record: SQSRecord, reason: string): Promise<void> {
   const variable = queueUrlVariable('platformEventsDeadLetter');
   const queueUrl = serviceConfig().queueUrls.platformEventsDeadLetter;
@@ -56,7 +66,12 @@ async function deadLetter(record: SQSRecord, reason: string): Promise<void> {
       },
     }),
   );
-  logger.warn('Event dead-lettered', { messageId: record.messageId, reason });
+  // EventBridge's event id too: the dead-letter queue gives the message a new id, the event keeps it.
+  logger.warn('Event dead-lettered', {
+    messageId: record.messageId,
+    eventId: eventIdOf(record.body),
+    reason,
+  });
 }
 
 /**

@@ -116,9 +116,10 @@ function buildProgram(io: CliIo, targetOf: TargetOf, failed: () => void): Comman
           // Options are checked before any target is resolved: a mistake needs no server or AWS.
           const run = await spec.action(options, args);
           const target = await targetOf(text(globals, 'stage'), io);
-          const { json, text: lines, afterPrinting } = await run(target, io);
+          const { json, text: lines, afterPrinting, failed: reportsFailure } = await run(target, io);
           // JSON keeps its data: what the terminal must not see is written as a \u escape.
           io.out(globals.json === true ? withUnsafeEscaped(JSON.stringify(json)) : lines.join('\n'));
+          if (reportsFailure) failed();
           await afterPrinting?.();
         } catch (error) {
           report(error);

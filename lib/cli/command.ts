@@ -24,6 +24,8 @@ interface CommandOutput {
   readonly text: readonly string[];
   /** Runs once the result is printed (mail), so a failure there cannot hide the result. */
   readonly afterPrinting?: () => Promise<void>;
+  /** The work was done, but what it reports is a failure a script must see: exit 1 after printing. */
+  readonly failed?: boolean;
 }
 
 /** A command's options as commander parsed them (camel-cased names). */

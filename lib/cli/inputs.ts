@@ -127,8 +127,11 @@ export function scopeList(value: string): Scope[] {
 export function keyPrefix(value: string): string {
   const prefix = value.trim();
   if (!isKeyPrefix(prefix)) {
+    // A whole key pasted by mistake is a secret: only its first 12 characters are ever shown back.
+    const shown =
+      prefix.startsWith('svc_') && prefix.length > 12 ? `${prefix.slice(0, 12)}…` : quoted(value, 60);
     throw new UsageError(
-      `--prefix "${quoted(value, 60)}" is not a key prefix: it is the first 12 characters of a key, like svc_AbC123xy.`,
+      `--prefix "${shown}" is not a key prefix: it is the first 12 characters of a key, like svc_AbC123xy${shown.endsWith('…') ? ` (give ${prefix.slice(0, 12)}; never paste a whole key)` : ''}.`,
     );
   }
   return prefix;

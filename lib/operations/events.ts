@@ -163,6 +163,8 @@ export async function publishEventsFile(
 /** A dead-lettered event as `events failed` shows it. */
 export interface FailedEvent {
   readonly message_id: string;
+  /** EventBridge's id of the event: the one the consumer's log names, whatever queue it is in. */
+  readonly event_id: string | null;
   readonly detail_type: string;
   readonly detail: unknown;
   readonly reason: string;
@@ -192,6 +194,7 @@ function failedEventOf(message: Message): FailedEvent {
   const deliveries = attribute(DEAD_LETTER_ATTRIBUTES.deliveries);
   return {
     message_id: message.MessageId ?? '',
+    event_id: typeof envelope.id === 'string' ? envelope.id : null,
     detail_type: typeof envelope['detail-type'] === 'string' ? envelope['detail-type'] : '(unknown)',
     detail: envelope.detail ?? message.Body ?? null,
     // Without a reason, SQS moved it after its last delivery (the consumer timed out or crashed).

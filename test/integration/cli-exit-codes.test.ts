@@ -202,6 +202,12 @@ const COMMANDS: Record<string, readonly Case[]> = {
   'keys revoke': [
     ['a malformed prefix', ['keys', 'revoke', '--prefix', 'abc'], 2, '--prefix "abc" is not a key prefix'],
     [
+      'a whole key pasted as the prefix, never shown back',
+      ['keys', 'revoke', '--prefix', 'svc_AbC123xyTHEREST0fTheKeyIsASecretNeverToBePrinted'],
+      2,
+      /^(?![\s\S]*THEREST)[\s\S]*--prefix "svc_AbC123xy…" is not a key prefix.*give svc_AbC123xy; never paste a whole key/,
+    ],
+    [
       'an unknown key (refused)',
       ['keys', 'revoke', '--prefix', 'svc_AbC123xy'],
       1,

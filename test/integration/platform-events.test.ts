@@ -47,8 +47,11 @@ const line = (event: PlatformEvent) => JSON.stringify({ 'detail-type': event.typ
 async function publish(...events: PlatformEvent[]) {
   const file = join(folder, `${Math.random().toString(36).slice(2)}.jsonl`);
   await writeFile(file, `${events.map(line).join('\n')}\n`);
-  const result = await adminJson('events', 'publish', '--file', file, '--wait');
+  const published = await admin('events', 'publish', '--file', file, '--wait', '--json');
+  const result = JSON.parse(published.stdout);
   expect(result).toMatchObject({ accepted: events.length, applied: true });
+  // A file that did not apply whole is a failure a script sees.
+  expect(published.code).toBe(result.refused > 0 ? 1 : 0);
   return result;
 }
 
@@ -69,7 +72,12 @@ async function propertyIds(key: string, query = '') {
 
 async function failedEventsAbout(propertyOrHost: { key: string; id: number }) {
   const { events } = (await adminJson('events', 'failed')) as {
-    events: { detail_type: string; detail: Record<string, unknown>; reason: string }[];
+    events: {
+      detail_type: string;
+      detail: Record<string, unknown>;
+      reason: string;
+      event_id: string | null;
+    }[];
   };
   return events.filter((event) => event.detail[propertyOrHost.key] === propertyOrHost.id);
 }
@@ -681,6 +689,8 @@ describe('failed events', () => {
     });
     const [failed] = await failedEventsAbout({ key: 'property_id', id: unknownProperty });
     expect(failed?.reason).toContain(`no property ${unknownProperty}`);
+    // The event's own id, which the consumer's log names too (the queue gives the message a new one).
+    expect(failed?.event_id).toMatch(/^[0-9a-f-]{36}$/);
     const text = await admin('events', 'failed');
     expect(text.stdout).toContain('FAILED');
     expect(text.stdout).toContain(`no property ${unknownProperty}`);

@@ -54,6 +54,12 @@ describe('GET /properties?pms_hotel_id', () => {
 
   it.each([
     ['with a cursor', query(PMS_ID, '&limit=1&cursor=AQAAAAAAAAAB'), /pms_hotel_id does not go with cursor/],
+    // Not "cursor goes with limit", which would send the partner to add a limit first.
+    [
+      'with a cursor, no limit',
+      query(PMS_ID, '&cursor=AQAAAAAAAAAB'),
+      /pms_hotel_id does not go with cursor/,
+    ],
     ['empty', query(''), /Give pms_hotel_id once, as 1 to 128 printable characters/],
     ['with a space', query('PMS 42'), /Give pms_hotel_id once/],
     ['too long', query('P'.repeat(129)), /Give pms_hotel_id once/],

@@ -68,6 +68,8 @@ export function eventCommands(program: Command, define: Define): void {
       const checked = readEventsFile('--file', text(options, 'file'));
       const wait = options.wait === true;
       return async (target) => {
+        // What waited in the dead-letter queue before: only what this file adds is its refusals.
+        const before = wait ? (await queueDepth('platformEventsDeadLetter')).waiting : 0;
         const { accepted } = await publishEventsFile(target, checked, Date.now());
         const byType = PLATFORM_EVENT_TYPES.flatMap((type) => {
           const count = checked.filter((event) => event.type === type).length;
@@ -82,12 +84,20 @@ export function eventCommands(program: Command, define: Define): void {
         }
         const applied = await eventsApplied(EVENTS_WAIT_SECONDS * 1000);
         const failed = (await queueDepth('platformEventsDeadLetter')).waiting;
+        const refused = Math.max(0, failed - before);
         lines.push(
-          applied
-            ? `All handled; ${failed} event(s) wait in the dead-letter queue (\`events failed\` lists them).`
-            : `Still delivering after ${EVENTS_WAIT_SECONDS} s; \`events failed\` lists any refused so far.`,
+          !applied
+            ? `Still delivering after ${EVENTS_WAIT_SECONDS} s; \`events failed\` lists any refused so far.`
+            : refused > 0
+              ? `${refused} of them refused: they wait in the dead-letter queue (${failed} in all); \`events failed\` lists them with the reason.`
+              : `All applied${failed > 0 ? `; ${failed} older event(s) wait in the dead-letter queue (\`events failed\`)` : ''}.`,
         );
-        return { json: { accepted, applied, dead_lettered: failed }, text: lines };
+        // A script that waits must see a file that did not apply whole, or not in time: exit 1.
+        return {
+          json: { accepted, applied, dead_lettered: failed, refused },
+          text: lines,
+          failed: !applied || refused > 0,
+        };
       };
     },
   })
