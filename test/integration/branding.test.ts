@@ -121,7 +121,7 @@ describe('partners brand', () => {
       [
         'tracker.svg',
         LOGO.replace('<rect', '<image href="https://tracker.example/p.png"/><rect'),
-        'the SVG shows an image from https://tracker.example/p.png, which is never fetched',
+        'the SVG shows an image from https://tracker.example/p.png, which is never read or fetched',
       ],
     ];
     for (const [name, content, message] of cases) {
