@@ -35,8 +35,9 @@ const LOCAL_TABLE_NAME = 'partner-api-local';
 /** How often seeding says how far it is: often enough that a slow start never looks stuck. */
 const SEEDING_PROGRESS_INTERVAL_MS = 2_000;
 
+/** Events are sent as seeding goes, so the total grows until it is done: "so far" says so. */
 const seedingProgress = ({ sent, handled }: EventCounts) =>
-  `Seeding: ${handled.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')} events applied`;
+  `Seeding: ${handled.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')} events sent so far applied`;
 
 export interface LocalServiceOptions {
   readonly host: string;
@@ -300,7 +301,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const seeded = events.eventCounts();
     progress(
       seeded.sent > 0
-        ? seedingProgress(seeded)
+        ? `Seeding: all ${seeded.sent.toLocaleString('en-US')} events applied`
         : 'Seeding: the demo partners were there already (kept data, or another server seeded them)',
     );
     // Starts empty with the data: DynamoDB Local in memory gives the next run's partners the ids
