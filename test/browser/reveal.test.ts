@@ -37,7 +37,10 @@ describe('one-time key reveal in Chromium', () => {
     const earlierTab = await (await browser.newContext()).newPage();
     await earlierTab.goto(approval.reveal_url);
     expect(opened?.status()).toBe(200);
-    expect(await page.getByRole('link', { name: 'partners@localhost' }).count()).toBe(1);
+    // "Ask us" names how: the address our mail comes from (the stage's sender; partners@localhost
+    // on the local server, the synthesized stage's in the deployed bundles).
+    const contact = (await page.locator('main a[href^="mailto:"]').textContent()) ?? '';
+    expect(contact).toMatch(/^[^\s@]+@[^\s@]+$/);
     await screenshot(page, '10-reveal-ready');
     await page.getByRole('button', { name: 'Reveal key' }).click();
     await page.locator('#revealed').waitFor({ state: 'visible' });
@@ -54,14 +57,12 @@ describe('one-time key reveal in Chromium', () => {
     const second = await again.goto(approval.reveal_url);
     expect(second?.status()).toBe(410);
     expect(await again.textContent('h1')).toBe('Key already shown');
-    // "Ask us" names how: the address our mail comes from (partners@localhost on the local server).
-    const contact = again.getByRole('link', { name: 'partners@localhost' });
-    expect(await contact.getAttribute('href')).toBe('mailto:partners@localhost');
+    expect(await again.getByRole('link', { name: contact }).getAttribute('href')).toBe(`mailto:${contact}`);
     await screenshot(again, '10-reveal-already-shown');
     // A tab opened before the reveal hears the same from the page's script, with the address.
     await earlierTab.getByRole('button', { name: 'Reveal key' }).click();
     await earlierTab.locator('#status', { hasText: 'already shown' }).waitFor();
-    expect(await earlierTab.locator('#status').textContent()).toContain('write to partners@localhost');
+    expect(await earlierTab.locator('#status').textContent()).toContain(`write to ${contact}`);
   });
 
   it('copies the key with one click and shows the API base URL it works on', async () => {
