@@ -151,10 +151,12 @@ export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, local
   const { partner, face, session, key } = opened;
   const { provisioned } = session;
   if (!provisioned) return seeOther('marketplace');
-  const [{ property, knowledgeBase, products }, catalog] = await Promise.all([
+  const [{ property, knowledgeBase, products }] = await Promise.all([
     provisionedProperty(partner.id, provisioned.propertyId),
     productCatalog(),
   ]);
+  // Read in parallel above; read again only when a product is newer than what the instance cached.
+  const catalog = await productCatalog(products);
   // The partner no longer sponsors the property: its sponsorship ended, or its host was erased.
   if (!property) return setupEndedPage(locale, face);
   const context: WizardContext = {
