@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey, isInForce } from '../../core/domain/api-key';
@@ -8,6 +7,7 @@ import { DEFAULT_CATALOG } from '../../core/domain/catalog';
 import type { Scope } from '../../core/domain/scopes';
 import { agreementScopes } from '../../core/domain/scopes';
 import { transactionCancellationCodes } from '../../lambdas/common/aws-errors';
+import { pauseBeforeRetry } from '../../lambdas/common/backoff';
 import { seal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { apiKeyCreationItem, getApiKeys, keyRevokedItem } from '../../lambdas/data/api-keys';
@@ -127,7 +127,7 @@ async function freshDemoKey(slug: string, nowMs: number): Promise<string> {
     } catch (error) {
       // Cancelled by another server's key (the partner's revision moved, or a key it revoked first).
       if (transactionCancellationCodes(error) === undefined || attempt === SEEDING_ATTEMPTS) throw error;
-      await setTimeout(Math.random() * 50 * attempt);
+      await pauseBeforeRetry(attempt, 20);
     }
   }
 }
