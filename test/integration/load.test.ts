@@ -53,15 +53,21 @@ async function activate(link: string): Promise<number> {
 }
 
 /**
- * 10,000 in `npm test` (the local server answers about 110 a second on 2 cores, beside the rest of
- * the suite). `npm run test:deployed` runs the same test on the bundles with fewer (LOAD_REQUESTS),
- * since the source run has measured the full amount minutes before; LOAD_REQUESTS=20000 for a
- * longer run.
+ * The load is bounded twice: at most REQUESTS requests, for at most SECONDS seconds, whichever
+ * ends first. What the test asserts (no 5xx, nothing lost, memory stable) holds for however many
+ * fit, so a slow or busy machine sends fewer and still passes; throughput is the bench's to
+ * measure (`npm run bench`, section 1). The local server answers about 110 a second on 2 cores
+ * beside the rest of the suite, so `npm test` sends about 10,000. `npm run test:deployed` runs the
+ * same test on the bundles with fewer (LOAD_REQUESTS), since the source run loaded the server
+ * minutes before; LOAD_REQUESTS=20000 LOAD_SECONDS=300 for a longer run.
  */
 const REQUESTS = Number(process.env.LOAD_REQUESTS ?? 10_000);
+const SECONDS = Number(process.env.LOAD_SECONDS ?? 90);
+/** Fewer than this and the run says nothing about load: the kinds of request cycle over 20 entries. */
+const FEWEST_REQUESTS = 500;
 
 describe('bounded load on the local server (loopback only, stops by itself)', () => {
-  it(`${REQUESTS.toLocaleString('en')} mixed requests over 50 connections: zero 5xx, nothing lost, memory stable`, async () => {
+  it(`up to ${REQUESTS.toLocaleString('en')} mixed requests in ${SECONDS} s over 50 connections: zero 5xx, nothing lost, memory stable`, async () => {
     server = await startServerProcess({ LOCAL_LAMBDA_MAX_INSTANCES: '4' });
     const { keys, metricsOnlyKeys, links } = (await fixtures('prepare', '300', '20')) as {
       keys: string[];
@@ -118,19 +124,19 @@ describe('bounded load on the local server (loopback only, stops by itself)', ()
       route('/properties', withKey, 'POST'),
       route('/webhooks'),
     ];
-    const load = (amount: number) =>
+    const load = (limits: { amount: number } | { maxOverallRequests: number; duration: number }) =>
       autocannon({
         url: server?.runtime.activationBaseUrl ?? '',
         connections: 50,
-        amount,
+        ...limits,
         requests: requests as never,
       });
 
-    await load(1_000);
+    await load({ amount: 1_000 });
     const rssBefore = await server.rssMiB();
     const heapBefore = await server.heapAfterGc();
     const [result, activations, imported] = await Promise.all([
-      load(REQUESTS),
+      load({ maxOverallRequests: REQUESTS, duration: SECONDS }),
       (async () => {
         const statuses: number[] = [];
         for (const link of links) statuses.push(await activate(link));
@@ -160,10 +166,13 @@ describe('bounded load on the local server (loopback only, stops by itself)', ()
       `load: ${result.requests.total} requests, ${result.requests.average} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, statuses ${JSON.stringify(statusCounts)}, RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MiB, heap after GC: server ${heapBefore.serverMiB} → ${heapAfter.serverMiB} MiB, ${heapBefore.instances} → ${heapAfter.instances} idle instances ${heapBefore.instancesMiB} → ${heapAfter.instancesMiB} MiB`,
     );
 
-    expect(result.requests.total).toBeGreaterThanOrEqual(REQUESTS);
+    const sent = result.requests.total;
+    expect(sent, `only ${sent} requests fit in ${SECONDS} s: not a load`).toBeGreaterThanOrEqual(
+      Math.min(REQUESTS, FEWEST_REQUESTS),
+    );
     expect(result.errors).toBe(0);
     expect(Object.keys(statusCounts).filter((status) => Number(status) >= 500)).toEqual([]);
-    expect(Number(statusCounts['200'])).toBeGreaterThan(0.7 * REQUESTS);
+    expect(Number(statusCounts['200'])).toBeGreaterThan(0.7 * sent);
     for (const expected of ['401', '403', '404', '405'])
       expect(Number(statusCounts[expected])).toBeGreaterThan(0);
     expect(activations).toEqual(links.map(() => 303));
