@@ -49,6 +49,16 @@
  *    units per event kind, and a ReservationChanged at 100 and 100,000 reservations of history
  *    (budget: equal); publish-to-visible lag through the local server (budget: p99 ≤ 5 s), and
  *    the same for other properties' events among 1,000 of one hot property (budget: p99 ≤ 5 s).
+ * 10. What a call costs (sections/cost.ts): each partner API route called through the real
+ *    authorizer and handler in-process (DynamoDB metered, log lines captured at each stage's
+ *    level), priced with the list prices of bench/lib/prices.ts and the settings the synthesized
+ *    templates give each stage (log levels, sampling rule, firewall, log classes and retention):
+ *    dollars per million calls by component, fixed monthly cost by resource, with section 2's
+ *    INIT and section 7's contended write units when they ran. Budget: ≤ $7.00 per million calls
+ *    in production.
+ *
+ * Charts (bench/lib/charts.ts) are drawn from sections 2, 7 and 10 into bench/charts/*.svg when
+ * those sections run, and linked from their sections of results.md.
  *
  * Shared pieces are in bench/lib/: the server process and key minting (service-process.ts),
  * the DynamoDB meter, in-process handler calls, data sets, statistics and the report.
@@ -63,6 +73,7 @@ import { loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureSynthesized } from './lib/cdk-assets';
+import { CHARTS } from './lib/charts';
 import { describeMachine } from './lib/machine';
 import { progress, timed } from './lib/progress';
 import type { BenchResults, SectionResult } from './lib/report';
@@ -72,6 +83,7 @@ import { mintKeys, startServiceProcess, useServiceTable } from './lib/service-pr
 import { renderSummary, summarize } from './lib/summary';
 import { measureActivation } from './sections/activation';
 import { measureBundles } from './sections/bundles';
+import { measureCost } from './sections/cost';
 import { measureDynamoCost } from './sections/dynamo-cost';
 import { measureEvents } from './sections/events';
 import { measureLimiter } from './sections/limiter';
@@ -92,6 +104,7 @@ const SECTIONS = [
   { id: 'limiter', title: '7. The exact rate limiter under contention' },
   { id: 'pagination', title: '8. Pages of GET /properties' },
   { id: 'events', title: "9. The platform's events" },
+  { id: 'cost', title: '10. What a call costs' },
 ] as const;
 type SectionId = (typeof SECTIONS)[number]['id'];
 
@@ -124,7 +137,7 @@ async function runSection(id: SectionId, work: () => Promise<SectionResult>): Pr
   }
 }
 
-if (only.has('bundles')) {
+if (only.has('bundles') || only.has('cost')) {
   try {
     const synthesis = await ensureSynthesized();
     preparation.cdkSynthSeconds = synthesis.seconds;
@@ -144,6 +157,7 @@ const needsService = [
   'limiter',
   'pagination',
   'events',
+  'cost',
 ].some((id) => only.has(id));
 if (needsService) {
   const { value: service, seconds } = await timed('starting the local server (npm start, own process)', () =>
@@ -172,7 +186,29 @@ async function runServiceSections(service: ServiceProcess): Promise<void> {
   await runSection('limiter', () => measureLimiter(service.runtime));
   await runSection('pagination', () => measurePagination());
   await runSection('events', measureEvents);
+  await runSection('cost', () =>
+    measureCost({ bundles: results.get('bundles'), limiter: results.get('limiter') }),
+  );
 }
+
+/** Draws each section's chart into bench/charts/ and names it in the section (bench/lib/charts.ts). */
+async function drawCharts(): Promise<void> {
+  const directory = fileURLToPath(new URL('charts/', import.meta.url));
+  await mkdir(directory, { recursive: true });
+  for (const [id, section] of results) {
+    const draw = CHARTS[id];
+    if (!draw || section.error) continue;
+    try {
+      const chart = draw(section);
+      if (!chart) continue;
+      await writeFile(`${directory}${chart.file}`, chart.svg);
+      results.set(id, { ...section, charts: [{ title: chart.title, file: chart.file }] });
+    } catch (error) {
+      progress(`chart of ${section.title} not drawn: ${(error as Error).message}`);
+    }
+  }
+}
+await drawCharts();
 
 const report: BenchResults = {
   machine,

@@ -26,6 +26,8 @@ export interface SectionResult {
   readonly data: unknown;
   readonly seconds?: number;
   readonly error?: string;
+  /** Charts the bench drew from this section's figures, under bench/charts/ (bench/lib/charts.ts). */
+  readonly charts?: readonly { readonly title: string; readonly file: string }[];
 }
 
 export interface BenchResults {
@@ -104,6 +106,7 @@ export function renderMarkdown(results: BenchResults): string {
     out.push('', `## ${section.title}`, '', section.method);
     if (section.seconds !== undefined) out.push('', `Section time: ${section.seconds.toFixed(0)} s.`);
     if (section.error) out.push('', `**The section failed:** ${section.error}`);
+    for (const chart of section.charts ?? []) out.push('', `![${chart.title}](charts/${chart.file})`);
     for (const table of section.tables) out.push('', renderTable(table));
     if (section.budgets.length > 0) {
       out.push('');

@@ -188,6 +188,28 @@ const SUMMARIES: Readonly<Record<string, readonly TableSummary[]>> = {
     limiterRuns('backToBack', 1),
     limiterRuns('backToBackKeyPerInstance', 2),
   ],
+  cost: [
+    {
+      name: 'productionDollarsPerMillionCalls',
+      table: 0,
+      row: byColumn('Component'),
+      figures: {
+        usage: ['GET /usage', 'exact'],
+        properties: ['GET /properties', 'exact'],
+        pricingSignals: ['GET /properties/{id}/pricing-signals', 'exact'],
+        equalMix: ['equal mix', 'exact'],
+      },
+    },
+    {
+      name: 'stages',
+      table: 2,
+      row: byColumn('Stage'),
+      figures: {
+        dollarsPerMillionCalls: ['$ per million calls', 'exact'],
+        fixedDollarsPerMonth: ['fixed $ per month', 'exact'],
+      },
+    },
+  ],
   pagination: [
     {
       name: 'pages',

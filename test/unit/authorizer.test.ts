@@ -6,6 +6,7 @@ import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../core/contract/proble
 import { generateApiKey } from '../../core/domain/api-key';
 import { forgetCachedKeys, presentedKey } from '../../lambdas/api/authenticate';
 import { handler, templateSafe } from '../../lambdas/api/authorizer';
+import { logger } from '../../lambdas/common/logger';
 import { authorizerEvent, awsError } from '../support/events';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
@@ -204,6 +205,38 @@ describe('REQUEST authorizer', () => {
       });
     }
     expect(templateSafe('say "hi"\\ back\nnow')).toBe("say 'hi'' back now");
+  });
+
+  it('writes no log line for a refused key at production’s level, and says why at DEBUG (sandbox)', async () => {
+    table({ key: { ...record, state: 'revoked' } });
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const linesAt = async (level: 'INFO' | 'DEBUG') => {
+        logger.setLogLevel(level);
+        written.length = 0;
+        forgetCachedKeys();
+        const refusal = await handler(authorizerEvent({ Authorization: `Bearer ${issued.key}` }));
+        expect(refusal.policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
+        return written.join('').split('\n').filter(Boolean);
+      };
+
+      // Every refused request would pay for this line (docs/deploying.md, "What it costs").
+      expect(await linesAt('INFO')).toEqual([]);
+      const debug = await linesAt('DEBUG');
+      expect(debug).toHaveLength(1);
+      expect(JSON.parse(debug[0] ?? '{}')).toMatchObject({
+        level: 'DEBUG',
+        message: 'API key refused',
+        keyPrefix: issued.prefix,
+      });
+    } finally {
+      write.mockRestore();
+      logger.setLogLevel('SILENT');
+    }
   });
 
   it('lets a DynamoDB failure escape, which API Gateway answers with its 503 authorizer-failure problem', async () => {
