@@ -11,13 +11,15 @@ import { attachTemplateChecks } from '../lib/template-checks';
  *
  * - `-c mailFrom:<stage>="Partner Team <partners@your-domain>"` (required): the SES sender of
  *   reveal links. A stage without it is left out of the app, with a message saying so.
- * - `-c alarmTopicArn:<stage>=arn:aws:sns:…` (optional): the SNS topic of the stage's alarms.
+ * - `-c alarmTopicArn:<stage>=arn:aws:sns:…` (required for production, optional for sandbox): the
+ *   SNS topic of the stage's alarms.
  * - `-c platformPublishers:<stage>=123456789012,arn:aws:iam::…:role/…` (optional): the platform's
  *   accounts or roles allowed to put events on the stage's bus.
  *
- * Stacks are environment-agnostic (no lookups), so `npx cdk synth` works offline;
- * `npx cdk deploy PartnerApi-sandbox -c mailFrom:sandbox=…` deploys to the account and region of
- * your AWS credentials.
+ * Every stage's settings are checked before any stack is built, so a refused setting ends the
+ * synthesis with its one line at once, before bundling. Stacks are environment-agnostic (no
+ * lookups), so `npx cdk synth` works offline; `npx cdk deploy PartnerApi-sandbox -c mailFrom:sandbox=…`
+ * deploys to the account and region of your AWS credentials.
  */
 const app = new App();
 
@@ -26,6 +28,7 @@ const context = (name: string): string | undefined => {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 };
 
+const configs: StageConfig[] = [];
 for (const stage of DEPLOYED_STAGES) {
   const mailFrom = context(`mailFrom:${stage}`);
   if (!mailFrom) {
@@ -39,21 +42,22 @@ for (const stage of DEPLOYED_STAGES) {
     ?.split(',')
     .map((publisher) => publisher.trim())
     .filter((publisher) => publisher !== '');
-  let config: StageConfig;
   try {
-    config = stageConfig(stage, {
-      mailFrom,
-      ...(alarmTopicArn ? { alarmTopicArn } : {}),
-      ...(publishers?.length ? { platformEventPublishers: publishers } : {}),
-    });
+    configs.push(
+      stageConfig(stage, {
+        mailFrom,
+        ...(alarmTopicArn ? { alarmTopicArn } : {}),
+        ...(publishers?.length ? { platformEventPublishers: publishers } : {}),
+      }),
+    );
   } catch (error) {
     if (!(error instanceof StageConfigError)) throw error;
     // A setting to correct, not a fault of the app: its message, in one line like the one above.
     process.stderr.write(`${stackName(stage)} cannot be synthesized: ${error.message}\n`);
     process.exit(1);
   }
-  new PartnerApiStack(app, stackName(stage), { config });
 }
+for (const config of configs) new PartnerApiStack(app, stackName(config.stage), { config });
 
 // cdk-nag and cfn-guard: an unacknowledged finding fails the synthesis.
 attachTemplateChecks(app);

@@ -33,6 +33,26 @@ export interface AlarmThresholds {
   readonly oldestEventSeconds: number;
 }
 
+/**
+ * An X-Ray sampling rule of the stage's two API Gateway stages (account-wide rules, so each matches
+ * its own stage only). Lambda functions behind API Gateway follow its decision; see docs/deploying.md.
+ */
+export interface TraceSampling {
+  /** Share of matching requests traced once the reservoir is used up (0.01 = 1 %). */
+  readonly fixedRate: number;
+  /** Requests per second traced before the fixed rate applies (0: none, so low traffic is sampled at the rate too). */
+  readonly reservoirPerSecond: number;
+}
+
+/**
+ * AWS Backup of the table, beyond point-in-time recovery's 35 days: a daily backup kept
+ * `dailyRetentionDays`, and a monthly one kept as long as the audit trail (`auditRetentionDays`), so
+ * every audit event stays recoverable for its whole retention.
+ */
+interface TableBackup {
+  readonly dailyRetentionDays: number;
+}
+
 /** WAF rate-based windows (the only ones AWS WAF accepts). */
 type FirewallWindowSeconds = 60 | 120 | 300 | 600;
 
@@ -58,6 +78,20 @@ export interface StageConfig {
   readonly logRetentionDays: RetentionDays;
   /** POWERTOOLS_LOG_LEVEL of every function. */
   readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * Lambda's own log lines of every function (`platform.start`, `platform.report`… are INFO): WARN
+   * keeps only the ones Lambda ranks as warnings, INFO adds a start and a report line per invocation.
+   */
+  readonly lambdaSystemLogLevel: 'INFO' | 'WARN';
+  /** X-Ray sampling of the stage's APIs and functions; `account-default` leaves X-Ray's default rule in effect. */
+  readonly traceSampling: TraceSampling | 'account-default';
+  /** Backups of the table beyond point-in-time recovery, in a vault of the stack. */
+  readonly tableBackup: TableBackup | 'none';
+  /**
+   * A deployment must give `alarmTopicArn` (`-c alarmTopicArn:<stage>=…`): alarms that notify nobody
+   * are not watching anything.
+   */
+  readonly alarmTopicRequired: boolean;
   /** Per-key throttle of the usage plan: the backstop of the exact limit in code (RATE_LIMIT). */
   readonly usagePlanThrottle: ThrottleConfig;
   /** Stage-wide throttle of the partner API (all keys together, and unauthenticated traffic). */
@@ -75,7 +109,7 @@ export interface StageConfig {
   readonly auditRetentionDays: number;
   /**
    * SNS topic that receives alarm state changes. Created outside this stack (one per account,
-   * usually with its own subscriptions).
+   * usually with its own subscriptions). Required where `alarmTopicRequired` (production).
    * @default - alarms change state without notifying anyone
    */
   readonly alarmTopicArn?: string;
@@ -115,6 +149,13 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     retainData: false,
     logRetentionDays: 30,
     logLevel: 'DEBUG',
+    // The report line's memory and init duration of each release are read here before production.
+    lambdaSystemLogLevel: 'INFO',
+    // Partners' test traffic is light: X-Ray's default (1 a second, then 5 %) traces most of it.
+    traceSampling: 'account-default',
+    // Test data of partners' integrations: nothing to restore.
+    tableBackup: 'none',
+    alarmTopicRequired: false,
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 50, burstLimit: 100 },
     pagesThrottle: { rateLimit: 10, burstLimit: 20 },
@@ -135,6 +176,12 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     retainData: true,
     logRetentionDays: 365,
     logLevel: 'INFO',
+    // Duration, errors and throttles are CloudWatch metrics; the per-invocation lines cost more than they tell.
+    lambdaSystemLogLevel: 'WARN',
+    // 1 % of requests, with no per-second reservoir that would trace nearly every call at low traffic.
+    traceSampling: { fixedRate: 0.01, reservoirPerSecond: 0 },
+    tableBackup: { dailyRetentionDays: 35 },
+    alarmTopicRequired: true,
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 500, burstLimit: 1000 },
     pagesThrottle: { rateLimit: 20, burstLimit: 40 },
@@ -160,6 +207,9 @@ export function senderAddress(mailFrom: string): string {
 /** Domains reserved for documentation and tests (RFC 2606, RFC 6761): a sender there is a placeholder. */
 const PLACEHOLDER_DOMAIN = /(^|\.)(example(\.(com|net|org))?|test|invalid|localhost)$/i;
 
+/** An SNS topic ARN: `arn:<partition>:sns:<region>:<account>:<name>`. */
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+
 /** A deployment setting the app refuses: `bin/app.ts` prints its message alone, without a stack trace. */
 export class StageConfigError extends Error {
   override name = 'StageConfigError';
@@ -167,7 +217,8 @@ export class StageConfigError extends Error {
 
 /**
  * A stage's whole configuration: its settings and what the deployment supplies. Refuses a sender
- * that is not an address, and a placeholder sender in production (mail from it never arrives).
+ * that is not an address, a placeholder sender in production (mail from it never arrives), an
+ * alarm topic that is not an SNS topic ARN, and a stage that requires an alarm topic without one.
  */
 export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings): StageConfig {
   const address = senderAddress(deployment.mailFrom);
@@ -178,7 +229,17 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
     throw new StageConfigError(
       `mailFrom of production is a placeholder (${address}): give the verified SES sender partners mail comes from.`,
     );
-  return { ...stageSettings[stage], ...deployment };
+  const settings = stageSettings[stage];
+  const { alarmTopicArn } = deployment;
+  if (alarmTopicArn === undefined && settings.alarmTopicRequired)
+    throw new StageConfigError(
+      `alarmTopicArn of ${stage} is required: give the SNS topic its alarms notify, -c alarmTopicArn:${stage}=arn:aws:sns:<region>:<account>:<topic> (docs/deploying.md).`,
+    );
+  if (alarmTopicArn !== undefined && !SNS_TOPIC_ARN.test(alarmTopicArn))
+    throw new StageConfigError(
+      `alarmTopicArn of ${stage} is not an SNS topic ARN: "${alarmTopicArn}" (arn:aws:sns:<region>:<account>:<topic>).`,
+    );
+  return { ...settings, ...deployment };
 }
 
 /** The CloudFormation stack of a stage; the operator CLI finds the stage by this name. */

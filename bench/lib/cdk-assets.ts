@@ -37,6 +37,12 @@ async function staleness(): Promise<string | undefined> {
   return undefined;
 }
 
+/**
+ * The alarm topic production requires (`-c alarmTopicArn:production=…`): an example account, as
+ * `npm run test:deployed` gives; synthesis never looks it up.
+ */
+const EXAMPLE_ALARM_TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
+
 /** Runs `npm run synth` when cdk.out is missing or older than its inputs; returns seconds spent. */
 export async function ensureSynthesized(): Promise<{
   synthesized: boolean;
@@ -47,7 +53,8 @@ export async function ensureSynthesized(): Promise<{
   if (!reason) return { synthesized: false, reason: 'cdk.out is current', seconds: 0 };
   progress(`cdk synth (${reason}), about 20 s…`);
   const started = performance.now();
-  const { code } = await runProcess('npm', ['run', '-s', 'synth'], {
+  const context = ['-c', `alarmTopicArn:production=${EXAMPLE_ALARM_TOPIC_ARN}`];
+  const { code } = await runProcess('npm', ['run', '-s', 'synth', '--', ...context], {
     env: childEnvironment(),
     cwd: REPOSITORY_ROOT,
   });

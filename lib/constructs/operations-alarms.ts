@@ -1,8 +1,11 @@
+import { Duration } from 'aws-cdk-lib';
+import type { IBackupVault } from 'aws-cdk-lib/aws-backup';
 import type { IAlarmAction, IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   Alarm,
   ComparisonOperator,
   MathExpression,
+  Metric,
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -35,6 +38,8 @@ export interface OperationsAlarmsProps {
   readonly platformEvents: Pick<PlatformEvents, 'queue' | 'deadLetterQueue'>;
   /** @default - alarms notify no one */
   readonly alarmTopicArn?: string;
+  /** The vault of the table's backups, whose failed jobs alarm. @default - no backups, no alarm */
+  readonly backupVault?: IBackupVault;
 }
 
 /**
@@ -183,6 +188,28 @@ export class OperationsAlarms extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
+
+    // A backup that fails says so nowhere else: AWS Backup counts failed jobs per vault.
+    // https://docs.aws.amazon.com/aws-backup/latest/devguide/cloudwatch.html
+    if (props.backupVault)
+      add(
+        new Alarm(this, 'BackupJobsFailed', {
+          alarmName: `${props.name}-backup-failed`,
+          alarmDescription:
+            "A backup job of the table failed in the last hour: the vault misses that day's recovery point. Read the job's status message in the AWS Backup console.",
+          metric: new Metric({
+            namespace: 'AWS/Backup',
+            metricName: 'NumberOfBackupJobsFailed',
+            dimensionsMap: { BackupVaultName: props.backupVault.backupVaultName },
+            statistic: Stats.SUM,
+            period: Duration.hours(1),
+          }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
 
     for (const [functionName, serviceFunction] of props.functions) {
       add(

@@ -4,6 +4,7 @@ import { RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -41,6 +42,13 @@ export interface ServiceFunctionProps {
   readonly logRemovalPolicy?: RemovalPolicy;
   /** @default 'INFO' */
   readonly logLevel?: string;
+  /**
+   * Lambda's own log lines (system logs; the JSON log format allows filtering them): at WARN, the
+   * `platform.start` and `platform.report` lines of every invocation (INFO) are not written.
+   * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html
+   * @default 'INFO' (Lambda's default)
+   */
+  readonly systemLogLevel?: 'INFO' | 'WARN';
   /** AUDIT_RETENTION_DAYS of the code. @default DEFAULT_AUDIT_RETENTION_DAYS */
   readonly auditRetentionDays?: number;
   /** @default LAMBDA_DEFAULTS.timeout (15 seconds) */
@@ -135,6 +143,7 @@ export class ServiceFunction extends Construct implements IGrantable {
       role: this.role,
       logGroup: this.logGroup,
       environment: baseEnvironment(props.stage, props.logLevel ?? 'INFO', props.auditRetentionDays),
+      systemLogLevelV2: SystemLogLevel[props.systemLogLevel ?? 'INFO'],
       ...(props.timeout ? { timeout: props.timeout } : {}),
       ...(props.memorySize ? { memorySize: props.memorySize } : {}),
     });

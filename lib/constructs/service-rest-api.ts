@@ -4,7 +4,9 @@ import type { ApiKeySourceType, RequestValidator, ThrottleSettings } from 'aws-c
 import { LogGroupLogDestination, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { Construct } from 'constructs';
+import type { TraceSampling } from '../stage-config';
 import {
   acknowledgeLambdaPermissionsOfApiGateway,
   acknowledgeLogGroupEncryption,
@@ -34,18 +36,33 @@ export interface ServiceRestApiProps {
   readonly binaryMediaTypes?: string[];
   /** The web ACL in front of the stage (named after the API). */
   readonly firewall: Omit<WebFirewallProps, 'stage' | 'name'>;
+  /**
+   * An X-Ray sampling rule for this stage alone.
+   * @default - X-Ray's default rule of the account (1 request a second, then 5 %)
+   */
+  readonly traceSampling?: TraceSampling;
 }
 
 /**
+ * Where a sampling rule stands among the account's (1–9999, lowest first): ahead of X-Ray's
+ * default rule (10000), behind any narrower rule an operator adds in front (1–99).
+ */
+const SAMPLING_RULE_PRIORITY = 100;
+
+/**
  * A regional REST API with the service's stage defaults: access logs in their own log group,
- * X-Ray, error-level execution logs without request data, a stage-wide throttle, a validator
- * for declared request parameters, every API Gateway error rewritten as problem details, and a
- * WAF web ACL in front.
+ * X-Ray (with the stage's sampling rule, if it has one), error-level execution logs without request
+ * data in a log group of the stack, a stage-wide throttle, a validator for declared request
+ * parameters, every API Gateway error rewritten as problem details, and a WAF web ACL in front.
  * The account-level CloudWatch role is the stack's business (one per account, not per API).
  */
 export class ServiceRestApi extends Construct {
   public readonly api: RestApi;
   public readonly accessLogGroup: LogGroup;
+  /** The execution log group, which API Gateway would otherwise create itself, without retention. */
+  public readonly executionLogGroup: LogGroup;
+  /** The stage's X-Ray sampling rule, if it has its own. */
+  public readonly samplingRule?: CfnSamplingRule;
   /** Validates the parameters a method declares as required (API Gateway cannot check values). */
   public readonly parameterValidator: RequestValidator;
   /** The stage's base URL, without a trailing slash. */
@@ -76,6 +93,37 @@ export class ServiceRestApi extends Construct {
     });
     // The stack publishes the base URLs itself (without RestApi's trailing-slash `Endpoint`).
     this.api.node.tryRemoveChild('Endpoint');
+    // API Gateway writes execution logs to the group of this exact name, and creates it (with no
+    // retention, outside CloudFormation) if it does not exist when the stage starts logging:
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/rest-api-execution-logging.html
+    // Made here first, and the stage waits for it, so the retention and removal are the stack's.
+    this.executionLogGroup = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stageName}`,
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(this.executionLogGroup);
+    if (props.traceSampling) {
+      // Sampling rules are account-wide: this one matches this stage alone, by the service name
+      // API Gateway gives it ({api-name}/{stage}) and the stage's ARN.
+      // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-configuring-xray-sampling-rules.html
+      const stack = Stack.of(this);
+      this.samplingRule = new CfnSamplingRule(this, 'SamplingRule', {
+        samplingRule: {
+          ruleName: props.restApiName,
+          priority: SAMPLING_RULE_PRIORITY,
+          fixedRate: props.traceSampling.fixedRate,
+          reservoirSize: props.traceSampling.reservoirPerSecond,
+          serviceName: `${props.restApiName}/${props.stageName}`,
+          serviceType: 'AWS::ApiGateway::Stage',
+          resourceArn: `arn:${stack.partition}:apigateway:${stack.region}::/restapis/${this.api.restApiId}/stages/${props.stageName}`,
+          host: '*',
+          httpMethod: '*',
+          urlPath: '*',
+          version: 1,
+        },
+      });
+    }
     this.parameterValidator = this.api.addRequestValidator('ParameterValidator', {
       requestValidatorName: 'parameters-and-body',
       // No method declares a body model yet; when one does, its body is validated too.
@@ -88,8 +136,10 @@ export class ServiceRestApi extends Construct {
       name: props.restApiName,
     });
     addProblemGatewayResponses(this.api);
-    acknowledgeLogGroupEncryption(this.accessLogGroup);
-    acknowledgeShortLogRetention(this.accessLogGroup, props.logRetention);
+    for (const logGroup of [this.accessLogGroup, this.executionLogGroup]) {
+      acknowledgeLogGroupEncryption(logGroup);
+      acknowledgeShortLogRetention(logGroup, props.logRetention);
+    }
     acknowledgeLambdaPermissionsOfApiGateway(this.api);
     const stack = Stack.of(this);
     this.stageUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;

@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ALARM_TOPIC_ARN } from './app-synthesis';
 
 let outdir = '';
 
@@ -27,6 +29,46 @@ function synth(context: Record<string, string>): Promise<{ code: number; stderr:
     );
   });
 }
+
+describe('the alarm topic given to bin/app.ts', () => {
+  it('refuses production without one in one line naming the context key and the docs, before building any stack', async () => {
+    // What `npm run synth` gives the app: both senders, no alarm topic.
+    const result = await synth({
+      'mailFrom:sandbox': 'partners-sandbox@example.com',
+      'mailFrom:production': 'partners@partner-api.dev',
+    });
+
+    expect(result.code).toBe(1);
+    // No bundling output before it: the sandbox stack was not built either.
+    expect(result.stderr.split('\n')).toEqual([
+      'PartnerApi-production cannot be synthesized: alarmTopicArn of production is required: give the SNS topic its alarms notify, -c alarmTopicArn:production=arn:aws:sns:<region>:<account>:<topic> (docs/deploying.md).',
+    ]);
+  });
+
+  it('is left out of `npm run synth` itself, and given by the scripts that synthesize to test', () => {
+    const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+
+    // Plain `npm run synth` fails with the line above until a deployment gives its topic.
+    expect(scripts.synth).not.toMatch(/alarmTopicArn/);
+    expect(scripts['test:deployed']).toMatch(
+      new RegExp(`^npm run synth -- -c alarmTopicArn:production=${TEST_ALARM_TOPIC_ARN} && `),
+    );
+  });
+
+  it('refuses a value that is not an SNS topic ARN, on sandbox too', async () => {
+    const result = await synth({
+      'mailFrom:sandbox': 'partners-sandbox@example.com',
+      'alarmTopicArn:sandbox': 'ops-alarms',
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n').at(-1)).toBe(
+      'PartnerApi-sandbox cannot be synthesized: alarmTopicArn of sandbox is not an SNS topic ARN: "ops-alarms" (arn:aws:sns:<region>:<account>:<topic>).',
+    );
+  });
+});
 
 describe('the mail senders given to bin/app.ts', () => {
   it('refuses a placeholder production sender in one line, as it names a missing one', async () => {

@@ -3,6 +3,7 @@ import { App } from 'aws-cdk-lib';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { PartnerApiStack } from '../../lib/partner-api-stack';
+import type { DeploymentSettings } from '../../lib/stage-config';
 import { stackName, stageConfig } from '../../lib/stage-config';
 import { attachTemplateChecks } from '../../lib/template-checks';
 
@@ -10,6 +11,21 @@ import { attachTemplateChecks } from '../../lib/template-checks';
 export const TEST_MAIL_FROM: Readonly<Record<DeployedStage, string>> = {
   sandbox: 'Partner Team <partners-sandbox@example.com>',
   production: 'Partner Team <partners@partner-api.dev>',
+};
+
+/**
+ * What `-c alarmTopicArn:production=…` gives the app in the tests and in `npm run test:deployed`
+ * (an example account; synthesis never looks the topic up). Production requires one.
+ */
+export const TEST_ALARM_TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
+
+/**
+ * The deployment settings of the tests' synthesis: sandbox without an alarm topic (so the path of
+ * a stage without one is synthesized and checked too), production with the example topic.
+ */
+export const TEST_DEPLOYMENT: Readonly<Record<DeployedStage, DeploymentSettings>> = {
+  sandbox: { mailFrom: TEST_MAIL_FROM.sandbox },
+  production: { mailFrom: TEST_MAIL_FROM.production, alarmTopicArn: TEST_ALARM_TOPIC_ARN },
 };
 
 /** Where the global setup puts the cloud assembly, and the outcome of the synthesis, in its folder. */
@@ -32,7 +48,7 @@ export function synthesizeApp(outdir: string): void {
   const app = new App({ outdir });
   for (const stage of DEPLOYED_STAGES)
     new PartnerApiStack(app, stackName(stage), {
-      config: stageConfig(stage, { mailFrom: TEST_MAIL_FROM[stage] }),
+      config: stageConfig(stage, TEST_DEPLOYMENT[stage]),
     });
   attachTemplateChecks(app);
   app.synth();

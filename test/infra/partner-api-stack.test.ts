@@ -22,7 +22,7 @@ import { FUNCTION_TIMEOUT_SECONDS } from '../../lib/function-defaults';
 import { partnerApiDocument } from '../../lib/openapi/document';
 import { STACK_OUTPUTS, senderAddress, stageConfig } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
-import { synthesizedApp, TEST_MAIL_FROM } from './synthesized-app';
+import { synthesizedApp, TEST_DEPLOYMENT } from './synthesized-app';
 
 interface Statement {
   readonly Action: string | string[];
@@ -103,7 +103,7 @@ const FUNCTION_COUNT = partnerApiRoutes.length + publicApiRoutes.length + 1 + pa
 const pagePaths = [...new Set(pageRoutes.map((route) => route.path))];
 
 describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
-  const config = stageConfig(stage, { mailFrom: TEST_MAIL_FROM[stage] });
+  const config = stageConfig(stage, TEST_DEPLOYMENT[stage]);
 
   it('creates one function per route, the authorizer, one per page and the event consumer', () => {
     const assess = template(stage);
@@ -143,7 +143,12 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         TracingConfig: { Mode: 'Active' },
         // The event consumer has time for an erasure; every other function answers a request.
         Timeout: name === EVENT_CONSUMER.id ? EVENT_CONSUMER_TIMEOUT_SECONDS : FUNCTION_TIMEOUT_SECONDS,
-        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
+        // Lambda's own lines at the stage's level (WARN in production: no start and report line per call).
+        LoggingConfig: {
+          LogFormat: 'JSON',
+          LogGroup: { Ref: expect.any(String) },
+          SystemLogLevel: config.lambdaSystemLogLevel,
+        },
       });
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(variables).toMatchObject({
@@ -161,10 +166,11 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         expect(variables.TABLE_NAME, spec.name).toEqual({ Ref: expect.stringMatching(/^DataTable/) });
       else expect(variables.TABLE_NAME, spec.name).toBeUndefined();
     }
+    // Each function's, and each API's access and execution logs.
     template(stage).resourcePropertiesCountIs(
       'AWS::Logs::LogGroup',
       { RetentionInDays: config.logRetentionDays },
-      functions.length + 2,
+      functions.length + 2 * 2,
     );
   });
 
@@ -345,6 +351,86 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       });
     }
     template(stage).resourceCountIs('AWS::ApiGateway::Account', 1);
+  });
+
+  it('creates each API stage’s execution log group with the stage’s retention, before the stage can log', () => {
+    const groups = resources(stage, 'AWS::Logs::LogGroup');
+    const stages = resources(stage, 'AWS::ApiGateway::Stage') as Record<
+      string,
+      CfnResource & { DependsOn?: string[] }
+    >;
+    for (const prefix of ['PartnerApiRestApi', 'PagesRestApi']) {
+      const restApiId = only(
+        Object.keys(resources(stage, 'AWS::ApiGateway::RestApi')).filter((id) => id.startsWith(prefix)),
+        `${prefix} REST API`,
+      );
+      // The name API Gateway writes execution logs to (it creates the group itself when missing).
+      const [groupId] = only(
+        Object.entries(groups).filter(
+          ([, group]) =>
+            JSON.stringify(group.Properties.LogGroupName) ===
+            JSON.stringify({
+              'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: restApiId }, `/${stage}`]],
+            }),
+        ),
+        `execution log group of ${prefix}`,
+      );
+      expect(groups[groupId]?.Properties.RetentionInDays).toBe(config.logRetentionDays);
+      const [, apiStage] = only(
+        Object.entries(stages).filter(
+          ([, found]) => JSON.stringify(found.Properties.RestApiId) === JSON.stringify({ Ref: restApiId }),
+        ),
+        `${prefix} stage`,
+      );
+      expect(apiStage.DependsOn).toContain(groupId);
+    }
+  });
+
+  it('samples traces of each API stage by a rule of its own in production, by X-Ray’s default in sandbox', () => {
+    const rules = Object.values(resources(stage, 'AWS::XRay::SamplingRule'));
+    if (config.traceSampling === 'account-default') {
+      expect(rules).toEqual([]);
+      return;
+    }
+    expect(rules).toHaveLength(2);
+    for (const [prefix, apiName] of [
+      ['PartnerApiRestApi', `partner-api-${stage}`],
+      ['PagesRestApi', `partner-pages-${stage}`],
+    ] as const) {
+      const restApiId = only(
+        Object.keys(resources(stage, 'AWS::ApiGateway::RestApi')).filter((id) => id.startsWith(prefix)),
+        `${prefix} REST API`,
+      );
+      template(stage).hasResourceProperties('AWS::XRay::SamplingRule', {
+        SamplingRule: {
+          RuleName: apiName,
+          FixedRate: config.traceSampling.fixedRate,
+          ReservoirSize: config.traceSampling.reservoirPerSecond,
+          // Account-wide rules: this one matches this API's stage only, by name and by ARN.
+          ServiceName: `${apiName}/${stage}`,
+          ServiceType: 'AWS::ApiGateway::Stage',
+          ResourceARN: {
+            'Fn::Join': [
+              '',
+              [
+                'arn:',
+                { Ref: 'AWS::Partition' },
+                ':apigateway:',
+                { Ref: 'AWS::Region' },
+                '::/restapis/',
+                { Ref: restApiId },
+                `/stages/${stage}`,
+              ],
+            ],
+          },
+          Host: '*',
+          HTTPMethod: '*',
+          URLPath: '*',
+          Version: 1,
+          Priority: Match.anyValue(),
+        },
+      });
+    }
   });
 
   it('installs every gateway response as problem+json with the request id in the body, on both APIs', () => {
@@ -555,6 +641,8 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
           DeletionProtectionEnabled: config.retainData,
         }),
       ],
+      // The AWS managed key of DynamoDB (no KMSMasterKeyId), which the encryption rule asks for.
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
     });
   });
 
@@ -733,8 +821,10 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     const assess = template(stage);
 
     // Per API: API Gateway's 5xx rate, the 5xx rate clients received, 429s; the platform's events:
-    // dead letters and the oldest waiting (test/infra/platform-events.test.ts).
-    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions + 2);
+    // dead letters and the oldest waiting (test/infra/platform-events.test.ts); failed backups
+    // where the table is backed up.
+    const backups = config.tableBackup === 'none' ? 0 : 1;
+    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions + 2 + backups);
     for (const api of ['partnerApi', 'pages']) {
       assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
         AlarmName: `PartnerApi-${stage}-${api}-5xx-rate`,
@@ -886,6 +976,68 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
   });
 });
 
+describe('production, watched', () => {
+  const config = stageConfig('production', TEST_DEPLOYMENT.production);
+
+  it('sends every alarm’s ALARM and OK to the alarm topic the deployment gives', () => {
+    const alarms = Object.values(resources('production', 'AWS::CloudWatch::Alarm'));
+
+    expect(alarms.length).toBeGreaterThan(0);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions, String(alarm.Properties.AlarmName)).toEqual([
+        config.alarmTopicArn,
+      ]);
+      expect(alarm.Properties.OKActions, String(alarm.Properties.AlarmName)).toEqual([config.alarmTopicArn]);
+    }
+  });
+
+  it('backs the table up daily and monthly into a retained, locked vault, and alarms when a backup fails', () => {
+    const assess = template('production');
+    if (config.tableBackup === 'none') throw new Error('production keeps backups');
+    const tableId = only(Object.keys(resources('production', 'AWS::DynamoDB::GlobalTable')), 'table');
+    const [vaultId, vault] = only(
+      Object.entries(resources('production', 'AWS::Backup::BackupVault')),
+      'vault',
+    );
+
+    // Kept when the stack goes, and no recovery point deleted before point-in-time recovery's 35 days.
+    expect(vault.DeletionPolicy).toBe('Retain');
+    expect(vault.Properties.LockConfiguration).toEqual({ MinRetentionDays: 35 });
+    const target = { 'Fn::GetAtt': [vaultId, 'BackupVaultName'] };
+    assess.hasResourceProperties('AWS::Backup::BackupPlan', {
+      BackupPlan: {
+        BackupPlanName: 'PartnerApi-production-table',
+        BackupPlanRule: [
+          Match.objectLike({
+            RuleName: 'daily',
+            ScheduleExpression: 'cron(0 3 * * ? *)',
+            Lifecycle: { DeleteAfterDays: config.tableBackup.dailyRetentionDays },
+            TargetBackupVault: target,
+          }),
+          // As long as the audit trail keeps an event: each stays recoverable for its whole retention.
+          Match.objectLike({
+            RuleName: 'monthly',
+            ScheduleExpression: 'cron(0 5 1 * ? *)',
+            Lifecycle: { DeleteAfterDays: config.auditRetentionDays },
+            TargetBackupVault: target,
+          }),
+        ],
+      },
+    });
+    expect(config.tableBackup.dailyRetentionDays).toBeGreaterThanOrEqual(35);
+    assess.hasResourceProperties('AWS::Backup::BackupSelection', {
+      BackupSelection: Match.objectLike({ Resources: [{ 'Fn::GetAtt': [tableId, 'Arn'] }] }),
+    });
+    assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'PartnerApi-production-backup-failed',
+      Namespace: 'AWS/Backup',
+      MetricName: 'NumberOfBackupJobsFailed',
+      Dimensions: [{ Name: 'BackupVaultName', Value: target }],
+      Threshold: 1,
+    });
+  });
+});
+
 describe('stage differences', () => {
   it('retains data and protects the table in production only', () => {
     for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup']) {
@@ -902,13 +1054,25 @@ describe('stage differences', () => {
     });
   });
 
-  it('gives both stages the same resources', () => {
+  it('gives both stages the same resources, but for production’s backups and sampling rules', () => {
     const shape = (stage: DeployedStage) =>
       Object.values(template(stage).toJSON().Resources as Record<string, CfnResource>)
         .map((resource) => resource.Type)
         .sort();
+    const productionOnly = [
+      'AWS::Backup::BackupPlan',
+      'AWS::Backup::BackupSelection',
+      'AWS::Backup::BackupVault',
+      // The failed-backup alarm, and the role AWS Backup works with.
+      'AWS::CloudWatch::Alarm',
+      'AWS::IAM::Role',
+      'AWS::XRay::SamplingRule',
+      'AWS::XRay::SamplingRule',
+    ];
+    const production = shape('production');
+    for (const type of productionOnly) production.splice(production.indexOf(type), 1);
 
-    expect(shape('sandbox')).toEqual(shape('production'));
+    expect(shape('sandbox')).toEqual(production);
   });
 });
 
@@ -932,6 +1096,8 @@ describe('cdk-nag (AwsSolutions)', () => {
         'AwsSolutions-APIG4',
         'AwsSolutions-COG4',
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores]',
         'AwsSolutions-IAM5[Resource::*]',
         'AwsSolutions-SMG4',
       ]),
@@ -974,7 +1140,7 @@ describe('cfn-guard (AWS Control Tower proactive controls and lib/guard-rules/)'
     expect(guard().violations).toEqual([]);
   });
 
-  it('acknowledges only Control Tower controls that do not apply here, each with a written reason, never one of our rules', () => {
+  it('acknowledges only Control Tower controls that do not apply here and sandbox’s unprotected table, each with a written reason', () => {
     const acknowledged = guard().suppressedViolations ?? [];
 
     expect(new Set(acknowledged.map((finding) => finding.ruleName))).toEqual(
@@ -984,16 +1150,25 @@ describe('cfn-guard (AWS Control Tower proactive controls and lib/guard-rules/)'
         'cloudwatch_log_group_retention_period_check',
         'lambda_function_public_access_prohibited_check',
         'lambda_inside_vpc_check',
+        // Ours (lib/guard-rules/), the one exception: the sandbox table goes with its stack.
+        'dynamodb_global_table_deletion_protection_enabled',
       ]),
     );
     for (const finding of acknowledged)
       expect(finding.reason?.length ?? 0, finding.ruleName).toBeGreaterThan(40);
-    // Production keeps its logs a year: the retention control is acknowledged for sandbox only.
-    const retention = acknowledged
-      .filter((finding) => finding.ruleName === 'cloudwatch_log_group_retention_period_check')
-      .flatMap((finding) => finding.violatingConstructs.map((construct) => construct.constructPath));
-    expect(retention.length).toBeGreaterThan(0);
-    for (const path of retention) expect(path).toMatch(/^PartnerApi-sandbox\//);
+    // Production keeps its logs a year, gives an alarm topic and protects its table: these are
+    // acknowledged for sandbox only.
+    for (const rule of [
+      'cloudwatch_log_group_retention_period_check',
+      'cloudwatch_alarm_action_check',
+      'dynamodb_global_table_deletion_protection_enabled',
+    ]) {
+      const paths = acknowledged
+        .filter((finding) => finding.ruleName === rule)
+        .flatMap((finding) => finding.violatingConstructs.map((construct) => construct.constructPath));
+      expect(paths.length, rule).toBeGreaterThan(0);
+      for (const path of paths) expect(path, rule).toMatch(/^PartnerApi-sandbox\//);
+    }
   });
 
   it.each(DEPLOYED_STAGES)('keeps every WAF custom response body of %s within 4 KB as UTF-8', (stage) => {

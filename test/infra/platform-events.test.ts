@@ -16,7 +16,7 @@ import { DEPLOYED_STAGES } from '../../core/stages';
 import { PartnerApiStack } from '../../lib/partner-api-stack';
 import { stackName, stageConfig } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
-import { synthesizedApp, TEST_MAIL_FROM } from './synthesized-app';
+import { synthesizedApp, TEST_DEPLOYMENT, TEST_MAIL_FROM } from './synthesized-app';
 
 /**
  * The platform's events on AWS's own engines (docs/design/events.md#delivery): the bus and its
@@ -39,7 +39,7 @@ const idOf = (found: Resources, prefix: string) => {
 };
 
 describe.each(DEPLOYED_STAGES)('platform events of PartnerApi-%s', (stage) => {
-  const config = stageConfig(stage, { mailFrom: TEST_MAIL_FROM[stage] });
+  const config = stageConfig(stage, TEST_DEPLOYMENT[stage]);
 
   it('has a bus per stage, and a rule that sends exactly the contract’s events to the queue', () => {
     const assess = template(stage);

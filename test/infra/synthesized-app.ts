@@ -10,7 +10,7 @@ import { stackName } from '../../lib/stage-config';
 import type { SynthesisOutcome } from './app-synthesis';
 import { synthesisPaths } from './app-synthesis';
 
-export { TEST_MAIL_FROM } from './app-synthesis';
+export { TEST_DEPLOYMENT, TEST_MAIL_FROM } from './app-synthesis';
 
 declare module 'vitest' {
   export interface ProvidedContext {

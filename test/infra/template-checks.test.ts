@@ -129,6 +129,54 @@ const lambdaFunction = (runtime: string): Resources => ({
   },
 });
 
+/** A global table as TableV2 synthesizes it; `replicas` overrides the one replica's settings. */
+const globalTable = (
+  options: { replicas?: Record<string, unknown>[]; sse?: Record<string, unknown> | null } = {},
+): Resources => ({
+  Table: {
+    type: 'AWS::DynamoDB::GlobalTable',
+    properties: {
+      AttributeDefinitions: [{ AttributeName: 'PK', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      ...(options.sse === null
+        ? {}
+        : { SSESpecification: options.sse ?? { SSEEnabled: true, SSEType: 'KMS' } }),
+      Replicas: options.replicas ?? [protectedReplica('eu-west-1')],
+    },
+  },
+});
+const protectedReplica = (region: string) => ({
+  Region: region,
+  PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+  DeletionProtectionEnabled: true,
+});
+const { PointInTimeRecoverySpecification: _pitr, ...replicaWithoutPitr } = protectedReplica('eu-central-1');
+const { DeletionProtectionEnabled: _protection, ...replicaWithoutProtection } =
+  protectedReplica('eu-central-1');
+
+const samplingRule = (overrides: Record<string, unknown> = {}): Resources => ({
+  Rule: {
+    type: 'AWS::XRay::SamplingRule',
+    properties: {
+      SamplingRule: {
+        RuleName: 'partner-api-production',
+        Priority: 100,
+        FixedRate: 0.01,
+        ReservoirSize: 0,
+        ServiceName: 'partner-api-production/production',
+        ServiceType: 'AWS::ApiGateway::Stage',
+        ResourceARN: 'arn:aws:apigateway:eu-west-1::/restapis/abc123/stages/production',
+        Host: '*',
+        HTTPMethod: '*',
+        URLPath: '*',
+        Version: 1,
+        ...overrides,
+      },
+    },
+  },
+});
+
 const cases: readonly {
   readonly rule: string;
   readonly breaks: string;
@@ -223,6 +271,70 @@ const cases: readonly {
     broken: lambdaFunction('nodejs20.x'),
     fixed: lambdaFunction('nodejs24.x'),
   },
+  {
+    rule: 'dynamodb_global_table_pitr_enabled',
+    breaks: 'a global table whose replica has no point-in-time recovery',
+    broken: globalTable({ replicas: [replicaWithoutPitr] }),
+    fixed: globalTable(),
+  },
+  {
+    rule: 'dynamodb_global_table_pitr_enabled',
+    breaks: 'a second replica with point-in-time recovery turned off',
+    broken: globalTable({
+      replicas: [
+        protectedReplica('eu-west-1'),
+        {
+          ...protectedReplica('eu-central-1'),
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: false },
+        },
+      ],
+    }),
+    fixed: globalTable({ replicas: [protectedReplica('eu-west-1'), protectedReplica('eu-central-1')] }),
+  },
+  {
+    rule: 'dynamodb_global_table_deletion_protection_enabled',
+    breaks: 'a global table whose replica has no deletion protection',
+    broken: globalTable({ replicas: [replicaWithoutProtection] }),
+    fixed: globalTable(),
+  },
+  {
+    rule: 'dynamodb_global_table_deletion_protection_enabled',
+    breaks: 'a replica with deletion protection turned off',
+    broken: globalTable({
+      replicas: [{ ...protectedReplica('eu-west-1'), DeletionProtectionEnabled: false }],
+    }),
+    fixed: globalTable(),
+  },
+  {
+    rule: 'dynamodb_global_table_encrypted_kms',
+    breaks: 'a global table with its encryption removed (no SSESpecification: an AWS owned key)',
+    broken: globalTable({ sse: null }),
+    fixed: globalTable(),
+  },
+  {
+    rule: 'dynamodb_global_table_encrypted_kms',
+    breaks: 'a global table with KMS encryption disabled',
+    broken: globalTable({ sse: { SSEEnabled: false } }),
+    fixed: globalTable({ sse: { SSEEnabled: true, SSEType: 'KMS' } }),
+  },
+  {
+    rule: 'xray_sampling_rule_limits',
+    breaks: 'a rule name of 33 characters',
+    broken: samplingRule({ RuleName: 'partner-pages-production-extended' }),
+    fixed: samplingRule({ RuleName: 'partner-pages-production' }),
+  },
+  {
+    rule: 'xray_sampling_rule_limits',
+    breaks: 'a fixed rate given as a percentage (5 for 5 %)',
+    broken: samplingRule({ FixedRate: 5 }),
+    fixed: samplingRule({ FixedRate: 0.05 }),
+  },
+  {
+    rule: 'xray_sampling_rule_limits',
+    breaks: 'priority 10000 (the default rule’s, outside 1–9999)',
+    broken: samplingRule({ Priority: 10_000 }),
+    fixed: samplingRule({ Priority: 9_999 }),
+  },
 ];
 
 describe('our Guard rules (lib/guard-rules/)', () => {
@@ -243,6 +355,30 @@ describe('our Guard rules (lib/guard-rules/)', () => {
       );
 
     expect(new Set(defined)).toEqual(new Set(cases.map((testCase) => testCase.rule)));
+  });
+});
+
+describe('our DynamoDB rules beside the Control Tower controls', () => {
+  it('check the global table that CT.DYNAMODB.PR.1 and PR.2 never select', () => {
+    // The same broken table with Control Tower's rules alone passes: they select AWS::DynamoDB::Table.
+    const app = new App();
+    const stack = new Stack(app, 'Checked');
+    const { Table: table } = globalTable({ sse: null, replicas: [{ Region: 'eu-west-1' }] });
+    if (!table) throw new Error('no table');
+    new CfnResource(stack, 'Table', {
+      type: table.type,
+      ...(table.properties ? { properties: table.properties } : {}),
+    });
+    Validations.of(app).addPlugins(new CfnGuardValidator({ controlTowerRulesEnabled: true }));
+    expect(() => app.synth()).not.toThrow();
+
+    const findings = guardFindings(globalTable({ sse: null, replicas: [{ Region: 'eu-west-1' }] }));
+    for (const rule of [
+      'dynamodb_global_table_pitr_enabled',
+      'dynamodb_global_table_deletion_protection_enabled',
+      'dynamodb_global_table_encrypted_kms',
+    ])
+      expect(findings).toContain(rule);
   });
 });
 

@@ -4,6 +4,7 @@ import { App } from 'aws-cdk-lib';
 import type { DeployedStage } from '../../core/stages';
 import { PartnerApiStack } from '../../lib/partner-api-stack';
 import { stackName, stageConfig } from '../../lib/stage-config';
+import { TEST_ALARM_TOPIC_ARN } from '../infra/app-synthesis';
 
 /**
  * The synthesized IAM policies of the functions, and what they allow, evaluated offline with
@@ -35,7 +36,10 @@ export interface FunctionPolicies {
 export function synthesizedTemplate(stage: DeployedStage): Template {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new PartnerApiStack(app, stackName(stage), {
-    config: stageConfig(stage, { mailFrom: `partners@${stage}.partner-api.dev` }),
+    config: stageConfig(stage, {
+      mailFrom: `partners@${stage}.partner-api.dev`,
+      alarmTopicArn: TEST_ALARM_TOPIC_ARN,
+    }),
   });
   return app.synth().getStackByName(stack.stackName).template as Template;
 }

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { DEPLOYED_STAGES } from '../../core/stages';
 import { senderAddress, stageConfig, stageSettings } from '../../lib/stage-config';
+
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
 
 describe('stage configuration', () => {
   it('takes the mail sender from the deployment, never from a default', () => {
-    const config = stageConfig('production', { mailFrom: 'Partner Team <partners@hostly.io>' });
+    const config = stageConfig('production', {
+      mailFrom: 'Partner Team <partners@hostly.io>',
+      alarmTopicArn: TOPIC,
+    });
 
     expect(config.mailFrom).toBe('Partner Team <partners@hostly.io>');
     expect(Object.values(stageSettings).some((settings) => 'mailFrom' in settings)).toBe(false);
@@ -15,7 +21,7 @@ describe('stage configuration', () => {
     'ops@partner-api.test',
     'ops@mail.invalid',
   ])('refuses the placeholder %s as the production sender', (mailFrom) => {
-    expect(() => stageConfig('production', { mailFrom })).toThrow(/placeholder/);
+    expect(() => stageConfig('production', { mailFrom, alarmTopicArn: TOPIC })).toThrow(/placeholder/);
   });
 
   it('lets the sandbox send from a test domain, but never from something that is not an address', () => {
@@ -26,5 +32,47 @@ describe('stage configuration', () => {
   it('reads the address out of a display-name sender', () => {
     expect(senderAddress('Partner Team <partners@hostly.io>')).toBe('partners@hostly.io');
     expect(senderAddress('partners@hostly.io')).toBe('partners@hostly.io');
+  });
+
+  it('refuses production without an alarm topic, naming the context key and where it is explained', () => {
+    expect(() => stageConfig('production', { mailFrom: 'partners@hostly.io' })).toThrow(
+      'alarmTopicArn of production is required: give the SNS topic its alarms notify, -c alarmTopicArn:production=arn:aws:sns:<region>:<account>:<topic> (docs/deploying.md).',
+    );
+    expect(
+      stageConfig('production', { mailFrom: 'partners@hostly.io', alarmTopicArn: TOPIC }).alarmTopicArn,
+    ).toBe(TOPIC);
+  });
+
+  it('keeps the alarm topic optional for the sandbox', () => {
+    expect(
+      stageConfig('sandbox', { mailFrom: 'partners-sandbox@example.com' }).alarmTopicArn,
+    ).toBeUndefined();
+  });
+
+  it.each([
+    'ops-alarms',
+    'arn:aws:sns:eu-west-1:1234:ops-alarms',
+    'arn:aws:sqs:eu-west-1:123456789012:ops-alarms',
+    'arn:aws:sns:eu-west-1:123456789012:ops alarms',
+  ])('refuses %s as an alarm topic on any stage', (alarmTopicArn) => {
+    for (const stage of DEPLOYED_STAGES)
+      expect(() => stageConfig(stage, { mailFrom: 'partners@hostly.io', alarmTopicArn })).toThrow(
+        /is not an SNS topic ARN/,
+      );
+  });
+
+  it('samples 1 % of production requests with no reservoir, quiets Lambda’s own lines there and backs its table up', () => {
+    const { production, sandbox } = stageSettings;
+
+    expect(production.traceSampling).toEqual({ fixedRate: 0.01, reservoirPerSecond: 0 });
+    expect(production.lambdaSystemLogLevel).toBe('WARN');
+    expect(production.tableBackup).toEqual({ dailyRetentionDays: 35 });
+    expect(production.alarmTopicRequired).toBe(true);
+    expect(sandbox).toMatchObject({
+      traceSampling: 'account-default',
+      lambdaSystemLogLevel: 'INFO',
+      tableBackup: 'none',
+      alarmTopicRequired: false,
+    });
   });
 });
