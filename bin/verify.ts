@@ -3,23 +3,32 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { deployedTarget } from '../lib/cli/deployed-target';
 import { localTarget } from '../lib/cli/local-target';
+import { liveRuntimes, localDirectory } from '../lib/local/runtime';
 import { STACK_OUTPUTS, stackName } from '../lib/stage-config';
+import { deployedAuthorizerFailureProbe, localAuthorizerFailureProbe } from '../lib/verify/aws-probe';
 import type { CheckResult, VerifyContext } from '../lib/verify/deploy-checks';
 import { verifyStage } from '../lib/verify/deploy-checks';
 
 const USAGE = `Usage: npm run verify -- --stage sandbox|production|local [options]
   Proves, minutes after "cdk deploy", what only AWS can show: every call whose IAM policy or API
-  Gateway behaviour no local test proves (authorizer and limiter, properties, pricing signals on
-  the index, a full activation with its provisioning transaction, audit list, traffic, HEAD, 405,
-  406, the WAF, gzip with and without Accept). It approves a throw-away test partner, prints one
-  line per check (a failure names the AWS call and the policy statement to look at), revokes the
-  key and deletes the bulk data it wrote; the partner stays, named as test data.
+  Gateway behaviour no local test proves. First the queries on the global index (pricing signals,
+  marketplace, onboarding, audit list), whose IAM reading no simulator settles; then the authorizer
+  and limiter, a full activation with its provisioning transaction, HEAD and If-None-Match on every
+  GET route, a forced authorizer failure counted by the answered-5xx metric filter, properties,
+  gzip with and without Accept, 405, 406, the WAF, audit list, traffic. It approves a throw-away
+  test partner, prints one line per check (a failure names the AWS call and the policy statement to
+  look at), revokes the key and deletes the data it wrote; the partner stays, named as test data.
   --stage                  the deployed stage (your AWS credentials and region), or local (npm start)
   --operator-role ARN      run audit list and traffic as this role limited to the stack's
                            OperatorPolicy (sts:AssumeRole with the policy as session policy), to prove
                            that policy itself; without it they run with your credentials
   --traffic-wait-seconds N how long to wait for the access log to show the run's requests
                            (default 300 on a deployed stage, where delivery is asynchronous; 0 locally)
+  --force-authorizer-failure
+                           on production too: deny the authorizer's role the read of never-issued
+                           keys for a minute and present one (done by default on sandbox and local).
+                           On production the authorizer-failures alarm (threshold 1) fires once:
+                           run it when the on-call expects it
   --timeout-ms N           per request (default 15000)`;
 
 interface Options {
@@ -27,6 +36,7 @@ interface Options {
   readonly operatorRole?: string;
   readonly trafficWaitMs: number;
   readonly timeoutMs: number;
+  readonly forceAuthorizerFailure: boolean;
 }
 
 function readOptions(): Options {
@@ -37,6 +47,7 @@ function readOptions(): Options {
         'operator-role': { type: 'string' },
         'traffic-wait-seconds': { type: 'string' },
         'timeout-ms': { type: 'string', default: '15000' },
+        'force-authorizer-failure': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -68,6 +79,7 @@ function readOptions(): Options {
         1000 *
         number('--traffic-wait-seconds', values['traffic-wait-seconds'] ?? (stage === 'local' ? '0' : '300')),
       timeoutMs: number('--timeout-ms', values['timeout-ms']),
+      forceAuthorizerFailure: stage !== 'production' || values['force-authorizer-failure'] === true,
     };
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
@@ -122,6 +134,24 @@ async function operatorSession(
   };
 }
 
+/** The authorizer-failure check's AWS clients and names, or why this run does not force a failure. */
+async function authorizerFailure(options: Options): Promise<VerifyContext['authorizerFailure']> {
+  if (options.stage === 'local') {
+    const [runtime] = await liveRuntimes(localDirectory());
+    if (!runtime) throw new Error('No local server is running: start one with "npm start".');
+    return localAuthorizerFailureProbe(runtime);
+  }
+  if (!options.forceAuthorizerFailure)
+    return {
+      skip: 'production: forcing one fires the authorizer-failures alarm (threshold 1); run with --force-authorizer-failure when the on-call expects it (sandbox forces one on every run)',
+    };
+  return deployedAuthorizerFailureProbe(
+    options.stage,
+    new CloudFormationClient({}),
+    Math.max(options.trafficWaitMs, 60_000),
+  );
+}
+
 function line(result: CheckResult): string {
   const text = `${result.outcome}  ${result.name}: ${result.detail}`;
   return result.outcome === 'FAIL' && result.lookAt ? `${text}  -> look at: ${result.lookAt}` : text;
@@ -141,6 +171,7 @@ try {
       firewall: options.stage !== 'local',
       ...(await operatorSession(options)),
       operatorStatements: OPERATOR_STATEMENTS,
+      authorizerFailure: await authorizerFailure(options),
     },
     (result) => console.log(line(result)),
   );

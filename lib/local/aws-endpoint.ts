@@ -11,6 +11,9 @@ import type { ServiceSecretName } from '../../core/service-secrets';
 import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
 import type { LocalEventPipeline } from './event-pipeline';
 import { answerQueueOrBusCall } from './event-pipeline';
+import { LocalIam } from './iam-emulation';
+import type { LocalLogsOptions } from './logs-emulation';
+import { answerLogsCall } from './logs-emulation';
 
 /**
  * The AWS APIs the functions call, on one local address: DynamoDB requests go on to DynamoDB
@@ -22,6 +25,11 @@ import { answerQueueOrBusCall } from './event-pipeline';
  * synthesized policies. Every request must carry a valid SigV4 signature made with the service's
  * local secret access key (random per start, given to the functions and, through the 0600 runtime
  * file, to the operator CLI): another local user cannot read the service secrets through it.
+ *
+ * For the deploy verification (`npm run verify -- --stage local`) it also answers what that command
+ * asks of AWS: inline policies on a function's role, whose Deny statements then apply to the
+ * function's DynamoDB calls (iam-emulation.ts), and the access log as a CloudWatch Logs group with
+ * the stack's metric filters (logs-emulation.ts).
  */
 export interface AwsCall {
   /** The access key id of the caller: a function's name, or `operator` for the CLI and seeding. */
@@ -215,6 +223,13 @@ async function isSignedWith(
   );
 }
 
+/** The service a request was signed for (SigV4 `Credential=<id>/<date>/<region>/<service>/…`). */
+function signingServiceOf(request: IncomingMessage): string {
+  return (
+    /Credential=[^/,\s]+\/\d{8}\/[^/,\s]+\/([^/,\s]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? ''
+  );
+}
+
 /** The access key id a request was signed with (SigV4 `Credential=<id>/…`). */
 function callerOf(request: IncomingMessage): string {
   return /Credential=([^/,\s]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? 'unsigned';
@@ -252,6 +267,10 @@ export async function startAwsEndpoint(options: {
   readonly secretAccessKey: string;
   /** The queues and the bus of the platform's events. */
   readonly events?: LocalEventPipeline;
+  /** The functions, whose roles (named after them) IAM calls may change. */
+  readonly roles?: readonly string[];
+  /** The access log as a CloudWatch Logs group. */
+  readonly logs?: LocalLogsOptions;
 }): Promise<LocalAwsEndpoint> {
   const dynamoDb = new URL(options.dynamoDbEndpoint);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -259,6 +278,7 @@ export async function startAwsEndpoint(options: {
     SERVICE_SECRET_NAMES.map((name) => [name, localSecretArn(name)]),
   ) as Record<ServiceSecretName, string>;
   const recorded: AwsCall[] = [];
+  const iam = new LocalIam(options.roles ?? []);
 
   const server = createServer(async (request, response) => {
     const body = await readBody(request);
@@ -321,17 +341,50 @@ export async function startAwsEndpoint(options: {
       );
       return;
     }
-    if (options.record && target.startsWith('DynamoDB_')) {
+    if (target.startsWith('Logs_20140328.') && options.logs) {
+      let json: Json;
       try {
-        recorded.push(
-          ...dynamoDbCalls(
-            caller,
-            target.slice(target.indexOf('.') + 1),
-            JSON.parse(body.toString() || '{}'),
-          ),
+        json = JSON.parse(body.toString() || '{}') as Json;
+      } catch {
+        sendJson(response, 400, { __type: 'SerializationException', message: 'The request is not JSON.' });
+        return;
+      }
+      const answer = await answerLogsCall(options.logs, target.slice('Logs_20140328.'.length), json);
+      sendJson(response, answer.status, answer.body);
+      return;
+    }
+    if (!target && /(?:^|&)Action=/.test(body.toString()) && signingServiceOf(request) === 'iam') {
+      const answer = iam.handle(caller, body.toString());
+      response.writeHead(answer.status, {
+        'Content-Type': 'text/xml',
+        'Content-Length': Buffer.byteLength(answer.body),
+        'x-amzn-RequestId': crypto.randomUUID(),
+      });
+      response.end(answer.body);
+      return;
+    }
+    if (target.startsWith('DynamoDB_') && (options.record || iam.hasPolicies(caller))) {
+      let calls: AwsCall[];
+      try {
+        calls = dynamoDbCalls(
+          caller,
+          target.slice(target.indexOf('.') + 1),
+          JSON.parse(body.toString() || '{}'),
         );
       } catch {
-        recorded.push({ caller, action: `dynamodb:${target.slice(target.indexOf('.') + 1)}` });
+        calls = [{ caller, action: `dynamodb:${target.slice(target.indexOf('.') + 1)}` }];
+      }
+      if (options.record) recorded.push(...calls);
+      const denial = await iam.denied(caller, calls);
+      if (denial) {
+        // What DynamoDB answers a call an identity-based policy denies.
+        sendJson(
+          response,
+          400,
+          { __type: 'com.amazon.coral.service#AccessDeniedException', Message: denial },
+          'application/x-amz-json-1.0',
+        );
+        return;
       }
     }
     // Everything else is DynamoDB: on to DynamoDB Local, unchanged.

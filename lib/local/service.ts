@@ -27,6 +27,8 @@ import type { HttpServerOptions } from './http-server';
 import { checkPortFree, startHttpServer } from './http-server';
 import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
 import { DEFAULT_LAMBDA_RUNTIME_OPTIONS, LocalLambdaRuntime } from './lambda-runtime';
+import type { LocalMetricFilter } from './metric-filters';
+import { LOCAL_ACCESS_LOG_GROUP, partnerApiMetricFilters } from './metric-filters';
 import { ensurePrivateFolder, ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
 import type { DemoKey } from './seed';
 import { seedLocalData } from './seed';
@@ -266,12 +268,22 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const dynamoDbEndpoint = options.dynamoDbEndpoint ?? ownDynamoDb?.endpoint ?? '';
     // The local credential every caller of the endpoint signs with: new at each start, never printed.
     const secretAccessKey = randomBytes(24).toString('base64url');
+    let metricFilters: Promise<LocalMetricFilter[]> | undefined;
     aws = await startAwsEndpoint({
       dynamoDbEndpoint,
       secretsFile,
       record: options.recordAwsCalls ?? false,
       secretAccessKey,
       events,
+      roles: serviceFunctions.map((spec) => spec.name),
+      logs: {
+        logGroupName: LOCAL_ACCESS_LOG_GROUP,
+        file: accessLogPath(options.directory),
+        metricFilters: () => {
+          metricFilters ??= partnerApiMetricFilters();
+          return metricFilters;
+        },
+      },
     });
     const awsSettings = { awsEndpoint: aws.url, secretArns: aws.secretArns, secretAccessKey };
     // Seeding and the demo link act on this DynamoDB Local, as an operator would.

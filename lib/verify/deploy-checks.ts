@@ -1,20 +1,29 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { openReveal } from '../../core/contract/reveal-crypto';
 import type { FunctionAccess } from '../../core/routes';
-import { serviceFunctions } from '../../core/routes';
+import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes, serviceFunctions } from '../../core/routes';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { propertyCreationItems } from '../../lambdas/data/properties';
 import { revokeKey } from '../operations/keys';
 import { createActivationLink } from '../operations/links';
 import { approvePartner } from '../operations/partners';
 import type { OperatorTarget } from '../operations/target';
+import type { AuthorizerFailureProbe } from './authorizer-failure';
+import { FORCE_CHECK, forceAuthorizerFailure } from './authorizer-failure';
 import { BrowserSession, fillForm, pageTitle, postFormOf } from './browser-session';
+import type { RawAnswer } from './http-answers';
+import {
+  headDifferences,
+  header,
+  RATE_LIMIT_HEADERS,
+  rawHeadRequest,
+  rawRequest,
+  revalidationDifferences,
+} from './http-answers';
 
 const run = promisify(execFile);
 
@@ -40,13 +49,18 @@ export interface VerifyContext {
   readonly operatorIdentity: string;
   /** Statements of the operator policy, by command, as the stack names them. */
   readonly operatorStatements: { readonly audit: string; readonly traffic: string };
+  /** What forcing an authorizer failure needs (authorizer-failure.ts), or why this run does not force one. */
+  readonly authorizerFailure: AuthorizerFailureProbe | { readonly skip: string };
 }
 
 /** What the checks created, for the clean-up. */
 interface Created {
   slug?: string;
   keyPrefix?: string;
-  bulkKeys: Record<string, string>[];
+  /** Items of the index check's property, written straight into the table. */
+  writtenKeys: Record<string, string>[];
+  /** Items of the bulk properties while they are in the table. */
+  pendingBulk?: Record<string, string>[];
   /** Bulk properties written and already deleted again. */
   bulkDeleted: number;
 }
@@ -73,43 +87,42 @@ export function grantsOf(functionName: string): string {
   return `the ${functionName} function's execution role: ${[...statements, ...secrets].join('; ') || 'no grant'}`;
 }
 
-interface RawAnswer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly bytes: Buffer;
-}
-
-/** A request whose body is read as it crossed the wire (fetch would decompress it). */
-function rawRequest(
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-): Promise<RawAnswer> {
-  const send = url.startsWith('https:') ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const outgoing = send(url, { method, headers, timeout: timeoutMs }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          bytes: Buffer.concat(chunks),
-        }),
-      );
-      response.on('error', reject);
-    });
-    outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
-}
-
-const header = (answer: RawAnswer, name: string) => {
-  const value = answer.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : (value ?? '');
+/**
+ * The checks that settle how AWS reads `dynamodb:LeadingKeys` for a `Query` on the global index
+ * (the index's partition key, as the grants assume): one per function the route table grants an
+ * index query, named by the request that makes the function query the index. They run first, right
+ * after what they need (the partner, its key, the activation link), so that a deny is at the top of
+ * the report. A function given `queryIndex` without a check here fails the verification's test.
+ */
+export const INDEX_QUERY_CHECKS: Readonly<Record<string, string>> = {
+  pricingSignals: 'index query (pricingSignals): GET /properties/{id}/pricing-signals',
+  marketplacePage: 'index query (marketplacePage): GET the marketplace',
+  onboardingPage: 'index query (onboardingPage): GET the onboarding wizard',
 };
+
+/** The operator policy's index query (`audit list` without a partner reads the trail's index). */
+export const OPERATOR_INDEX_CHECK = 'index query (OperatorPolicy): npm run admin -- audit list --since';
+
+/** What the index checks need before them: the partner, its key, the activation and the provisioning. */
+export const PREREQUISITE_CHECKS = [
+  'approve a test partner',
+  'reveal the key (GET and POST /reveal/{revealId})',
+  'open the activation link',
+  'provision the host (marketplace POST: one TransactWriteItems)',
+];
+
+/** The functions the route table grants a `Query` on the global index. */
+export const functionsQueryingTheIndex = (): string[] =>
+  serviceFunctions.filter((spec) => spec.access.table?.queryIndex).map((spec) => spec.name);
+
+/** Each GET route of the API with its path filled in, and whether the partner's key goes with it. */
+function getRoutes(propertyId: number): { path: string; keyed: boolean }[] {
+  const fill = (path: string) => path.replace('{propertyId}', String(propertyId));
+  return [
+    ...partnerApiRoutes.map((route) => ({ path: fill(route.path), keyed: true })),
+    ...publicApiRoutes.map((route) => ({ path: fill(route.path), keyed: false })),
+  ];
+}
 
 function json(bytes: Buffer): Record<string, unknown> | undefined {
   try {
@@ -152,12 +165,13 @@ export async function verifyStage(
   const fail = (name: string, detail: string, lookAt: string) =>
     record({ name, outcome: 'FAIL', detail, lookAt });
   const pass = (name: string, detail: string) => record({ name, outcome: 'PASS', detail });
-  const created: Created = { bulkKeys: [], bulkDeleted: 0 };
+  const created: Created = { writtenKeys: [], bulkDeleted: 0 };
   const api = (path: string) => `${target.apiBaseUrl}${path}`;
 
   try {
     // 1. An approved test partner with its first key, as `partners approve` makes one (no mail).
-    const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+    const runStartedAt = new Date().toISOString();
+    const stamp = runStartedAt.replace(/\D/g, '').slice(0, 14);
     const slug = `verify-${stamp}-${randomBytes(2).toString('hex')}`;
     const approval = await approvePartner(
       target,
@@ -181,12 +195,10 @@ export async function verifyStage(
       );
       return results;
     }
+    const partnerId = approval.result.partner_id;
     created.slug = slug;
     created.keyPrefix = approval.result.key_prefix;
-    pass(
-      'approve a test partner',
-      `${slug} (partner ${approval.result.partner_id}), key ${approval.result.key_prefix}`,
-    );
+    pass('approve a test partner', `${slug} (partner ${partnerId}), key ${approval.result.key_prefix}`);
 
     // 2. The one-time reveal, as the page's script does it.
     const [revealPage = '', fragmentSecret = ''] = approval.result.reveal_url.split('#');
@@ -217,38 +229,33 @@ export async function verifyStage(
     );
     const withKey = { Authorization: `Bearer ${key}`, Accept: 'application/json' };
 
-    // 3. The authorizer's key read and the limiter's write. A new API Gateway key can take a few
-    // seconds to reach the usage plan, so a deployed stage gets a minute to accept it.
-    const usageDeadline = Date.now() + (target.usagePlanKeys ? 60_000 : 0);
-    let usage = await rawRequest(api('/usage'), 'GET', withKey, timeoutMs);
-    while (usage.status !== 200 && Date.now() < usageDeadline) {
+    // 3. First, the index queries (INDEX_QUERY_CHECKS): how AWS reads LeadingKeys on the index is
+    // what no simulator settles. A property of the test partner, written straight into the table,
+    // lets pricing signals run before any activation. A new API Gateway key can take a few seconds
+    // to reach the usage plan, so a deployed stage gets a minute to accept it.
+    const indexProperty = await addProperties(partnerId, 1, BULK_PROPERTIES);
+    created.writtenKeys.push(...indexProperty.keys);
+    const [propertyId = 0] = indexProperty.ids;
+    const signalsPath = `/properties/${propertyId}/pricing-signals?lookback_days=30`;
+    const keyDeadline = Date.now() + (target.usagePlanKeys ? 60_000 : 0);
+    let signals = await rawRequest(api(signalsPath), 'GET', withKey, timeoutMs);
+    while (signals.status !== 200 && Date.now() < keyDeadline) {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
-      usage = await rawRequest(api('/usage'), 'GET', withKey, timeoutMs);
+      signals = await rawRequest(api(signalsPath), 'GET', withKey, timeoutMs);
     }
-    if (
-      usage.status === 200 &&
-      header(usage, 'ratelimit').includes('r=') &&
-      json(usage.bytes)?.partner_id !== undefined
-    )
-      pass('GET /usage: authorizer key read, limiter write', `200, ${header(usage, 'ratelimit')}`);
+    if (signals.status === 200 && json(signals.bytes)?.signals)
+      pass(
+        INDEX_QUERY_CHECKS.pricingSignals ?? '',
+        `200 for property ${propertyId}: bookings read through the index`,
+      );
     else
       fail(
-        'GET /usage: authorizer key read, limiter write',
-        `${usage.status} ${problemName(usage) || header(usage, 'x-amzn-errortype')}`,
-        `dynamodb:GetItem APIKEY# (${grantsOf('authorizer')}); dynamodb:Query and UpdateItem (${grantsOf('usage')}); the usage plan key (apiKeySource AUTHORIZER)`,
+        INDEX_QUERY_CHECKS.pricingSignals ?? '',
+        `${signals.status} ${problemName(signals) || header(signals, 'x-amzn-errortype')}`,
+        `dynamodb:Query on the index with LeadingKeys PROPERTY# (the index's partition key): ${grantsOf('pricingSignals')}; the authorizer and the usage plan key if /usage fails too`,
       );
+    await auditIndexCheck(context, runStartedAt, slug, record);
 
-    const head = await rawRequest(api('/usage'), 'HEAD', withKey, timeoutMs);
-    if (head.status === 200 && head.bytes.length === 0 && header(head, 'ratelimit'))
-      pass('HEAD /usage', '200, no body, rate-limit headers');
-    else
-      fail(
-        'HEAD /usage',
-        `${head.status}, ${head.bytes.length} body bytes`,
-        `the HEAD method of /usage and ${grantsOf('usage')}`,
-      );
-
-    // 4. A full activation: link, marketplace, the provisioning transaction, the wizard.
     const hostName = `Verification host ${stamp}`;
     const link = await createActivationLink(
       target,
@@ -274,6 +281,17 @@ export async function verifyStage(
       pass('open the activation link', '303 to the marketplace, session cookie set');
       const marketplace = await browser.open(activate.location);
       const form = postFormOf(marketplace.html);
+      if (marketplace.status === 200 && form)
+        pass(
+          INDEX_QUERY_CHECKS.marketplacePage ?? '',
+          `200, "${pageTitle(marketplace.html)}": the catalog read through the index`,
+        );
+      else
+        fail(
+          INDEX_QUERY_CHECKS.marketplacePage ?? '',
+          `${marketplace.status} ${pageTitle(marketplace.html)}`,
+          `dynamodb:Query on the index with LeadingKeys PRODUCTS: ${grantsOf('marketplacePage')}`,
+        );
       const provisioned = form
         ? await browser.open(new URL(form.action, marketplace.url).toString(), {
             method: 'POST',
@@ -289,6 +307,17 @@ export async function verifyStage(
       else {
         pass('provision the host (marketplace POST: one TransactWriteItems)', '303 to the onboarding wizard');
         let page = await browser.open(provisioned.location);
+        if (page.status === 200 && postFormOf(page.html))
+          pass(
+            INDEX_QUERY_CHECKS.onboardingPage ?? '',
+            `200, "${pageTitle(page.html)}": the catalog read through the index`,
+          );
+        else
+          fail(
+            INDEX_QUERY_CHECKS.onboardingPage ?? '',
+            `${page.status} ${pageTitle(page.html)}`,
+            `dynamodb:Query on the index with LeadingKeys PRODUCTS: ${grantsOf('onboardingPage')}`,
+          );
         let steps = 0;
         let stuck: string | undefined;
         for (let form = postFormOf(page.html); form && steps < 10; form = postFormOf(page.html)) {
@@ -314,37 +343,93 @@ export async function verifyStage(
       }
     }
 
-    // 5. The partner's properties and the pricing signals of the activated one (index query).
+    // 4. The authorizer's key read and the limiter's write.
+    const usage = await rawRequest(api('/usage'), 'GET', withKey, timeoutMs);
+    if (
+      usage.status === 200 &&
+      header(usage, 'ratelimit').includes('r=') &&
+      json(usage.bytes)?.partner_id !== undefined
+    )
+      pass('GET /usage: authorizer key read, limiter write', `200, ${header(usage, 'ratelimit')}`);
+    else
+      fail(
+        'GET /usage: authorizer key read, limiter write',
+        `${usage.status} ${problemName(usage) || header(usage, 'x-amzn-errortype')}`,
+        `dynamodb:GetItem APIKEY# (${grantsOf('authorizer')}); dynamodb:Query and UpdateItem (${grantsOf('usage')}); the usage plan key (apiKeySource AUTHORIZER)`,
+      );
+
+    // 5. HEAD on every GET route: the GET's status and headers, no body. Then If-None-Match with the
+    // tag of an answer: a 304 with no body that still carries the rate-limit headers.
+    for (const route of getRoutes(propertyId)) {
+      const headers = route.keyed ? withKey : { Accept: 'application/json' };
+      const get = await rawRequest(api(route.path), 'GET', headers, timeoutMs);
+      const head = await rawHeadRequest(api(route.path), headers, timeoutMs);
+      const differences = get.status === 200 ? headDifferences(get, head) : [`GET ${get.status}`];
+      if (differences.length === 0)
+        pass(
+          `HEAD ${route.path}`,
+          `${head.status}, no body, the GET's headers (${Object.keys(head.headers)
+            .filter((name) => ['etag', 'content-type', 'cache-control', ...RATE_LIMIT_HEADERS].includes(name))
+            .join(', ')})`,
+        );
+      else
+        fail(
+          `HEAD ${route.path}`,
+          differences.join('; '),
+          `the HEAD method of ${API_BASE_PATH}${route.path} (API Gateway strips the body of a HEAD answer; the handler answers it as a GET)`,
+        );
+    }
+    for (const route of getRoutes(propertyId).filter((candidate) => candidate.keyed)) {
+      const get = await rawRequest(api(route.path), 'GET', withKey, timeoutMs);
+      const tag = header(get, 'etag');
+      const revalidated = tag
+        ? await rawRequest(api(route.path), 'GET', { ...withKey, 'If-None-Match': tag }, timeoutMs)
+        : undefined;
+      const differences = !tag
+        ? [`GET ${get.status} without an ETag`]
+        : revalidated
+          ? revalidationDifferences(get, revalidated)
+          : [];
+      if (differences.length === 0)
+        pass(
+          `GET ${route.path}, If-None-Match: its ETag`,
+          `304, no body, ETag and ${header(revalidated ?? get, 'ratelimit')}`,
+        );
+      else
+        fail(
+          `GET ${route.path}, If-None-Match: its ETag`,
+          differences.join('; '),
+          "the handler's conditional answer (lambdas/api/middleware.ts) and API Gateway's Lambda proxy passing a 304 and its headers on",
+        );
+    }
+
+    // 6. An authorizer failure, forced for real, and counted by the answered-5xx metric filter.
+    if ('skip' in context.authorizerFailure)
+      record({ name: FORCE_CHECK, outcome: 'SKIP', detail: context.authorizerFailure.skip });
+    else
+      for (const result of await forceAuthorizerFailure(
+        context.authorizerFailure,
+        target.apiBaseUrl,
+        timeoutMs,
+      ))
+        record(result);
+
+    // 7. The partner's properties.
     const properties = await rawRequest(api('/properties'), 'GET', withKey, timeoutMs);
     const list = (json(properties.bytes)?.properties ?? []) as { id: number; name: string }[];
-    const activated = list.find((property) => property.name === hostName) ?? list[0];
-    if (properties.status === 200 && activated) pass('GET /properties', `200, ${list.length} in the list`);
+    if (properties.status === 200 && list.some((property) => property.name === hostName))
+      pass('GET /properties', `200, ${list.length} in the list, the activated property among them`);
     else
       fail(
         'GET /properties',
         `${properties.status}, ${list.length} properties`,
         `dynamodb:Query PARTNER#: ${grantsOf('properties')}`,
       );
-    if (activated) {
-      const signals = await rawRequest(
-        api(`/properties/${activated.id}/pricing-signals?lookback_days=30`),
-        'GET',
-        withKey,
-        timeoutMs,
-      );
-      if (signals.status === 200 && json(signals.bytes)?.signals)
-        pass('GET /properties/{id}/pricing-signals: global index query', `200 for property ${activated.id}`);
-      else
-        fail(
-          'GET /properties/{id}/pricing-signals: global index query',
-          `${signals.status} ${problemName(signals)}`,
-          `dynamodb:Query on the index with LeadingKeys PROPERTY# (the index's partition key): ${grantsOf('pricingSignals')}`,
-        );
-    }
 
-    // 6. Compression: a list over the threshold comes gzip-compressed when asked for with JSON,
+    // 8. Compression: a list over the threshold comes gzip-compressed when asked for with JSON,
     // and uncompressed to a client that sends no Accept header (Go's default client).
-    created.bulkKeys = await addBulkProperties(approval.result.partner_id);
+    const bulk = await addProperties(partnerId, BULK_PROPERTIES, 0);
+    created.pendingBulk = bulk.keys;
     const gzipped = await rawRequest(
       api('/properties'),
       'GET',
@@ -386,11 +471,11 @@ export async function verifyStage(
         `${noAccept.status}, Content-Encoding "${header(noAccept, 'content-encoding')}", ${json(noAccept.bytes) ? 'JSON' : 'not JSON'} body`,
         'the handler compressing for a request without Accept (lambdas/api/response-encoding.ts), which API Gateway may pass on as base64 text',
       );
-    await deleteItems(created.bulkKeys);
-    created.bulkDeleted = created.bulkKeys.length / 2;
-    created.bulkKeys = [];
+    await deleteItems(bulk.keys);
+    created.pendingBulk = [];
+    created.bulkDeleted = BULK_PROPERTIES;
 
-    // 7. What API Gateway and the firewall answer themselves.
+    // 9. What API Gateway and the firewall answer themselves.
     const post = await rawRequest(api('/properties'), 'POST', withKey, timeoutMs);
     if (
       post.status === 405 &&
@@ -434,21 +519,24 @@ export async function verifyStage(
         );
     }
 
-    // 8. The operator CLI's reads: the audit trail (index query with LeadingKeys) and traffic (Logs Insights).
+    // 10. The operator CLI's reads: one partner's audit trail, and traffic (Logs Insights).
     const audit = await operatorCli(context, ['audit', 'list', '--partner', slug, '--limit', '50']);
     const actions = new Set(
       ((audit.json?.events ?? []) as { action: string }[]).map((event) => event.action),
     );
     const expected = ['partner.approved', 'key.revealed', 'link.created'];
     if (audit.code === 0 && expected.every((action) => actions.has(action)))
-      pass('npm run admin -- audit list', `${actions.size} kinds of event (${context.operatorIdentity})`);
+      pass(
+        'npm run admin -- audit list --partner',
+        `${actions.size} kinds of event (${context.operatorIdentity})`,
+      );
     else
       fail(
-        'npm run admin -- audit list',
+        'npm run admin -- audit list --partner',
         audit.code === 0
           ? `missing ${expected.filter((action) => !actions.has(action)).join(', ')}`
           : audit.error,
-        `dynamodb:Query on the table and index with LeadingKeys (${context.operatorStatements.audit}; ${context.operatorIdentity})`,
+        `dynamodb:GetItem PARTNERSLUG# and Query AUDIT# with LeadingKeys (${context.operatorStatements.audit}; ${context.operatorIdentity})`,
       );
     const trafficDeadline = Date.now() + context.trafficWaitMs;
     let traffic = await operatorCli(context, ['traffic', '--partner', slug, '--days', '1']);
@@ -480,6 +568,40 @@ export async function verifyStage(
   return results;
 }
 
+/**
+ * The operator's index query: `audit list` without a partner reads the whole trail through the
+ * index (LeadingKeys AUDIT), here since the run started and for approvals only; the test partner's
+ * approval must be in it. The index is updated asynchronously, so it gets a few tries.
+ */
+async function auditIndexCheck(
+  context: VerifyContext,
+  since: string,
+  slug: string,
+  record: (result: CheckResult) => boolean,
+): Promise<void> {
+  const args = ['audit', 'list', '--since', since, '--action', 'partner.approved', '--limit', '200'];
+  let audit = await operatorCli(context, args);
+  const events = () => (audit.json?.events ?? []) as { partner?: string }[];
+  const found = () => events().some((event) => event.partner === slug);
+  for (let attempt = 1; audit.code === 0 && !found() && attempt < 5; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    audit = await operatorCli(context, args);
+  }
+  if (audit.code === 0 && found())
+    record({
+      name: OPERATOR_INDEX_CHECK,
+      outcome: 'PASS',
+      detail: `the test partner's approval among ${events().length} since the run started (${context.operatorIdentity})`,
+    });
+  else
+    record({
+      name: OPERATOR_INDEX_CHECK,
+      outcome: 'FAIL',
+      detail: audit.code === 0 ? `the approval of ${slug} is not in the trail's index` : audit.error,
+      lookAt: `dynamodb:Query on the index with LeadingKeys AUDIT (${context.operatorStatements.audit}; ${context.operatorIdentity})`,
+    });
+}
+
 function safeGunzip(bytes: Buffer): Buffer | undefined {
   try {
     return gunzipSync(bytes);
@@ -488,24 +610,38 @@ function safeGunzip(bytes: Buffer): Buffer | undefined {
   }
 }
 
-/** Writes properties of the test partner straight into the table, enough to cross the compression threshold. */
-async function addBulkProperties(partnerId: number): Promise<Record<string, string>[]> {
-  const items = Array.from({ length: BULK_PROPERTIES }, (_, index) =>
-    propertyCreationItems({
-      // Far above any id the counter gives out, and within sortableId's 12 digits.
-      id: 800_000_000_000 + (partnerId % 10_000) * 10_000 + index,
-      partnerId,
-      hostUserId: 0,
-      name: `Deploy verification property ${index} (test data) `.padEnd(BULK_PROPERTY_NAME_LENGTH, '.'),
-      units: 1,
-      pmsHotelId: `VERIFY-BULK-${index}`,
-      createdAt: new Date().toISOString(),
-    }),
-  )
-    .flat()
+/**
+ * Writes properties of the test partner straight into the table (ids from `firstIndex` on): one for
+ * the index check before any activation, and a bulk big enough to cross the compression threshold.
+ */
+async function addProperties(
+  partnerId: number,
+  count: number,
+  firstIndex: number,
+): Promise<{ ids: number[]; keys: Record<string, string>[] }> {
+  const ids = Array.from(
+    { length: count },
+    // Far above any id the counter gives out, and within sortableId's 12 digits.
+    (_, index) => 800_000_000_000 + (partnerId % 10_000) * 10_000 + firstIndex + index,
+  );
+  const items = ids
+    .flatMap((id, index) =>
+      propertyCreationItems({
+        id,
+        partnerId,
+        hostUserId: 0,
+        name: `Deploy verification property ${firstIndex + index} (test data) `.padEnd(
+          BULK_PROPERTY_NAME_LENGTH,
+          '.',
+        ),
+        units: 1,
+        pmsHotelId: `VERIFY-BULK-${firstIndex + index}`,
+        createdAt: new Date().toISOString(),
+      }),
+    )
     .flatMap((item) => (item.Put ? [item.Put.Item as Record<string, unknown>] : []));
   await batchWrite(items.map((item) => ({ PutRequest: { Item: item } })));
-  return items.map((item) => ({ PK: String(item.PK), SK: String(item.SK) }));
+  return { ids, keys: items.map((item) => ({ PK: String(item.PK), SK: String(item.SK) })) };
 }
 
 async function deleteItems(keys: readonly Record<string, string>[]): Promise<void> {
@@ -559,15 +695,19 @@ async function operatorCli(
 
 /**
  * Removes what the run created that could do harm or cost: the key is revoked (its API Gateway
- * key deleted with it) and the bulk properties deleted. The partner, its host, property and seats
+ * key deleted with it) and the properties it wrote straight into the table deleted. The partner, its host, property and seats
  * stay, named as test data, as do the audit events (the trail is append-only).
  */
 async function cleanUp(context: VerifyContext, created: Created, record: (result: CheckResult) => boolean) {
   const removed: string[] = created.bulkDeleted > 0 ? [`${created.bulkDeleted} bulk properties deleted`] : [];
   try {
-    if (created.bulkKeys.length > 0) {
-      await deleteItems(created.bulkKeys);
-      removed.push(`${created.bulkKeys.length / 2} bulk properties deleted`);
+    if (created.pendingBulk && created.pendingBulk.length > 0) {
+      await deleteItems(created.pendingBulk);
+      removed.push(`${BULK_PROPERTIES} bulk properties deleted`);
+    }
+    if (created.writtenKeys.length > 0) {
+      await deleteItems(created.writtenKeys);
+      removed.push(`the index check's property deleted`);
     }
     if (created.keyPrefix) {
       await revokeKey(context.target, created.keyPrefix, Date.now());

@@ -1,8 +1,25 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { promisify } from 'node:util';
-import { describe, expect, inject, it } from 'vitest';
-import type { CheckResult } from '../../lib/verify/deploy-checks';
-import { grantsOf, verifyStage } from '../../lib/verify/deploy-checks';
+import { DescribeMetricFiltersCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { DeleteRolePolicyCommand, IAMClient, PutRolePolicyCommand } from '@aws-sdk/client-iam';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { API_BASE_PATH } from '../../core/routes';
+import { COUNT_CHECK, FORCE_CHECK } from '../../lib/verify/authorizer-failure';
+import { localAuthorizerFailureProbe } from '../../lib/verify/aws-probe';
+import type { CheckResult, VerifyContext } from '../../lib/verify/deploy-checks';
+import {
+  functionsQueryingTheIndex,
+  grantsOf,
+  INDEX_QUERY_CHECKS,
+  OPERATOR_INDEX_CHECK,
+  PREREQUISITE_CHECKS,
+  verifyStage,
+} from '../../lib/verify/deploy-checks';
+import { RATE_LIMIT_HEADERS } from '../../lib/verify/http-answers';
 import { testTarget } from '../support/partners';
 
 const run = promisify(execFile);
@@ -21,62 +38,111 @@ async function verifyLocal() {
   }
 }
 
-/** Every call the verification must make, by the words of its line. */
-const CHECKS = [
-  'approve a test partner',
-  'reveal the key',
-  'GET /usage: authorizer key read, limiter write',
-  'HEAD /usage',
-  'open the activation link',
-  'provision the host (marketplace POST: one TransactWriteItems)',
-  'complete the onboarding wizard',
-  'GET /properties',
-  'GET /properties/{id}/pricing-signals: global index query',
-  'GET /properties, Accept: application/json and Accept-Encoding: gzip',
-  "GET /properties, Accept-Encoding: gzip and no Accept (Go's default client)",
-  'POST /properties',
-  'GET /usage, Accept: text/html',
-  'a request the WAF managed rules block',
-  'npm run admin -- audit list',
-  'npm run admin -- traffic',
-  'clean up',
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const named = (name: string) => new RegExp(`^${literally(name)}$`);
+
+/** Every call the verification must make, by the name of its line, in this order. */
+const CHECKS: RegExp[] = [
+  named('approve a test partner'),
+  named('reveal the key (GET and POST /reveal/{revealId})'),
+  named(INDEX_QUERY_CHECKS.pricingSignals ?? ''),
+  named(OPERATOR_INDEX_CHECK),
+  named('open the activation link'),
+  named(INDEX_QUERY_CHECKS.marketplacePage ?? ''),
+  named('provision the host (marketplace POST: one TransactWriteItems)'),
+  named(INDEX_QUERY_CHECKS.onboardingPage ?? ''),
+  named('complete the onboarding wizard'),
+  named('GET /usage: authorizer key read, limiter write'),
+  named('HEAD /usage'),
+  named('HEAD /properties'),
+  /^HEAD \/properties\/\d+\/pricing-signals$/,
+  named('HEAD /openapi.json'),
+  named('GET /usage, If-None-Match: its ETag'),
+  named('GET /properties, If-None-Match: its ETag'),
+  /^GET \/properties\/\d+\/pricing-signals, If-None-Match: its ETag$/,
+  named(FORCE_CHECK),
+  named(COUNT_CHECK),
+  named('GET /properties'),
+  named('GET /properties, Accept: application/json and Accept-Encoding: gzip'),
+  named("GET /properties, Accept-Encoding: gzip and no Accept (Go's default client)"),
+  named('POST /properties'),
+  named('GET /usage, Accept: text/html'),
+  named('a request the WAF managed rules block'),
+  named('npm run admin -- audit list --partner'),
+  named('npm run admin -- traffic'),
+  named('clean up'),
 ];
 
+/** The report's lines: `OUTCOME  name: detail`, the name being the longest start that is a known check. */
+function parse(stdout: string): { outcome: string; name: string; detail: string }[] {
+  return stdout
+    .split('\n')
+    .filter((line) => /^(PASS|FAIL|SKIP) {2}/.test(line))
+    .map((line) => {
+      const rest = line.slice(6);
+      const starts = [...rest.matchAll(/: /g)].map((match) => rest.slice(0, match.index));
+      const name = starts.find((start) => CHECKS.some((check) => check.test(start))) ?? starts[0] ?? rest;
+      return { outcome: line.slice(0, 4), name, detail: rest.slice(name.length + 2) };
+    });
+}
+
+function localContext(target = testTarget()): VerifyContext {
+  return {
+    target,
+    timeoutMs: 15_000,
+    trafficWaitMs: 0,
+    firewall: false,
+    operatorEnvironment: process.env,
+    operatorIdentity: 'local',
+    operatorStatements: { audit: 'audit statements', traffic: 'traffic statements' },
+    authorizerFailure: { skip: 'not in this test' },
+  };
+}
+
 describe('the deploy verification (npm run verify)', () => {
-  it('passes every check against the local stack, one line each, and skips only the WAF (none locally)', async () => {
+  it('passes every check against the local stack, one line each in order, and skips only the WAF (none locally)', async () => {
     const { code, stdout } = await verifyLocal();
-    const lines = stdout.split('\n').filter((line) => /^(PASS|FAIL|SKIP) {2}/.test(line));
+    const lines = parse(stdout);
 
     expect(
-      lines.filter((line) => !line.startsWith('PASS')),
+      lines.filter((line) => line.outcome !== 'PASS').map((line) => `${line.outcome}  ${line.name}`),
       stdout,
-    ).toEqual(['SKIP  a request the WAF managed rules block: the local server has no WAF']);
-    for (const check of CHECKS)
-      expect(lines.filter((line) => line.includes(`  ${check}`)).length, check).toBeGreaterThanOrEqual(1);
-    expect(lines).toHaveLength(CHECKS.length);
+    ).toEqual(['SKIP  a request the WAF managed rules block']);
+    expect(lines.map((line) => line.name)).toHaveLength(CHECKS.length);
+    for (const [index, line] of lines.entries()) expect(line.name, stdout).toMatch(CHECKS[index] ?? /^$/);
     expect(stdout).toMatch(
       new RegExp(`Verification of local: ${CHECKS.length - 1} checks passed, 0 failed, 1 skipped\\.`),
     );
+    // The forced failure was a 503 from the authorizer-failure gateway response, counted by both filters.
+    expect(lines.find((line) => line.name === FORCE_CHECK)?.detail).toMatch(
+      /^503 service-unavailable, Retry-After 1 after \d+ s \(request [0-9a-f-]{36}\)$/,
+    );
+    expect(lines.find((line) => line.name === COUNT_CHECK)?.detail).toBe(
+      'its access-log line (status 503, responseType AUTHORIZER_FAILURE) counts in partnerApi5xx ({ $.status >= 500 }) and AuthorizerFailures ({ ($.responseType = "AUTHORIZER_FAILURE") || ($.responseType = "AUTHORIZER_CONFIGURATION_ERROR") })',
+    );
     expect(code).toBe(0);
   }, 300_000);
+
+  it('has an index check for every function the route table grants a query on the index, run first', () => {
+    expect(Object.keys(INDEX_QUERY_CHECKS).sort()).toEqual(functionsQueryingTheIndex().sort());
+    const firstOthers = CHECKS.findIndex(
+      (check) =>
+        ![...PREREQUISITE_CHECKS, ...Object.values(INDEX_QUERY_CHECKS), OPERATOR_INDEX_CHECK].some((name) =>
+          check.test(name),
+        ),
+    );
+    const lastIndexCheck = Math.max(
+      ...Object.values(INDEX_QUERY_CHECKS).map((name) => CHECKS.findIndex((check) => check.test(name))),
+    );
+    expect(lastIndexCheck).toBeLessThan(firstOthers);
+  });
 
   it('names the AWS call and the policy statement to look at when a check fails, and still cleans up', async () => {
     const results: CheckResult[] = [];
     // The pages' base URL replaced by the API's: the reveal page is not there (404).
     const target = { ...testTarget(), activationBaseUrl: inject('apiBaseUrl') };
 
-    await verifyStage(
-      {
-        target,
-        timeoutMs: 15_000,
-        trafficWaitMs: 0,
-        firewall: false,
-        operatorEnvironment: process.env,
-        operatorIdentity: 'local',
-        operatorStatements: { audit: 'audit statements', traffic: 'traffic statements' },
-      },
-      (result) => results.push(result),
-    );
+    await verifyStage(localContext(target), (result) => results.push(result));
 
     const failed = results.find((result) => result.outcome === 'FAIL');
     expect(failed?.name).toBe('reveal the key (GET and POST /reveal/{revealId})');
@@ -90,4 +156,192 @@ describe('the deploy verification (npm run verify)', () => {
       /^key svc_\w+ revoked; partner verify-\d+-[0-9a-f]+ stays as test data/,
     );
   });
+
+  describe('fails each new check when what it checks is broken', () => {
+    let proxy: BreakingProxy;
+    const iam = () =>
+      new IAMClient({
+        endpoint: awsEndpoint(),
+        region: 'local',
+        credentials: { accessKeyId: 'operator', secretAccessKey: secretAccessKey() },
+      });
+    // Only the verification's own property (ids 8000<partner>2400, the index check's), so that the
+    // suite's other files, which share the server, keep their pricing signals.
+    const denyIndexQuery = {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Deny',
+          Action: 'dynamodb:Query',
+          Resource: '*',
+          Condition: {
+            'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['PROPERTY#8000????2400#BOOKINGS'] },
+          },
+        },
+      ],
+    };
+
+    beforeAll(async () => {
+      proxy = await breakingProxy(new URL(inject('apiBaseUrl')).origin);
+      await iam().send(
+        new PutRolePolicyCommand({
+          RoleName: 'pricingSignals',
+          PolicyName: 'test-deny-index-query',
+          PolicyDocument: JSON.stringify(denyIndexQuery),
+        }),
+      );
+    });
+    afterAll(async () => {
+      await iam().send(
+        new DeleteRolePolicyCommand({ RoleName: 'pricingSignals', PolicyName: 'test-deny-index-query' }),
+      );
+      await proxy?.close();
+    });
+
+    it('an index query denied, HEAD with a body, a 304 without rate-limit headers, a filter that no longer matches', async () => {
+      const probe = localAuthorizerFailureProbe({
+        awsEndpoint: awsEndpoint(),
+        secretAccessKey: secretAccessKey(),
+      });
+      // The stage's answered-5xx filter, as if its pattern had been changed to one that misses a 503.
+      probe.logs.middlewareStack.add(
+        (next, context) => async (args) => {
+          const output = await next(args);
+          if (context.commandName === DescribeMetricFiltersCommand.name) {
+            const body = output.output as { metricFilters?: { filterPattern?: string }[] };
+            for (const filter of body.metricFilters ?? [])
+              if (filter.filterPattern === '{ $.status >= 500 }')
+                filter.filterPattern = '{ $.status >= 600 }';
+          }
+          return output;
+        },
+        { step: 'initialize', name: 'breakAnsweredServerErrorsFilter' },
+      );
+      const results: CheckResult[] = [];
+
+      await verifyStage(
+        {
+          ...localContext({ ...testTarget(), apiBaseUrl: `${proxy.url}${API_BASE_PATH}` }),
+          authorizerFailure: { ...probe, logWaitMs: 5_000 },
+        },
+        (result) => results.push(result),
+      );
+      const outcome = (pattern: RegExp) => results.filter((result) => pattern.test(result.name));
+      const failures = results.filter((result) => result.outcome === 'FAIL');
+
+      // The deny is the first failure, right after the partner and its key: the top of the report.
+      expect(results.slice(0, 3).map((result) => `${result.outcome} ${result.name}`)).toEqual([
+        'PASS approve a test partner',
+        'PASS reveal the key (GET and POST /reveal/{revealId})',
+        `FAIL ${INDEX_QUERY_CHECKS.pricingSignals}`,
+      ]);
+      expect(failures[0]?.lookAt).toContain('dynamodb:Query on the index with LeadingKeys PROPERTY#');
+      for (const head of outcome(/^HEAD /)) {
+        expect(head.outcome, head.name).toBe('FAIL');
+        if (!head.name.includes('pricing-signals'))
+          expect(head.detail, head.name).toMatch(/^\d+ body bytes$/);
+      }
+      for (const revalidation of outcome(/If-None-Match/).filter(
+        (result) => !result.name.includes('pricing'),
+      )) {
+        expect(revalidation.outcome, revalidation.name).toBe('FAIL');
+        expect(revalidation.detail, revalidation.name).toBe(`no ${RATE_LIMIT_HEADERS.join(', ')}`);
+      }
+      expect(outcome(named(FORCE_CHECK))[0]?.outcome).toBe('PASS');
+      expect(outcome(named(COUNT_CHECK))[0]).toMatchObject({
+        outcome: 'FAIL',
+        detail:
+          'its access-log line (status 503, responseType AUTHORIZER_FAILURE): partnerApi5xx ({ $.status >= 600 }) does not match it',
+      });
+      // Nothing else failed: each failure is one of the three breakages.
+      expect(
+        failures
+          .map((result) => result.name)
+          .filter(
+            (name) =>
+              !/^HEAD |If-None-Match/.test(name) &&
+              name !== INDEX_QUERY_CHECKS.pricingSignals &&
+              name !== COUNT_CHECK,
+          ),
+      ).toEqual([]);
+      expect(results.at(-1)).toMatchObject({ name: 'clean up', outcome: 'PASS' });
+    }, 300_000);
+  });
 });
+
+const awsEndpoint = () => inject('localEnvironment').AWS_ENDPOINT_URL_SECRETS_MANAGER ?? '';
+const secretAccessKey = () => inject('localEnvironment').AWS_SECRET_ACCESS_KEY ?? '';
+
+interface BreakingProxy {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A gateway that breaks two things on the way back, speaking raw HTTP/1.1 so it can: a HEAD answer
+ * gets a body (which no HTTP client would read), and a 304 loses the rate-limit headers.
+ */
+async function breakingProxy(upstream: string): Promise<BreakingProxy> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    let received = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const [requestLine = '', ...lines] = received.subarray(0, end).toString('latin1').split('\r\n');
+      const [method = 'GET', path = '/'] = requestLine.split(' ');
+      const headers = Object.fromEntries(
+        lines.map((line) => [
+          line.slice(0, line.indexOf(':')).trim(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
+      const length = Number(headers['Content-Length'] ?? headers['content-length'] ?? 0);
+      if (received.length < end + 4 + length) return;
+      const body = received.subarray(end + 4, end + 4 + length);
+      socket.removeAllListeners('data');
+      const forwarded = httpRequest(
+        `${upstream}${path}`,
+        { method, headers: { ...headers, host: new URL(upstream).host, connection: 'close' } },
+        async (answer) => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of answer) chunks.push(chunk as Buffer);
+          let payload = Buffer.concat(chunks);
+          const out: string[] = [];
+          for (let index = 0; index + 1 < answer.rawHeaders.length; index += 2) {
+            const name = answer.rawHeaders[index] ?? '';
+            const lower = name.toLowerCase();
+            if (['content-length', 'connection', 'keep-alive', 'transfer-encoding'].includes(lower)) continue;
+            if (answer.statusCode === 304 && RATE_LIMIT_HEADERS.includes(lower)) continue;
+            out.push(`${name}: ${answer.rawHeaders[index + 1]}`);
+          }
+          if (method === 'HEAD') payload = Buffer.from('a body where there must be none');
+          else out.push(`Content-Length: ${payload.length}`);
+          socket.end(
+            Buffer.concat([
+              Buffer.from(
+                `HTTP/1.1 ${answer.statusCode} ${answer.statusMessage}\r\n${[...out, 'Connection: close'].join('\r\n')}\r\n\r\n`,
+                'latin1',
+              ),
+              payload,
+            ]),
+          );
+        },
+      );
+      forwarded.on('error', () => socket.destroy());
+      forwarded.end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
