@@ -20,7 +20,10 @@ const CREATE_REQUIRE_BANNER =
 /**
  * How every function is bundled by esbuild: one minified ESM file per handler with the AWS SDK
  * inside (pinned by our lock file) and a source map without the sources. The stack passes these
- * to CDK's NodejsFunction; the local runtime builds the same bundles at start.
+ * to CDK's NodejsFunction; the local runtime builds the same bundles at start. One file, no code
+ * splitting: a dynamic `import()` of our own module stays in the file, and esbuild wraps what only
+ * it reaches in a function that runs on the first call, so the module's load work is left out of
+ * the cold start (the event consumer's dead-letter sender; docs/design/README.md#cold-start-is-billed).
  */
 export const FUNCTION_BUNDLING = {
   format: 'esm',
