@@ -36,7 +36,7 @@ export const FUNCTION_BUNDLING = {
 
 /**
  * Stack traces point at sources through the bundle's source map. Not free: Node reads and parses
- * the map when it loads the bundle, about a third of each function's module load (bench section
- * 2 measures it); kept for readable stack traces in the logs (docs/design/README.md#cold-start-is-billed).
+ * the map when it loads the bundle, about a tenth of each function's module load (bench section 2
+ * measures it); kept for readable stack traces in the logs (docs/design/README.md#cold-start-is-billed).
  */
 export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
