@@ -20,7 +20,10 @@ const CREATE_REQUIRE_BANNER =
 /**
  * How every function is bundled by esbuild: one minified ESM file per handler with the AWS SDK
  * inside (pinned by our lock file) and a source map without the sources. The stack passes these
- * to CDK's NodejsFunction; the local runtime builds the same bundles at start.
+ * to CDK's NodejsFunction; the local runtime builds the same bundles at start. One file, no code
+ * splitting: a dynamic `import()` of our own module stays in the file, and esbuild wraps what only
+ * it reaches in a function that runs on the first call, so the module's load work is left out of
+ * the cold start (the event consumer's dead-letter sender; docs/design/README.md#cold-start-is-billed).
  */
 export const FUNCTION_BUNDLING = {
   format: 'esm',
@@ -31,5 +34,9 @@ export const FUNCTION_BUNDLING = {
   sourcesContent: false,
 } as const;
 
-/** Stack traces point at sources through the bundle's source map (it costs only when one is formatted). */
+/**
+ * Stack traces point at sources through the bundle's source map. Not free: Node reads and parses
+ * the map when it loads the bundle, about a tenth of each function's module load (bench section 2
+ * measures it); kept for readable stack traces in the logs (docs/design/README.md#cold-start-is-billed).
+ */
 export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';

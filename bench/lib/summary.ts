@@ -91,6 +91,15 @@ const SUMMARIES: Readonly<Record<string, readonly TableSummary[]>> = {
         schemaCompilationsAtLoad: ['Function() at import', 'exact'],
       },
     },
+    {
+      name: 'budget',
+      table: 1,
+      row: byColumn('Bundle'),
+      figures: {
+        addedMainThreadCpuMs: ['Δ main-thread CPU (judged)', 'measured'],
+        modelledInitMs: ['modelled INIT ms', 'measured'],
+      },
+    },
   ],
   'warm-handlers': [
     {

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import type { BuildOptions, Metafile } from 'esbuild';
 import { build } from 'esbuild';
+import { serviceFunctions } from '../../core/routes';
 import type { FunctionBundle } from '../lib/cdk-assets';
 import { functionBundles, REPOSITORY_ROOT } from '../lib/cdk-assets';
 import { runProcess } from '../lib/child';
@@ -16,6 +17,7 @@ import {
   formatBytes,
   formatNumber,
   formatSummary,
+  median,
   medianConfidenceInterval,
   pairedDeltas,
   pairedRatios,
@@ -23,16 +25,43 @@ import {
 } from '../lib/stats';
 
 const ROUNDS = 25;
-const BUDGET_MS = 15;
+/**
+ * What a bundle may add to a bare DocumentClient handler's module load. Lambda bills the INIT
+ * phase of on-demand functions since 1 August 2025 (managed runtimes, ZIP packages:
+ * https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), so this is
+ * cost as well as latency (docs/design/README.md#cold-start-is-billed).
+ */
+const BUDGET_MS = 10;
 
 /**
  * Loads one handler file the way the Lambda Node.js runtime loads an ESM handler: a dynamic
- * `import()` of its file URL, timed from just before to just after the promise settles. With
+ * `import()` of its file URL, timed from just before to just after the promise settles. Besides
+ * the wall time it reads, from the Linux scheduler (`/proc/thread-self/schedstat`), how long the
+ * main thread was on a CPU during the import and how long it waited in the run queue for one: a
+ * busy machine adds to the wait, not to the time on a CPU. The scheduler's figures are exact for
+ * a thread that has just slept (a running thread's are a tick behind), so each reading follows a
+ * 1 ms `Atomics.wait`, outside the timed import. Without /proc it falls back to
+ * `process.threadCpuUsage()` (tick-grained) and no wait. `initMs` is the model of the INIT phase:
+ * from the process's start (Node's own start) to the handler loaded, the probe's set-up left out. With
  * `--count-compilations` it also counts calls of the global `Function` constructor (how zod,
  * like every JIT-compiling library, compiles a schema's parser) during the import; timed runs
  * leave it out so that nothing but the import is measured.
  */
 const PROBE = `
+import { readFileSync } from 'node:fs';
+const bootMs = performance.now();
+const fence = new Int32Array(new SharedArrayBuffer(4));
+function scheduler(settle = true) {
+  if (settle) Atomics.wait(fence, 0, 0, 1);
+  try {
+    const [onCpu, waiting] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+    return { onCpuMs: onCpu / 1e6, waitingMs: waiting / 1e6 };
+  } catch {
+    const usage = process.threadCpuUsage();
+    return { onCpuMs: (usage.user + usage.system) / 1000, waitingMs: Number.NaN };
+  }
+}
+const bootWaitingMs = scheduler(false).waitingMs;
 const counting = process.argv.includes('--count-compilations');
 let compilations = 0;
 if (counting) {
@@ -55,24 +84,38 @@ if (profileIndex > 0) {
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
 }
+const scheduledBefore = scheduler();
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
 const module = await import(pathToFileURL(process.argv[2]).href);
 const loadMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
 const cpuMs = (cpu.user + cpu.system) / 1000;
+const scheduledAfter = scheduler();
+const threadCpuMs = scheduledAfter.onCpuMs - scheduledBefore.onCpuMs;
+const runQueueMs = scheduledAfter.waitingMs - scheduledBefore.waitingMs;
+const initMs = bootMs + loadMs;
+const initRunQueueMs = bootWaitingMs + runQueueMs;
 if (session) {
   const { profile } = await session.post('Profiler.stop');
   const { writeFile } = await import('node:fs/promises');
   await writeFile(process.argv[profileIndex + 1], JSON.stringify(profile));
 }
-process.stdout.write(JSON.stringify({ loadMs, cpuMs, compilations, handler: typeof module.handler }) + '\\n');
+process.stdout.write(JSON.stringify({ loadMs, cpuMs, threadCpuMs, runQueueMs, initMs, initRunQueueMs, compilations, handler: typeof module.handler }) + '\\n');
 `;
 
 interface ProbeResult {
   readonly loadMs: number;
   /** CPU time of the whole process (all threads) during the import. */
   readonly cpuMs: number;
+  /** Time the main thread spent on a CPU during the import (exact, from the scheduler). */
+  readonly threadCpuMs: number;
+  /** Time the main thread was ready to run but waited for a CPU during the import. */
+  readonly runQueueMs: number;
+  /** From the process's start to the handler loaded (Node's start and the import), wall time. */
+  readonly initMs: number;
+  /** Of `initMs`, the main thread's time waiting for a CPU (Node's start and the import). */
+  readonly initRunQueueMs: number;
   readonly compilations: number;
   readonly handler: string;
 }
@@ -188,18 +231,10 @@ async function bundleEntry(
   return { file, metafile: result.metafile };
 }
 
-/**
- * Entry file of a bundle, from its source map: esbuild emits modules in dependency order, so the
- * last `lambdas/` source is the entry point (whatever the route table calls it).
- */
-async function entryOf(bundle: FunctionBundle): Promise<string | undefined> {
-  try {
-    const map = JSON.parse(await readFile(`${bundle.handlerFile}.map`, 'utf8')) as { sources?: string[] };
-    const last = (map.sources ?? []).filter((source) => source.includes('lambdas/')).at(-1);
-    return last === undefined ? undefined : last.slice(last.indexOf('lambdas/'));
-  } catch {
-    return undefined;
-  }
+/** Entry file of a bundle: the route table's `entry` of the function its `service-function` tag names. */
+function entryOf(bundle: FunctionBundle): string | undefined {
+  const entry = serviceFunctions.find((spec) => spec.name === bundle.name)?.entry;
+  return entry === undefined ? undefined : `lambdas/${entry}`;
 }
 
 async function fileSizes(file: string): Promise<{ code: number; map: number; zipped: number }> {
@@ -303,10 +338,14 @@ function sampleOrigin(stack: readonly CallFrame[], bundleUrl: string, sourceMap:
   return NODE_LOADING;
 }
 
+/** The runs of one candidate. */
 interface Loads {
-  readonly maps: number[];
-  readonly plain: number[];
-  readonly mapsCpu: number[];
+  /** Source maps on, as deployed: one a round (the bare baseline: one next to each function's). */
+  readonly maps: ProbeResult[];
+  /** For a function: the bare baseline's run right before or after each of its `maps` runs. */
+  readonly adjacentBare: ProbeResult[];
+  /** Source maps off: one a round. */
+  readonly plain: ProbeResult[];
 }
 
 interface BundleRow {
@@ -319,15 +358,62 @@ interface BundleRow {
   readonly cpuMsWithSourceMaps: Summary;
   readonly ratioToHelloWorld: Summary;
   readonly ratioToBareDocumentClient: Summary;
+  /** Wall time of the import added to the bare baseline's run next to it (source maps on). */
   readonly deltaToBareDocumentClientMs: Summary;
-  /** 95% bootstrap confidence interval of the median paired delta (source maps on). */
+  /** 95% bootstrap confidence interval of the median paired wall-time delta (source maps on). */
   readonly deltaConfidenceInterval: [number, number];
   readonly deltaToBareDocumentClientMsWithoutSourceMaps: Summary;
   readonly cpuDeltaToBareDocumentClientMs: Summary;
+  /** The main thread's time on a CPU during the import (source maps on). */
+  readonly threadCpuMsWithSourceMaps: Summary;
+  /** The same without source maps. */
+  readonly threadCpuMsWithoutSourceMaps: Summary;
+  /**
+   * What the budget judges: the main thread's CPU time of the import minus the bare baseline's in
+   * the run next to it (source maps on), per pair; `addedMs` is its median.
+   */
+  readonly threadCpuDeltaToBareDocumentClientMs: Summary;
+  /** 95% bootstrap confidence interval of that median. */
+  readonly threadCpuDeltaConfidenceInterval: [number, number];
+  /** The budget's figure: the median of `threadCpuDeltaToBareDocumentClientMs`, ms. */
+  readonly addedMs: number;
+  /**
+   * Time the main thread slept during the import (waiting for a file read or a helper thread:
+   * wall time less its CPU time and its wait for a CPU), minus the bare baseline's next to it.
+   * Near zero: the CPU time is then the whole of what the bundle adds to an idle machine's wall time.
+   */
+  readonly asleepDeltaToBareDocumentClientMs: Summary;
+  /** Median share of the import's wall time the main thread spent waiting for a CPU. */
+  readonly runQueueShare: number;
+  /**
+   * The modelled INIT duration, ms: from the process's start (Node's own start) to the handler
+   * loaded, source maps on, less the main thread's waits for a CPU (what an idle machine takes);
+   * median of the runs. What the cost section counts as billed INIT time per cold start. Lambda's
+   * runtime client and extensions add their own time on AWS, and ARM64 at the function's memory
+   * size runs at its own speed: a model, not a measurement of AWS.
+   */
+  readonly modelledInitMs: number;
+  /** The same, as measured (wall time, waits for a CPU included). */
+  readonly modelledInitWallMs: number;
   readonly compilationsAtImport: number;
   readonly composition?: Record<string, number>;
   /** CPU self time in the bundle's code during the import, ms per load, by origin. */
   readonly profile?: Record<string, number>;
+}
+
+const field =
+  <Key extends 'loadMs' | 'cpuMs' | 'threadCpuMs' | 'runQueueMs'>(key: Key) =>
+  (results: readonly ProbeResult[]): number[] =>
+    results.map((result) => result[key]);
+const wall = field('loadMs');
+const processCpu = field('cpuMs');
+const threadCpu = field('threadCpuMs');
+/** Wall time less the main thread's CPU time and its wait for a CPU: time it slept. */
+const asleep = (results: readonly ProbeResult[]): number[] =>
+  results.map((result) => result.loadMs - result.threadCpuMs - (result.runQueueMs || 0));
+
+function differences(values: readonly number[], baselines: readonly number[]): number[] {
+  return values.map((value, index) => value - (baselines[index] ?? Number.NaN));
 }
 
 export async function measureBundles(): Promise<SectionResult> {
@@ -340,7 +426,7 @@ export async function measureBundles(): Promise<SectionResult> {
     const sharedEnvironment = bundles[0]?.environment ?? {};
     const candidates: Candidate[] = [];
     for (const bundle of bundles) {
-      const entry = await entryOf(bundle);
+      const entry = entryOf(bundle);
       const candidate: Candidate = {
         name: bundle.description,
         kind: 'function',
@@ -379,25 +465,44 @@ export async function measureBundles(): Promise<SectionResult> {
 
     const timedCandidates = candidates.filter((candidate) => candidate.kind !== 'control');
     const loads = new Map<string, Loads>(
-      timedCandidates.map((candidate) => [candidate.name, { maps: [], plain: [], mapsCpu: [] }]),
+      timedCandidates.map((candidate) => [candidate.name, { maps: [], adjacentBare: [], plain: [] }]),
     );
+    const [helloCandidate, bareCandidate] = baselineSources.map(([name]) =>
+      timedCandidates.find((candidate) => candidate.name === name),
+    );
+    if (!helloCandidate || !bareCandidate) throw new Error('The baselines were not bundled');
+    const functions = timedCandidates.filter((candidate) => candidate.kind === 'function');
+    const loaded = async (candidate: Candidate, sourceMaps: boolean) => {
+      const result = await probe(probeFile, candidate, sourceMaps);
+      if (result.handler !== 'function') throw new Error(`${candidate.name} exports no handler function`);
+      return result;
+    };
+    const record = (candidate: Candidate, kind: keyof Loads, result: ProbeResult) =>
+      loads.get(candidate.name)?.[kind].push(result);
     // One untimed load each first: the files are then in the page cache for every timed run alike.
     for (const candidate of timedCandidates) await probe(probeFile, candidate, true);
     for (let round = 0; round < ROUNDS; round++) {
       if (round % 5 === 0)
         progress(`bundles: load-time rounds ${round + 1}–${Math.min(ROUNDS, round + 5)} of ${ROUNDS}`);
-      // Rotate the order each round so that no bundle always runs right after another.
-      const order = timedCandidates.map(
-        (_, index) => timedCandidates[(index + round) % timedCandidates.length],
-      );
-      for (const candidate of order) {
-        const entry = candidate && loads.get(candidate.name);
-        if (!candidate || !entry) continue;
-        const withMaps = await probe(probeFile, candidate, true);
-        if (withMaps.handler !== 'function') throw new Error(`${candidate.name} exports no handler function`);
-        entry.maps.push(withMaps.loadMs);
-        entry.mapsCpu.push(withMaps.cpuMs);
-        entry.plain.push((await probe(probeFile, candidate, false)).loadMs);
+      for (const [candidate, sourceMaps] of [
+        [helloCandidate, true],
+        [helloCandidate, false],
+        [bareCandidate, false],
+      ] as const)
+        record(candidate, sourceMaps ? 'maps' : 'plain', await loaded(candidate, sourceMaps));
+      // Each function next to a run of the bare baseline, which goes first every other time; the
+      // order of the functions rotates, so that no bundle always runs right after another.
+      for (let index = 0; index < functions.length; index++) {
+        const candidate = functions[(index + round) % functions.length];
+        if (!candidate) continue;
+        const bareFirst = (round + index) % 2 === 0;
+        const first = await loaded(bareFirst ? bareCandidate : candidate, true);
+        const second = await loaded(bareFirst ? candidate : bareCandidate, true);
+        const [bareRun, functionRun] = bareFirst ? [first, second] : [second, first];
+        record(bareCandidate, 'maps', bareRun);
+        record(candidate, 'maps', functionRun);
+        record(candidate, 'adjacentBare', bareRun);
+        record(candidate, 'plain', await loaded(candidate, false));
       }
     }
     const compilations = new Map<string, ProbeResult>();
@@ -405,35 +510,54 @@ export async function measureBundles(): Promise<SectionResult> {
       compilations.set(candidate.name, await probe(probeFile, candidate, true, true));
     }
     progress('bundles: CPU profiles of the imports');
-    const bareName = baselineSources[1][0];
     const profiles = new Map<string, Record<string, number>>();
-    for (const candidate of candidates.filter((item) => item.kind === 'function' || item.name === bareName)) {
+    for (const candidate of candidates.filter((item) => item.kind === 'function' || item === bareCandidate)) {
       profiles.set(candidate.name, await profileImport(probeFile, candidate, work));
     }
 
-    const empty: Loads = { maps: [], plain: [], mapsCpu: [] };
-    const hello = loads.get(baselineSources[0][0]) ?? empty;
-    const bare = loads.get(baselineSources[1][0]) ?? empty;
+    const empty: Loads = { maps: [], adjacentBare: [], plain: [] };
+    const hello = loads.get(helloCandidate.name) ?? empty;
+    const bare = loads.get(bareCandidate.name) ?? empty;
+    const bareFirstOfRound = bare.maps.filter((_, index) => index % functions.length === 0);
     const rows: BundleRow[] = [];
     for (const candidate of candidates) {
       const measured = loads.get(candidate.name) ?? empty;
+      // Runs taken one a round: hello-world's, and the bare baseline's first of each round.
+      const onePerRound = (results: readonly ProbeResult[]) =>
+        candidate === bareCandidate ? results.filter((_, index) => index % functions.length === 0) : results;
+      // A function is paired with the bare baseline's run next to it; hello-world with the bare
+      // baseline's first run of the same round; the bare baseline with itself (every delta 0).
+      const neighbours =
+        candidate === bareCandidate
+          ? measured.maps
+          : candidate.kind === 'function'
+            ? measured.adjacentBare
+            : bareFirstOfRound;
       const bundle = bundles.find((item) => item.handlerFile === candidate.handlerFile);
+      const threadCpuDeltas = differences(threadCpu(measured.maps), threadCpu(neighbours));
       rows.push({
         name: candidate.name,
         kind: candidate.kind,
         logicalId: bundle?.logicalId,
         sizes: await fileSizes(candidate.handlerFile),
-        loadMsWithSourceMaps: summarize(measured.maps),
-        loadMsWithoutSourceMaps: summarize(measured.plain),
-        cpuMsWithSourceMaps: summarize(measured.mapsCpu),
-        ratioToHelloWorld: pairedRatios(measured.maps, hello.maps),
-        ratioToBareDocumentClient: pairedRatios(measured.maps, bare.maps),
-        deltaToBareDocumentClientMs: pairedDeltas(measured.maps, bare.maps),
-        deltaConfidenceInterval: medianConfidenceInterval(
-          measured.maps.map((value, index) => value - (bare.maps[index] ?? Number.NaN)),
-        ),
-        deltaToBareDocumentClientMsWithoutSourceMaps: pairedDeltas(measured.plain, bare.plain),
-        cpuDeltaToBareDocumentClientMs: pairedDeltas(measured.mapsCpu, bare.mapsCpu),
+        loadMsWithSourceMaps: summarize(wall(measured.maps)),
+        loadMsWithoutSourceMaps: summarize(wall(measured.plain)),
+        cpuMsWithSourceMaps: summarize(processCpu(measured.maps)),
+        ratioToHelloWorld: pairedRatios(wall(onePerRound(measured.maps)), wall(hello.maps)),
+        ratioToBareDocumentClient: pairedRatios(wall(measured.maps), wall(neighbours)),
+        deltaToBareDocumentClientMs: pairedDeltas(wall(measured.maps), wall(neighbours)),
+        deltaConfidenceInterval: medianConfidenceInterval(differences(wall(measured.maps), wall(neighbours))),
+        deltaToBareDocumentClientMsWithoutSourceMaps: pairedDeltas(wall(measured.plain), wall(bare.plain)),
+        cpuDeltaToBareDocumentClientMs: pairedDeltas(processCpu(measured.maps), processCpu(neighbours)),
+        threadCpuMsWithSourceMaps: summarize(threadCpu(measured.maps)),
+        threadCpuMsWithoutSourceMaps: summarize(threadCpu(measured.plain)),
+        threadCpuDeltaToBareDocumentClientMs: summarize(threadCpuDeltas),
+        threadCpuDeltaConfidenceInterval: medianConfidenceInterval(threadCpuDeltas),
+        addedMs: median(threadCpuDeltas),
+        asleepDeltaToBareDocumentClientMs: pairedDeltas(asleep(measured.maps), asleep(neighbours)),
+        runQueueShare: median(measured.maps.map((result) => result.runQueueMs / result.loadMs)),
+        modelledInitMs: median(measured.maps.map((result) => result.initMs - (result.initRunQueueMs || 0))),
+        modelledInitWallMs: median(measured.maps.map((result) => result.initMs)),
         compilationsAtImport: compilations.get(candidate.name)?.compilations ?? Number.NaN,
         composition: candidate.composition,
         profile: profiles.get(candidate.name),
@@ -445,27 +569,45 @@ export async function measureBundles(): Promise<SectionResult> {
   }
 }
 
-/** What the profiles say about zod (schemas are built at load, never compiled). */
+/** What the profiles say about zod (its module code and any schema built at load; never compiled). */
 function profileNotes(rows: readonly BundleRow[]): string[] {
   const withZod = rows.filter((row) => (row.profile?.zod ?? 0) > 0);
   if (withZod.length === 0) return [];
   return [
-    `zod/mini builds its schemas when a module loads (no code generation): ${withZod
+    `CPU self time in zod/mini during the import (its own module code, and any schema built at load; zod/mini generates no code): ${withZod
       .map((row) => `${shortName(row)} ${formatNumber(row.profile?.zod ?? 0, 1)} ms`)
-      .join(', ')} of CPU self time in zod per load (profiled; sampling adds some overhead).`,
+      .join(
+        ', ',
+      )} per load (profiled; sampling adds some overhead). The event schemas are built on first use.`,
   ];
 }
 
-function ci(row: BundleRow): string {
-  const [low, high] = row.deltaConfidenceInterval;
+/** What `--enable-source-maps` costs each load: Node reads and parses the bundle's map when it loads it. */
+function sourceMapNote(rows: readonly BundleRow[]): string[] {
+  const bare = rows.find((row) => row.name.startsWith('bare DynamoDB'));
+  const functions = rows.filter((row) => row.kind === 'function');
+  if (!bare || functions.length === 0) return [];
+  const cost = (row: BundleRow) =>
+    row.threadCpuMsWithSourceMaps.median - row.threadCpuMsWithoutSourceMaps.median;
+  const costs = functions.map(cost).sort((a, b) => a - b);
+  return [
+    `NODE_OPTIONS=--enable-source-maps (as deployed) costs every load the reading and parsing of the bundle's source map, not only a formatted stack trace: ${formatNumber(cost(bare), 1)} ms of main-thread CPU for the bare baseline, ${formatNumber(costs[0] ?? Number.NaN, 1)}–${formatNumber(costs.at(-1) ?? Number.NaN, 1)} ms for the functions (median with maps on less median with maps off).`,
+  ];
+}
+
+function interval([low, high]: readonly [number, number]): string {
   return `${formatNumber(low, 1)}–${formatNumber(high, 1)}`;
 }
 
+const ci = (row: BundleRow): string => interval(row.deltaConfidenceInterval);
+
 /** Says when the noise of this machine leaves the verdict open. */
 function verdictNote(row: BundleRow): string {
-  const [low, high] = row.deltaConfidenceInterval;
+  const [low, high] = row.threadCpuDeltaConfidenceInterval;
   return low <= BUDGET_MS && BUDGET_MS <= high ? ', borderline: the interval spans the budget' : '';
 }
+
+const percent = (share: number): string => `${formatNumber(100 * share, 0)} %`;
 
 function shortName(row: BundleRow): string {
   return row.name.replace(/: .*$/, '').replace('/partner-api/v1', '');
@@ -476,7 +618,7 @@ function report(rows: readonly BundleRow[]): SectionResult {
   const control = rows.find((row) => row.kind === 'control');
   const timed = rows.filter((row) => row.kind !== 'control');
   const loadTable: Table = {
-    caption: `Module load (dynamic import() in a fresh node process), ms, ${ROUNDS} runs each, with NODE_OPTIONS=--enable-source-maps as deployed and without. Δ is paired per round.`,
+    caption: `Module load (dynamic import() in a fresh node process), wall time, ms, ${ROUNDS} runs each, with NODE_OPTIONS=--enable-source-maps as deployed and without. Δ (maps on) is paired with the bare baseline's run next to it, Δ (maps off) per round.`,
     columns: [
       'Bundle',
       'index.mjs',
@@ -506,6 +648,31 @@ function report(rows: readonly BundleRow[]): SectionResult {
       `${formatSummary(row.deltaToBareDocumentClientMsWithoutSourceMaps)} ms`,
       `${formatSummary(row.cpuDeltaToBareDocumentClientMs)} ms`,
       String(row.compilationsAtImport),
+    ]),
+  };
+  const budgetTable: Table = {
+    caption: `What the budget judges: each function's import next to a run of the bare DocumentClient baseline (the baseline first every other round), ${ROUNDS} pairs, source maps on; Δ per pair, its median with a 95% bootstrap interval. The main thread's CPU time is what the bundle's loading costs; wall time adds the machine's other work (the wait for a CPU) and the time the thread slept. Modelled INIT: from Node's start to the handler loaded, less the waits for a CPU.`,
+    columns: [
+      'Bundle',
+      'main-thread CPU, maps on',
+      'Δ main-thread CPU (judged)',
+      '95% CI of the judged Δ',
+      'Δ wall time',
+      'Δ asleep',
+      'waiting for a CPU',
+      'modelled INIT ms',
+      'INIT as measured',
+    ],
+    rows: timed.map((row) => [
+      row.kind === 'function' ? shortName(row) : row.name,
+      formatSummary(row.threadCpuMsWithSourceMaps),
+      `${formatSummary(row.threadCpuDeltaToBareDocumentClientMs)} ms`,
+      row.kind === 'function' ? `${interval(row.threadCpuDeltaConfidenceInterval)} ms` : '—',
+      `${formatNumber(row.deltaToBareDocumentClientMs.median, 1)} ms`,
+      `${formatNumber(row.asleepDeltaToBareDocumentClientMs.median, 1)} ms`,
+      percent(row.runQueueShare),
+      formatNumber(row.modelledInitMs, 1),
+      formatNumber(row.modelledInitWallMs, 1),
     ]),
   };
   const origins = [...new Set(rows.flatMap((row) => Object.keys(row.composition ?? {})))].sort();
@@ -557,9 +724,9 @@ function report(rows: readonly BundleRow[]): SectionResult {
   for (const row of functions) {
     budgets.push({
       name: `${shortName(row)}: load time added to bare DocumentClient`,
-      budget: `≤ ${BUDGET_MS} ms (source maps on, as deployed)`,
-      measured: `median ${formatNumber(row.deltaToBareDocumentClientMs.median, 1)} ms, 95% CI ${ci(row)}${verdictNote(row)} (maps off ${formatNumber(row.deltaToBareDocumentClientMsWithoutSourceMaps.median, 1)} ms; CPU time ${formatNumber(row.cpuDeltaToBareDocumentClientMs.median, 1)} ms)`,
-      pass: row.deltaToBareDocumentClientMs.median <= BUDGET_MS,
+      budget: `≤ ${BUDGET_MS} ms (main-thread CPU time of the import, source maps on as deployed; median of ${ROUNDS} paired runs)`,
+      measured: `median ${formatNumber(row.addedMs, 1)} ms, 95% CI ${interval(row.threadCpuDeltaConfidenceInterval)}${verdictNote(row)} (wall time ${formatNumber(row.deltaToBareDocumentClientMs.median, 1)} ms, 95% CI ${ci(row)}; maps off ${formatNumber(row.deltaToBareDocumentClientMsWithoutSourceMaps.median, 1)} ms; asleep ${formatNumber(row.asleepDeltaToBareDocumentClientMs.median, 1)} ms; waiting for a CPU ${percent(row.runQueueShare)} of the import)`,
+      pass: row.addedMs <= BUDGET_MS,
     });
   }
   const controlCounted = (control?.compilationsAtImport ?? 0) > 0;
@@ -569,7 +736,7 @@ function report(rows: readonly BundleRow[]): SectionResult {
       budget: '0 Function()/eval calls during import (control bundle must show > 0)',
       measured: `${row.compilationsAtImport} (control: ${control?.compilationsAtImport ?? 'n/a'})${
         (row.profile?.zod ?? 0) > 0
-          ? `; zod/mini builds (does not compile) its schemas at load: ${formatNumber(row.profile?.zod ?? 0, 1)} ms CPU`
+          ? `; CPU self time in zod/mini during the import: ${formatNumber(row.profile?.zod ?? 0, 1)} ms`
           : ''
       }`,
       pass: row.compilationsAtImport === 0 && controlCounted,
@@ -581,16 +748,29 @@ function report(rows: readonly BundleRow[]): SectionResult {
     method: [
       'Bundles are the ones CDK built into `cdk.out` (synthesized again when older than `lambdas/`, `lib/`, `bin/` or the lock file): each `AWS::Lambda::Function` of `PartnerApi-sandbox.template.json` is mapped to its asset folder through `Code.S3Key` (`<hash>.zip`) and the asset manifest.',
       "Each is loaded in a fresh `node` process the way the Lambda Node.js runtime loads an ESM handler (`await import(fileURL)` of `index.mjs`), with the function's environment from the template (tableName() and the secret ARN as stand-ins, STAGE, POWERTOOLS_*, NODE_OPTIONS) plus the variables the runtime sets (AWS_REGION, AWS_LAMBDA_*, credentials); the time is that of the `import()` alone.",
+      'Why it is budgeted: Lambda bills the INIT phase of on-demand functions packaged as ZIP files on managed runtimes since 1 August 2025, at the same rate as invocations (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), so every millisecond a bundle adds to its module load is paid at each cold start as well as waited for.',
+      `The budget: each function's bundle adds at most ${BUDGET_MS} ms to the load of a bare DocumentClient handler, judged on the main thread's CPU time of the import (from the Linux scheduler, /proc/thread-self/schedstat, exact after a 1 ms sleep outside the timed import) rather than on wall time, which on a busy machine grows with the other processes' work: each function runs next to a run of the bare baseline (the baseline first every other round, the functions' order rotating), and the verdict is the median of the ${ROUNDS} paired differences, reported with its 95% bootstrap interval. Wall time, the time the thread slept (file reads, helper threads) and its wait for a CPU are reported beside it; on an idle machine the wall-time delta is the CPU delta plus the sleep delta.`,
+      "The modelled INIT duration (in the section's data, `modelledInitMs` per bundle, for the cost section) is the time from Node's own start to the handler loaded, source maps on, less the main thread's waits for a CPU; Lambda's runtime client and extensions add theirs on AWS.",
       "Baselines are bundled with the stack's own esbuild options (`BUNDLING_DEFAULTS`: ESM, minify, source maps without sources, node24 target, the createRequire banner, SDK included): a hello-world handler and a handler with one DynamoDB DocumentClient and one GetCommand (bench/baselines/). A few more loads of each function run under the V8 CPU profiler to show which packages the import's time is spent in.",
       '"No schema compiled at load": a separate run of each bundle wraps the global `Function` constructor and `eval` in counters before the import (zod compiles an object schema\'s parser with `new Function` on its first parse, and probes `new Function("")` once); a positive-control bundle that parses with a classic-zod object schema at load must count > 0, which shows the counter sees zod.',
       `Measured on ${process.platform}/${process.arch} with Node ${process.version}; Lambda runs Node.js 24 on ARM64, so the absolute times differ there, the deltas and ratios much less.`,
     ].join(' '),
-    tables: [loadTable, compositionTable, profileTable],
+    tables: [loadTable, budgetTable, compositionTable, profileTable],
     budgets,
     notes: [
       `Positive control (classic zod object parse at load): ${control?.compilationsAtImport ?? 'n/a'} Function()/eval calls during its import; the service uses zod/mini, which never compiles.`,
       ...profileNotes(rows),
+      ...sourceMapNote(rows),
     ],
-    data: { rounds: ROUNDS, budgetMs: BUDGET_MS, bundles: rows },
+    data: {
+      rounds: ROUNDS,
+      budgetMs: BUDGET_MS,
+      judgedOn: 'addedMs: median paired delta of the main thread CPU time of the import, source maps on',
+      bundles: rows,
+      /** Modelled INIT duration per function (ms, by logical id of the sandbox template). */
+      modelledInitMsByLogicalId: Object.fromEntries(
+        functions.flatMap((row) => (row.logicalId ? [[row.logicalId, row.modelledInitMs]] : [])),
+      ),
+    },
   };
 }

@@ -4,14 +4,16 @@ import { PRODUCT_ID_PATTERN } from '../domain/catalog';
 import { MAX_PROPERTY_NAME_LENGTH, MAX_UNITS } from '../domain/properties';
 import type { Reservation } from '../domain/reservations';
 import { isOneLine } from '../domain/text';
-import { reservationDateRules, reservationFields } from './reservation-schema';
+import { onFirstUse, reservationDateRules, reservationFields } from './reservation-schema';
 
 /**
  * The platform's events (docs/design/events.md): what the rest of the service publishes about
  * hosts after onboarding, to the stage's EventBridge bus, with `source` `host-platform`. These
  * zod/mini schemas are the contract: the consumer validates every event with them, the operator
  * CLI checks a file with them before it sends any line, and `npm run asyncapi` generates the
- * AsyncAPI document (`asyncapi/platform-events.json`) from them.
+ * AsyncAPI document (`asyncapi/platform-events.json`) from them. Each is built on its first use
+ * (`detail` is a getter), not when the module loads: a consumer's cold start builds none, and an
+ * instance builds only those of the events it is given (docs/design/README.md#cold-start-is-billed).
  */
 export const PLATFORM_EVENT_SOURCE = 'host-platform';
 
@@ -29,8 +31,10 @@ const id = (description: string) =>
   z.int('must be an integer').check(z.positive('must be positive')).register(eventSchemas, { description });
 
 /** Grows with every change the platform makes to the entity (docs/design/events.md#versions). */
-const version = id(
-  'Grows with every change the platform makes to this entity. An event whose version is not greater than the one already applied changes nothing.',
+const version = onFirstUse(() =>
+  id(
+    'Grows with every change the platform makes to this entity. An event whose version is not greater than the one already applied changes nothing.',
+  ),
 );
 
 const utcTimestamp = (description: string) =>
@@ -38,97 +42,121 @@ const utcTimestamp = (description: string) =>
     .datetime({ error: 'must be an ISO 8601 date-time in UTC, e.g. 2026-05-01T10:00:00Z' })
     .register(eventSchemas, { description });
 
-const productId = z
-  .string('must be a string')
-  .check(z.regex(PRODUCT_ID_PATTERN, 'must be a catalog product id'))
-  .register(eventSchemas, {
-    description: 'A catalog product id (assistant, upsells, guidebook, checkin, or a product added since).',
-  });
+const productId = onFirstUse(() =>
+  z
+    .string('must be a string')
+    .check(z.regex(PRODUCT_ID_PATTERN, 'must be a catalog product id'))
+    .register(eventSchemas, {
+      description: 'A catalog product id (assistant, upsells, guidebook, checkin, or a product added since).',
+    }),
+);
 
-const seatChange = z.object({
-  property_id: id('The sponsored property (an id of GET /properties).'),
-  product_id: productId,
-  version,
-  occurred_at: utcTimestamp('When the platform made the change.'),
-});
-
-const propertyUpdate = z
-  .object({
-    property_id: id('The sponsored property.'),
-    version,
-    name: z.optional(
-      z
-        .string('must be a string')
-        .check(
-          z.trim(),
-          z.minLength(1, 'must not be empty'),
-          z.maxLength(MAX_PROPERTY_NAME_LENGTH, `must be at most ${MAX_PROPERTY_NAME_LENGTH} characters`),
-          z.refine(isOneLine, 'must be one line of text'),
-        )
-        .register(eventSchemas, { description: 'The property name partners read in GET /properties.' }),
-    ),
-    units: z.optional(
-      z
-        .int('must be an integer')
-        .check(z.minimum(1, 'must be at least 1'), z.maximum(MAX_UNITS, `must be at most ${MAX_UNITS}`))
-        .register(eventSchemas, {
-          description: 'Rentable units: occupancy is occupied units / units, capped at 1.',
-        }),
-    ),
-  })
-  .check(
-    z.refine(
-      (update) => update.name !== undefined || update.units !== undefined,
-      'names no field to change: give name, units or both',
-    ),
-  );
-
-const sponsorshipEnd = z.object({
-  partner_id: id('The partner whose sponsorship ends.'),
-  host_user_id: id('The host (the host_user_id of GET /usage).'),
-  version,
-  occurred_at: utcTimestamp('When the host left the partner.'),
-});
-
-const reservationChange = z.object({
-  property_id: id('The property the reservation is for.'),
-  version,
-  reservation: z.object(reservationFields).check(reservationDateRules).register(eventSchemas, {
-    description:
-      'A reservation, with the fields and rules of the reservation import file (without property_id). status "cancelled" takes it out of every signal.',
+const seatChange = onFirstUse(() =>
+  z.object({
+    property_id: id('The sponsored property (an id of GET /properties).'),
+    product_id: productId(),
+    version: version(),
+    occurred_at: utcTimestamp('When the platform made the change.'),
   }),
-});
+);
 
-const erasureRequest = z.object({
-  host_user_id: id('The host to erase.'),
-  requested_at: utcTimestamp('When the host asked to be forgotten.'),
-});
+const propertyUpdate = onFirstUse(() =>
+  z
+    .object({
+      property_id: id('The sponsored property.'),
+      version: version(),
+      name: z.optional(
+        z
+          .string('must be a string')
+          .check(
+            z.trim(),
+            z.minLength(1, 'must not be empty'),
+            z.maxLength(MAX_PROPERTY_NAME_LENGTH, `must be at most ${MAX_PROPERTY_NAME_LENGTH} characters`),
+            z.refine(isOneLine, 'must be one line of text'),
+          )
+          .register(eventSchemas, { description: 'The property name partners read in GET /properties.' }),
+      ),
+      units: z.optional(
+        z
+          .int('must be an integer')
+          .check(z.minimum(1, 'must be at least 1'), z.maximum(MAX_UNITS, `must be at most ${MAX_UNITS}`))
+          .register(eventSchemas, {
+            description: 'Rentable units: occupancy is occupied units / units, capped at 1.',
+          }),
+      ),
+    })
+    .check(
+      z.refine(
+        (update) => update.name !== undefined || update.units !== undefined,
+        'names no field to change: give name, units or both',
+      ),
+    ),
+);
+
+const sponsorshipEnd = onFirstUse(() =>
+  z.object({
+    partner_id: id('The partner whose sponsorship ends.'),
+    host_user_id: id('The host (the host_user_id of GET /usage).'),
+    version: version(),
+    occurred_at: utcTimestamp('When the host left the partner.'),
+  }),
+);
+
+const reservationChange = onFirstUse(() =>
+  z.object({
+    property_id: id('The property the reservation is for.'),
+    version: version(),
+    reservation: z.object(reservationFields()).check(reservationDateRules()).register(eventSchemas, {
+      description:
+        'A reservation, with the fields and rules of the reservation import file (without property_id). status "cancelled" takes it out of every signal.',
+    }),
+  }),
+);
+
+const erasureRequest = onFirstUse(() =>
+  z.object({
+    host_user_id: id('The host to erase.'),
+    requested_at: utcTimestamp('When the host asked to be forgotten.'),
+  }),
+);
 
 /** What each event does, in the words of the AsyncAPI document and `events publish --help`. */
 export const platformEventTypes = {
   SeatActivated: {
-    detail: seatChange,
+    get detail() {
+      return seatChange();
+    },
     summary: 'A product was switched on for a property: one more seat for its host and partner.',
   },
   SeatDeactivated: {
-    detail: seatChange,
+    get detail() {
+      return seatChange();
+    },
     summary: 'A product was switched off for a property: one seat fewer for its host and partner.',
   },
   PropertyUpdated: {
-    detail: propertyUpdate,
+    get detail() {
+      return propertyUpdate();
+    },
     summary: 'A property was renamed or its units changed (the name in GET /properties, units in occupancy).',
   },
   SponsorshipEnded: {
-    detail: sponsorshipEnd,
+    get detail() {
+      return sponsorshipEnd();
+    },
     summary:
       'A host left a partner: that partner no longer sees the host, its properties or their pricing signals.',
   },
   ReservationChanged: {
-    detail: reservationChange,
+    get detail() {
+      return reservationChange();
+    },
     summary: 'A reservation was made, changed or cancelled: pricing signals follow.',
   },
   HostErasureRequested: {
-    detail: erasureRequest,
+    get detail() {
+      return erasureRequest();
+    },
     summary:
       'A host asked to be forgotten: its personal data, sponsorships, properties and reservations are deleted. Irreversible.',
   },
@@ -194,14 +222,16 @@ export function checkPlatformEvent(detailType: unknown, detail: unknown): EventC
  * with `detail-type`, `source` and `detail`. The consumer checks the envelope's source and type,
  * then the detail.
  */
-const envelopeSchema = z.object({
-  id: z.optional(z.string()),
-  source: z.literal(PLATFORM_EVENT_SOURCE, `source must be "${PLATFORM_EVENT_SOURCE}"`),
-  'detail-type': z.string('detail-type must be a string'),
-  // EventBridge sets it (or keeps the publisher's PutEvents Time): when the event was published.
-  time: z.iso.datetime({ error: 'time must be the ISO 8601 UTC time EventBridge gives every event' }),
-  detail: z.unknown(),
-});
+const envelopeSchema = onFirstUse(() =>
+  z.object({
+    id: z.optional(z.string()),
+    source: z.literal(PLATFORM_EVENT_SOURCE, `source must be "${PLATFORM_EVENT_SOURCE}"`),
+    'detail-type': z.string('detail-type must be a string'),
+    // EventBridge sets it (or keeps the publisher's PutEvents Time): when the event was published.
+    time: z.iso.datetime({ error: 'time must be the ISO 8601 UTC time EventBridge gives every event' }),
+    detail: z.unknown(),
+  }),
+);
 
 /** How far ahead of the consumer's clock an event's `time` may be: any more, and it is not a real time. */
 const MAX_TIME_AHEAD_MS = 5 * 60_000;
@@ -220,7 +250,7 @@ export function parseEventEnvelope(body: string, nowMs: number): EventCheck & { 
   } catch {
     return { ok: false, problems: ['the message is not JSON'] };
   }
-  const envelope = z.safeParse(envelopeSchema, json);
+  const envelope = z.safeParse(envelopeSchema(), json);
   if (!envelope.success) return { ok: false, problems: envelope.error.issues.map((issue) => issue.message) };
   const eventId = envelope.data.id ? { eventId: envelope.data.id } : {};
   const publishedMs = Date.parse(envelope.data.time);

@@ -19,43 +19,57 @@ const LAST_DAY = parseIsoDate(RESERVATION_DATE_RANGE.to) ?? 0;
 const inRange = (day: number) => day >= FIRST_DAY && day <= LAST_DAY;
 const RANGE = `between ${RESERVATION_DATE_RANGE.from} and ${RESERVATION_DATE_RANGE.to}`;
 
-const isoDate = z.string('must be a date string').check(
-  z.refine((value) => parseIsoDate(value) !== undefined, 'must be a calendar date as YYYY-MM-DD'),
-  z.refine((value) => inRange(parseIsoDate(value) ?? FIRST_DAY), `must be ${RANGE}`),
-);
-
 /** Longest reservation id. */
 const MAX_RESERVATION_ID_LENGTH = 128;
 
-/** The fields of a reservation but its property; unknown fields are dropped, never stored. */
-export const reservationFields = {
-  id: z
-    .string('must be a string')
-    .check(
-      z.trim(),
-      z.minLength(1, 'must not be empty'),
-      z.maxLength(MAX_RESERVATION_ID_LENGTH, `must be at most ${MAX_RESERVATION_ID_LENGTH} characters`),
-      z.refine(isOneLine, 'must be one line of text (no control or bidi-override characters)'),
+/** Made on first use and kept: schemas are built when a parse needs them, not when a bundle loads. */
+export function onFirstUse<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => {
+    built ??= build();
+    return built;
+  };
+}
+
+/**
+ * The fields of a reservation but its property; unknown fields are dropped, never stored. Built on
+ * first use: the event consumer's cold start does not pay for schemas until an event needs them
+ * (docs/design/README.md#cold-start-is-billed).
+ */
+export const reservationFields = onFirstUse(() => {
+  const isoDate = z.string('must be a date string').check(
+    z.refine((value) => parseIsoDate(value) !== undefined, 'must be a calendar date as YYYY-MM-DD'),
+    z.refine((value) => inRange(parseIsoDate(value) ?? FIRST_DAY), `must be ${RANGE}`),
+  );
+  return {
+    id: z
+      .string('must be a string')
+      .check(
+        z.trim(),
+        z.minLength(1, 'must not be empty'),
+        z.maxLength(MAX_RESERVATION_ID_LENGTH, `must be at most ${MAX_RESERVATION_ID_LENGTH} characters`),
+        z.refine(isOneLine, 'must be one line of text (no control or bidi-override characters)'),
+      ),
+    channel: z
+      .string('must be a string')
+      .check(
+        z.trim(),
+        z.minLength(1, 'must not be empty'),
+        z.maxLength(MAX_CHANNEL_LENGTH, `must be at most ${MAX_CHANNEL_LENGTH} characters`),
+        z.refine(isOneLine, 'must be one line of text'),
+      ),
+    booked_at: z.pipe(
+      z.iso.datetime({
+        offset: true,
+        error: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-05-01T10:00:00Z',
+      }),
+      z.transform((value: string) => new Date(value).toISOString()),
     ),
-  channel: z
-    .string('must be a string')
-    .check(
-      z.trim(),
-      z.minLength(1, 'must not be empty'),
-      z.maxLength(MAX_CHANNEL_LENGTH, `must be at most ${MAX_CHANNEL_LENGTH} characters`),
-      z.refine(isOneLine, 'must be one line of text'),
-    ),
-  booked_at: z.pipe(
-    z.iso.datetime({
-      offset: true,
-      error: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-05-01T10:00:00Z',
-    }),
-    z.transform((value: string) => new Date(value).toISOString()),
-  ),
-  check_in: isoDate,
-  check_out: isoDate,
-  status: z.enum(['confirmed', 'cancelled'], 'must be "confirmed" or "cancelled"'),
-};
+    check_in: isoDate,
+    check_out: isoDate,
+    status: z.enum(['confirmed', 'cancelled'], 'must be "confirmed" or "cancelled"'),
+  };
+});
 
 interface ReservationDates {
   readonly booked_at: string;
@@ -64,7 +78,12 @@ interface ReservationDates {
 }
 
 /** The rules between a reservation's dates: booked in range, lead time and stay within bounds. */
-export const reservationDateRules = z.superRefine((reservation: ReservationDates, context) => {
+export const reservationDateRules = onFirstUse(() => z.superRefine(checkReservationDates));
+
+function checkReservationDates(
+  reservation: ReservationDates,
+  context: z.core.$RefinementCtx<ReservationDates>,
+): void {
   const checkIn = parseIsoDate(reservation.check_in);
   const checkOut = parseIsoDate(reservation.check_out);
   if (checkIn === undefined || checkOut === undefined) return;
@@ -102,4 +121,4 @@ export const reservationDateRules = z.superRefine((reservation: ReservationDates
       input: reservation.check_out,
     });
   }
-});
+}

@@ -1,12 +1,10 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { PlatformEvent } from '../../core/contract/platform-events';
 import { parseEventEnvelope } from '../../core/contract/platform-events';
-import { DEAD_LETTER_ATTRIBUTES, EVENT_DELIVERY_ATTEMPTS, queueUrlVariable } from '../../core/event-delivery';
+import { EVENT_DELIVERY_ATTEMPTS, queueUrlVariable } from '../../core/event-delivery';
 import { serviceConfig } from '../common/config';
 import { logger } from '../common/logger';
-import { sqs } from '../common/sqs';
 import type { EventOutcome } from '../data/event-versions';
 import { RefusedEventError } from '../data/event-versions';
 import { applyPlatformEvent, applyReservationEvents } from './apply-event';
@@ -34,8 +32,6 @@ const processor = new BatchProcessor(EventType.SQS);
 
 /** Time kept back from the invocation's deadline to report the batch. */
 const DEADLINE_MARGIN_MS = 5_000;
-/** Longest reason kept with a dead-lettered event (an SQS attribute). */
-const MAX_REASON_LENGTH = 1_000;
 
 /** The EventBridge id in a message body, if it has one. */
 function eventIdOf(body: string): string | undefined {
@@ -51,21 +47,8 @@ async function deadLetter(record: SQSRecord, reason: string): Promise<void> {
   const variable = queueUrlVariable('platformEventsDeadLetter');
   const queueUrl = serviceConfig().queueUrls.platformEventsDeadLetter;
   if (!queueUrl) throw new Error(`${variable} is not set: the consumer has no dead-letter queue to send to.`);
-  const text = (value: string) => ({ DataType: 'String', StringValue: value });
-  await sqs().send(
-    new SendMessageCommand({
-      QueueUrl: queueUrl,
-      MessageBody: record.body,
-      MessageAttributes: {
-        [DEAD_LETTER_ATTRIBUTES.reason]: text(reason.slice(0, MAX_REASON_LENGTH)),
-        [DEAD_LETTER_ATTRIBUTES.failedAt]: text(new Date().toISOString()),
-        [DEAD_LETTER_ATTRIBUTES.deliveries]: {
-          DataType: 'Number',
-          StringValue: record.attributes.ApproximateReceiveCount,
-        },
-      },
-    }),
-  );
+  const { sendToDeadLetterQueue } = await import('./dead-letter');
+  await sendToDeadLetterQueue(queueUrl, record, reason);
   // EventBridge's event id too: the dead-letter queue gives the message a new id, the event keeps it.
   logger.warn('Event dead-lettered', {
     messageId: record.messageId,

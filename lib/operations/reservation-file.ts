@@ -8,12 +8,12 @@ import type { Reservation } from '../../core/domain/reservations';
  */
 const reservationSchema = z
   .object({
-    ...reservationFields,
+    ...reservationFields(),
     property_id: z
       .number('must be a number')
       .check(z.int('must be an integer'), z.positive('must be positive')),
   })
-  .check(reservationDateRules);
+  .check(reservationDateRules());
 
 // The schema produces exactly the stored Reservation shape.
 const outputIsReservation: z.output<typeof reservationSchema> extends Reservation ? true : false = true;

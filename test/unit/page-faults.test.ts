@@ -177,6 +177,21 @@ describe('pages under DynamoDB faults', () => {
     expect(failed.multiValueHeaders?.['Set-Cookie']).toEqual(['host_lang=es; HttpOnly; SameSite=Lax']);
   });
 
+  it('answers a try-again page in the host’s language just before the function times out', async () => {
+    dynamo.on(QueryCommand).callsFake(() => new Promise(() => undefined));
+    const posted = await provisioningPost();
+    const started = Date.now();
+
+    const result = await marketplace(
+      { ...posted, headers: { ...posted.headers, 'Accept-Language': 'fr' } },
+      { ...lambdaContext, getRemainingTimeInMillis: () => 300 },
+    );
+
+    expect(result.statusCode).toBe(503);
+    expect(result.body).toContain(CATALOGUES.fr.tryAgainTitle);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it('answers an address with an overlong slug with the 404 page, without a lookup', async () => {
     const result = await activate(
       proxyEvent({

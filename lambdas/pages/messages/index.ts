@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Language } from '../../../core/domain/languages';
-import { isLanguage, negotiateLanguage } from '../../../core/domain/languages';
+import { isLanguage, LANGUAGES, negotiateLanguage } from '../../../core/domain/languages';
 import { headerValue } from '../../common/http-headers';
 import { de } from './de';
 import type { Messages } from './en';
@@ -13,8 +13,31 @@ import { it } from './it';
 
 export type { Messages } from './en';
 
-/** One catalogue per language; the type makes each one complete. */
-export const CATALOGUES: Readonly<Record<Language, Messages>> = { en, de, fr, es, it };
+/** How each language's catalogue is built; the type makes each one complete. */
+const BUILDERS: Readonly<Record<Language, () => Messages>> = { en, de, fr, es, it };
+
+/** Each language's catalogue as a getter that builds it on first use and keeps it. */
+function builtOnFirstUse(): Readonly<Record<Language, Messages>> {
+  const catalogues = {} as Record<Language, Messages>;
+  for (const language of LANGUAGES) {
+    let built: Messages | undefined;
+    Object.defineProperty(catalogues, language, {
+      enumerable: true,
+      get: () => {
+        built ??= BUILDERS[language]();
+        return built;
+      },
+    });
+  }
+  return catalogues;
+}
+
+/**
+ * One catalogue per language, each built on first use and kept for the instance: a request needs
+ * one language, and building the five at load was load time every page's cold start paid
+ * (docs/design/README.md#cold-start-is-billed). Pure, so a bundle that never reads it leaves it out.
+ */
+export const CATALOGUES = /* @__PURE__ */ builtOnFirstUse();
 
 /** The query parameter of the language switch, and the cookie that keeps its choice. */
 const LANGUAGE_PARAMETER = 'lang';
