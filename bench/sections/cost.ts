@@ -79,11 +79,10 @@ interface CallRecord {
 }
 
 interface InitFigures {
-  /** A fresh `node` process started and stopped (the runtime's own start, stand-in). */
-  readonly nodeStartMs: number;
-  /** Import of the bundle by function logical id, and where the figure comes from. */
-  readonly importMs: Readonly<Record<string, number>>;
-  readonly importSource: string;
+  /** INIT of each function by logical id: the runtime's start and the bundle's import. */
+  readonly initMs: Readonly<Record<string, number>>;
+  /** How the figures were made, for the method text. */
+  readonly source: string;
 }
 
 /** Writes to stdout while `work` runs, split in lines, kept from the terminal. */
@@ -263,25 +262,30 @@ function accessLogLine(
   });
 }
 
-/** INIT of each function: a Node process's own start plus the import of its bundle. */
+/**
+ * INIT of each function. Section 2's modelled INIT when it ran in this run (Node's own start to the
+ * handler loaded, source maps on, less the main thread's waits for a CPU); otherwise a fresh Node
+ * process's start plus the median of 5 imports of the bundle.
+ */
 async function measureInit(
   bundlesSection: SectionResult | undefined,
   wanted: readonly string[],
 ): Promise<InitFigures> {
+  const fromSection = modelledInits(bundlesSection);
+  if (fromSection && wanted.every((id) => fromSection[id] !== undefined))
+    return {
+      initMs: fromSection,
+      source:
+        "section 2's modelled INIT of each bundle in this run (Node's own start to the handler loaded, source maps on, less the main thread's waits for a CPU)",
+    };
   const starts: number[] = [];
   for (let run = 0; run < 5; run++) {
     const started = performance.now();
     await runProcess(process.execPath, ['-e', '0'], { env: childEnvironment() });
     starts.push(performance.now() - started);
   }
-  const fromSection = bundleImports(bundlesSection);
-  if (fromSection && wanted.every((id) => fromSection[id] !== undefined))
-    return {
-      nodeStartMs: median(starts),
-      importMs: fromSection,
-      importSource: 'section 2 of this run (median import, source maps on)',
-    };
-  const importMs: Record<string, number> = {};
+  const nodeStartMs = median(starts);
+  const initMs: Record<string, number> = {};
   const bundles = (await functionBundles()).filter((bundle) => wanted.includes(bundle.logicalId));
   const probe =
     'const s = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - s));';
@@ -299,25 +303,24 @@ async function measureInit(
       if (code !== 0) throw new Error(`Importing ${bundle.logicalId} exited with ${code}`);
       runs.push(Number(stdout));
     }
-    importMs[bundle.logicalId] = median(runs);
+    initMs[bundle.logicalId] = nodeStartMs + median(runs);
   }
   return {
-    nodeStartMs: median(starts),
-    importMs,
-    importSource: 'measured here (median of 5 imports in a fresh process, source maps on)',
+    initMs,
+    source: `a fresh Node process's start (${formatNumber(nodeStartMs, 0)} ms here) plus the median of 5 imports of the bundle in a fresh process, source maps on (section 2 did not run in this run)`,
   };
 }
 
-/** Section 2's median import time by logical id, when it ran in this run and its data reads so. */
-function bundleImports(section: SectionResult | undefined): Record<string, number> | undefined {
+/** Section 2's modelled INIT by logical id, when it ran in this run and its data reads so. */
+function modelledInits(section: SectionResult | undefined): Record<string, number> | undefined {
   const rows = (section?.data as { bundles?: unknown } | null | undefined)?.bundles;
   if (!Array.isArray(rows)) return undefined;
-  const imports: Record<string, number> = {};
-  for (const row of rows as { logicalId?: unknown; loadMsWithSourceMaps?: { median?: unknown } }[]) {
-    if (typeof row.logicalId === 'string' && typeof row.loadMsWithSourceMaps?.median === 'number')
-      imports[row.logicalId] = row.loadMsWithSourceMaps.median;
+  const inits: Record<string, number> = {};
+  for (const row of rows as { logicalId?: unknown; modelledInitMs?: unknown }[]) {
+    if (typeof row.logicalId === 'string' && typeof row.modelledInitMs === 'number')
+      inits[row.logicalId] = row.modelledInitMs;
   }
-  return imports;
+  return inits;
 }
 
 /** Section 7's billed write units per admission, 50 instances back to back on one key, when it ran. */
@@ -413,8 +416,7 @@ function priceStage(
     const invocationFns = [authorizerFn, fn].filter((item): item is FunctionSettings => item !== undefined);
     const authorizerBilled = mean(calls.map((call) => billedMilliseconds(call.authorizerMs)));
     const handlerBilled = mean(calls.map((call) => billedMilliseconds(call.handlerMs)));
-    const initOf = (item: FunctionSettings | undefined) =>
-      item ? init.nodeStartMs + (init.importMs[item.logicalId] ?? 0) : 0;
+    const initOf = (item: FunctionSettings | undefined) => (item ? (init.initMs[item.logicalId] ?? 0) : 0);
     const readUnits = mean(calls.map((call) => call.authorizer.readCapacity + call.handler.readCapacity));
     const writeUnits = mean(calls.map((call) => call.authorizer.writeCapacity + call.handler.writeCapacity));
     const appLines = (lines: readonly string[], item: FunctionSettings | undefined) =>
@@ -714,7 +716,7 @@ function report(
       `Each route of the partner API is called ${CALLS} times (after ${WARM_UP} to warm up) through the real authorizer and handler in this process, against the bench service's DynamoDB Local with the DynamoDB meter, once with each stage's log levels (the functions' logger at the template's POWERTOOLS_LOG_LEVEL, stdout captured: the lines the code writes are the lines Lambda sends to the function's log group).`,
       "The settings that decide the price are read from the synthesized templates (cdk.out): memory and architecture, Lambda's log format and application and system log levels, active tracing, the stage's X-Ray tracing and any AWS::XRay::SamplingRule, the web ACL association, the authorizer's result cache, the access-log format and each log group's class and retention.",
       'Per call: API Gateway and WAF requests; Lambda requests and billed duration (each invocation rounded up to the millisecond, at the function’s memory on Arm; measured on this machine against DynamoDB Local, where a 512 MB Lambda has about a third of a vCPU and DynamoDB answers in a few milliseconds: an order of magnitude, and a small part of the total);',
-      `INIT, billed since 2025 (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), as a fresh Node process's start (${formatNumber(init.nodeStartMs, 0)} ms here) plus the bundle's import (${init.importSource}), at ${formatNumber(COLD_START_SHARE * 100, 0)} % of invocations (AWS's figure for production workloads);`,
+      `INIT, billed since 2025 (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), from ${init.source}, at ${formatNumber(COLD_START_SHARE * 100, 0)} % of invocations (AWS's figure for production workloads);`,
       "DynamoDB read and write units as DynamoDB Local reports them (the authorizer reads as after its cache expired; the limiter's write included);",
       "CloudWatch Logs: the access-log line rendered from the template's format with this call's values (request id, status, lengths, latencies, partner and key prefix; a documentation IPv4 address and a common client's user agent), the function lines captured and filtered by Lambda's application log level, and Lambda's platform lines at the system log level, built from the record shapes of AWS's Telemetry API schema reference with this call's numbers (their sizes are AWS's documented shapes, not captured); 26 bytes per event added as CloudWatch counts them; storage of the gzip-compressed bytes for the log group's retention;",
       `X-Ray: one trace per sampled call (API Gateway samples; the authorizer and handler join its trace), the share the applicable sampling rule traces when calls arrive at random at ${formatNumber(REFERENCE_CALLS_PER_MONTH / 1e6, 0)} million a month; data transfer out: the response body and the handler's headers.`,

@@ -48,7 +48,7 @@ export const BUNDLING_DEFAULTS: BundlingOptions = {
   externalModules: [],
 };
 
-/** Environment every function gets. Source maps cost only when a stack trace is formatted. */
+/** Environment every function gets (source maps on: `FUNCTION_NODE_OPTIONS` says what they cost). */
 export function baseEnvironment(
   stage: string,
   logLevel: string,
