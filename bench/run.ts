@@ -40,8 +40,11 @@
  * 7. Rate limiter (sections/limiter.ts, workers/limiter-instance.ts): the limiter alone in 1, 5,
  *    20 and 50 independent instances (processes) on one DynamoDB Local, bursts under and over the
  *    limit on fresh keys at the same offered load: admitted, refused, errors, p50/p99, write
- *    units. Budgets: 0 errors, exactly min(n, limit) admitted, p99 at 20 instances ≤ 3 × the
- *    1-instance p99, ≤ 1 write unit per admission.
+ *    units with failed conditional writes. Budgets: 0 errors, exactly min(n, limit) admitted,
+ *    p99 at 20 instances ≤ 3 × the 1-instance p99, ≤ 1 write unit per admitting write; back to
+ *    back at 50 instances ≤ 1.2 write units per admission, failed writes included, and p99 ≤ 1.5 ×
+ *    the key-per-instance baseline's at 50 in the same run. BENCH_LIMITER_INSTANCES=5,50 and
+ *    BENCH_LIMITER_MODES=back-to-back,uncontended measure only those sizes and arrival shapes.
  * 8. Pages (sections/pagination.ts): one page of GET /properties?limit=1000 for a partner with
  *    1,000 properties and one with 1,000,000 (first, middle, last page), in-process against
  *    DynamoDB Local, called alternately. Budget: p50 at 1,000,000 ≤ 2 × the p50 at 1,000.

@@ -54,8 +54,11 @@ export interface FunctionAccess {
   readonly sendsTo?: readonly ServiceQueueName[];
 }
 
-/** Every partner API route counts its request in the rate window of the key. */
-const COUNTS_REQUESTS = { updateItem: [RATE_LIMIT_PARTITION] } as const;
+/**
+ * Every partner API route counts its request in the rate window of the key, and may read the
+ * window first when its view says the window is probably full (docs/design/rate-limit.md).
+ */
+const COUNTS_REQUESTS = { updateItem: [RATE_LIMIT_PARTITION], getItem: [RATE_LIMIT_PARTITION] } as const;
 
 /** An integer query parameter, checked against its range by the handler's wrapper. */
 export interface IntegerQueryParameter {
@@ -221,7 +224,11 @@ export const partnerApiRoutes = [
     // The cursor secret signs and checks page cursors; nothing else reads it. A lookup by
     // pms_hotel_id gets the partner's PMS claim and then its property item.
     access: {
-      table: { ...COUNTS_REQUESTS, query: [PARTNER_PARTITION], getItem: [PARTNER_PARTITION] },
+      table: {
+        ...COUNTS_REQUESTS,
+        query: [PARTNER_PARTITION],
+        getItem: [...COUNTS_REQUESTS.getItem, PARTNER_PARTITION],
+      },
       secrets: ['cursor'],
     },
   },
@@ -239,7 +246,7 @@ export const partnerApiRoutes = [
     access: {
       table: {
         ...COUNTS_REQUESTS,
-        getItem: [PARTNER_PARTITION],
+        getItem: [...COUNTS_REQUESTS.getItem, PARTNER_PARTITION],
         query: [PROPERTY_PARTITION],
         queryIndex: [PROPERTY_PARTITION],
       },

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { RATE_LIMIT } from '../../core/domain/rate-limit';
 import { authorizerEvent, lambdaContext, proxyEvent as testProxyEvent } from '../../test/support/events';
 
 /** A REST proxy event of an authorized request, built by the tests' own builder. */
@@ -32,11 +31,11 @@ export function proxyEvent(input: {
 export { authorizerEvent, lambdaContext };
 
 /**
- * A mocked rate-window write that admits: the stored slots as DynamoDB returns them
- * (ALL_NEW), one slot busy. Constant, so the mock costs nothing per call.
+ * A mocked rate-window write that admits: the stored list as DynamoDB returns it (ALL_NEW), with
+ * one time (5 bytes, ms since the window's epoch). Constant, so the mock costs nothing per call.
  */
 export const ADMITTED_RATE_WINDOW_WRITE = {
-  Attributes: { slots: Array.from({ length: RATE_LIMIT.limit }, (_, index) => (index === 0 ? 1 : 0)) },
+  Attributes: { admitted: [new Uint8Array([0, 0, 0, 0, 1])] },
 };
 
 /** The three API routes as the bench calls them. */

@@ -115,7 +115,8 @@ async function itemSizes(keyPrefix: string, rateLimitedPrefix: string): Promise<
     },
     {
       item: `rate window after ${CALLS} requests`,
-      readBy: 'conditional UpdateItem on one slot (no read); about 1,000 B once all 120 slots were used',
+      readBy:
+        'conditional UpdateItem appending one time (a read first only near a full window); at most 766 B with 120 times',
       bytes: summarize([rateWindow.bytes]),
     },
     {

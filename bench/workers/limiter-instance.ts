@@ -13,11 +13,30 @@ import { itemSizeBytes } from '../lib/item-size';
 const { dynamoDb } = await import('../../lambdas/data/db');
 const { createRateLimiter } = await import('../../lambdas/data/rate-windows');
 
-/** Writes as DynamoDB bills them: a failed conditional write costs the stored item's size too. */
-const writes = { admitted: 0, conditionFailures: 0, admittedUnits: 0, failedUnits: 0 };
+/**
+ * Writes as DynamoDB bills them (a failed conditional write costs the stored item's size too),
+ * and the reads of the window an instance makes before a write that would probably fail.
+ */
+const writes = {
+  admitted: 0,
+  conditionFailures: 0,
+  admittedUnits: 0,
+  failedUnits: 0,
+  reads: 0,
+  readUnits: 0,
+};
 dynamoDb().middlewareStack.add(
   (next, context) => async (args) => {
     const input = args.input as Record<string, unknown>;
+    if (/Get/.test(String(context.commandName))) {
+      input.ReturnConsumedCapacity = 'TOTAL';
+      const result = await next(args);
+      writes.reads += 1;
+      writes.readUnits +=
+        (result.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity
+          ?.CapacityUnits ?? 0;
+      return result;
+    }
     if (!/Update/.test(String(context.commandName))) return next(args);
     input.ReturnConsumedCapacity = 'TOTAL';
     try {
@@ -47,6 +66,8 @@ writes.admitted = 0;
 writes.admittedUnits = 0;
 writes.conditionFailures = 0;
 writes.failedUnits = 0;
+writes.reads = 0;
+writes.readUnits = 0;
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 
 for await (const line of createInterface({ input: process.stdin })) {
@@ -57,6 +78,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     latencyMs: number;
     waitedMs: number;
     writes: number;
+    reads: number;
     admitted?: boolean;
     error?: string;
   }[] = [];
@@ -67,6 +89,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     const waitedMs = Math.max(0, Date.now() - scheduledMs);
     const started = performance.now() - waitedMs;
     const writesBefore = writes.admitted + writes.conditionFailures;
+    const readsBefore = writes.reads;
     const outcome: { admitted?: boolean; error?: string } = await limiter.consume(key).then(
       (decision) => ({ admitted: decision.admitted }),
       (error: Error) => ({ error: error.name }),
@@ -76,6 +99,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       latencyMs: performance.now() - started,
       waitedMs,
       writes: writes.admitted + writes.conditionFailures - writesBefore,
+      reads: writes.reads - readsBefore,
       ...outcome,
     });
   }
@@ -87,6 +111,8 @@ for await (const line of createInterface({ input: process.stdin })) {
         admittedUnits: writes.admittedUnits - before.admittedUnits,
         conditionFailures: writes.conditionFailures - before.conditionFailures,
         failedUnits: writes.failedUnits - before.failedUnits,
+        reads: writes.reads - before.reads,
+        readUnits: writes.readUnits - before.readUnits,
       },
     })}\n`,
   );

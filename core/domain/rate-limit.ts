@@ -19,46 +19,93 @@ export interface RateLimitPolicy {
 }
 
 /**
- * A key's window as one instance last saw it: `limit` slots, each holding the time (ms since
- * the Unix epoch) of the last request admitted through it, or 0 if none ever was. A slot is
- * busy for `windowMs` after its admission. A slot is only ever claimed once it is free, by a
- * request that came at least `windowMs` later, so stored times only grow: a slot seen busy is
- * still busy now, and a view can be out of date but never wrong about a busy slot.
+ * A key's window as one instance last saw it: the admission times (ms since the Unix epoch) that
+ * the key's stored list held, at most `limit` of them, in the order their writes landed. A time
+ * is busy for `windowMs` after its admission, and is only ever removed from the list once it is
+ * no longer busy: so a time seen busy is still stored now, and a view can be out of date but
+ * never wrong about a busy time.
  */
-export type SlotTimes = readonly number[];
+export type AdmissionTimes = readonly number[];
 
-export function emptySlots(policy: RateLimitPolicy = RATE_LIMIT): number[] {
-  return Array.from({ length: policy.limit }, () => NEVER_ADMITTED);
-}
-
-/** A slot's time when no request was ever admitted through it. */
-export const NEVER_ADMITTED = 0;
-
-const isFree = (admittedAtMs: number, nowMs: number, windowMs: number) =>
-  admittedAtMs === NEVER_ADMITTED || admittedAtMs + windowMs <= nowMs;
-
-/** Indexes of the slots that are free at `nowMs` in this view. */
-function freeSlots(slots: SlotTimes, nowMs: number, policy: RateLimitPolicy = RATE_LIMIT): number[] {
-  const free: number[] = [];
-  slots.forEach((admittedAtMs, index) => {
-    if (isFree(admittedAtMs, nowMs, policy.windowMs)) free.push(index);
-  });
-  return free;
-}
+const isBusy = (admittedAtMs: number, nowMs: number, windowMs: number) => admittedAtMs + windowMs > nowMs;
 
 /**
- * A slot to claim, at random among those free in this view (instances that race for one key
- * then rarely pick the same one), or undefined when the view shows every slot busy: `limit`
- * requests were admitted in the last `windowMs`, and the request must be refused.
+ * What admitting a request at `nowMs` takes, from this view: undefined when the view shows
+ * `limit` busy times (`limit` requests were admitted in the last `windowMs`: refuse); otherwise
+ * the positions of the times the admission removes to make room: none while the list is shorter
+ * than `limit`, and every time in the view that is no longer busy once it is full.
  */
-export function chooseFreeSlot(
-  slots: SlotTimes,
+export function roomIn(
+  times: AdmissionTimes,
   nowMs: number,
-  random: () => number,
   policy: RateLimitPolicy = RATE_LIMIT,
-): number | undefined {
-  const free = freeSlots(slots, nowMs, policy);
-  return free[Math.min(free.length - 1, Math.floor(random() * free.length))];
+): { readonly expired: number[] } | undefined {
+  const expired: number[] = [];
+  times.forEach((admittedAtMs, index) => {
+    if (!isBusy(admittedAtMs, nowMs, policy.windowMs)) expired.push(index);
+  });
+  if (times.length - expired.length >= policy.limit) return undefined;
+  return { expired: times.length < policy.limit ? [] : expired };
+}
+
+/** An instance's view of a key: the times its last answer held, and the pace they showed. */
+export interface WindowView {
+  readonly times: AdmissionTimes;
+  /** When that answer came (the instance's clock), and how long its call took. */
+  readonly atMs: number;
+  readonly callMs: number;
+  /** Other instances' admissions per ms between that answer and the one before it, if any. */
+  readonly othersPerMs?: number;
+}
+
+const busyAt = (times: AdmissionTimes, nowMs: number, policy: RateLimitPolicy) =>
+  times.filter((admittedAtMs) => isBusy(admittedAtMs, nowMs, policy.windowMs)).length;
+
+/**
+ * The view an answer gives (a write's, either way, or a read's), with the pace of other
+ * instances' admissions since the previous answer: busy times leave the list only once expired,
+ * so the busy times an answer shows beyond the previous answer's are admissions.
+ */
+export function observe(
+  previous: WindowView | undefined,
+  answer: { readonly times: AdmissionTimes; readonly admitted: boolean },
+  startedMs: number,
+  atMs: number,
+  policy: RateLimitPolicy = RATE_LIMIT,
+): WindowView {
+  const view = { times: answer.times, atMs, callMs: atMs - startedMs };
+  if (!previous || atMs <= previous.atMs) return view;
+  const others =
+    busyAt(answer.times, atMs, policy) - busyAt(previous.times, atMs, policy) - (answer.admitted ? 1 : 0);
+  return { ...view, othersPerMs: Math.max(0, others) / (atMs - previous.atMs) };
+}
+
+/** The longest an instance waits for other instances' writes to land before it reads. */
+export const MAX_READ_WAIT_MS = 1_000;
+
+/**
+ * Whether to read the window before writing, and after how long: when the pace of other
+ * instances' admissions the view showed says its room is probably taken. A read costs a fifth of
+ * a write's price on demand, and none of the key's partition write throughput, where a write that
+ * fails costs a whole write unit. If others have probably taken the room since the view, read
+ * now; if they probably take twice the room counting the writes already on their way (as many
+ * as landed during the instance's last call), wait one call's time for those to land, then read.
+ * A pace older than a window says nothing.
+ * https://aws.amazon.com/dynamodb/pricing/on-demand/
+ */
+export function readBeforeWriting(
+  view: WindowView,
+  nowMs: number,
+  policy: RateLimitPolicy = RATE_LIMIT,
+): { readonly waitMs: number } | undefined {
+  const elapsedMs = nowMs - view.atMs;
+  if (view.othersPerMs === undefined || elapsedMs >= policy.windowMs) return undefined;
+  const room = policy.limit - busyAt(view.times, nowMs, policy);
+  const since = view.othersPerMs * elapsedMs;
+  if (since >= room) return { waitMs: 0 };
+  if (since + view.othersPerMs * view.callMs >= 2 * room)
+    return { waitMs: Math.min(view.callMs, MAX_READ_WAIT_MS) };
+  return undefined;
 }
 
 export interface RateDecision {
@@ -73,22 +120,23 @@ export interface RateDecision {
 }
 
 /**
- * The decision a view gives at `nowMs`: after an admission, the view holds the stored slots
- * including the one just claimed; for a refusal, the view that showed every slot busy.
+ * The decision a view gives at `nowMs`: after an admission, the view holds the stored times
+ * including the one just added; for a refusal, the view that showed `limit` busy times.
  */
 export function rateDecision(
-  slots: SlotTimes,
+  times: AdmissionTimes,
   nowMs: number,
   admitted: boolean,
   policy: RateLimitPolicy = RATE_LIMIT,
 ): RateDecision {
-  const busy = slots.filter((admittedAtMs) => !isFree(admittedAtMs, nowMs, policy.windowMs));
+  const busy = times.filter((admittedAtMs) => isBusy(admittedAtMs, nowMs, policy.windowMs));
   const oldest = busy.length > 0 ? Math.min(...busy) : undefined;
   return {
     admitted,
     atMs: nowMs,
     limit: policy.limit,
-    remaining: policy.limit - busy.length,
+    // More busy times than the limit only after the limit was lowered: none left, not fewer.
+    remaining: Math.max(0, policy.limit - busy.length),
     resetSeconds:
       oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + policy.windowMs - nowMs) / 1000)),
   };

@@ -1,42 +1,59 @@
-import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ProblemError } from '../../core/contract/problems';
-import type { RateDecision, RateLimitPolicy, SlotTimes } from '../../core/domain/rate-limit';
-import {
-  chooseFreeSlot,
-  emptySlots,
-  NEVER_ADMITTED,
-  RATE_LIMIT,
-  rateDecision,
-} from '../../core/domain/rate-limit';
+import type { RateDecision, RateLimitPolicy, WindowView } from '../../core/domain/rate-limit';
+import { observe, RATE_LIMIT, rateDecision, readBeforeWriting, roomIn } from '../../core/domain/rate-limit';
 import { RATE_LIMIT_PARTITION } from '../../core/partitions';
 import { isConditionFailure } from '../common/aws-errors';
 import { dynamoDb, tableName } from './db';
 
 /*
  * One item per key (its own partition prefix, so API handlers can be granted writes to these
- * items and no others) holding the key's slots in one list attribute, `slots`: per slot, the
- * time of the last request admitted through it, as milliseconds since SLOT_TIME_EPOCH_MS (0 for
- * a slot never used). Admitting a request is one UpdateItem that claims one slot under a
- * condition on that slot alone; see docs/design/rate-limit.md for why this is exact.
+ * items and no others) holding one list attribute, `admitted`: the times of the requests admitted
+ * in the key's window, in the order their writes landed, and no more than `limit` of them.
+ * Admitting a request appends its time under a condition on the list's size, so admissions from
+ * any number of instances at once all succeed until the window is full; times more than a window
+ * old are removed by the admission that needs their room. See docs/design/rate-limit.md for why
+ * this is exact.
  */
 const rateWindowKey = (prefix: string) => ({ PK: `${RATE_LIMIT_PARTITION}${prefix}`, SK: 'RATELIMIT' });
-const SLOTS = 'slots';
+const ADMITTED = 'admitted';
 
 /**
- * Stored times count from here, not from 1970: at most 12 significant digits (7 bytes each)
- * until 2057, so the item of 120 slots is about 1,000 bytes and every write is one write unit.
+ * Times are 5-byte big-endian binaries of milliseconds since TIME_EPOCH_MS (until 2060).
+ * DynamoDB compares binaries byte by byte, unsigned, so a fixed width compares as the numbers
+ * do; 5 bytes against a number's 7 keep the item at most 35 + 11 + 120 × 6 = 766 bytes, so every
+ * write is one write unit.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Condition.html
  */
-const SLOT_TIME_EPOCH_MS = Date.UTC(2026, 0, 1);
-const toStored = (ms: number) => (ms === NEVER_ADMITTED ? 0 : ms - SLOT_TIME_EPOCH_MS);
-const fromStored = (value: number) => (value === 0 ? NEVER_ADMITTED : value + SLOT_TIME_EPOCH_MS);
+const TIME_EPOCH_MS = Date.UTC(2026, 0, 1);
+const TIME_BYTES = 5;
+const TIME_MAX = 2 ** (8 * TIME_BYTES) - 1;
 
-/** The slots of a stored item, or undefined when it has none of the current size. */
-function slotsOf(item: Record<string, unknown> | undefined, policy: RateLimitPolicy): number[] | undefined {
-  const stored = item?.[SLOTS];
-  if (!Array.isArray(stored) || stored.length !== policy.limit) return undefined;
-  return stored.map((value) => (typeof value === 'number' ? fromStored(value) : NEVER_ADMITTED));
+function toStored(ms: number): Uint8Array {
+  const offset = Math.max(0, ms - TIME_EPOCH_MS);
+  if (offset > TIME_MAX) throw new Error('Rate-window times past 2060 need a wider encoding');
+  const bytes = new Uint8Array(TIME_BYTES);
+  let rest = offset;
+  for (let index = TIME_BYTES - 1; index >= 0; index--) {
+    bytes[index] = rest % 256;
+    rest = Math.floor(rest / 256);
+  }
+  return bytes;
+}
+
+/** A stored time; anything else reads as the epoch, which is never busy and so is removed first. */
+function fromStored(value: unknown): number {
+  if (!(value instanceof Uint8Array) || value.length !== TIME_BYTES) return TIME_EPOCH_MS;
+  return value.reduce((sum, byte) => sum * 256 + byte, 0) + TIME_EPOCH_MS;
+}
+
+/** The admission times of a stored item, in its order (none for an item not written yet). */
+function timesOf(item: Record<string, unknown> | undefined): number[] {
+  const stored = item?.[ADMITTED];
+  return Array.isArray(stored) ? stored.map(fromStored) : [];
 }
 
 /** The item a failed conditional write returned (ReturnValuesOnConditionCheckFailure). */
@@ -45,85 +62,89 @@ function itemOfConditionFailure(error: unknown): Record<string, unknown> | undef
   return item ? unmarshall(item as Parameters<typeof unmarshall>[0]) : undefined;
 }
 
-type Attempt =
-  | { readonly admitted: true; readonly slots: number[] }
-  /** The stored item: its slots, or none yet (a new key, or slots of another size). */
-  | { readonly admitted: false; readonly slots?: number[]; readonly item?: Record<string, unknown> };
+/**
+ * Removals in one write: each adds a comparison and an AND to the condition, and DynamoDB allows
+ * 300 operators and 4 KB in an expression (100 removals: about 200 operators and 3.3 KB). One
+ * removal makes room in a list of `limit` times; more only after the limit was lowered.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-expression-parameters
+ */
+const MAX_REMOVALS = 100;
+
+/** A write's outcome, with the stored times either way (just after it, or as they stood). */
+interface Attempt {
+  readonly admitted: boolean;
+  readonly times: number[];
+}
 
 /**
- * Claims one slot: only if it is free (a condition on that slot alone, no version number) and
- * the list has the current size.
+ * Admits one request: appends its time, on condition that the list then holds at most `limit`
+ * times. `expired` are the positions, in the instance's view, of times more than a window old
+ * that the append removes to make room: each on condition that the time now at that position is
+ * still that old, so a removal never takes a time inside the window, whatever other instances did
+ * meanwhile. Without removals the write also creates the item of a key's first request.
  */
-async function claimSlot(
+async function admit(
   prefix: string,
-  slot: number,
   nowMs: number,
+  expiredInView: readonly number[],
   policy: RateLimitPolicy,
 ): Promise<Attempt> {
+  const expired = expiredInView.slice(0, MAX_REMOVALS);
+  let update: string;
+  let condition: string;
+  let values: Record<string, unknown>;
+  if (expired.length === 0) {
+    update = 'SET #admitted = list_append(if_not_exists(#admitted, :none), :now)';
+    condition = 'attribute_not_exists(#admitted) OR size(#admitted) < :limit';
+    values = { ':none': [], ':now': [toStored(nowMs)], ':limit': policy.limit };
+  } else {
+    // The list holds fewer than `limit + expired` times, so setting that position appends; every
+    // action reads the list as it was before the write, so the removals name positions in it.
+    // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
+    const end = policy.limit + expired.length;
+    update = `SET #admitted[${end}] = :now REMOVE ${expired.map((index) => `#admitted[${index}]`).join(', ')}`;
+    condition = [
+      'size(#admitted) < :end',
+      ...expired.map((index) => `#admitted[${index}] <= :freeBefore`),
+    ].join(' AND ');
+    values = { ':now': toStored(nowMs), ':end': end, ':freeBefore': toStored(nowMs - policy.windowMs) };
+  }
   try {
     const { Attributes } = await dynamoDb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: rateWindowKey(prefix),
-        UpdateExpression: `SET #slots[${slot}] = :now`,
-        ConditionExpression: `size(#slots) = :limit AND #slots[${slot}] <= :freeBefore`,
-        ExpressionAttributeNames: { '#slots': SLOTS },
-        ExpressionAttributeValues: {
-          ':now': toStored(nowMs),
-          ':freeBefore': toStored(nowMs - policy.windowMs),
-          ':limit': policy.limit,
-        },
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: { '#admitted': ADMITTED },
+        ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    const slots = slotsOf(Attributes, policy);
-    if (!slots) throw new Error(`The rate window of ${prefix} came back without its ${policy.limit} slots`);
-    return { admitted: true, slots };
+    return { admitted: true, times: timesOf(Attributes) };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const item = itemOfConditionFailure(error);
-    return { admitted: false, slots: slotsOf(item, policy), item };
+    return { admitted: false, times: timesOf(itemOfConditionFailure(error)) };
   }
 }
 
-/**
- * Writes the whole slot list: for a key's first request, and once after the limit changed size
- * (the times already stored are kept).
- */
-async function createWindow(prefix: string, slots: SlotTimes, policy: RateLimitPolicy): Promise<Attempt> {
-  try {
-    await dynamoDb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: rateWindowKey(prefix),
-        UpdateExpression: 'SET #slots = :slots',
-        ConditionExpression: 'attribute_not_exists(#slots) OR size(#slots) <> :limit',
-        ExpressionAttributeNames: { '#slots': SLOTS },
-        ExpressionAttributeValues: { ':slots': slots.map(toStored), ':limit': policy.limit },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { admitted: true, slots: [...slots] };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const item = itemOfConditionFailure(error);
-    return { admitted: false, slots: slotsOf(item, policy), item };
-  }
-}
-
-/** What an item without slots of the current size still tells: the times it holds. */
-function resized(item: Record<string, unknown> | undefined, policy: RateLimitPolicy): number[] {
-  const stored = Array.isArray(item?.[SLOTS]) ? (item[SLOTS] as unknown[]) : [];
-  return emptySlots(policy).map((_, index) => {
-    const value = stored[index];
-    return typeof value === 'number' ? fromStored(value) : NEVER_ADMITTED;
-  });
+/** The stored times, read strongly consistent: one read unit, the item being under 4 KB. */
+async function readWindow(prefix: string): Promise<number[]> {
+  const { Item } = await dynamoDb().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: rateWindowKey(prefix),
+      ConsistentRead: true,
+      ProjectionExpression: '#admitted',
+      ExpressionAttributeNames: { '#admitted': ADMITTED },
+    }),
+  );
+  return timesOf(Item);
 }
 
 export interface RateLimiterOptions {
   readonly clock?: () => number;
-  readonly random?: () => number;
   readonly policy?: RateLimitPolicy;
 }
 
@@ -138,22 +159,25 @@ export interface RateLimiter {
 const VIEW_LIMIT = 10_000;
 
 /**
- * A rate limiter with its own views of keys' slots, as one Lambda instance holds them. The
- * views are only an optimisation: each write's answer refreshes them, and a stale one costs at
- * most a failed write that returns the stored slots.
+ * A rate limiter with its own views of keys' windows, as one Lambda instance holds them. The
+ * views are only an optimisation: each answer refreshes them, and a stale one costs at most a
+ * failed write, which returns the stored list.
  *
- * Admission costs one conditional UpdateItem and no read; a refusal costs nothing when the
- * view already shows every slot busy. A failed condition means another instance admitted a
- * request through that slot: the failure returns the stored slots and the next attempt chooses
- * among those free. Every failure is another instance's admission, so at most `limit` can
- * happen before the view is full and the request is refused: contention never ends in a 5xx.
+ * Admission costs one conditional UpdateItem; admissions from any number of instances do not
+ * collide, because each appends under a condition on the list's size. A refusal costs nothing
+ * when the view already shows `limit` busy times. A write fails only when the window is full or
+ * another instance removed the expired times first, and either is another instance's admission:
+ * the failure returns the stored list, and the next attempt decides from it, so contention never
+ * ends in a 5xx. When the view is probably full (readBeforeWriting), the instance reads before it
+ * writes.
  */
 export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
-  const { clock = Date.now, random = Math.random, policy = RATE_LIMIT } = options;
-  const views = new Map<string, SlotTimes>();
-  const remember = (prefix: string, slots: SlotTimes) => {
+  const { clock = Date.now, policy = RATE_LIMIT } = options;
+  const views = new Map<string, WindowView>();
+  const remember = (prefix: string, view: WindowView | undefined) => {
+    if (!view) return;
     views.delete(prefix);
-    views.set(prefix, slots);
+    views.set(prefix, view);
     if (views.size > VIEW_LIMIT) {
       const oldest = views.keys().next().value;
       if (oldest !== undefined) views.delete(oldest);
@@ -161,31 +185,33 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   };
   return {
     async consume(prefix) {
-      let view: SlotTimes | undefined = views.get(prefix);
-      /** Whether the stored item is known to lack slots of the current size. */
-      let withoutWindow = false;
+      let view = views.get(prefix);
+      let looked = false;
       const maxAttempts = 2 * policy.limit + 2;
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
         const nowMs = clock();
-        const known = view ?? emptySlots(policy);
-        const slot = chooseFreeSlot(known, nowMs, random, policy);
-        if (slot === undefined) {
-          remember(prefix, known);
-          return rateDecision(known, nowMs, false, policy);
+        const times = view?.times ?? [];
+        const room = roomIn(times, nowMs, policy);
+        if (room === undefined) {
+          remember(prefix, view);
+          return rateDecision(times, nowMs, false, policy);
         }
-        const outcome: Attempt = withoutWindow
-          ? await createWindow(
-              prefix,
-              known.map((time, index) => (index === slot ? nowMs : time)),
-              policy,
-            )
-          : await claimSlot(prefix, slot, nowMs, policy);
+        // At most one read per request, and none after an answer this request already had.
+        const read = view && !looked ? readBeforeWriting(view, nowMs, policy) : undefined;
+        looked = true;
+        if (read) {
+          if (read.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, read.waitMs));
+          const startedMs = clock();
+          const stored = await readWindow(prefix);
+          view = observe(view, { times: stored, admitted: false }, startedMs, clock(), policy);
+          continue;
+        }
+        const outcome = await admit(prefix, nowMs, room.expired, policy);
+        view = observe(view, outcome, nowMs, clock(), policy);
         if (outcome.admitted) {
-          remember(prefix, outcome.slots);
-          return rateDecision(outcome.slots, nowMs, true, policy);
+          remember(prefix, view);
+          return rateDecision(outcome.times, nowMs, true, policy);
         }
-        withoutWindow = outcome.slots === undefined;
-        view = outcome.slots ?? resized(outcome.item, policy);
       }
       // Unreachable while clocks agree: each failed attempt was another instance's admission.
       throw new ProblemError(
@@ -208,7 +234,7 @@ export function consumeRequest(prefix: string): Promise<RateDecision> {
   return instanceLimiter.consume(prefix);
 }
 
-/** Last time each key was admitted (the latest of its slots), for operators (`keys list`). */
+/** Last time each key was admitted (the latest of its times), for operators (`keys list`). */
 export async function lastUsedOfKeys(prefixes: readonly string[]): Promise<Map<string, string>> {
   const lastUsed = new Map<string, string>();
   for (let start = 0; start < prefixes.length; start += 100) {
@@ -218,20 +244,16 @@ export async function lastUsedOfKeys(prefixes: readonly string[]): Promise<Map<s
         RequestItems: {
           [tableName()]: {
             Keys: chunk.map(rateWindowKey),
-            ProjectionExpression: 'PK, #slots',
-            ExpressionAttributeNames: { '#slots': SLOTS },
+            ProjectionExpression: 'PK, #admitted',
+            ExpressionAttributeNames: { '#admitted': ADMITTED },
           },
         },
       }),
     );
     for (const item of Responses?.[tableName()] ?? []) {
-      const stored = Array.isArray(item[SLOTS]) ? (item[SLOTS] as unknown[]) : [];
-      const latest = Math.max(0, ...stored.map((value) => (typeof value === 'number' ? value : 0)));
-      if (latest > 0)
-        lastUsed.set(
-          String(item.PK).slice(RATE_LIMIT_PARTITION.length),
-          new Date(fromStored(latest)).toISOString(),
-        );
+      const latest = Math.max(TIME_EPOCH_MS, ...timesOf(item));
+      if (latest > TIME_EPOCH_MS)
+        lastUsed.set(String(item.PK).slice(RATE_LIMIT_PARTITION.length), new Date(latest).toISOString());
     }
   }
   return lastUsed;

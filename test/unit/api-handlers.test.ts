@@ -170,8 +170,8 @@ describe('revenue routes', () => {
 
     expect(result.statusCode).toBe(403);
     expect(body(result).type).toContain('insufficient-scope');
-    // One admission written (a fresh key's window is created by its first request).
-    expect(rateWindows.writes.created + rateWindows.writes.claimed).toBe(1);
+    // One admission written (the first request of a fresh key creates its window), none refused.
+    expect(rateWindows.writes).toMatchObject({ admitted: 1, refused: 0 });
     expect(dynamo.commandCalls(QueryCommand)).toHaveLength(0);
   });
 
