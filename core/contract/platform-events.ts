@@ -3,8 +3,7 @@ import * as z from 'zod/mini';
 import { PRODUCT_ID_PATTERN } from '../domain/catalog';
 import { MAX_PROPERTY_NAME_LENGTH, MAX_UNITS } from '../domain/properties';
 import type { Reservation } from '../domain/reservations';
-import { isOneLine } from '../domain/text';
-import { onFirstUse, reservationDateRules, reservationFields } from './reservation-schema';
+import { oneLineText, onFirstUse, reservationDateRules, reservationFields } from './reservation-schema';
 
 /**
  * The platform's events (docs/design/events.md): what the rest of the service publishes about
@@ -66,15 +65,9 @@ const propertyUpdate = onFirstUse(() =>
       property_id: id('The sponsored property.'),
       version: version(),
       name: z.optional(
-        z
-          .string('must be a string')
-          .check(
-            z.trim(),
-            z.minLength(1, 'must not be empty'),
-            z.maxLength(MAX_PROPERTY_NAME_LENGTH, `must be at most ${MAX_PROPERTY_NAME_LENGTH} characters`),
-            z.refine(isOneLine, 'must be one line of text'),
-          )
-          .register(eventSchemas, { description: 'The property name partners read in GET /properties.' }),
+        oneLineText(MAX_PROPERTY_NAME_LENGTH).register(eventSchemas, {
+          description: 'The property name partners read in GET /properties.',
+        }),
       ),
       units: z.optional(
         z

@@ -31,6 +31,18 @@ export function onFirstUse<T>(build: () => T): () => T {
   };
 }
 
+/** A trimmed, non-empty line of text of at most `max` characters (names, ids, channels). */
+export function oneLineText(max: number, oneLineMessage = 'must be one line of text') {
+  return z
+    .string('must be a string')
+    .check(
+      z.trim(),
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(max, `must be at most ${max} characters`),
+      z.refine(isOneLine, oneLineMessage),
+    );
+}
+
 /**
  * The fields of a reservation but its property; unknown fields are dropped, never stored. Built on
  * first use: the event consumer's cold start does not pay for schemas until an event needs them
@@ -42,22 +54,11 @@ export const reservationFields = onFirstUse(() => {
     z.refine((value) => inRange(parseIsoDate(value) ?? FIRST_DAY), `must be ${RANGE}`),
   );
   return {
-    id: z
-      .string('must be a string')
-      .check(
-        z.trim(),
-        z.minLength(1, 'must not be empty'),
-        z.maxLength(MAX_RESERVATION_ID_LENGTH, `must be at most ${MAX_RESERVATION_ID_LENGTH} characters`),
-        z.refine(isOneLine, 'must be one line of text (no control or bidi-override characters)'),
-      ),
-    channel: z
-      .string('must be a string')
-      .check(
-        z.trim(),
-        z.minLength(1, 'must not be empty'),
-        z.maxLength(MAX_CHANNEL_LENGTH, `must be at most ${MAX_CHANNEL_LENGTH} characters`),
-        z.refine(isOneLine, 'must be one line of text'),
-      ),
+    id: oneLineText(
+      MAX_RESERVATION_ID_LENGTH,
+      'must be one line of text (no control or bidi-override characters)',
+    ),
+    channel: oneLineText(MAX_CHANNEL_LENGTH),
     booked_at: z.pipe(
       z.iso.datetime({
         offset: true,

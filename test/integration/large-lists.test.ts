@@ -1,6 +1,6 @@
-import { get } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { rawRequest } from '../../lib/verify/http-answers';
 import { bulkProperties } from '../support/bulk-properties';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner } from '../support/partners';
@@ -8,24 +8,8 @@ import { approvedPartner } from '../support/partners';
 const COUNT = 8_000;
 
 /** The response as it crosses the wire (fetch would decompress it). */
-function rawGet(
-  url: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; headers: Record<string, unknown>; bytes: Buffer }> {
-  return new Promise((resolve, reject) => {
-    get(url, { headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          bytes: Buffer.concat(chunks),
-        }),
-      );
-    }).on('error', reject);
-  });
-}
+const rawGet = (url: string, headers: Record<string, string>) => rawRequest(url, 'GET', headers, 60_000);
+
 let partner: TestPartner;
 
 beforeAll(async () => {
