@@ -45,6 +45,8 @@ const TRANSIENT_ERROR_NAMES = new Set([
   'TimeoutError',
   'RequestTimeout',
   'RequestTimeoutException',
+  // The limiter's admitting write, not sent again after no answer (lambdas/data/rate-windows.ts).
+  'AdmissionOutcomeUnknown',
 ]);
 
 const TRANSIENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);

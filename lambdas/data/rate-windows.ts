@@ -76,6 +76,58 @@ interface Attempt {
   readonly times: number[];
 }
 
+/** Names DynamoDB gives a request it refused for capacity, before doing anything. */
+const THROTTLING_ERROR_NAMES = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+]);
+
+/**
+ * An admitting write whose outcome is unknown: no answer came in time, the connection dropped, or
+ * DynamoDB answered with a server error, and the write may have landed. A transient failure: the
+ * request is answered 503.
+ */
+export class AdmissionOutcomeUnknownError extends Error {
+  override readonly name = 'AdmissionOutcomeUnknown';
+}
+
+/**
+ * The admitting write is sent once. The SDK retries a timeout or a server error, but an append
+ * sent again after one that landed would take a second place in the window: a request could use
+ * up to three of its key's places and the key be refused before 120 admissions. So such a failure
+ * ends the request (a 503, having taken at most one place), and only throttling, which DynamoDB
+ * refuses before writing, is retried. The middleware sits inside the SDK's retry middleware
+ * (finalizeRequest, high priority) and outside the deserializer, so it sees service errors too.
+ * https://docs.aws.amazon.com/sdkref/latest/guide/feature-retry-behavior.html
+ */
+function sentOnce<C extends UpdateCommand>(command: C): C {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if (
+          !(error instanceof Error) ||
+          error instanceof AdmissionOutcomeUnknownError ||
+          isConditionFailure(error) ||
+          THROTTLING_ERROR_NAMES.has(error.name)
+        )
+          throw error;
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status !== undefined && status < 500) throw error;
+        throw new AdmissionOutcomeUnknownError(
+          `The admitting write may have landed, with no answer (${error.name}: ${error.message}); not sent again.`,
+        );
+      }
+    },
+    // No name: lib-dynamodb joins a command's stack to the client's twice, so a named middleware
+    // would be refused as a duplicate; the second copy passes the first one's error on.
+    { step: 'finalizeRequest', priority: 'low' },
+  );
+  return command;
+}
+
 /**
  * Admits one request: appends its time, on condition that the list then holds at most `limit`
  * times. `expired` are the positions, in the instance's view, of times more than a window old
@@ -111,16 +163,18 @@ async function admit(
   }
   try {
     const { Attributes } = await dynamoDb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: rateWindowKey(prefix),
-        UpdateExpression: update,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: { '#admitted': ADMITTED },
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
+      sentOnce(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: rateWindowKey(prefix),
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: { '#admitted': ADMITTED },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
     );
     return { admitted: true, times: timesOf(Attributes) };
   } catch (error) {

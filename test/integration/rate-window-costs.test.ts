@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RateDecision } from '../../core/domain/rate-limit';
 import { RATE_LIMIT } from '../../core/domain/rate-limit';
+import { isTransientAwsError } from '../../lambdas/common/aws-errors';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { createRateLimiter } from '../../lambdas/data/rate-windows';
 
@@ -169,6 +170,78 @@ describe('the rate limiter’s writes on DynamoDB Local', () => {
     expect(decision).toMatchObject({ admitted: false, remaining: 0 });
     expect(writes()).toEqual({ writes: 0, units: 0, failed: 0 });
     expect(reads()).toEqual({ reads: 1, readUnits: 1 });
+  });
+
+  /**
+   * Makes the next admitting write of `key` fail after it was sent: `landed` lets DynamoDB apply it
+   * and then loses the answer (a timeout, as the SDK reports one), otherwise DynamoDB's throttling
+   * refusal is thrown before anything is sent. Counts the writes of `key` that reached DynamoDB.
+   */
+  function failNextWrite(key: string, how: 'landed' | 'throttled') {
+    const name = `failNextWrite-${key}`;
+    let failed = false;
+    const sent = { count: 0 };
+    dynamoDb().middlewareStack.add(
+      (next, context) => async (args) => {
+        const ofKey = /Update/.test(String(context.commandName)) && JSON.stringify(args.input).includes(key);
+        if (ofKey && !failed && how === 'throttled') {
+          failed = true;
+          throw Object.assign(new Error('Throughput exceeds the current capacity.'), {
+            name: 'ProvisionedThroughputExceededException',
+            $metadata: { httpStatusCode: 400 },
+          });
+        }
+        const result = await next(args);
+        if (!ofKey) return result;
+        sent.count += 1;
+        if (!failed) {
+          failed = true;
+          throw Object.assign(new Error('No answer within 2500 ms.'), { name: 'TimeoutError' });
+        }
+        return result;
+      },
+      { step: 'deserialize', priority: 'low', name },
+    );
+    return { sent, done: () => dynamoDb().middlewareStack.remove(name) };
+  }
+
+  it('sends an admission once: an answer lost after the write landed is a 503 that took one place, never two', async () => {
+    const key = freshKey();
+    const lost = failNextWrite(key, 'landed');
+    try {
+      const error = await createRateLimiter()
+        .consume(key)
+        .then(
+          () => undefined,
+          (failure: unknown) => failure,
+        );
+
+      expect(error).toMatchObject({ name: 'AdmissionOutcomeUnknown' });
+      expect(isTransientAwsError(error)).toBe(true);
+      expect(lost.sent.count).toBe(1);
+      expect(await storedCount(key)).toBe(1);
+    } finally {
+      lost.done();
+    }
+    await expect(createRateLimiter().consume(key)).resolves.toMatchObject({
+      admitted: true,
+      remaining: limit - 2,
+    });
+  });
+
+  it('retries an admission DynamoDB refused for capacity, which wrote nothing', async () => {
+    const key = freshKey();
+    const throttled = failNextWrite(key, 'throttled');
+    try {
+      await expect(createRateLimiter().consume(key)).resolves.toMatchObject({
+        admitted: true,
+        remaining: limit - 1,
+      });
+      expect(throttled.sent.count).toBe(1);
+      expect(await storedCount(key)).toBe(1);
+    } finally {
+      throttled.done();
+    }
   });
 
   it('is exact on DynamoDB’s own conditions for any instances racing in any order, and wastes no write while the window has room', async () => {
