@@ -8,6 +8,8 @@
  *   reorder the text around them ("Trojan source").
  * The implicit direction marks (U+200E, U+200F, U+061C) stay allowed: right-to-left names need
  * them, and they change nothing beyond their own position.
+ * Text must also be well-formed UTF-16: a lone surrogate (a JSON `\ud800` escape with no pair) is
+ * no character, cannot be written as UTF-8, and strict JSON readers refuse the answers holding it.
  */
 const UNSAFE_RANGES = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
 
@@ -22,9 +24,12 @@ const CONTROL_CHARACTER_IN_TEXT = new RegExp(`[${UNSAFE_IN_TEXT}]`);
 /** The same rule as a JSON Schema `pattern` (the OpenAPI document's text fields). */
 export const ONE_LINE_PATTERN = `^[^${UNSAFE_RANGES}]*$`;
 
-/** True when the text has none of the characters above. */
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when the text has none of the characters above and is well-formed. */
 export function isOneLine(text: string): boolean {
-  return !CONTROL_CHARACTER.test(text);
+  return !CONTROL_CHARACTER.test(text) && !LONE_SURROGATE.test(text);
 }
 
 /**
@@ -33,7 +38,7 @@ export function isOneLine(text: string): boolean {
  * `withUnixLineBreaks` first, as browsers send a textarea's line breaks as CR LF.
  */
 export function isMultiLineText(text: string): boolean {
-  return !CONTROL_CHARACTER_IN_TEXT.test(text);
+  return !CONTROL_CHARACTER_IN_TEXT.test(text) && !LONE_SURROGATE.test(text);
 }
 
 /** Line breaks as line feeds (a form's CR LF, a lone CR). */

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { propertySummarySchema } from '../../core/contract/api-schemas';
+import { checkPlatformEvent } from '../../core/contract/platform-events';
 import { activationClaimProblems, newNonce } from '../../core/domain/activation-token';
-import { isOneLine, quoted } from '../../core/domain/text';
+import { isMultiLineText, isOneLine, quoted } from '../../core/domain/text';
 import { CATALOGUES } from '../../lambdas/pages/messages';
 import { parseDetails } from '../../lambdas/pages/onboarding-forms';
 import { displayName } from '../../lib/cli/inputs';
@@ -15,7 +16,9 @@ function refused(codePoint: number): boolean {
     codePoint === 0x2028 ||
     codePoint === 0x2029 ||
     (codePoint >= 0x202a && codePoint <= 0x202e) ||
-    (codePoint >= 0x2066 && codePoint <= 0x2069)
+    (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+    // A surrogate met alone: [...text] yields a well-formed pair as one code point above U+FFFF.
+    (codePoint >= 0xd800 && codePoint <= 0xdfff)
   );
 }
 
@@ -52,6 +55,18 @@ describe('one-line text', () => {
       }),
     ).toContain('contact_name is not valid');
     expect(quoted(name, 100)).toBe('Casa?Verde');
+  });
+
+  it.each([
+    ['a high surrogate alone', 'Alpine Hut \ud800 No. 7'],
+    ['a low surrogate alone', 'Alpine Hut \udc00'],
+    ['a pair the wrong way round', 'Hut \udc00\ud800'],
+    ['a high surrogate at the end', 'Hut \ud83c'],
+  ])('refuses %s: not a character, and no UTF-8 for it', (_what, name) => {
+    expect(isOneLine(name)).toBe(false);
+    expect(isMultiLineText(name)).toBe(false);
+    expect(checkPlatformEvent('PropertyUpdated', { property_id: 1, version: 1, name }).ok).toBe(false);
+    expect(() => displayName('--name', name)).toThrow(/one line/);
   });
 
   it('keeps right-to-left names, their direction marks, accents, CJK and emoji', () => {
