@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
+import { applyReservations } from '../lib/apply-events';
 import { functionBundles, REPOSITORY_ROOT } from '../lib/cdk-assets';
 import { childEnvironment, runProcess } from '../lib/child';
 import type {
@@ -29,6 +30,7 @@ import {
   stackSettings,
   tracedShare,
 } from '../lib/cost-model';
+import { benchReservations, createBenchPartner, sponsoredProperty } from '../lib/datasets';
 import type { DynamoUsage } from '../lib/dynamo-meter';
 import { API_TARGETS, authorizerEvent, proxyEvent } from '../lib/events';
 import { inProcess } from '../lib/in-process';
@@ -41,7 +43,12 @@ import { formatNumber, median } from '../lib/stats';
 /** Calls measured per route and stage, after two that warm the handler's modules and clients. */
 const CALLS = Number(process.env.BENCH_COST_CALLS ?? 20);
 const WARM_UP = 2;
-const DEMO_PARTNER = 1;
+/**
+ * The partner every priced call reads, made for this section so that what earlier sections wrote
+ * to the demo partner (activations, keys) does not change the price: a partner with a few
+ * sponsored properties on two products, one of them with a booking history.
+ */
+const DATASET = { properties: 5, products: ['assistant', 'upsells'], reservations: 200 } as const;
 const BUDGET_DOLLARS_PER_MILLION = 7;
 /** The volume the budget is judged at: the least for which a price per million calls means much. */
 const REFERENCE_CALLS_PER_MONTH = 1_000_000;
@@ -131,6 +138,25 @@ function headerBytes(headers: Record<string, unknown> | undefined): number {
   );
 }
 
+let dataset: Promise<{ partnerId: number; propertyId: number }> | undefined;
+
+/** The section's partner and its property with the booking history, made once per run. */
+function pricedPartner(): Promise<{ partnerId: number; propertyId: number }> {
+  dataset ??= (async () => {
+    const nowMs = Date.now();
+    const partnerId = await createBenchPartner('cost', nowMs);
+    const propertyIds: number[] = [];
+    for (let index = 0; index < DATASET.properties; index++) {
+      const { propertyId } = await sponsoredProperty(partnerId, `cost${index}`, nowMs, [...DATASET.products]);
+      propertyIds.push(propertyId);
+    }
+    const propertyId = propertyIds[0] ?? 0;
+    await applyReservations(propertyId, benchReservations(propertyId, 0, DATASET.reservations, nowMs), nowMs);
+    return { partnerId, propertyId };
+  })();
+  return dataset;
+}
+
 /**
  * Calls each route through the real authorizer and handler in this process (DynamoDB Local,
  * metered), with the functions' logger at the stage's level and stdout captured.
@@ -142,7 +168,8 @@ async function measureCalls(stage: Stage, settings: StackSettings): Promise<Map<
   const byName = new Map(settings.functions.map((fn) => [fn.name, fn]));
   const authorizerFn = byName.get('authorizer');
   const records = new Map<RouteId, CallRecord[]>();
-  const keys = await mintKeys(DEMO_PARTNER, API_TARGETS.length, ['metrics:read', 'revenue:read']);
+  const { partnerId, propertyId } = await pricedPartner();
+  const keys = await mintKeys(partnerId, API_TARGETS.length, ['metrics:read', 'revenue:read']);
   for (const [index, target] of API_TARGETS.entries()) {
     const key = keys[index] ?? '';
     const keyPrefix = key.slice(0, 12);
@@ -168,9 +195,9 @@ async function measureCalls(stage: Stage, settings: StackSettings): Promise<Map<
       const event = proxyEvent({
         path: `/partner-api/v1${target.path}`,
         resource: `/partner-api/v1${target.resource}`,
-        partnerId: DEMO_PARTNER,
+        partnerId,
         keyPrefix,
-        pathParameters: target.id === 'pricingSignals' ? { propertyId: '2' } : undefined,
+        pathParameters: target.id === 'pricingSignals' ? { propertyId: String(propertyId) } : undefined,
         headers: { Accept: 'application/json', 'Accept-Encoding': 'gzip, deflate', 'User-Agent': USER_AGENT },
       });
       (event.requestContext as { requestId?: string }).requestId = requestId;
@@ -204,6 +231,7 @@ async function measureCalls(stage: Stage, settings: StackSettings): Promise<Map<
         handlerLines: answered.lines,
         accessLogLine: accessLogLine(settings, stage, {
           requestId,
+          partnerId,
           target,
           keyPrefix,
           status: result.statusCode,
@@ -229,6 +257,7 @@ function accessLogLine(
   stage: Stage,
   call: {
     requestId: string;
+    partnerId: number;
     target: (typeof API_TARGETS)[number];
     keyPrefix: string;
     status: number;
@@ -255,7 +284,7 @@ function accessLogLine(
     '$context.integrationLatency': Math.round(call.handlerMs),
     '$context.authorizer.status': 200,
     '$context.authorizer.latency': Math.round(call.authorizerMs),
-    '$context.authorizer.partnerId': DEMO_PARTNER,
+    '$context.authorizer.partnerId': call.partnerId,
     '$context.authorizer.keyPrefix': call.keyPrefix,
     '$context.xrayTraceId': `1-${hex(4)}-${hex(12)}`,
     '$context.status': call.status,
@@ -713,7 +742,7 @@ function report(
     id: 'cost',
     title: '10. What a call costs',
     method: [
-      `Each route of the partner API is called ${CALLS} times (after ${WARM_UP} to warm up) through the real authorizer and handler in this process, against the bench service's DynamoDB Local with the DynamoDB meter, once with each stage's log levels (the functions' logger at the template's POWERTOOLS_LOG_LEVEL, stdout captured: the lines the code writes are the lines Lambda sends to the function's log group).`,
+      `Each route of the partner API is called ${CALLS} times (after ${WARM_UP} to warm up) through the real authorizer and handler in this process, for a partner made for the section (${DATASET.properties} sponsored properties on ${DATASET.products.length} products; the pricing signals of one with ${DATASET.reservations} reservations of history), with "Accept-Encoding: gzip, deflate" as partners' HTTP clients send it, against the bench service's DynamoDB Local with the DynamoDB meter, once with each stage's log levels (the functions' logger at the template's POWERTOOLS_LOG_LEVEL, stdout captured: the lines the code writes are the lines Lambda sends to the function's log group).`,
       "The settings that decide the price are read from the synthesized templates (cdk.out): memory and architecture, Lambda's log format and application and system log levels, active tracing, the stage's X-Ray tracing and any AWS::XRay::SamplingRule, the web ACL association, the authorizer's result cache, the access-log format and each log group's class and retention.",
       'Per call: API Gateway and WAF requests; Lambda requests and billed duration (each invocation rounded up to the millisecond, at the function’s memory on Arm; measured on this machine against DynamoDB Local, where a 512 MB Lambda has about a third of a vCPU and DynamoDB answers in a few milliseconds: an order of magnitude, and a small part of the total);',
       `INIT, billed since 2025 (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), from ${init.source}, at ${formatNumber(COLD_START_SHARE * 100, 0)} % of invocations (AWS's figure for production workloads);`,
