@@ -14,10 +14,10 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   const outcome = await authenticate(event.headers, Date.now());
   if (outcome.kind === 'missing') throw new Error('Unauthorized');
   if (outcome.kind === 'refused') {
-    // DEBUG: the partner reads why in the 401's problem, operators count 401s in the access log, and
-    // no alarm, metric filter or runbook reads this line; at production's INFO it would be paid for
-    // on every refused request (docs/deploying.md, "What it costs").
-    logger.debug('API key refused', {
+    // The one line that says which key was refused and why: the access log of a refused request has
+    // no key prefix and no reason, and support answers "my key stopped working" from this line
+    // (docs/operators.md). Written only for refused keys, so a successful call pays nothing for it.
+    logger.info('API key refused', {
       problem: outcome.problem,
       keyPrefix: outcome.keyPrefix,
       requestId: event.requestContext?.requestId,

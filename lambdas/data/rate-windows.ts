@@ -88,7 +88,7 @@ const THROTTLING_ERROR_NAMES = new Set([
  * DynamoDB answered with a server error, and the write may have landed. A transient failure: the
  * request is answered 503.
  */
-export class AdmissionOutcomeUnknownError extends Error {
+class AdmissionOutcomeUnknownError extends Error {
   override readonly name = 'AdmissionOutcomeUnknown';
 }
 

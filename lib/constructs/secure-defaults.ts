@@ -68,9 +68,10 @@ export function baseEnvironment(
  * headers); the partner appears only as its id and 12-character key prefix. `status` is a
  * number so metric filters can compare it. Every field is read by something (a metric filter, the
  * dashboard, `traffic`, the local access log, or a reader docs/deploying.md names: "The access
- * log's fields"); the integration's and the authorizer's latencies and the authorizer's status
- * are not written: API Gateway's own metrics (`Latency`, `IntegrationLatency`) and `responseType`
- * carry them, and each field costs its bytes on every request.
+ * log's fields"); the integration's latency is not written, API Gateway's `IntegrationLatency`
+ * metric carries it, and each field costs its bytes on every request. The authorizer's status and
+ * latency stay: no metric measures the authorizer as the gateway saw it, and they tell a failing,
+ * a slow and a throttled authorizer apart.
  */
 export const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   `{${[
@@ -85,6 +86,8 @@ export const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
     ['responseLength', AccessLogField.contextResponseLength()],
     ['responseLatency', AccessLogField.contextResponseLatency()],
     ['integrationStatus', AccessLogField.contextIntegrationStatus()],
+    ['authorizerStatus', AccessLogField.contextAuthorizerStatus()],
+    ['authorizerLatency', AccessLogField.contextAuthorizerLatency()],
     ['partnerId', AccessLogField.contextAuthorizer('partnerId')],
     ['keyPrefix', AccessLogField.contextAuthorizer('keyPrefix')],
     ['responseType', AccessLogField.contextErrorResponseType()],

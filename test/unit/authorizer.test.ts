@@ -207,7 +207,7 @@ describe('REQUEST authorizer', () => {
     expect(templateSafe('say "hi"\\ back\nnow')).toBe("say 'hi'' back now");
   });
 
-  it('writes no log line for a refused key at production’s level, and says why at DEBUG (sandbox)', async () => {
+  it('logs one line for a refused key at production’s level, with its prefix and why', async () => {
     table({ key: { ...record, state: 'revoked' } });
     const written: string[] = [];
     const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -215,7 +215,7 @@ describe('REQUEST authorizer', () => {
       return true;
     });
     try {
-      const linesAt = async (level: 'INFO' | 'DEBUG') => {
+      const linesAt = async (level: 'INFO' | 'WARN') => {
         logger.setLogLevel(level);
         written.length = 0;
         forgetCachedKeys();
@@ -224,15 +224,16 @@ describe('REQUEST authorizer', () => {
         return written.join('').split('\n').filter(Boolean);
       };
 
-      // Every refused request would pay for this line (docs/deploying.md, "What it costs").
-      expect(await linesAt('INFO')).toEqual([]);
-      const debug = await linesAt('DEBUG');
-      expect(debug).toHaveLength(1);
-      expect(JSON.parse(debug[0] ?? '{}')).toMatchObject({
-        level: 'DEBUG',
+      // Support's only record of which key was refused and why: the access log has neither.
+      const info = await linesAt('INFO');
+      expect(info).toHaveLength(1);
+      expect(JSON.parse(info[0] ?? '{}')).toMatchObject({
+        level: 'INFO',
         message: 'API key refused',
         keyPrefix: issued.prefix,
+        problem: 'revoked-api-key',
       });
+      expect(await linesAt('WARN')).toEqual([]);
     } finally {
       write.mockRestore();
       logger.setLogLevel('SILENT');
