@@ -207,8 +207,21 @@ export function senderAddress(mailFrom: string): string {
 /** Domains reserved for documentation and tests (RFC 2606, RFC 6761): a sender there is a placeholder. */
 const PLACEHOLDER_DOMAIN = /(^|\.)(example(\.(com|net|org))?|test|invalid|localhost)$/i;
 
+/** AWS's partitions, as an ARN names them. */
+const PARTITION = '(?:aws|aws-cn|aws-us-gov|aws-iso|aws-iso-[a-z]|aws-eusc)';
+
 /** An SNS topic ARN: `arn:<partition>:sns:<region>:<account>:<name>`. */
-const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+const SNS_TOPIC_ARN = new RegExp(
+  `^arn:${PARTITION}:sns:[a-z]{2}(?:-[a-z]+)+-\\d:\\d{12}:[A-Za-z0-9_-]{1,256}$`,
+);
+
+/** A publisher of the platform's events: an AWS account id (12 digits) or an IAM role ARN. */
+const EVENT_PUBLISHER = new RegExp(`^(?:\\d{12}|arn:${PARTITION}:iam::\\d{12}:role/[\\w+=,.@/-]+)$`);
+
+/** True when `publisher` is an account id or an IAM role ARN (the stack's bus lets it put events). */
+export function isEventPublisher(publisher: string): boolean {
+  return EVENT_PUBLISHER.test(publisher);
+}
 
 /** A deployment setting the app refuses: `bin/app.ts` prints its message alone, without a stack trace. */
 export class StageConfigError extends Error {
@@ -238,6 +251,13 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
   if (alarmTopicArn !== undefined && !SNS_TOPIC_ARN.test(alarmTopicArn))
     throw new StageConfigError(
       `alarmTopicArn of ${stage} is not an SNS topic ARN: "${alarmTopicArn}" (arn:aws:sns:<region>:<account>:<topic>).`,
+    );
+  const wrongPublisher = deployment.platformEventPublishers?.find(
+    (publisher) => !isEventPublisher(publisher),
+  );
+  if (wrongPublisher !== undefined)
+    throw new StageConfigError(
+      `platformEventPublishers of ${stage} must be AWS account ids (12 digits) or IAM role ARNs: "${wrongPublisher}".`,
     );
   return { ...settings, ...deployment };
 }

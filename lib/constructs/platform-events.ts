@@ -17,6 +17,7 @@ import {
   EVENT_VISIBILITY_TIMEOUT_SECONDS,
 } from '../../core/event-delivery';
 import { EVENT_CONSUMER } from '../../core/routes';
+import { isEventPublisher } from '../stage-config';
 import type { AccessResources, FunctionSettings } from './service-function';
 import { ServiceFunction } from './service-function';
 
@@ -36,11 +37,11 @@ export interface PlatformEventsProps {
 
 /** A publisher of the stage configuration as an IAM principal: an account, or a role. */
 function publisherPrincipal(publisher: string): IPrincipal {
-  if (/^\d{12}$/.test(publisher)) return new AccountPrincipal(publisher);
-  if (/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/.test(publisher)) return new ArnPrincipal(publisher);
-  throw new Error(
-    `A platform event publisher must be an AWS account id (12 digits) or an IAM role ARN; got "${publisher}".`,
-  );
+  if (!isEventPublisher(publisher))
+    throw new Error(
+      `A platform event publisher must be an AWS account id (12 digits) or an IAM role ARN; got "${publisher}".`,
+    );
+  return /^\d{12}$/.test(publisher) ? new AccountPrincipal(publisher) : new ArnPrincipal(publisher);
 }
 
 /**

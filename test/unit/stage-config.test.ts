@@ -54,12 +54,28 @@ describe('stage configuration', () => {
     'arn:aws:sns:eu-west-1:1234:ops-alarms',
     'arn:aws:sqs:eu-west-1:123456789012:ops-alarms',
     'arn:aws:sns:eu-west-1:123456789012:ops alarms',
+    'arn:awsfake:sns:eu-west-1:123456789012:ops-alarms',
+    'arn:aws:sns:x:000000000000:ops-alarms',
   ])('refuses %s as an alarm topic on any stage', (alarmTopicArn) => {
     for (const stage of DEPLOYED_STAGES)
       expect(() => stageConfig(stage, { mailFrom: 'partners@hostly.io', alarmTopicArn })).toThrow(
         /is not an SNS topic ARN/,
       );
   });
+
+  it.each(['*', '1234', 'arn:aws:iam::123456789012:user/platform', 'arn:awsfake:iam::123456789012:role/p'])(
+    'refuses %s as a publisher of the platform’s events, in one line before anything is built',
+    (publisher) => {
+      for (const stage of DEPLOYED_STAGES)
+        expect(() =>
+          stageConfig(stage, {
+            mailFrom: 'partners@hostly.io',
+            alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops-alarms',
+            platformEventPublishers: ['123456789012', publisher],
+          }),
+        ).toThrow(/platformEventPublishers of \w+ must be AWS account ids \(12 digits\) or IAM role ARNs/);
+    },
+  );
 
   it('samples 1 % of production requests with no reservoir, quiets Lambda’s own lines there and backs its table up', () => {
     const { production, sandbox } = stageSettings;
