@@ -93,7 +93,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Serve
       }
       const body = await readBody(request);
       if (body === 'too-large') {
-        send(response, 413, { 'Content-Type': 'text/plain' }, 'Request body larger than 1 MB.');
+        // The rest of the body is never read: the connection cannot carry another request.
+        send(
+          response,
+          413,
+          { 'Content-Type': 'text/plain', Connection: 'close' },
+          'Request body larger than 1 MB.',
+        );
         writeAccessLog({ status: 413 });
         return;
       }

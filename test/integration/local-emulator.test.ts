@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { describe, expect, inject, it } from 'vitest';
 import { approvedPartner } from '../support/partners';
 import { startServerProcess } from '../support/processes';
@@ -33,6 +34,41 @@ describe('the local API Gateway emulation with names objects already have', () =
       expect(api.status, name).toBe(200);
       expect(page.status, name).toBeLessThan(500);
       expect(page.headers.get('content-type')).toContain('text/html');
+    }
+  });
+
+  it('closes the connection after a 413, so the next request on a kept-alive connection is answered', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, body?: string) =>
+      new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+        const outgoing = request(
+          new URL(path, inject('activationBaseUrl')),
+          { method, agent, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } },
+          (response) => {
+            response.resume();
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }),
+            );
+          },
+        );
+        outgoing.setTimeout(10_000, () =>
+          outgoing.destroy(new Error(`${method} ${path}: no answer in 10 s`)),
+        );
+        outgoing.on('error', reject);
+        outgoing.end(body);
+      });
+    try {
+      const tooLarge = await send(
+        'POST',
+        '/partner/demo-pms/marketplace',
+        `a=${'b'.repeat(2 * 1024 * 1024)}`,
+      );
+      const next = await send('GET', '/');
+
+      expect(tooLarge).toEqual({ status: 413, connection: 'close' });
+      expect(next.status).toBe(200);
+    } finally {
+      agent.destroy();
     }
   });
 
