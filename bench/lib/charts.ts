@@ -136,7 +136,8 @@ function linePanel(input: {
     const y = yAt(input.reference.value);
     out.push(
       `<line x1='${plotLeft}' x2='${plotLeft + plotWidth}' y1='${y}' y2='${y}' stroke='${INK}' stroke-dasharray='6 4' stroke-width='1.5'/>`,
-      label(plotLeft + plotWidth - 4, y - 6, input.reference.text, { anchor: 'end', size: 12 }),
+      // Under the line, at the left: the series run at or above a reference such as one write per admission.
+      label(plotLeft + 6, y + 16, input.reference.text, { anchor: 'start', size: 12 }),
     );
   }
   input.series.forEach((series, index) => {
