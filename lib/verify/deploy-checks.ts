@@ -165,6 +165,21 @@ export async function verifyStage(
   const fail = (name: string, detail: string, lookAt: string) =>
     record({ name, outcome: 'FAIL', detail, lookAt });
   const pass = (name: string, detail: string) => record({ name, outcome: 'PASS', detail });
+  /** A page that shows its form read the product catalog through the global index (its grant). */
+  const catalogReadThroughIndex = (
+    functionName: 'marketplacePage' | 'onboardingPage',
+    page: { status: number; html: string },
+  ) => {
+    const name = INDEX_QUERY_CHECKS[functionName] ?? '';
+    if (page.status === 200 && postFormOf(page.html))
+      pass(name, `200, "${pageTitle(page.html)}": the catalog read through the index`);
+    else
+      fail(
+        name,
+        `${page.status} ${pageTitle(page.html)}`,
+        `dynamodb:Query on the index with LeadingKeys PRODUCTS: ${grantsOf(functionName)}`,
+      );
+  };
   const created: Created = { writtenKeys: [], bulkDeleted: 0 };
   const api = (path: string) => `${target.apiBaseUrl}${path}`;
 
@@ -281,17 +296,7 @@ export async function verifyStage(
       pass('open the activation link', '303 to the marketplace, session cookie set');
       const marketplace = await browser.open(activate.location);
       const form = postFormOf(marketplace.html);
-      if (marketplace.status === 200 && form)
-        pass(
-          INDEX_QUERY_CHECKS.marketplacePage ?? '',
-          `200, "${pageTitle(marketplace.html)}": the catalog read through the index`,
-        );
-      else
-        fail(
-          INDEX_QUERY_CHECKS.marketplacePage ?? '',
-          `${marketplace.status} ${pageTitle(marketplace.html)}`,
-          `dynamodb:Query on the index with LeadingKeys PRODUCTS: ${grantsOf('marketplacePage')}`,
-        );
+      catalogReadThroughIndex('marketplacePage', marketplace);
       const provisioned = form
         ? await browser.open(new URL(form.action, marketplace.url).toString(), {
             method: 'POST',
@@ -307,17 +312,7 @@ export async function verifyStage(
       else {
         pass('provision the host (marketplace POST: one TransactWriteItems)', '303 to the onboarding wizard');
         let page = await browser.open(provisioned.location);
-        if (page.status === 200 && postFormOf(page.html))
-          pass(
-            INDEX_QUERY_CHECKS.onboardingPage ?? '',
-            `200, "${pageTitle(page.html)}": the catalog read through the index`,
-          );
-        else
-          fail(
-            INDEX_QUERY_CHECKS.onboardingPage ?? '',
-            `${page.status} ${pageTitle(page.html)}`,
-            `dynamodb:Query on the index with LeadingKeys PRODUCTS: ${grantsOf('onboardingPage')}`,
-          );
+        catalogReadThroughIndex('onboardingPage', page);
         let steps = 0;
         let stuck: string | undefined;
         for (let form = postFormOf(page.html); form && steps < 10; form = postFormOf(page.html)) {
