@@ -211,8 +211,9 @@ describe('who may publish', () => {
 
   it('has no bus policy without publishers (the stack’s own account uses IAM), and refuses a publisher that is not an account or a role', () => {
     synthesizeWith([]).resourceCountIs('AWS::Events::EventBusPolicy', 0);
+    // Refused with the stage's other settings, before any construct is built.
     expect(() => synthesizeWith(['*'])).toThrow(
-      'must be an AWS account id (12 digits) or an IAM role ARN; got "*"',
+      'platformEventPublishers of sandbox must be AWS account ids (12 digits) or IAM role ARNs: "*"',
     );
   });
 });
