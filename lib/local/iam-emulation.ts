@@ -105,7 +105,7 @@ export class LocalIam {
     return answer(action);
   }
 
-  /** Whether a role has any inline policy (the common case, none, costs no evaluation). */
+  /** Whether a role has an inline policy at all (the common case, none, costs no evaluation). */
   hasPolicies(roleName: string): boolean {
     return (this.inline.get(roleName)?.size ?? 0) > 0;
   }
