@@ -7,6 +7,7 @@ import { RATE_LIMIT } from '../../core/domain/rate-limit';
 import { isTransientAwsError } from '../../lambdas/common/aws-errors';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { createRateLimiter } from '../../lambdas/data/rate-windows';
+import { expectExactWindows, virtualClock } from '../support/rate-window-table';
 
 /**
  * What the limiter's writes cost on DynamoDB Local, as DynamoDB bills them: each admitting write
@@ -64,17 +65,6 @@ function meteredReads() {
 }
 
 const freshKey = () => `svc_${randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8)}`;
-
-/** A clock the test moves: admissions a window apart without waiting a minute. */
-function virtualClock() {
-  let nowMs = Date.now();
-  return {
-    now: () => nowMs,
-    advance: (ms: number) => {
-      nowMs += ms;
-    },
-  };
-}
 
 async function storedCount(prefix: string): Promise<number> {
   const { Item } = await dynamoDb().send(
@@ -286,12 +276,7 @@ describe('the rate limiter’s writes on DynamoDB Local', () => {
             if (!mayHaveFilled && storedBefore + batch.requests <= limit) expect(cost().failed).toBe(0);
             mayHaveFilled ||= storedBefore + batch.requests >= limit;
           }
-          const admittedAt = outcomes.filter((outcome) => outcome.admitted).map((outcome) => outcome.atMs);
-          const inWindow = (atMs: number) =>
-            admittedAt.filter((at) => at > atMs - windowMs && at <= atMs).length;
-          for (const at of admittedAt) expect(inWindow(at)).toBeLessThanOrEqual(limit);
-          for (const outcome of outcomes.filter((candidate) => !candidate.admitted))
-            expect(inWindow(outcome.atMs)).toBe(limit);
+          expectExactWindows(outcomes, { limit, windowMs });
         },
       ),
       { numRuns: 12 },

@@ -8,6 +8,7 @@ import type {
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AwsStub } from 'aws-sdk-client-mock';
+import { expect } from 'vitest';
 
 type DocumentClientStub = AwsStub<
   ServiceInputTypes,
@@ -129,4 +130,30 @@ export function fakeRateWindowTable(dynamo: DocumentClientStub, options: { onCal
       return Array.isArray(stored) ? (stored as Uint8Array[]).map(decode) : [];
     },
   };
+}
+
+/** A clock the test moves: admissions a window apart without waiting a minute. */
+export function virtualClock(startMs = Date.now()) {
+  let nowMs = startMs;
+  return {
+    now: () => nowMs,
+    advance: (ms: number) => {
+      nowMs += ms;
+    },
+  };
+}
+
+/**
+ * The limit is exact over a run's decisions: no window holds more than `limit` admissions, and a
+ * request was refused only when its window held exactly `limit`.
+ */
+export function expectExactWindows(
+  outcomes: readonly { atMs: number; admitted: boolean }[],
+  { limit, windowMs }: { limit: number; windowMs: number },
+): void {
+  const admittedAt = outcomes.filter((outcome) => outcome.admitted).map((outcome) => outcome.atMs);
+  const inWindow = (atMs: number) => admittedAt.filter((at) => at > atMs - windowMs && at <= atMs).length;
+  for (const at of admittedAt) expect(inWindow(at)).toBeLessThanOrEqual(limit);
+  for (const outcome of outcomes.filter((candidate) => !candidate.admitted))
+    expect(inWindow(outcome.atMs)).toBe(limit);
 }

@@ -14,22 +14,11 @@ import {
 } from '../../core/domain/rate-limit';
 import { createRateLimiter } from '../../lambdas/data/rate-windows';
 import { awsError } from '../support/events';
-import { fakeRateWindowTable } from '../support/rate-window-table';
+import { expectExactWindows, fakeRateWindowTable, virtualClock } from '../support/rate-window-table';
 
 const { limit, windowMs } = RATE_LIMIT;
 const START = Date.UTC(2026, 10, 22, 12);
 const dynamo = mockClient(DynamoDBDocumentClient);
-
-/** A clock the test moves. */
-function virtualClock(startMs = START) {
-  let nowMs = startMs;
-  return {
-    now: () => nowMs,
-    advance: (ms: number) => {
-      nowMs += ms;
-    },
-  };
-}
 
 /** A key's stored times as instants (the store keeps them from the window epoch). */
 const WINDOW_EPOCH_MS = Date.UTC(2026, 0, 1);
@@ -111,7 +100,7 @@ describe('the window: the pure rules', () => {
 describe('rate limiter against a conditional store', () => {
   it('admits a key’s first request with the one write that creates its window, and no failed condition', async () => {
     const table = fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
 
     const decision = await createRateLimiter({ clock: clock.now }).consume('svc_NewKey00');
 
@@ -123,7 +112,7 @@ describe('rate limiter against a conditional store', () => {
 
   it('admits a cold instance with one conditional write and no read, learning the stored times', async () => {
     const table = fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
     const earlier = createRateLimiter({ clock: clock.now });
     for (let i = 0; i < 30; i++) await earlier.consume('svc_Cold0001');
     const cold = createRateLimiter({ clock: clock.now });
@@ -141,7 +130,7 @@ describe('rate limiter against a conditional store', () => {
 
   it('admits a fresh key’s requests from many instances at once, each with one write and none refused', async () => {
     const table = fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
     const instances = Array.from({ length: 50 }, () => createRateLimiter({ clock: clock.now }));
 
     const decisions = await Promise.all(
@@ -158,7 +147,7 @@ describe('rate limiter against a conditional store', () => {
 
   it('refuses from its own view, with no call at all, once `limit` times are busy', async () => {
     fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
     const limiter = createRateLimiter({ clock: clock.now });
     for (let i = 0; i < limit; i++) expect((await limiter.consume('svc_Full0001')).admitted).toBe(true);
     clock.advance(20_000);
@@ -172,7 +161,7 @@ describe('rate limiter against a conditional store', () => {
 
   it('refuses an instance that has never seen the key only after the store shows it full', async () => {
     const table = fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
     const busy = createRateLimiter({ clock: clock.now });
     for (let i = 0; i < limit; i++) await busy.consume('svc_Full0002');
     const cold = createRateLimiter({ clock: clock.now });
@@ -185,7 +174,7 @@ describe('rate limiter against a conditional store', () => {
 
   it('makes room in the admitting write by removing the times a window old, and only those', async () => {
     const table = fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
     const limiter = createRateLimiter({ clock: clock.now });
     for (let i = 0; i < 90; i++) await limiter.consume('svc_Expire01');
     clock.advance(30_000);
@@ -206,7 +195,7 @@ describe('rate limiter against a conditional store', () => {
 
   it('removes at most 100 times in one write (DynamoDB’s limits on an expression)', async () => {
     const table = fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
     const limiter = createRateLimiter({ clock: clock.now });
     for (let i = 0; i < limit; i++) await limiter.consume('svc_Expire03');
     clock.advance(windowMs);
@@ -220,7 +209,7 @@ describe('rate limiter against a conditional store', () => {
 
   it('after another instance made the room first, appends from the list the failed write returned', async () => {
     const table = fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
     const [first, second] = [
       createRateLimiter({ clock: clock.now }),
       createRateLimiter({ clock: clock.now }),
@@ -241,7 +230,7 @@ describe('rate limiter against a conditional store', () => {
 
   it('counts a list longer than the limit (the limit was lowered) by its busy times', async () => {
     const table = fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
     const policy = { limit: 5, windowMs };
     const limiter = createRateLimiter({ clock: clock.now, policy });
     const wide = createRateLimiter({ clock: clock.now, policy: { limit: 8, windowMs } });
@@ -259,7 +248,7 @@ describe('rate limiter against a conditional store', () => {
 
   it('reads instead of writing when the pace it observed says others have filled the window since its view', async () => {
     const table = fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
     const [watcher, others] = [
       createRateLimiter({ clock: clock.now }),
       createRateLimiter({ clock: clock.now }),
@@ -287,7 +276,7 @@ describe('rate limiter against a conditional store', () => {
 
   it('after a read that shows room, admits with one write and reads no more for that request', async () => {
     const table = fakeRateWindowTable(dynamo);
-    const clock = virtualClock();
+    const clock = virtualClock(START);
     const [watcher, others] = [
       createRateLimiter({ clock: clock.now }),
       createRateLimiter({ clock: clock.now }),
@@ -334,7 +323,7 @@ describe('rate limiter against a conditional store', () => {
         async (instanceCount, batches, seed) => {
           dynamo.reset();
           const table = fakeRateWindowTable(dynamo);
-          const clock = virtualClock();
+          const clock = virtualClock(START);
           let state = seed;
           const random = () => {
             state = (Math.imul(state, 1_103_515_245) + 12_345) | 0;
@@ -373,12 +362,7 @@ describe('rate limiter against a conditional store', () => {
           conflicts += table.writes.refused;
           removals += table.writes.removed;
           refusals += outcomes.filter((outcome) => !outcome.admitted).length;
-          const admittedAt = outcomes.filter((outcome) => outcome.admitted).map((outcome) => outcome.atMs);
-          const inWindow = (atMs: number) =>
-            admittedAt.filter((at) => at > atMs - windowMs && at <= atMs).length;
-          for (const at of admittedAt) expect(inWindow(at)).toBeLessThanOrEqual(limit);
-          for (const outcome of outcomes.filter((candidate) => !candidate.admitted))
-            expect(inWindow(outcome.atMs)).toBe(limit);
+          expectExactWindows(outcomes, { limit, windowMs });
         },
       ),
       { numRuns: 60 },
