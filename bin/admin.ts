@@ -1,4 +1,4 @@
-import { runCli } from '../lib/cli/cli';
+import { runCli } from '../cli/cli';
 
 /**
  * A stream that cannot be written (a full disk, a closed descriptor) is one line on stderr and

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Parser } from '@asyncapi/parser';
-import { platformEventsDocument } from '../lib/asyncapi/document';
-import { eventExamplesFile } from '../lib/asyncapi/examples';
+import { platformEventsDocument } from '../asyncapi/document';
+import { eventExamplesFile } from '../asyncapi/examples';
 
 /**
  * `npm run asyncapi` writes asyncapi/platform-events.json (the contract of the platform's events,

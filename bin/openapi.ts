@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { clientFiles } from '../lib/openapi/client-files';
-import { partnerApiDocument } from '../lib/openapi/document';
+import { clientFiles } from '../openapi/client-files';
+import { partnerApiDocument } from '../openapi/document';
 
 /**
  * `npm run openapi` writes openapi/partner-api.json from the route table and the zod schemas, and

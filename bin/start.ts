@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_LAMBDA_RUNTIME_OPTIONS } from '../lib/local/lambda-runtime';
-import { localDirectory } from '../lib/local/runtime';
-import { startLocalService } from '../lib/local/service';
+import { DEFAULT_LAMBDA_RUNTIME_OPTIONS } from '../emulator/lambda-runtime';
+import { localDirectory } from '../emulator/runtime';
+import { startLocalService } from '../emulator/service';
 
 const USAGE = `Usage: npm start [-- --persist] [-- --quiet] [-- --max-instances N] [-- --idle-seconds S]
   Serves the partner API and pages on HOST:PORT (default 127.0.0.1:3000) against DynamoDB Local.

@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
-import { deployedTarget } from '../lib/cli/deployed-target';
-import { localTarget } from '../lib/cli/local-target';
-import { liveRuntimes, localDirectory } from '../lib/local/runtime';
+import { deployedTarget } from '../cli/deployed-target';
+import { localTarget } from '../cli/local-target';
+import { liveRuntimes, localDirectory } from '../emulator/runtime';
 import { STACK_OUTPUTS, stackName } from '../lib/stage-config';
-import { deployedAuthorizerFailureProbe, localAuthorizerFailureProbe } from '../lib/verify/aws-probe';
-import type { CheckResult, VerifyContext } from '../lib/verify/deploy-checks';
-import { verifyStage } from '../lib/verify/deploy-checks';
+import { deployedAuthorizerFailureProbe, localAuthorizerFailureProbe } from '../verify/aws-probe';
+import type { CheckResult, VerifyContext } from '../verify/deploy-checks';
+import { verifyStage } from '../verify/deploy-checks';
 
 const USAGE = `Usage: npm run verify -- --stage sandbox|production|local [options]
   Proves, minutes after "cdk deploy", what only AWS can show: every call whose IAM policy or API

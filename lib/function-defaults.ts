@@ -1,6 +1,6 @@
 /**
  * Settings every Lambda function of the service shares, without aws-cdk-lib, so the stack
- * (`lib/constructs/secure-defaults.ts`) and the local runtime (`lib/local/lambda-runtime.ts`) read
+ * (`lib/constructs/secure-defaults.ts`) and the local runtime (`emulator/lambda-runtime.ts`) read
  * the same numbers.
  */
 

@@ -267,7 +267,7 @@ export function stackName(stage: DeployedStage): string {
   return `PartnerApi-${stage}`;
 }
 
-/** Output keys of the stack, read by the operator CLI (`lib/cli/deployed-target.ts`). */
+/** Output keys of the stack, read by the operator CLI (`cli/deployed-target.ts`). */
 export const STACK_OUTPUTS = {
   apiBaseUrl: 'ApiBaseUrl',
   activationBaseUrl: 'ActivationBaseUrl',

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DeployedFunction } from '../../lib/local/deployed-bundles';
-import { deployedFunctions } from '../../lib/local/deployed-bundles';
+import type { DeployedFunction } from '../../emulator/deployed-bundles';
+import { deployedFunctions } from '../../emulator/deployed-bundles';
 import { childEnvironment, runProcess } from './child';
 import { progress } from './progress';
 
@@ -11,7 +11,16 @@ const CDK_OUT = join(REPOSITORY_ROOT, 'cdk.out');
 const SANDBOX_STACK = 'PartnerApi-sandbox';
 
 /** Inputs of the synthesis: when any is newer than cdk.out, the bundles there are stale. */
-const SYNTH_INPUTS = ['core', 'lambdas', 'lib', 'bin', 'package-lock.json', 'cdk.json', 'tsconfig.json'];
+const SYNTH_INPUTS = [
+  'core',
+  'lambdas',
+  'lib',
+  'bin',
+  'openapi/partner-api.json',
+  'package-lock.json',
+  'cdk.json',
+  'tsconfig.json',
+];
 
 async function newestModification(path: string): Promise<number> {
   const info = await stat(path);
@@ -77,7 +86,7 @@ function resolveVariable(name: string, value: unknown): string {
   return `unresolved-${name}`;
 }
 
-/** Each function of the synthesized sandbox template with its bundle (lib/local/deployed-bundles.ts). */
+/** Each function of the synthesized sandbox template with its bundle (emulator/deployed-bundles.ts). */
 export async function functionBundles(): Promise<FunctionBundle[]> {
   return (await deployedFunctions(CDK_OUT, SANDBOX_STACK)).map((deployed) => ({
     ...deployed,

@@ -5,11 +5,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICE_SECRET_NAMES, secretArnVariable } from '../../core/service-secrets';
+import { freePort } from '../../emulator/dynamodb-local';
+import type { LocalRuntime } from '../../emulator/runtime';
+import { readRuntime } from '../../emulator/runtime';
+import { localEnvironment } from '../../emulator/service';
 import { useServiceEnvironment } from '../../lambdas/common/config';
-import { freePort } from '../../lib/local/dynamodb-local';
-import type { LocalRuntime } from '../../lib/local/runtime';
-import { readRuntime } from '../../lib/local/runtime';
-import { localEnvironment } from '../../lib/local/service';
 import { childEnvironment } from './child';
 
 export interface ServiceProcess {

@@ -1,4 +1,4 @@
-import { seededRandom } from '../../lib/seeded-random';
+import { seededRandom } from '../../core/seeded-random';
 /** A figure measured over repeated runs: the median, with the extremes beside it. */
 export interface Summary {
   readonly median: number;

@@ -65,8 +65,8 @@ async function provision(prepared: readonly PreparedHost[], concurrency: number)
 }
 
 export async function measureActivation(service: ServiceProcess): Promise<SectionResult> {
-  const { createActivationLink } = await import('../../lib/operations/links');
-  const { outboxMailer } = await import('../../lib/operations/mailer');
+  const { createActivationLink } = await import('../../operations/links');
+  const { outboxMailer } = await import('../../operations/mailer');
   const target = {
     stage: 'local' as const,
     actor: 'bench',

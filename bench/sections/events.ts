@@ -424,7 +424,7 @@ async function measureCosts(
 
 /** Publishes through the local server's bus (PutEvents), as `events publish` does. */
 async function publish(events: readonly PlatformEvent[]): Promise<void> {
-  const { publishPlatformEvents } = await import('../../lib/operations/events');
+  const { publishPlatformEvents } = await import('../../operations/events');
   await publishPlatformEvents(events);
 }
 

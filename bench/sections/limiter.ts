@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { RATE_LIMIT } from '../../core/domain/rate-limit';
-import type { LocalRuntime } from '../../lib/local/runtime';
+import type { LocalRuntime } from '../../emulator/runtime';
 import { childEnvironment } from '../lib/child';
 import { progress } from '../lib/progress';
 import type { BudgetCheck, SectionResult, Table } from '../lib/report';

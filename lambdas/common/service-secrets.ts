@@ -8,7 +8,7 @@ import { serviceConfig } from './config';
 /*
  * The service's keys (core/service-secrets.ts names them). A function finds a secret by the ARN in
  * `<NAME>_SECRET_ARN`, set by the stack for the functions the route table grants it to; `npm start`
- * serves the same API locally (`lib/local/aws-endpoint.ts`). Each secret holds
+ * serves the same API locally (`emulator/aws-endpoint.ts`). Each secret holds
  * `{"masterKey": "<at least 32 bytes, base64url>"}`.
  */
 

@@ -41,7 +41,7 @@ export function addProblemGatewayResponses(api: RestApi): void {
 const METHOD_PLACEHOLDER = '__HTTP_METHOD__';
 
 /**
- * The 405 problem of the local server (`lib/local/api-gateway.ts`), as a mapping template. The
+ * The 405 problem of the local server (`emulator/api-gateway.ts`), as a mapping template. The
  * path is the route's template from the route table; the method comes from `$context`.
  */
 function methodNotAllowedTemplate(allow: readonly string[], path: string): string {

@@ -5,7 +5,7 @@ import type { ProductId } from '../../core/domain/catalog';
 import { unseal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
-import { createActivationLink } from '../../lib/operations/links';
+import { createActivationLink } from '../../operations/links';
 import { launchChromium, screenshot } from '../support/browser';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, testTarget } from '../support/partners';

@@ -18,8 +18,8 @@ import { brandingUpdateItems, getPartnerLogo, logoDigest } from '../../lambdas/d
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
 import type { Messages } from '../../lambdas/pages/messages';
 import { CATALOGUES } from '../../lambdas/pages/messages';
-import { addCatalogProduct } from '../../lib/operations/catalog';
-import { createActivationLink } from '../../lib/operations/links';
+import { addCatalogProduct } from '../../operations/catalog';
+import { createActivationLink } from '../../operations/links';
 import {
   launchChromium,
   layoutProblems,

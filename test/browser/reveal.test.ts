@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approvePartner } from '../../lib/operations/partners';
+import { approvePartner } from '../../operations/partners';
 import { launchChromium, screenshot } from '../support/browser';
 import { apiGet, testTarget, uniqueSlug } from '../support/partners';
 

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProductId } from '../../core/domain/catalog';
 import { CATALOGUES } from '../../lambdas/pages/messages';
-import { createActivationLink } from '../../lib/operations/links';
+import { createActivationLink } from '../../operations/links';
 import { launchChromium, screenshot, VIEWPORTS } from '../support/browser';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner, testTarget } from '../support/partners';

@@ -16,11 +16,11 @@ import {
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { apiGatewayUsagePlanKeys, sesMailer } from '../../cli/aws-operator-services';
+import { deployedTarget } from '../../cli/deployed-target';
 import { serviceConfig, useServiceEnvironment } from '../../lambdas/common/config';
-import { apiGatewayUsagePlanKeys, sesMailer } from '../../lib/cli/aws-operator-services';
-import { deployedTarget } from '../../lib/cli/deployed-target';
-import { OperatorError } from '../../lib/operations/operator-error';
 import { STACK_OUTPUTS } from '../../lib/stage-config';
+import { OperatorError } from '../../operations/operator-error';
 
 const cloudFormation = mockClient(CloudFormationClient);
 const apiGateway = mockClient(APIGatewayClient);

@@ -19,8 +19,8 @@ import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { MANAGED_RULE_GROUPS } from '../../lib/constructs/web-firewall';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../lib/function-defaults';
-import { partnerApiDocument } from '../../lib/openapi/document';
 import { STACK_OUTPUTS, senderAddress, stageConfig } from '../../lib/stage-config';
+import { partnerApiDocument } from '../../openapi/document';
 import type { SynthesizedApp } from './synthesized-app';
 import { synthesizedApp, TEST_DEPLOYMENT } from './synthesized-app';
 

@@ -7,7 +7,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STACK_OUTPUTS } from '../../lib/stage-config';
-import { deployedAuthorizerFailureProbe } from '../../lib/verify/aws-probe';
+import { deployedAuthorizerFailureProbe } from '../../verify/aws-probe';
 import { synthesizedApp } from './synthesized-app';
 
 const cloudFormation = mockClient(CloudFormationClient);

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKEN_TTL_SECONDS } from '../../core/domain/activation-token';
-import { MAX_GRACE_HOURS } from '../../lib/operations/keys';
-import { MAX_TRAFFIC_DAYS } from '../../lib/operations/traffic';
+import { MAX_GRACE_HOURS } from '../../operations/keys';
+import { MAX_TRAFFIC_DAYS } from '../../operations/traffic';
 import { admin } from '../support/cli';
 
 /**

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { DynamoDbLocal } from '../../lib/local/dynamodb-local';
-import { freePort, startDynamoDbLocal } from '../../lib/local/dynamodb-local';
+import type { DynamoDbLocal } from '../../emulator/dynamodb-local';
+import { freePort, startDynamoDbLocal } from '../../emulator/dynamodb-local';
 import type { ServerProcess } from '../support/processes';
 import { startServerProcess } from '../support/processes';
 

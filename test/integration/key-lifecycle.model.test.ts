@@ -37,15 +37,10 @@ import { handler as activatePage } from '../../lambdas/pages/activate';
 import { forgetCachedLookups } from '../../lambdas/pages/activation-lookups';
 import { handler as marketplacePage } from '../../lambdas/pages/marketplace';
 import { handler as revealPage } from '../../lambdas/pages/reveal';
-import { listKeys, pruneUsagePlanKeys, revokeKey, rotateKey } from '../../lib/operations/keys';
-import { createActivationLink } from '../../lib/operations/links';
-import {
-  approvePartner,
-  resumePartner,
-  suspendPartner,
-  updateAgreement,
-} from '../../lib/operations/partners';
-import type { OperatorTarget } from '../../lib/operations/target';
+import { listKeys, pruneUsagePlanKeys, revokeKey, rotateKey } from '../../operations/keys';
+import { createActivationLink } from '../../operations/links';
+import { approvePartner, resumePartner, suspendPartner, updateAgreement } from '../../operations/partners';
+import type { OperatorTarget } from '../../operations/target';
 import { authorizerEvent, lambdaContext } from '../support/events';
 
 const MINUTE = 60_000;

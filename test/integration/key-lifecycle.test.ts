@@ -235,7 +235,7 @@ describe('operators see and steer key state', () => {
   });
 
   it('a revocation racing the reveal of the same key never leaves the partner keyless without a warning', async () => {
-    const { revokeKey } = await import('../../lib/operations/keys');
+    const { revokeKey } = await import('../../operations/keys');
     const { testTarget } = await import('../support/partners');
     for (let round = 0; round < 6; round++) {
       const partner = await approvedPartner();

@@ -3,8 +3,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
+import { runCli } from '../../cli/cli';
 import { isOneLine } from '../../core/domain/text';
-import { runCli } from '../../lib/cli/cli';
 import { admin } from '../support/cli';
 import { apiGet, approvedPartner, revealKey } from '../support/partners';
 
@@ -370,7 +370,7 @@ describe('rotation and revocation', () => {
 
 describe('one-time reveal page', () => {
   it('shows a button on GET without spending the key, refuses a damaged link, and reveals exactly once', async () => {
-    const { approvePartner } = await import('../../lib/operations/partners');
+    const { approvePartner } = await import('../../operations/partners');
     const { testTarget, uniqueSlug } = await import('../support/partners');
     const slug = uniqueSlug('reveal');
     const { result } = await approvePartner(
@@ -409,7 +409,7 @@ describe('one-time reveal page', () => {
   });
 
   it('cannot be spent by whoever reads the table: nothing stored is what the page presents', async () => {
-    const { approvePartner } = await import('../../lib/operations/partners');
+    const { approvePartner } = await import('../../operations/partners');
     const { testTarget, uniqueSlug } = await import('../support/partners');
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { dynamoDb, tableName } = await import('../../lambdas/data/db');

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { rawRequest } from '../../lib/verify/http-answers';
+import { rawRequest } from '../../verify/http-answers';
 import { bulkProperties } from '../support/bulk-properties';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner } from '../support/partners';

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DynamoDbLocal } from '../../lib/local/dynamodb-local';
-import { freePort, startDynamoDbLocal } from '../../lib/local/dynamodb-local';
-import { SAMPLE_HOSTS } from '../../lib/operations/sample-data';
+import type { DynamoDbLocal } from '../../emulator/dynamodb-local';
+import { freePort, startDynamoDbLocal } from '../../emulator/dynamodb-local';
+import { SAMPLE_HOSTS } from '../../operations/sample-data';
 import type { ServerProcess } from '../support/processes';
 import { startServerProcess } from '../support/processes';
 

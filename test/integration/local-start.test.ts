@@ -4,7 +4,7 @@ import type { Server } from 'node:net';
 import { connect, createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../lib/local/dynamodb-local';
+import { freePort } from '../../emulator/dynamodb-local';
 import type { ServerProcess } from '../support/processes';
 import { startServerProcess } from '../support/processes';
 

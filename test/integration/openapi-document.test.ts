@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, inject, it } from 'vitest';
 import { API_BASE_PATH, partnerApiRoutes } from '../../core/routes';
-import { partnerApiDocument } from '../../lib/openapi/document';
+import { partnerApiDocument } from '../../openapi/document';
 
 describe('GET /openapi.json', () => {
   it('serves the committed OpenAPI 3.1 document without a key', async () => {

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCli } from '../../cli/cli';
 import { DAY_MS, isoDate } from '../../core/domain/calendar';
 import type { Reservation } from '../../core/domain/reservations';
 import { MAX_CHANNELS_PER_MONTH } from '../../core/domain/reservations';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { findPropertyById } from '../../lambdas/data/properties';
-import { runCli } from '../../lib/cli/cli';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventsApplied } from '../../lib/operations/events';
+import { eventsApplied } from '../../operations/events';
 import { admin } from '../support/cli';
 import { apiGet, approvedPartner } from '../support/partners';
 

@@ -8,9 +8,9 @@ import { DescribeMetricFiltersCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { DeleteRolePolicyCommand, IAMClient, PutRolePolicyCommand } from '@aws-sdk/client-iam';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_BASE_PATH } from '../../core/routes';
-import { COUNT_CHECK, FORCE_CHECK } from '../../lib/verify/authorizer-failure';
-import { localAuthorizerFailureProbe } from '../../lib/verify/aws-probe';
-import type { CheckResult, VerifyContext } from '../../lib/verify/deploy-checks';
+import { COUNT_CHECK, FORCE_CHECK } from '../../verify/authorizer-failure';
+import { localAuthorizerFailureProbe } from '../../verify/aws-probe';
+import type { CheckResult, VerifyContext } from '../../verify/deploy-checks';
 import {
   functionsQueryingTheIndex,
   grantsOf,
@@ -18,8 +18,8 @@ import {
   OPERATOR_INDEX_CHECK,
   PREREQUISITE_CHECKS,
   verifyStage,
-} from '../../lib/verify/deploy-checks';
-import { RATE_LIMIT_HEADERS } from '../../lib/verify/http-answers';
+} from '../../verify/deploy-checks';
+import { RATE_LIMIT_HEADERS } from '../../verify/http-answers';
 import { testTarget } from '../support/partners';
 
 const run = promisify(execFile);

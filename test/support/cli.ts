@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { runCli } from '../../lib/cli/cli';
+import { runCli } from '../../cli/cli';
 
 /** Runs the operator CLI in-process (the code path of `npm run admin`), capturing its output. */
 export async function admin(...argv: string[]) {

@@ -4,9 +4,10 @@
  *   import <propertyId> <count> <idPrefix> → imports confirmed reservations booked in the last year,
  *     as operators do (events, a hundred rows at a time), waits until they are applied and counts them
  */
+
+import { localDirectory, readRuntime } from '../../emulator/runtime';
+import { localEnvironment } from '../../emulator/service';
 import { useServiceEnvironment } from '../../lambdas/common/config';
-import { localDirectory, readRuntime } from '../../lib/local/runtime';
-import { localEnvironment } from '../../lib/local/service';
 
 const runtime = await readRuntime(localDirectory());
 if (!runtime)
@@ -16,8 +17,8 @@ const [mode = '', ...args] = process.argv.slice(2);
 
 if (mode === 'prepare') {
   const { extraKeysFor } = await import('./keys');
-  const { createActivationLink } = await import('../../lib/operations/links');
-  const { outboxMailer } = await import('../../lib/operations/mailer');
+  const { createActivationLink } = await import('../../operations/links');
+  const { outboxMailer } = await import('../../operations/mailer');
   const [keyCount = '0', linkCount = '0'] = args;
   const keys = await extraKeysFor(1, Number(keyCount), ['metrics:read', 'revenue:read']);
   const metricsOnlyKeys = await extraKeysFor(2, 20, ['metrics:read']);
@@ -48,8 +49,8 @@ if (mode === 'prepare') {
 } else if (mode === 'import') {
   const { planReservationImport } = await import('../../lambdas/data/reservations');
   const { findPropertyById } = await import('../../lambdas/data/properties');
-  const { importEvents } = await import('../../lib/operations/reservations');
-  const { publishPlatformEvents, eventsApplied } = await import('../../lib/operations/events');
+  const { importEvents } = await import('../../operations/reservations');
+  const { publishPlatformEvents, eventsApplied } = await import('../../operations/events');
   const { queryAll, tableName } = await import('../../lambdas/data/db');
   const [propertyId = '1', count = '0', idPrefix = 'load'] = args;
   const now = Date.now();

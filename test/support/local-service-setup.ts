@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { API_BASE_PATH, serviceFunctions } from '../../core/routes';
-import { localEnvironment, startLocalService } from '../../lib/local/service';
-import { contractChecker } from '../../lib/openapi/contract';
-import { partnerApiDocument } from '../../lib/openapi/document';
+import { localEnvironment, startLocalService } from '../../emulator/service';
+import { contractChecker } from '../../openapi/contract';
+import { partnerApiDocument } from '../../openapi/document';
 import { checkRecordedCalls, functionsWithAccess } from './iam';
 
 declare module 'vitest' {

@@ -3,8 +3,8 @@ import { inject } from 'vitest';
 import { openReveal } from '../../core/contract/reveal-crypto';
 import type { ProductId } from '../../core/domain/catalog';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
-import type { OutgoingMail } from '../../lib/operations/mailer';
-import type { OperatorTarget } from '../../lib/operations/target';
+import type { OutgoingMail } from '../../operations/mailer';
+import type { OperatorTarget } from '../../operations/target';
 
 /** Operator target for tests: the suite's local server, with mail kept in memory. */
 export function testTarget(sentMail: OutgoingMail[] = []): OperatorTarget {
@@ -53,7 +53,7 @@ export interface TestPartner {
 export async function approvedPartner(
   options: { revenue?: boolean; products?: ProductId[]; name?: string } = {},
 ): Promise<TestPartner> {
-  const { approvePartner } = await import('../../lib/operations/partners');
+  const { approvePartner } = await import('../../operations/partners');
   const slug = uniqueSlug('test');
   const { result } = await approvePartner(
     testTarget(),

@@ -5,10 +5,10 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../lib/local/dynamodb-local';
-import type { LocalRuntime } from '../../lib/local/runtime';
-import { readRuntime } from '../../lib/local/runtime';
-import { localEnvironment } from '../../lib/local/service';
+import { freePort } from '../../emulator/dynamodb-local';
+import type { LocalRuntime } from '../../emulator/runtime';
+import { readRuntime } from '../../emulator/runtime';
+import { localEnvironment } from '../../emulator/service';
 
 const QUIET = { POWERTOOLS_LOG_LEVEL: 'SILENT' };
 

@@ -249,7 +249,7 @@ describe('REQUEST authorizer', () => {
     );
 
     // The DynamoDB error itself, not the "Unauthorized" that asks API Gateway for a 401: any
-    // other error is an authorizer failure (AUTHORIZER_FAILURE, as lib/local/api-gateway.ts maps it).
+    // other error is an authorizer failure (AUTHORIZER_FAILURE, as emulator/api-gateway.ts maps it).
     expect(failure).toMatchObject({ name: 'ProvisionedThroughputExceededException' });
     expect((failure as Error).message).not.toBe('Unauthorized');
     const rendered = renderGatewayResponse('AUTHORIZER_FAILURE', { requestId: 'r-503' });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { EVENT_EXAMPLES } from '../../lib/asyncapi/examples';
+import { EVENT_EXAMPLES } from '../../asyncapi/examples';
 
 /**
  * The event consumer's cold start pays for what its modules do when they load, and Lambda bills

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvRecords, HostFileError, linksCsv, parseHostFile } from '../../lib/cli/host-file';
+import { csvRecords, HostFileError, linksCsv, parseHostFile } from '../../cli/host-file';
 
 const options = { ttlSeconds: 3_600, nowMs: Date.parse('2026-11-22T10:00:00Z') };
 const problemsOf = (text: string, defaultProducts?: string) => {

@@ -1,6 +1,6 @@
 import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import { matchesFilterPattern, parseFilterPattern } from '../../lib/local/log-filter-pattern';
+import { matchesFilterPattern, parseFilterPattern } from '../../emulator/log-filter-pattern';
 
 const matches = (pattern: string, event: unknown) =>
   matchesFilterPattern(

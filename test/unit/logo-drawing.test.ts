@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOGO_BOX, MAX_LOGO_BYTES } from '../../core/domain/branding';
-import { drawSvgLogo } from '../../lib/operations/logo-drawing';
+import { drawSvgLogo } from '../../operations/logo-drawing';
 import { PLAIN_SVG_LOGO, SVG_BYPASSES } from '../support/svg-logos';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { problemCatalog, problemTypeUri } from '../../core/contract/problems';
 import { API_BASE_PATH } from '../../core/routes';
 import { entityTag } from '../../lambdas/api/response-encoding';
-import { contractChecker } from '../../lib/openapi/contract';
-import { partnerApiDocument } from '../../lib/openapi/document';
+import { contractChecker } from '../../openapi/contract';
+import { partnerApiDocument } from '../../openapi/document';
 
 const document = partnerApiDocument();
 const schemas = (document.components as { schemas: Record<string, Record<string, unknown>> }).schemas;

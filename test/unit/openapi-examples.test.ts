@@ -7,8 +7,8 @@ import {
   propertyListSchema,
   usageReportSchema,
 } from '../../core/contract/api-schemas';
-import { withClosedObjects } from '../../lib/openapi/contract';
-import { partnerApiDocument } from '../../lib/openapi/document';
+import { withClosedObjects } from '../../openapi/contract';
+import { partnerApiDocument } from '../../openapi/document';
 
 type Json = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../core/routes';
-import { partnerApiDocument } from '../../lib/openapi/document';
+import { partnerApiDocument } from '../../openapi/document';
 
 /**
  * What docs/partners.md (and the other documents) show of the API's answers, held to the route

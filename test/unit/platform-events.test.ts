@@ -1,6 +1,7 @@
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_EXAMPLES, eventExamplesFile } from '../../asyncapi/examples';
 import {
   checkPlatformEvent,
   eventFingerprint,
@@ -10,8 +11,7 @@ import {
 import { DEAD_LETTER_ATTRIBUTES, queueUrlVariable } from '../../core/event-delivery';
 import { useServiceEnvironment } from '../../lambdas/common/config';
 import { RefusedEventError, versionVerdict } from '../../lambdas/data/event-versions';
-import { EVENT_EXAMPLES, eventExamplesFile } from '../../lib/asyncapi/examples';
-import { listFailedEvents, parseEventLines } from '../../lib/operations/events';
+import { listFailedEvents, parseEventLines } from '../../operations/events';
 
 describe('the contract of the platform’s events', () => {
   it('has one example of each event, and each follows the contract', () => {

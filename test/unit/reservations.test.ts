@@ -9,7 +9,7 @@ import {
 } from '../../core/domain/reservations';
 import type { AggregateDeltas } from '../../lambdas/data/reservations';
 import { aggregateDeltas, planReservationTransactions } from '../../lambdas/data/reservations';
-import { parseReservationFile, parseReservationJson } from '../../lib/operations/reservation-file';
+import { parseReservationFile, parseReservationJson } from '../../operations/reservation-file';
 
 const base: Reservation = {
   id: 'r-1',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderGatewayResponse } from '../../core/contract/gateway-responses';
 import { problemCatalog } from '../../core/contract/problems';
 import { partnerApiRoutes } from '../../core/routes';
-import { partnerApiDocument } from '../../lib/openapi/document';
+import { partnerApiDocument } from '../../openapi/document';
 
 describe('the route table', () => {
   it.each(partnerApiRoutes.map((route) => [route.path, route] as const))(

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { displayName } from '../../cli/inputs';
 import { propertySummarySchema } from '../../core/contract/api-schemas';
 import { checkPlatformEvent } from '../../core/contract/platform-events';
 import { activationClaimProblems, newNonce } from '../../core/domain/activation-token';
 import { isMultiLineText, isOneLine, quoted } from '../../core/domain/text';
 import { CATALOGUES } from '../../lambdas/pages/messages';
 import { parseDetails } from '../../lambdas/pages/onboarding-forms';
-import { displayName } from '../../lib/cli/inputs';
 
 /** Every code point text fields refuse, by the rule in docs/design/README.md (Text fields). */
 function refused(codePoint: number): boolean {

@@ -6,13 +6,13 @@ import {
 } from '@aws-sdk/client-cloudwatch-logs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { cloudWatchAccessLog, INSIGHTS_ROW_LIMIT, trafficQuery } from '../../lib/cli/aws-operator-services';
-import { UsageError } from '../../lib/cli/command';
-import { trafficDays, trafficTable } from '../../lib/cli/commands/traffic';
-import { accessLogEntry, parseAccessLogLine, requestTime, requestTimeMs } from '../../lib/local/access-log';
-import { OperatorError } from '../../lib/operations/operator-error';
-import type { OperatorTarget } from '../../lib/operations/target';
-import { MAX_TRAFFIC_DAYS, partnerTraffic, trafficReport, trafficWindow } from '../../lib/operations/traffic';
+import { cloudWatchAccessLog, INSIGHTS_ROW_LIMIT, trafficQuery } from '../../cli/aws-operator-services';
+import { UsageError } from '../../cli/command';
+import { trafficDays, trafficTable } from '../../cli/commands/traffic';
+import { accessLogEntry, parseAccessLogLine, requestTime, requestTimeMs } from '../../emulator/access-log';
+import { OperatorError } from '../../operations/operator-error';
+import type { OperatorTarget } from '../../operations/target';
+import { MAX_TRAFFIC_DAYS, partnerTraffic, trafficReport, trafficWindow } from '../../operations/traffic';
 
 const logs = mockClient(CloudWatchLogsClient);
 const client = () => new CloudWatchLogsClient({ region: 'eu-west-1' });

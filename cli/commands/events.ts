@@ -1,0 +1,154 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { PLATFORM_EVENT_TYPES } from '../../core/contract/platform-events';
+import { quoted } from '../../core/domain/text';
+import {
+  EVENTS_WAIT_SECONDS,
+  eventsApplied,
+  listFailedEvents,
+  parseEventLines,
+  publishEventsFile,
+  queueDepth,
+  redriveFailedEvents,
+} from '../../operations/events';
+import type { Define } from '../command';
+import { commandGroup, minuteOf, table, text, UsageError } from '../command';
+import { inputFile } from '../inputs';
+
+/** Largest events file: 50 MB, as for reservation imports. */
+const MAX_FILE_BYTES = 50 * 1024 * 1024;
+/** Bad lines named in a refusal; the count says how many more. */
+const SHOWN_LINES = 50;
+/** Strict: a byte that is not UTF-8 is refused, never turned into U+FFFD in an event. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The file's events, every line checked against the contract before anything is sent: a file
+ * with any bad line is a usage mistake (exit 2) that names each bad line and what is wrong.
+ */
+function readEventsFile(flag: string, value: string) {
+  const path = inputFile(flag, value, 'a JSON Lines file of events', MAX_FILE_BYTES);
+  const bytes = readFileSync(path);
+  let contents: string;
+  try {
+    contents = UTF8.decode(bytes);
+  } catch {
+    throw new UsageError(`${flag}: "${quoted(path, 200)}" is not UTF-8 text: save it as UTF-8.`);
+  }
+  const parsed = parseEventLines(contents);
+  if (!parsed.ok) {
+    const shown = parsed.errors
+      .slice(0, SHOWN_LINES)
+      .map((error) => `  - line ${error.line}: ${error.problems.join('; ')}`);
+    const more =
+      parsed.errors.length > SHOWN_LINES ? [`  ...and ${parsed.errors.length - SHOWN_LINES} more`] : [];
+    throw new UsageError(
+      [
+        `Nothing was sent: ${parsed.errors.length} line(s) of ${quoted(path, 200)} are not events of the contract (docs/design/events.md):`,
+        ...shown,
+        ...more,
+      ].join('\n'),
+    );
+  }
+  if (parsed.events.length === 0) throw new UsageError(`${flag}: "${quoted(path, 200)}" holds no event.`);
+  return parsed.events;
+}
+
+/** `events publish`, `events failed`, `events redrive`: what `operations/events.ts` does, as commands. */
+export function eventCommands(program: Command, define: Define): void {
+  const events = commandGroup(
+    program,
+    'events',
+    "The platform's events (seats, properties, sponsorships, reservations, erasures): publish, failed, redrive",
+  );
+  define(events, 'publish', {
+    summary: "Send a JSON Lines file of the platform's events to the stage's event bus",
+    examples: ['events publish --file events.jsonl', 'events publish --file events.jsonl --wait --json'],
+    action: (options) => {
+      const checked = readEventsFile('--file', text(options, 'file'));
+      const wait = options.wait === true;
+      return async (target) => {
+        // What waited in the dead-letter queue before: only what this file adds is its refusals.
+        const before = wait ? (await queueDepth('platformEventsDeadLetter')).waiting : 0;
+        const { accepted } = await publishEventsFile(target, checked, Date.now());
+        const byType = PLATFORM_EVENT_TYPES.flatMap((type) => {
+          const count = checked.filter((event) => event.type === type).length;
+          return count > 0 ? [`${type} ${count}`] : [];
+        });
+        const lines = [`Accepted ${accepted} event(s): ${byType.join(', ')}.`];
+        if (!wait) {
+          lines.push(
+            'They apply within seconds; `events failed` lists any the service refuses, with the reason.',
+          );
+          return { json: { accepted }, text: lines };
+        }
+        const applied = await eventsApplied(EVENTS_WAIT_SECONDS * 1000);
+        const failed = (await queueDepth('platformEventsDeadLetter')).waiting;
+        const refused = Math.max(0, failed - before);
+        lines.push(
+          !applied
+            ? `Still delivering after ${EVENTS_WAIT_SECONDS} s; \`events failed\` lists any refused so far.`
+            : refused > 0
+              ? `${refused} of them refused: they wait in the dead-letter queue (${failed} in all); \`events failed\` lists them with the reason.`
+              : `All applied${failed > 0 ? `; ${failed} older event(s) wait in the dead-letter queue (\`events failed\`)` : ''}.`,
+        );
+        // A script that waits must see a file that did not apply whole, or not in time: exit 1.
+        return {
+          json: { accepted, applied, dead_lettered: failed, refused },
+          text: lines,
+          failed: !applied || refused > 0,
+        };
+      };
+    },
+  })
+    .requiredOption('--file <path>', 'one event per line: {"detail-type": "...", "detail": {...}}')
+    .option(
+      '--wait',
+      `wait until the queue is empty (at most ${EVENTS_WAIT_SECONDS} s) and say how many were refused`,
+    );
+
+  define(events, 'failed', {
+    summary: 'List the events the service refused (the dead-letter queue), with the reason for each',
+    examples: ['events failed', 'events failed --json'],
+    action: () => async () => {
+      const { events: failed, more } = await listFailedEvents();
+      return {
+        json: { events: failed, more },
+        text:
+          failed.length === 0
+            ? ['No failed events.']
+            : [
+                ...table(
+                  ['FAILED', 'TYPE', 'DETAIL', 'REASON'],
+                  failed.map((event) => [
+                    event.failed_at ? minuteOf(event.failed_at) : '-',
+                    event.detail_type,
+                    quoted(JSON.stringify(event.detail), 80),
+                    event.reason,
+                  ]),
+                ),
+                ...(more ? ['...and more: redrive or fix these first.'] : []),
+                'Fix what the reason names (or the data it needs), then: npm run admin -- events redrive',
+              ],
+      };
+    },
+  });
+
+  define(events, 'redrive', {
+    summary: 'Send every failed event back to the queue, to be applied again',
+    examples: ['events redrive'],
+    action: () => async (target) => {
+      const result = await redriveFailedEvents(target, Date.now());
+      return {
+        json: result,
+        text:
+          result.moving === 0
+            ? ['No failed events to send again.']
+            : [
+                `Moving ${result.moving} event(s) back to the queue; they apply within seconds.`,
+                'An event refused again comes back to `events failed` with its reason.',
+              ],
+      };
+    },
+  });
+}

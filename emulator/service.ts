@@ -1,0 +1,399 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention';
+import { queueUrlVariable, SERVICE_QUEUE_NAMES } from '../core/event-delivery';
+import type { ServiceFunctionSpec, ServiceSecretName } from '../core/routes';
+import { API_BASE_PATH, pageFunctionName, serviceFunctions } from '../core/routes';
+import { secretArnVariable } from '../core/service-secrets';
+import { useServiceEnvironment } from '../lambdas/common/config';
+import { FUNCTION_NODE_OPTIONS } from '../lib/function-defaults';
+import { senderAddress, stackName } from '../lib/stage-config';
+import { createActivationLink } from '../operations/links';
+import { FROM_LOCAL, outboxMailer } from '../operations/mailer';
+import type { AccessLogWriter } from './access-log';
+import { accessLogPath, openAccessLog } from './access-log';
+import { LocalApiGateway } from './api-gateway';
+import type { AwsCall, LocalAwsEndpoint } from './aws-endpoint';
+import { startAwsEndpoint } from './aws-endpoint';
+import { bundleFunctions } from './bundles';
+import { deployedFunctions } from './deployed-bundles';
+import type { DynamoDbLocal } from './dynamodb-local';
+import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
+import type { EventCounts, EventPipelineOptions } from './event-pipeline';
+import { LOCAL_EVENT_BUS_NAME, LocalEventPipeline, localQueueUrl } from './event-pipeline';
+import type { HttpServerOptions } from './http-server';
+import { checkPortFree, startHttpServer } from './http-server';
+import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
+import { DEFAULT_LAMBDA_RUNTIME_OPTIONS, LocalLambdaRuntime } from './lambda-runtime';
+import type { LocalMetricFilter } from './metric-filters';
+import { LOCAL_ACCESS_LOG_GROUP, partnerApiMetricFilters } from './metric-filters';
+import { ensurePrivateFolder, ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
+import type { DemoKey } from './seed';
+import { seedLocalData } from './seed';
+
+const LOCAL_TABLE_NAME = 'partner-api-local';
+/** How often seeding says how far it is: often enough that a slow start never looks stuck. */
+const SEEDING_PROGRESS_INTERVAL_MS = 2_000;
+
+/** Events are sent as seeding goes, so the total grows until it is done: "so far" says so. */
+const seedingProgress = ({ sent, handled }: EventCounts) =>
+  `Seeding: ${handled.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')} events sent so far applied`;
+
+export interface LocalServiceOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Folder for secrets, runtime file, outbox and (with `persist`) data. */
+  readonly directory: string;
+  readonly persist: boolean;
+  /** Use this DynamoDB (Local) instead of starting one; it is not stopped with the service. */
+  readonly dynamoDbEndpoint?: string;
+  /** Sees every exchange after it is answered (the tests' contract check). */
+  readonly observe?: HttpServerOptions['observe'];
+  /**
+   * Receives one access-log line per request (for the terminal). Whatever it does, each request's
+   * entry is also appended to `<directory>/access-log.jsonl` in the deployed access-log format,
+   * which `npm run admin -- traffic` reads.
+   */
+  readonly log: (line: string) => void;
+  /** Receives a line as each step of the start begins (what `npm start` prints while it waits). */
+  readonly progress?: (line: string) => void;
+  /** The local Lambda runtime's instance cap and idle time. @default DEFAULT_LAMBDA_RUNTIME_OPTIONS */
+  readonly lambda?: Partial<LambdaRuntimeOptions>;
+  /** The local queues' visibility timeout and batching window. @default EventPipelineOptions' */
+  readonly events?: EventPipelineOptions;
+  /** Keep every AWS call the functions make (the integration suite's IAM check). @default false */
+  readonly recordAwsCalls?: boolean;
+  /**
+   * Run the bundles `cdk synth` built into this cloud assembly (`cdk.out`), each with the
+   * environment of its function in the sandbox template, instead of bundling the sources.
+   * @default - bundle the sources now, as the stack does
+   */
+  readonly deployedBundles?: string;
+}
+
+export interface LocalService {
+  readonly apiBaseUrl: string;
+  readonly activationBaseUrl: string;
+  readonly dynamoDbEndpoint: string;
+  readonly tableName: string;
+  readonly secretsFile: string;
+  readonly outboxDirectory: string;
+  /** The access log the server appends to, one JSON object per line (see access-log.ts). */
+  readonly accessLogFile: string;
+  readonly awsEndpoint: string;
+  readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
+  readonly secretAccessKey: string;
+  readonly demoKeys: readonly DemoKey[];
+  /** The AWS calls the functions made so far (with `recordAwsCalls`). */
+  awsCalls(): readonly AwsCall[];
+  /** Resolves once every platform event sent so far is handled (applied or dead-lettered). */
+  eventsSettled(): Promise<void>;
+  /** A fresh one-hour activation link of the demo partner, for a new demo host. */
+  readonly activationLink: string;
+  /** Heap of the server's own thread and of the idle Lambda instances, after a full GC where Node allows it. */
+  memory(): Promise<{ serverHeapBytes: number; instances: number; instanceHeapBytes: number }>;
+  stop(): Promise<void>;
+}
+
+/** A link as an operator would mint it with `links create`, for a host not yet onboarded. */
+async function demoActivationLink(origin: string, outboxDirectory: string): Promise<string> {
+  const { url } = await createActivationLink(
+    {
+      stage: 'local',
+      actor: 'local-server',
+      apiBaseUrl: origin + API_BASE_PATH,
+      activationBaseUrl: origin,
+      mailer: outboxMailer(outboxDirectory),
+    },
+    {
+      slug: 'demo-pms',
+      email: 'new.host@lakeside-cabins.example',
+      name: 'Lakeside Cabins',
+      pmsHotelId: `PMS-NEW-${Date.now().toString(36)}`,
+      products: ['assistant', 'upsells', 'guidebook'],
+      ttlSeconds: 3_600,
+    },
+    Date.now(),
+  );
+  return url;
+}
+
+/** Where the local AWS APIs are, as a function or an operator sees them. */
+export interface LocalAwsSettings {
+  /** The local AWS endpoint (DynamoDB and Secrets Manager): functions' calls go there. */
+  readonly awsEndpoint: string;
+  readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
+  /** The secret access key every request to the endpoint is signed with (local only, per start). */
+  readonly secretAccessKey: string;
+}
+
+/**
+ * A function's environment as the stack sets it, with the local AWS endpoint and credentials of
+ * its own (its name, so its calls can be told apart): the table only for functions that have
+ * table access, and each secret's ARN only for the functions the route table grants it to.
+ */
+function functionEnvironment(spec: ServiceFunctionSpec, aws: LocalAwsSettings): Record<string, string> {
+  const sendsTo = spec.access.sendsTo ?? [];
+  return {
+    STAGE: 'local',
+    POWERTOOLS_SERVICE_NAME: 'partner-api',
+    POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
+    AUDIT_RETENTION_DAYS: String(DEFAULT_AUDIT_RETENTION_DAYS),
+    AWS_REGION: 'local',
+    AWS_ACCESS_KEY_ID: spec.name,
+    AWS_SECRET_ACCESS_KEY: aws.secretAccessKey,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.awsEndpoint,
+    ...(spec.access.table ? { TABLE_NAME: LOCAL_TABLE_NAME, DYNAMODB_ENDPOINT: aws.awsEndpoint } : {}),
+    ...Object.fromEntries(
+      (spec.access.secrets ?? []).map((name) => [secretArnVariable(name), aws.secretArns[name]]),
+    ),
+    ...(sendsTo.length > 0 ? { AWS_ENDPOINT_URL_SQS: aws.awsEndpoint } : {}),
+    // As the stack gives the reveal page the stage's mail sender: how partners reach us.
+    ...(spec.name === pageFunctionName('reveal') ? { CONTACT_EMAIL: senderAddress(FROM_LOCAL) } : {}),
+    ...Object.fromEntries(
+      sendsTo.map((name) => [queueUrlVariable(name), localQueueUrl(aws.awsEndpoint, name)]),
+    ),
+  };
+}
+
+/** Every function of the route table, bundled from its source now, as the stack bundles it. */
+async function sourceFunctions(directory: string, aws: LocalAwsSettings): Promise<LocalFunction[]> {
+  const bundles = await bundleFunctions(serviceFunctions, directory);
+  return serviceFunctions.map((spec) => ({
+    name: spec.name,
+    module: bundles.get(spec.name) ?? '',
+    environment: functionEnvironment(spec, aws),
+  }));
+}
+
+/** Variables CloudFormation fills with what only a deployed stage has (the home page's API URL). */
+const AWS_ONLY_VARIABLES = new Set(['API_BASE_URL']);
+
+/**
+ * Every function of the sandbox stack as synthesized: its bundle, timeout, memory and the
+ * environment of the template, with what CloudFormation would fill in (the table, the secrets)
+ * and what only exists locally (endpoint, credentials) put in. An unknown reference fails.
+ */
+async function synthesizedFunctions(cdkOut: string, aws: LocalAwsSettings): Promise<LocalFunction[]> {
+  const deployed = await deployedFunctions(cdkOut, stackName('sandbox'));
+  return serviceFunctions.map((spec) => {
+    const fn = deployed.find((candidate) => candidate.name === spec.name);
+    if (!fn) throw new Error(`${cdkOut} has no function tagged ${spec.name}: run "npm run synth" again.`);
+    const local = functionEnvironment(spec, aws);
+    const environment = Object.fromEntries(
+      Object.entries(fn.variables).flatMap(([name, value]) => {
+        if (typeof value === 'string') return [[name, value]];
+        // The stage's https address exists only in AWS; locally the page goes without, as from sources.
+        if (AWS_ONLY_VARIABLES.has(name)) return [];
+        const filled = local[name];
+        if (filled === undefined)
+          throw new Error(`${fn.logicalId}: no local value for ${name} (${JSON.stringify(value)})`);
+        return [[name, filled]];
+      }),
+    );
+    const onlyLocal = [
+      'AWS_REGION',
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+      'AWS_ENDPOINT_URL_SQS',
+      'DYNAMODB_ENDPOINT',
+    ];
+    for (const name of onlyLocal) if (local[name] !== undefined) environment[name] = local[name];
+    return {
+      name: spec.name,
+      module: fn.handlerFile,
+      environment,
+      timeoutSeconds: fn.timeoutSeconds,
+      memoryMb: fn.memoryMb,
+    };
+  });
+}
+
+/**
+ * The environment of what runs beside the functions (seeding, the operator CLI, the tests): the
+ * table straight on DynamoDB (Local), and the secrets, the event bus and the queues an operator
+ * reaches through the local AWS endpoint, as the `operator`.
+ */
+export function localEnvironment(
+  input: { dynamoDbEndpoint: string } & LocalAwsSettings,
+): Record<string, string> {
+  return {
+    STAGE: 'local',
+    TABLE_NAME: LOCAL_TABLE_NAME,
+    DYNAMODB_ENDPOINT: input.dynamoDbEndpoint,
+    AWS_REGION: 'local',
+    AWS_ACCESS_KEY_ID: 'operator',
+    AWS_SECRET_ACCESS_KEY: input.secretAccessKey,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: input.awsEndpoint,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: input.awsEndpoint,
+    AWS_ENDPOINT_URL_SQS: input.awsEndpoint,
+    EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
+    ...Object.fromEntries(
+      SERVICE_QUEUE_NAMES.map((name) => [queueUrlVariable(name), localQueueUrl(input.awsEndpoint, name)]),
+    ),
+    SEALING_SECRET_ARN: input.secretArns.sealing,
+  };
+}
+
+/**
+ * Starts the whole service on one machine: DynamoDB Local (unless an endpoint is given), the
+ * table from the stack's own definition, seed data, and the real handlers behind an API Gateway
+ * emulation over HTTP.
+ */
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  // Port 0 (the tests') is always free; another is checked before the minute of work it would waste.
+  if (options.port !== 0) await checkPortFree(options.host, options.port);
+  // Partners' e-mails, key hashes and reveal links: for this user only (docs/design/local-runtime.md).
+  const secretsFile = await ensureSecretsFile(options.directory);
+  const outboxDirectory = join(options.directory, 'outbox');
+  for (const folder of ['outbox', 'bundles', 'docs', ...(options.persist ? ['dynamodb'] : [])])
+    await ensurePrivateFolder(join(options.directory, folder));
+  let ownDynamoDb: DynamoDbLocal | undefined;
+  let server: Server | undefined;
+  let lambdas: LocalLambdaRuntime | undefined;
+  let aws: LocalAwsEndpoint | undefined;
+  let accessLog: AccessLogWriter | undefined;
+  const events = new LocalEventPipeline(options.events);
+  const progress = options.progress ?? (() => undefined);
+  try {
+    if (!options.dynamoDbEndpoint) {
+      progress('Starting DynamoDB Local...');
+      const dataDirectory = options.persist ? join(options.directory, 'dynamodb') : undefined;
+      ownDynamoDb = await startDynamoDbLocal(dataDirectory ? { dataDirectory } : {});
+    }
+    const dynamoDbEndpoint = options.dynamoDbEndpoint ?? ownDynamoDb?.endpoint ?? '';
+    // The local credential every caller of the endpoint signs with: new at each start, never printed.
+    const secretAccessKey = randomBytes(24).toString('base64url');
+    let metricFilters: Promise<LocalMetricFilter[]> | undefined;
+    aws = await startAwsEndpoint({
+      dynamoDbEndpoint,
+      secretsFile,
+      record: options.recordAwsCalls ?? false,
+      secretAccessKey,
+      events,
+      roles: serviceFunctions.map((spec) => spec.name),
+      logs: {
+        logGroupName: LOCAL_ACCESS_LOG_GROUP,
+        file: accessLogPath(options.directory),
+        metricFilters: () => {
+          metricFilters ??= partnerApiMetricFilters();
+          return metricFilters;
+        },
+      },
+    });
+    const awsSettings = { awsEndpoint: aws.url, secretArns: aws.secretArns, secretAccessKey };
+    // Seeding and the demo link act on this DynamoDB Local, as an operator would.
+    useServiceEnvironment(localEnvironment({ dynamoDbEndpoint, ...awsSettings }));
+    await ensureTable(dynamoDbEndpoint, LOCAL_TABLE_NAME);
+    progress(options.deployedBundles ? 'Loading the synthesized functions...' : 'Bundling the functions...');
+    const runningLambdas = new LocalLambdaRuntime(
+      options.deployedBundles
+        ? await synthesizedFunctions(options.deployedBundles, awsSettings)
+        : await sourceFunctions(join(options.directory, 'bundles'), awsSettings),
+      { ...DEFAULT_LAMBDA_RUNTIME_OPTIONS, ...options.lambda },
+    );
+    lambdas = runningLambdas;
+    events.start((name, event) => runningLambdas.invoke(name, event));
+    // The demo data's units and reservations are the platform's events: they go through the
+    // consumer, and the server is up once they are applied.
+    progress("Seeding the demo partners; their hosts' reservations go through the event consumer...");
+    let reportedAt = performance.now();
+    const stopReporting = events.onProgress((counts) => {
+      if (performance.now() - reportedAt < SEEDING_PROGRESS_INTERVAL_MS) return;
+      reportedAt = performance.now();
+      progress(seedingProgress(counts));
+    });
+    const demoKeys = await seedLocalData(Date.now());
+    await events.settled();
+    stopReporting();
+    const seeded = events.eventCounts();
+    progress(
+      seeded.sent > 0
+        ? `Seeding: all ${seeded.sent.toLocaleString('en-US')} events applied`
+        : 'Seeding: the demo partners were there already (kept data, or another server seeded them)',
+    );
+    // Starts empty with the data: DynamoDB Local in memory gives the next run's partners the ids
+    // of this run's, so lines of an earlier run would be counted for other partners.
+    const runningLog = await openAccessLog(options.directory, {
+      fresh: !options.persist && !options.dynamoDbEndpoint,
+      onError: (error) => options.log(`access log ${accessLogPath(options.directory)}: ${error.message}`),
+    });
+    accessLog = runningLog;
+    server = await startHttpServer({
+      gateway: new LocalApiGateway(lambdas),
+      host: options.host,
+      port: options.port,
+      log: options.log,
+      accessLog: (entry) => runningLog.write(entry),
+      observe: options.observe,
+      docsDirectory: join(options.directory, 'docs'),
+    });
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+    const activationLink = await demoActivationLink(origin, outboxDirectory);
+    const service = {
+      apiBaseUrl: origin + API_BASE_PATH,
+      activationBaseUrl: origin,
+      dynamoDbEndpoint,
+      tableName: LOCAL_TABLE_NAME,
+      secretsFile,
+      outboxDirectory,
+      accessLogFile: runningLog.path,
+      ...awsSettings,
+      demoKeys,
+    };
+    // Field by field: the demo keys are printed once and never written anywhere.
+    await writeRuntime(options.directory, {
+      pid: process.pid,
+      apiBaseUrl: service.apiBaseUrl,
+      activationBaseUrl: service.activationBaseUrl,
+      dynamoDbEndpoint: service.dynamoDbEndpoint,
+      tableName: service.tableName,
+      secretsFile: service.secretsFile,
+      outboxDirectory: service.outboxDirectory,
+      awsEndpoint: service.awsEndpoint,
+      secretArns: service.secretArns,
+      secretAccessKey: service.secretAccessKey,
+      ...(ownDynamoDb?.process.pid ? { dynamoDbPid: ownDynamoDb.process.pid } : {}),
+      startedAt: new Date().toISOString(),
+    });
+    const runningServer = server;
+    const runningAws = aws;
+    return {
+      ...service,
+      activationLink,
+      awsCalls: () => runningAws.calls(),
+      eventsSettled: () => events.settled(),
+      async memory() {
+        // gc is there when the server runs with --expose-gc (the load test starts it so).
+        (globalThis as { gc?: () => void }).gc?.();
+        const serverHeapBytes = getHeapStatistics().used_heap_size;
+        const { instances, usedHeapBytes } = await runningLambdas.heapAfterGc();
+        return { serverHeapBytes, instances, instanceHeapBytes: usedHeapBytes };
+      },
+      async stop() {
+        runningServer.closeAllConnections();
+        await new Promise<void>((resolve) => runningServer.close(() => resolve()));
+        await events.stop();
+        await runningLambdas.stop();
+        await runningLog.close();
+        await runningAws.stop();
+        await ownDynamoDb?.stop();
+        await removeRuntime(options.directory, process.pid);
+      },
+    };
+  } catch (error) {
+    server?.close();
+    await events.stop();
+    await lambdas?.stop();
+    await accessLog?.close();
+    await aws?.stop();
+    await ownDynamoDb?.stop();
+    throw error;
+  }
+}
