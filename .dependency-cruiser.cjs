@@ -9,7 +9,7 @@
  *   asyncapi/    the AsyncAPI document of the platform's events and the code that writes it
  *   emulator/    AWS on one machine: API Gateway, Lambda, the event pipeline, IAM and Logs
  *   cli/         the operator CLI (`npm run admin`), locally or against a deployed stage
- *   verify/      the checks `npm run verify` runs against a deployed (or the local) stage
+ *   verify/      the checks `npm run verify` and `npm run smoke` run against a deployed (or the local) stage
  *   bin/         entry points
  * A room imports only rooms on a lower layer (rooms on one layer know nothing of each other), and
  * nothing anywhere forms a cycle. test/, bench/ and docs/ sit above everything and nothing imports

@@ -6,8 +6,19 @@ import { localTarget } from '../cli/local-target';
 import { liveRuntimes, localDirectory } from '../emulator/runtime';
 import { STACK_OUTPUTS, stackName } from '../lib/stage-config';
 import { deployedAuthorizerFailureProbe, localAuthorizerFailureProbe } from '../verify/aws-probe';
-import type { CheckResult, VerifyContext } from '../verify/deploy-checks';
+import { reportLine, tally } from '../verify/checks';
+import type { VerifyContext } from '../verify/deploy-checks';
 import { verifyStage } from '../verify/deploy-checks';
+
+/**
+ * `npm run verify`: the deployer's proof, right after `cdk deploy`, of what only AWS can show (the
+ * table of checks is verify/deploy-checks.ts). It differs from `npm run smoke` (bin/smoke.ts) in
+ * who can run it and what it touches: it needs AWS credentials for the stage's account, creates a
+ * test partner, writes and deletes items and may fire an alarm, to prove IAM and API Gateway
+ * behaviour call by call; smoke needs only a partner key, writes nothing, and checks the contract
+ * that key sees. Both run their tables with the same runner and print the same report
+ * (verify/checks.ts); docs/deploying.md says more ("Two commands, one runner").
+ */
 
 const USAGE = `Usage: npm run verify -- --stage sandbox|production|local [options]
   Proves, minutes after "cdk deploy", what only AWS can show: every call whose IAM policy or API
@@ -152,11 +163,6 @@ async function authorizerFailure(options: Options): Promise<VerifyContext['autho
   );
 }
 
-function line(result: CheckResult): string {
-  const text = `${result.outcome}  ${result.name}: ${result.detail}`;
-  return result.outcome === 'FAIL' && result.lookAt ? `${text}  -> look at: ${result.lookAt}` : text;
-}
-
 const options = readOptions();
 try {
   const target = options.stage === 'local' ? await localTarget() : await deployedTarget(options.stage);
@@ -173,14 +179,13 @@ try {
       operatorStatements: OPERATOR_STATEMENTS,
       authorizerFailure: await authorizerFailure(options),
     },
-    (result) => console.log(line(result)),
+    (result) => console.log(reportLine(result)),
   );
-  const count = (outcome: CheckResult['outcome']) =>
-    results.filter((result) => result.outcome === outcome).length;
+  const count = tally(results);
   console.log(
-    `Verification of ${options.stage}: ${count('PASS')} checks passed, ${count('FAIL')} failed, ${count('SKIP')} skipped.`,
+    `Verification of ${options.stage}: ${count.PASS} checks passed, ${count.FAIL} failed, ${count.SKIP} skipped.`,
   );
-  process.exitCode = count('FAIL') === 0 ? 0 : 1;
+  process.exitCode = count.FAIL === 0 ? 0 : 1;
 } catch (error) {
   const { name, message } = error as Error;
   console.error(`Verification stopped: ${name && name !== 'Error' ? `${name}: ` : ''}${message}`);

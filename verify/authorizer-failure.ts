@@ -8,6 +8,8 @@ import type { IAMClient } from '@aws-sdk/client-iam';
 import { DeleteRolePolicyCommand, ListRolePoliciesCommand, PutRolePolicyCommand } from '@aws-sdk/client-iam';
 import { generateApiKey } from '../core/domain/api-key';
 import { API_KEY_PARTITION } from '../core/partitions';
+import type { Verdict } from './checks';
+import { fail, pass } from './checks';
 import type { RawAnswer } from './http-answers';
 import { header, rawRequest } from './http-answers';
 
@@ -50,11 +52,11 @@ const AUTHORIZER_FAILURES_METRIC = 'AuthorizerFailures';
 const KEYS_TO_TRY = 40;
 const RETRY_MS = 2_000;
 
+/** The request the forced failure answered, for the check that it was counted. */
 export interface ForcedFailure {
-  readonly name: string;
-  readonly outcome: 'PASS' | 'FAIL';
-  readonly detail: string;
-  readonly lookAt?: string;
+  readonly requestId: string;
+  /** When it was sent: the access-log search starts a minute before. */
+  readonly sentAt: number;
 }
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -72,15 +74,12 @@ function requestIdOf(answer: RawAnswer): string {
 export const FORCE_CHECK = 'authorizer failure, forced: GET /usage with GetItem of the key denied';
 export const COUNT_CHECK = 'authorizer failure, counted by the answered-5xx metric filter';
 
-/**
- * Forces the failure and checks it is counted: two results, the second only when the first
- * produced a failure to count.
- */
+/** Forces the failure (the FORCE_CHECK line) and says which request it answered, to count (COUNT_CHECK). */
 export async function forceAuthorizerFailure(
   probe: AuthorizerFailureProbe,
   apiBaseUrl: string,
   timeoutMs: number,
-): Promise<ForcedFailure[]> {
+): Promise<{ readonly verdict: Verdict; readonly forced?: ForcedFailure }> {
   const permissions = `your own credentials: iam:ListRolePolicies, iam:PutRolePolicy and iam:DeleteRolePolicy on the role ${probe.authorizerRoleName}`;
   const keys = Array.from({ length: KEYS_TO_TRY }, () => generateApiKey());
   const policyName = `${POLICY_NAME_PREFIX}${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}`;
@@ -122,7 +121,7 @@ export async function forceAuthorizerFailure(
     );
   } catch (error) {
     const { name, message } = error as Error;
-    return [{ name: FORCE_CHECK, outcome: 'FAIL', detail: `${name}: ${message}`, lookAt: permissions }];
+    return { verdict: fail(`${name}: ${message}`, permissions) };
   }
   try {
     const started = Date.now();
@@ -148,14 +147,12 @@ export async function forceAuthorizerFailure(
       .catch(() => undefined);
   }
   if (!failed)
-    return [
-      {
-        name: FORCE_CHECK,
-        outcome: 'FAIL',
-        detail: `no 5xx within ${Math.round(waitedMs / 1000)} s: the last never-issued key was answered ${last?.status ?? '-'}`,
-        lookAt: `the inline policy ${policyName} on ${probe.authorizerRoleName} (IAM applies changes within seconds, rarely a minute), and the authorizer's handling of a failed read (lambdas/api/authorizer.ts)`,
-      },
-    ];
+    return {
+      verdict: fail(
+        `no 5xx within ${Math.round(waitedMs / 1000)} s: the last never-issued key was answered ${last?.status ?? '-'}`,
+        `the inline policy ${policyName} on ${probe.authorizerRoleName} (IAM applies changes within seconds, rarely a minute), and the authorizer's handling of a failed read (lambdas/api/authorizer.ts)`,
+      ),
+    };
   const requestId = requestIdOf(failed);
   const problem = (() => {
     try {
@@ -166,15 +163,12 @@ export async function forceAuthorizerFailure(
       return '';
     }
   })();
-  const results: ForcedFailure[] = [
-    {
-      name: FORCE_CHECK,
-      outcome: 'PASS',
-      detail: `${failed.status} ${problem}${header(failed, 'retry-after') ? `, Retry-After ${header(failed, 'retry-after')}` : ''} after ${Math.round(waitedMs / 1000)} s (request ${requestId})`,
-    },
-  ];
-  results.push(await countedByFilters(probe, requestId, sentAt));
-  return results;
+  return {
+    verdict: pass(
+      `${failed.status} ${problem}${header(failed, 'retry-after') ? `, Retry-After ${header(failed, 'retry-after')}` : ''} after ${Math.round(waitedMs / 1000)} s (request ${requestId})`,
+    ),
+    forced: { requestId, sentAt },
+  };
 }
 
 async function accessLogLine(probe: AuthorizerFailureProbe, requestId: string, sentAt: number) {
@@ -200,21 +194,19 @@ async function accessLogLine(probe: AuthorizerFailureProbe, requestId: string, s
   }
 }
 
-async function countedByFilters(
+/** Whether the stage's answered-5xx and authorizer-failures filters both count the forced failure's log line. */
+export async function countedByFilters(
   probe: AuthorizerFailureProbe,
-  requestId: string,
-  sentAt: number,
-): Promise<ForcedFailure> {
+  { requestId, sentAt }: ForcedFailure,
+): Promise<Verdict> {
   const filtersAt = `the metric filters of ${probe.accessLogGroupName} (lib/constructs/access-log-metrics.ts) and the access-log format (status, responseType)`;
   try {
     const line = await accessLogLine(probe, requestId, sentAt);
     if (!line)
-      return {
-        name: COUNT_CHECK,
-        outcome: 'FAIL',
-        detail: `no access-log line of request ${requestId} in ${probe.accessLogGroupName} within ${Math.round(probe.logWaitMs / 1000)} s`,
-        lookAt: `the stage's access logging to ${probe.accessLogGroupName} (delivery can lag: --traffic-wait-seconds)`,
-      };
+      return fail(
+        `no access-log line of request ${requestId} in ${probe.accessLogGroupName} within ${Math.round(probe.logWaitMs / 1000)} s`,
+        `the stage's access logging to ${probe.accessLogGroupName} (delivery can lag: --traffic-wait-seconds)`,
+      );
     const { metricFilters = [] } = await probe.logs.send(
       new DescribeMetricFiltersCommand({ logGroupName: probe.accessLogGroupName }),
     );
@@ -254,24 +246,13 @@ async function countedByFilters(
       }
     }
     return misses.length === 0
-      ? {
-          name: COUNT_CHECK,
-          outcome: 'PASS',
-          detail: `its access-log line (${fields}) counts in ${verdicts.join(' and ')}`,
-        }
-      : {
-          name: COUNT_CHECK,
-          outcome: 'FAIL',
-          detail: `its access-log line (${fields}): ${misses.join('; ')}`,
-          lookAt: filtersAt,
-        };
+      ? pass(`its access-log line (${fields}) counts in ${verdicts.join(' and ')}`)
+      : fail(`its access-log line (${fields}): ${misses.join('; ')}`, filtersAt);
   } catch (error) {
     const { name, message } = error as Error;
-    return {
-      name: COUNT_CHECK,
-      outcome: 'FAIL',
-      detail: `${name}: ${message}`,
-      lookAt: `your own credentials: logs:FilterLogEvents, logs:DescribeMetricFilters and logs:TestMetricFilter on ${probe.accessLogGroupName}`,
-    };
+    return fail(
+      `${name}: ${message}`,
+      `your own credentials: logs:FilterLogEvents, logs:DescribeMetricFilters and logs:TestMetricFilter on ${probe.accessLogGroupName}`,
+    );
   }
 }

@@ -35,6 +35,6 @@ describe('the smoke check of a deployed stage (bin/smoke.ts)', () => {
     const { code, stdout } = await smoke(`svc_${'A'.repeat(46)}`);
 
     expect(code).toBe(1);
-    expect(stdout).toMatch(/FAIL\s+GET \/usage\s/);
+    expect(stdout).toMatch(/^FAIL {2}GET \/usage: 401 \(expected 200\); unexpected status {2}-> look at: /m);
   });
 });

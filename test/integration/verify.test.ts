@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { API_BASE_PATH } from '../../core/routes';
 import { COUNT_CHECK, FORCE_CHECK } from '../../verify/authorizer-failure';
 import { localAuthorizerFailureProbe } from '../../verify/aws-probe';
-import type { CheckResult, VerifyContext } from '../../verify/deploy-checks';
+import type { CheckResult } from '../../verify/checks';
+import type { VerifyContext } from '../../verify/deploy-checks';
 import {
   functionsQueryingTheIndex,
   grantsOf,
@@ -55,11 +56,11 @@ const CHECKS: RegExp[] = [
   named('GET /usage: authorizer key read, limiter write'),
   named('HEAD /usage'),
   named('HEAD /properties'),
-  /^HEAD \/properties\/\d+\/pricing-signals$/,
+  /^HEAD \/properties\/(\d+|\{propertyId\})\/pricing-signals$/,
   named('HEAD /openapi.json'),
   named('GET /usage, If-None-Match: its ETag'),
   named('GET /properties, If-None-Match: its ETag'),
-  /^GET \/properties\/\d+\/pricing-signals, If-None-Match: its ETag$/,
+  /^GET \/properties\/(\d+|\{propertyId\})\/pricing-signals, If-None-Match: its ETag$/,
   named(FORCE_CHECK),
   named(COUNT_CHECK),
   named('GET /properties'),
@@ -137,13 +138,35 @@ describe('the deploy verification (npm run verify)', () => {
     expect(lastIndexCheck).toBeLessThan(firstOthers);
   });
 
-  it('names the AWS call and the policy statement to look at when a check fails, and still cleans up', async () => {
+  it('names the AWS call and the policy statement to look at when a check fails, skips what needs it, and still cleans up', async () => {
     const results: CheckResult[] = [];
     // The pages' base URL replaced by the API's: the reveal page is not there (404).
     const target = { ...testTarget(), activationBaseUrl: inject('apiBaseUrl') };
 
     await verifyStage(localContext(target), (result) => results.push(result));
 
+    // One line per check of the table, in order, whatever failed: what needs the key says so.
+    expect(results).toHaveLength(CHECKS.length);
+    for (const [index, result] of results.entries()) expect(result.name).toMatch(CHECKS[index] ?? /^$/);
+    expect(
+      results
+        .filter((result) => result.outcome !== 'SKIP')
+        .map((result) => `${result.outcome} ${result.name}`),
+    ).toEqual([
+      'PASS approve a test partner',
+      'FAIL reveal the key (GET and POST /reveal/{revealId})',
+      `PASS ${OPERATOR_INDEX_CHECK}`,
+      // The link is a page on the same wrong base URL.
+      'FAIL open the activation link',
+      'PASS clean up',
+    ]);
+    for (const skipped of results.filter(
+      (result) => result.outcome === 'SKIP' && result.name !== FORCE_CHECK,
+    ))
+      expect(skipped.detail, skipped.name).toMatch(/^not run: it needs ".+" to pass$/);
+    expect(
+      results.find((result) => result.name === 'GET /usage: authorizer key read, limiter write')?.detail,
+    ).toBe('not run: it needs "reveal the key (GET and POST /reveal/{revealId})" to pass');
     const failed = results.find((result) => result.outcome === 'FAIL');
     expect(failed?.name).toBe('reveal the key (GET and POST /reveal/{revealId})');
     expect(failed?.detail).toBe('GET 404, POST 404');
