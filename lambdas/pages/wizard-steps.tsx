@@ -48,9 +48,9 @@ type StepInput<Typed, Value> = { ok: true; value: Value } | { ok: false; errors:
  * One step of the wizard. `Typed` is what its form shows again when refused, `Value` what it saves.
  * (Methods, not function properties, so steps of different types share the table's one type.)
  */
-interface WizardStep<Typed, Value> {
+interface WizardStep<Typed, Value, Id extends string = string> {
   /** The step's name in the address (`onboarding?step=…`) and in its form. */
-  readonly id: string;
+  readonly id: Id;
   /**
    * The products that need this step: a host sees it when they activated any of them. Without
    * the list, the step closes the wizard: it is shown when any other step is.
@@ -82,8 +82,10 @@ interface WizardStep<Typed, Value> {
 
 export type AnyWizardStep = WizardStep<unknown, unknown>;
 
-/** Keeps a step's own types while it is written, and gives it the table's type. */
-function wizardStep<Typed, Value>(step: WizardStep<Typed, Value>): AnyWizardStep {
+/** Keeps a step's own types while it is written, and gives it the table's type (with its literal id). */
+function wizardStep<Typed, Value, const Id extends string>(
+  step: WizardStep<Typed, Value, Id>,
+): AnyWizardStep & { readonly id: Id } {
   return step;
 }
 
@@ -183,9 +185,10 @@ function productNames(context: Pick<WizardContext, 'catalog' | 'products' | 'loc
  * sees (those of the products they activated), the pages' order and the progress indicator,
  * where each step's form goes next and back, what the review page lists and which step it names
  * when something is missing. Adding a step = one entry here (+ its form parser in
- * `onboarding-forms.ts` and its texts in the message catalogues).
+ * `onboarding-forms.ts`, its texts in the message catalogues, and how the browser tests fill it:
+ * `STEP_FILLS` in test/support/wizard.ts).
  */
-const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
+const WIZARD_STEPS = [
   wizardStep({
     id: 'details',
     // What guests need on arrival: the assistant answers with it, the guidebook and online check-in show it.
@@ -465,7 +468,7 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       known: (context) => context.locale.messages.knownOffers(context.knowledgeBase.upsells.length),
     },
   }),
-  wizardStep<never, undefined>({
+  wizardStep({
     id: 'review',
     title: (m) => m.reviewTitle,
     stage: (m) => m.reviewStage,
@@ -516,7 +519,10 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       });
     },
   }),
-];
+] as const satisfies readonly [AnyWizardStep, ...AnyWizardStep[]];
+
+/** A step's id (`details`, `faqs`, …): tests key their tables of steps by it, so none can be left out. */
+export type WizardStepId = (typeof WIZARD_STEPS)[number]['id'];
 
 /** The property the host's session provisioned, as the partner sponsors it (what a save is conditioned on). */
 function sponsoredProperty(context: WizardContext) {
@@ -532,7 +538,9 @@ function priceExamples(locale: HostLocale): readonly [string, string] {
  * The steps of the wizard for these products: each step some of them need, then the closing
  * steps; none at all when no product needs a step (the host goes straight to the confirmation).
  */
-export function wizardStepsFor(products: readonly ProductId[]): AnyWizardStep[] {
+export function wizardStepsFor(
+  products: readonly ProductId[],
+): (AnyWizardStep & { readonly id: WizardStepId })[] {
   const needed = WIZARD_STEPS.filter((step) => step.products?.some((product) => products.includes(product)));
   if (needed.length === 0) return [];
   return WIZARD_STEPS.filter((step) => !step.products || needed.includes(step));
