@@ -51,6 +51,8 @@ type StepInput<Typed, Value> = { ok: true; value: Value } | { ok: false; errors:
 interface WizardStep<Typed, Value, Id extends string = string> {
   /** The step's name in the address (`onboarding?step=…`) and in its form. */
   readonly id: Id;
+  /** Why the host is asked this: the step table of docs/design/host-pages.md (`npm run docs`) shows it. */
+  readonly purpose: string;
   /**
    * The products that need this step: a host sees it when they activated any of them. Without
    * the list, the step closes the wizard: it is shown when any other step is.
@@ -188,10 +190,11 @@ function productNames(context: Pick<WizardContext, 'catalog' | 'products' | 'loc
  * `onboarding-forms.ts`, its texts in the message catalogues, and how the browser tests fill it:
  * `STEP_FILLS` in test/support/wizard.ts).
  */
-const WIZARD_STEPS = [
+export const WIZARD_STEPS = [
   wizardStep({
     id: 'details',
-    // What guests need on arrival: the assistant answers with it, the guidebook and online check-in show it.
+    purpose:
+      'the property name and check-in instructions: what guests need on arrival (the assistant answers with them, the guidebook and online check-in show them)',
     products: ['assistant', 'guidebook', 'checkin'],
     title: (m) => m.detailsTitle,
     stage: (m) => m.detailsStage,
@@ -269,7 +272,7 @@ const WIZARD_STEPS = [
   }),
   wizardStep({
     id: 'faqs',
-    // The assistant answers guests' questions from these.
+    purpose: "questions and answers: the assistant answers guests' questions from them",
     products: ['assistant'],
     title: (m) => m.faqsTitle,
     stage: (m) => m.faqsStage,
@@ -347,6 +350,7 @@ const WIZARD_STEPS = [
   }),
   wizardStep({
     id: 'upsells',
+    purpose: 'the offers guests can book, with their prices',
     products: ['upsells'],
     title: (m) => m.upsellsTitle,
     stage: (m) => m.upsellsStage,
@@ -470,6 +474,7 @@ const WIZARD_STEPS = [
   }),
   wizardStep({
     id: 'review',
+    purpose: 'what the host gave, and what is missing before they can finish',
     title: (m) => m.reviewTitle,
     stage: (m) => m.reviewStage,
     parse: (_form, context) => {
