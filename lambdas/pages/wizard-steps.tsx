@@ -48,9 +48,11 @@ type StepInput<Typed, Value> = { ok: true; value: Value } | { ok: false; errors:
  * One step of the wizard. `Typed` is what its form shows again when refused, `Value` what it saves.
  * (Methods, not function properties, so steps of different types share the table's one type.)
  */
-interface WizardStep<Typed, Value> {
+interface WizardStep<Typed, Value, Id extends string = string> {
   /** The step's name in the address (`onboarding?step=…`) and in its form. */
-  readonly id: string;
+  readonly id: Id;
+  /** Why the host is asked this: the step table of docs/design/host-pages.md (`npm run docs`) shows it. */
+  readonly purpose: string;
   /**
    * The products that need this step: a host sees it when they activated any of them. Without
    * the list, the step closes the wizard: it is shown when any other step is.
@@ -82,8 +84,10 @@ interface WizardStep<Typed, Value> {
 
 export type AnyWizardStep = WizardStep<unknown, unknown>;
 
-/** Keeps a step's own types while it is written, and gives it the table's type. */
-function wizardStep<Typed, Value>(step: WizardStep<Typed, Value>): AnyWizardStep {
+/** Keeps a step's own types while it is written, and gives it the table's type (with its literal id). */
+function wizardStep<Typed, Value, const Id extends string>(
+  step: WizardStep<Typed, Value, Id>,
+): AnyWizardStep & { readonly id: Id } {
   return step;
 }
 
@@ -183,12 +187,14 @@ function productNames(context: Pick<WizardContext, 'catalog' | 'products' | 'loc
  * sees (those of the products they activated), the pages' order and the progress indicator,
  * where each step's form goes next and back, what the review page lists and which step it names
  * when something is missing. Adding a step = one entry here (+ its form parser in
- * `onboarding-forms.ts` and its texts in the message catalogues).
+ * `onboarding-forms.ts`, its texts in the message catalogues, and how the browser tests fill it:
+ * `STEP_FILLS` in test/support/wizard.ts).
  */
-const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
+export const WIZARD_STEPS = [
   wizardStep({
     id: 'details',
-    // What guests need on arrival: the assistant answers with it, the guidebook and online check-in show it.
+    purpose:
+      'the property name and check-in instructions: what guests need on arrival (the assistant answers with them, the guidebook and online check-in show them)',
     products: ['assistant', 'guidebook', 'checkin'],
     title: (m) => m.detailsTitle,
     stage: (m) => m.detailsStage,
@@ -266,7 +272,7 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
   }),
   wizardStep({
     id: 'faqs',
-    // The assistant answers guests' questions from these.
+    purpose: "questions and answers: the assistant answers guests' questions from them",
     products: ['assistant'],
     title: (m) => m.faqsTitle,
     stage: (m) => m.faqsStage,
@@ -344,6 +350,7 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
   }),
   wizardStep({
     id: 'upsells',
+    purpose: 'the offers guests can book, with their prices',
     products: ['upsells'],
     title: (m) => m.upsellsTitle,
     stage: (m) => m.upsellsStage,
@@ -465,8 +472,9 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       known: (context) => context.locale.messages.knownOffers(context.knowledgeBase.upsells.length),
     },
   }),
-  wizardStep<never, undefined>({
+  wizardStep({
     id: 'review',
+    purpose: 'what the host gave, and what is missing before they can finish',
     title: (m) => m.reviewTitle,
     stage: (m) => m.reviewStage,
     parse: (_form, context) => {
@@ -516,7 +524,10 @@ const WIZARD_STEPS: readonly [AnyWizardStep, ...AnyWizardStep[]] = [
       });
     },
   }),
-];
+] as const satisfies readonly [AnyWizardStep, ...AnyWizardStep[]];
+
+/** A step's id (`details`, `faqs`, …): tests key their tables of steps by it, so none can be left out. */
+export type WizardStepId = (typeof WIZARD_STEPS)[number]['id'];
 
 /** The property the host's session provisioned, as the partner sponsors it (what a save is conditioned on). */
 function sponsoredProperty(context: WizardContext) {
@@ -532,7 +543,9 @@ function priceExamples(locale: HostLocale): readonly [string, string] {
  * The steps of the wizard for these products: each step some of them need, then the closing
  * steps; none at all when no product needs a step (the host goes straight to the confirmation).
  */
-export function wizardStepsFor(products: readonly ProductId[]): AnyWizardStep[] {
+export function wizardStepsFor(
+  products: readonly ProductId[],
+): (AnyWizardStep & { readonly id: WizardStepId })[] {
   const needed = WIZARD_STEPS.filter((step) => step.products?.some((product) => products.includes(product)));
   if (needed.length === 0) return [];
   return WIZARD_STEPS.filter((step) => !step.products || needed.includes(step));

@@ -18,12 +18,13 @@ import { brandingUpdateItems, getPartnerLogo, logoDigest } from '../../lambdas/d
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
 import type { Messages } from '../../lambdas/pages/messages';
 import { CATALOGUES } from '../../lambdas/pages/messages';
+import type { WizardStepId } from '../../lambdas/pages/wizard-steps';
+import { WIZARD_FINISH, wizardStepsFor } from '../../lambdas/pages/wizard-steps';
 import { addCatalogProduct } from '../../operations/catalog';
 import { createActivationLink } from '../../operations/links';
 import {
   launchChromium,
   layoutProblems,
-  SCREENSHOT_DIRECTORY,
   screenshot,
   seriousAccessibilityViolations,
   VIEWPORTS,
@@ -31,6 +32,8 @@ import {
 import { admin } from '../support/cli';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner, testTarget } from '../support/partners';
+import type { WalkOptions } from '../support/wizard';
+import { continueButton, continueFrom, STEP_FILLS, walkWizard } from '../support/wizard';
 
 /**
  * The host pages as hosts meet them: the wizard's steps follow the products, every page in each
@@ -93,96 +96,35 @@ async function newPage(
   return context.newPage();
 }
 
-const continueButton = (page: Page) => page.locator('form button[type=submit]:not([name=go])');
 const backButton = (page: Page) => page.locator('form button[name=go][value=back]');
-/** The step a wizard page shows (its form's hidden field), or `done` for the closing page. */
-const stepOf = async (page: Page) =>
-  (await page.locator('input[name=step]').count()) > 0
-    ? ((await page.locator('input[name=step]').getAttribute('value')) ?? '')
-    : 'done';
 const stagesOf = (page: Page) => page.locator('nav ol.steps li').allTextContents();
-
-/** What a host types on each step, in the language of the pages (English unless given). */
-const TYPED: Record<
-  Language,
-  { name: string; checkin: string; question: string; answer: string; offer: string }
-> = {
-  en: {
-    name: 'Casa Verde by the Lake',
-    checkin: 'Check in from 3 pm.\nThe key box is left of the door, code 4711.',
-    question: 'Is there parking?',
-    answer: 'Yes, two spaces behind the house.',
-    offer: 'Breakfast',
-  },
-  de: {
-    name: 'Haus am See',
-    checkin: 'Check-in ab 15 Uhr.\nDer Schlüsselkasten hängt links neben der Tür, Code 4711.',
-    question: 'Gibt es Parkplätze?',
-    answer: 'Ja, zwei Stellplätze hinter dem Haus.',
-    offer: 'Frühstück',
-  },
-  fr: {
-    name: 'Maison du lac',
-    checkin: 'Arrivée à partir de 15 h.\nLa boîte à clés est à gauche de la porte, code 4711.',
-    question: 'Peut-on se garer ?',
-    answer: 'Oui, deux places derrière la maison.',
-    offer: 'Petit-déjeuner',
-  },
-  es: {
-    name: 'Casa del lago',
-    checkin:
-      'Llegada a partir de las 15:00.\nLa caja de llaves está a la izquierda de la puerta, código 4711.',
-    question: '¿Hay aparcamiento?',
-    answer: 'Sí, dos plazas detrás de la casa.',
-    offer: 'Desayuno',
-  },
-  it: {
-    name: 'Casa sul lago',
-    checkin: 'Check-in dalle 15.\nLa cassetta delle chiavi è a sinistra della porta, codice 4711.',
-    question: 'C’è un parcheggio?',
-    answer: 'Sì, due posti dietro la casa.',
-    offer: 'Colazione',
-  },
-};
-
-async function fill(page: Page, step: string, language: Language = 'en'): Promise<void> {
-  const typed = TYPED[language];
-  if (step === 'details') {
-    await page.locator('#property_name').fill(typed.name);
-    await page.locator('#checkin_instructions').fill(typed.checkin);
-  } else if (step === 'faqs') {
-    await page.locator('#question-0').fill(typed.question);
-    await page.locator('#answer-0').fill(typed.answer);
-  } else if (step === 'upsells') {
-    await page.locator('#title-0').fill(typed.offer);
-    await page.locator('#price-0').fill('12,50');
-  }
-}
+/** The ids of the steps a host with these products meets, in order (the step table's). */
+const stepsOf = (products: readonly ProductId[]) => wizardStepsFor(products).map((step) => step.id);
+/** The values of a step's form, field by field (its hidden fields included). */
+const fieldValues = (page: Page) =>
+  page
+    .locator('form')
+    .evaluate((form: HTMLFormElement) =>
+      Array.from(
+        form.querySelectorAll<HTMLInputElement>('input, textarea, select'),
+        (field) => [field.name, field.value] as [string, string],
+      ),
+    );
 
 /**
- * Opens a link and walks the whole flow as a host: marketplace, each step shown, the closing page.
+ * Opens a link (a new one for these products unless given) and walks the whole flow as a host:
+ * the marketplace, then the wizard's steps for these products (`walkWizard`), to the closing page.
  * `look` runs on every page before the host acts on it. Returns the steps shown, in order.
  */
 async function walk(
   page: Page,
-  url: string,
-  look: (name: string) => Promise<void> = async () => {},
-  language: Language = 'en',
-) {
-  await page.goto(url);
-  await look('marketplace');
+  products: readonly ProductId[],
+  options: Omit<WalkOptions, 'look'> & { url?: string; look?: (name: string) => Promise<void> } = {},
+): Promise<WizardStepId[]> {
+  await page.goto(options.url ?? (await link(products)));
+  await options.look?.('marketplace');
   await Promise.all([page.waitForURL(/onboarding/), continueButton(page).click()]);
-  const steps: string[] = [];
-  for (let step = await stepOf(page); step !== 'done'; step = await stepOf(page)) {
-    steps.push(step);
-    await look(step);
-    await fill(page, step, language);
-    const before = page.url();
-    await Promise.all([page.waitForURL((next) => next.toString() !== before), continueButton(page).click()]);
-    if (steps.length > 10) throw new Error(`The wizard did not end: ${steps.join(', ')}`);
-  }
-  await look('done');
-  return steps;
+  return walkWizard(page, products, options);
 }
 
 const mainText = (page: Page) => page.locator('body').innerText();
@@ -200,38 +142,37 @@ const ASSISTANT = /assist|asistent/i;
 
 describe('the wizard follows the products the host activated', () => {
   const en = CATALOGUES.en;
-  const expected: [string, ProductId[], string[]][] = [
-    ['the assistant alone', ['assistant'], ['details', 'faqs', 'review']],
-    ['upsells alone', ['upsells'], ['upsells', 'review']],
-    ['the guidebook alone', ['guidebook'], ['details', 'review']],
-    ['online check-in alone', ['checkin'], ['details', 'review']],
-    [
-      'all of them',
-      ['assistant', 'upsells', 'guidebook', 'checkin'],
-      ['details', 'faqs', 'upsells', 'review'],
-    ],
-    ['a product no step needs', [SPA], []],
+  // Which steps each host meets is the step table's (`wizardStepsFor`); the walk fails on a page
+  // that shows another step than the table's next.
+  const expected: [string, ProductId[]][] = [
+    ['the assistant alone', ['assistant']],
+    ['upsells alone', ['upsells']],
+    ['the guidebook alone', ['guidebook']],
+    ['online check-in alone', ['checkin']],
+    ['all of them', ['assistant', 'upsells', 'guidebook', 'checkin']],
+    ['a product no step needs', [SPA]],
   ];
-  const stage: Record<string, string> = {
-    details: en.detailsStage,
-    faqs: en.faqsStage,
-    upsells: en.upsellsStage,
-    review: en.reviewStage,
-  };
 
   it.each(expected)(
     '%s: only its steps, chips and wording, and the closing page names what is active',
-    async (_name, products, steps) => {
+    async (_name, products) => {
+      const steps = wizardStepsFor(products);
       const page = await newPage();
       const texts: string[] = [];
       const chips: string[][] = [];
-      const shown = await walk(page, await link(products), async () => {
-        texts.push(await mainText(page));
-        chips.push(await stagesOf(page));
+      const shown = await walk(page, products, {
+        look: async () => {
+          texts.push(await mainText(page));
+          chips.push(await stagesOf(page));
+        },
       });
 
-      expect(shown).toEqual(steps);
-      const stages = [en.stageProducts, ...steps.map((step) => stage[step]), en.stageDone];
+      expect(shown).toEqual(steps.map((step) => step.id));
+      // Each step is one a product of the host needs, or the closing one; with none, no wizard at all.
+      for (const step of steps)
+        expect(step.products?.some((product) => products.includes(product)) ?? true).toBe(true);
+      if (products.includes(SPA)) expect(shown).toEqual([]);
+      const stages = [en.stageProducts, ...steps.map((step) => step.stage(en)), en.stageDone];
       // One progress indicator, the same on every page, with only this host's steps.
       for (const pageChips of chips)
         expect(pageChips).toEqual(stages.map((label, index) => `${index + 1}. ${label}`));
@@ -252,35 +193,51 @@ describe('the wizard follows the products the host activated', () => {
         for (const text of texts) expect(text).not.toMatch(ASSISTANT);
         expect(closing).toContain(en.setupComplete);
       }
-      if (steps.includes('review')) expect(texts.join('\n')).toContain(en.changeLater(PARTNER_NAME));
+      if (shown.includes('review')) expect(texts.join('\n')).toContain(en.changeLater(PARTNER_NAME));
     },
   );
 
   it.each(LANGUAGES)('a guidebook-only host never reads "assistant" in %s, on any page', async (language) => {
     const page = await newPage({ acceptLanguage: language });
     const texts: string[] = [];
-    await walk(page, await link(['guidebook']), async () => {
-      expect(await page.locator('html').getAttribute('lang')).toBe(language);
-      texts.push(`${await page.title()}\n${await page.locator('html').innerText()}`);
+    await walk(page, ['guidebook'], {
+      look: async () => {
+        expect(await page.locator('html').getAttribute('lang')).toBe(language);
+        texts.push(`${await page.title()}\n${await page.locator('html').innerText()}`);
+      },
     });
-    expect(texts).toHaveLength(4);
+    // The marketplace, each of the guidebook's steps, the closing page.
+    expect(texts).toHaveLength(stepsOf(['guidebook']).length + 2);
     for (const text of texts) expect(text).not.toMatch(ASSISTANT);
   });
 });
 
 describe('Back, and changing the answers later', () => {
   it('Back keeps what was typed, on this step and the one before; an empty step just goes back', async () => {
+    const products: ProductId[] = ['assistant', 'upsells'];
+    const previous = (step: WizardStepId) => stepsOf(products)[stepsOf(products).indexOf(step) - 1] ?? 'none';
     const page = await newPage();
-    await page.goto(await link(['assistant', 'upsells']));
+    await page.goto(await link(products));
     await Promise.all([page.waitForURL(/onboarding/), continueButton(page).click()]);
     expect(await backButton(page).count()).toBe(0);
-    await fill(page, 'details');
-    await Promise.all([page.waitForURL(/step=faqs/), continueButton(page).click()]);
+    // The step before the questions, as the host filled it.
+    let typedBefore: [string, string][] = [];
+    const before = previous('faqs') as WizardStepId;
+    await walkWizard(page, products, {
+      to: 'faqs',
+      fills: {
+        [before]: async (on: Page) => {
+          await STEP_FILLS[before](on, 'en');
+          typedBefore = await fieldValues(on);
+        },
+      },
+    });
     await page.locator('#question-0').fill('Can I bring my dog?');
     await page.locator('#answer-0').fill('Dogs are welcome.\nPlease keep them off the sofa.');
 
-    await Promise.all([page.waitForURL(/step=details/), backButton(page).click()]);
-    expect(await page.locator('#property_name').inputValue()).toBe('Casa Verde by the Lake');
+    await Promise.all([page.waitForURL(new RegExp(`step=${before}$`)), backButton(page).click()]);
+    expect(typedBefore.length).toBeGreaterThan(2);
+    expect(await fieldValues(page)).toEqual(typedBefore);
     await Promise.all([page.waitForURL(/step=faqs/), continueButton(page).click()]);
     expect(await page.locator('#question-0').inputValue()).toBe('Can I bring my dog?');
     expect(await page.locator('#answer-0').inputValue()).toBe(
@@ -294,9 +251,14 @@ describe('Back, and changing the answers later', () => {
     expect(await page.getByRole('alert').textContent()).toContain(CATALOGUES.en.errorFaqIncomplete(2));
     expect(await page.locator('#question-1').inputValue()).toBe('Is there a cot?');
     await page.locator('#answer-1').fill('Yes, on request.');
-    await Promise.all([page.waitForURL(/step=upsells/), continueButton(page).click()]);
+    await continueFrom(page, 'faqs');
+    await walkWizard(page, products, { to: 'upsells' });
     // Nothing typed on the offers step: Back goes back without a word.
-    await Promise.all([page.waitForURL(/step=faqs/), backButton(page).click()]);
+    await Promise.all([
+      page.waitForURL(new RegExp(`step=${previous('upsells')}$`)),
+      backButton(page).click(),
+    ]);
+    await page.goto(page.url().replace(/onboarding.*$/, 'onboarding?step=faqs'));
     expect(await page.locator('#answer-1').inputValue()).toBe('Yes, on request.');
   });
 
@@ -304,8 +266,7 @@ describe('Back, and changing the answers later', () => {
     const page = await newPage({ acceptLanguage: 'de' });
     await page.goto(await link(['assistant', 'upsells']));
     await Promise.all([page.waitForURL(/onboarding/), continueButton(page).click()]);
-    await fill(page, 'details', 'de');
-    await Promise.all([page.waitForURL(/step=faqs/), continueButton(page).click()]);
+    await walkWizard(page, ['assistant', 'upsells'], { to: 'faqs', language: 'de' });
     // A right-to-left override in the answer (it would reorder what guests read), a tab in a question.
     await page.locator('#question-0').fill('Gibt es WLAN?');
     await page.locator('#answer-0').fill('Ja, das Passwort: \u202egnuhcseb');
@@ -332,27 +293,39 @@ describe('Back, and changing the answers later', () => {
       email: `again-${randomBytes(3).toString('hex')}@example.com`,
       pmsHotelId: `AGAIN-${Date.now()}`,
     };
+    const products: ProductId[] = ['assistant', 'upsells'];
     const page = await newPage();
-    await walk(page, await link(['assistant', 'upsells'], host));
+    await walk(page, products, { url: await link(products, host) });
     await screenshot(page, 'host-pages/changed-later-1-done');
 
     const again = await newPage();
     await again.goto(await link(['assistant'], host));
     await Promise.all([again.waitForURL(/onboarding/), continueButton(again).click()]);
-    expect(await again.locator('#property_name').inputValue()).toBe('Casa Verde by the Lake');
-    await again.locator('#property_name').fill('Casa Verde (renamed)');
-    await Promise.all([again.waitForURL(/step=faqs/), continueButton(again).click()]);
-    expect(await again.locator('#question-0').inputValue()).toBe('Is there parking?');
-    await Promise.all([again.waitForURL(/step=upsells/), continueButton(again).click()]);
-    expect(await again.locator('#title-0').inputValue()).toBe('Breakfast');
-    expect(await again.locator('#price-0').inputValue()).toBe('12.50');
-    await Promise.all([again.waitForURL(/step=review/), continueButton(again).click()]);
-    const review = await mainText(again);
-    // The offer has no description: no dangling colon.
-    expect(review).toContain('Breakfast, €12.50.');
-    expect(await continueButton(again).textContent()).toBe(CATALOGUES.en.saveChanges);
-    await screenshot(again, 'host-pages/changed-later-2-review');
-    await Promise.all([again.waitForURL(/step=done/), continueButton(again).click()]);
+    // The property keeps both products: their steps, each showing what was saved, continued as it is.
+    const looked: string[] = [];
+    await walkWizard(again, products, {
+      keepSaved: true,
+      fills: { details: async () => again.locator('#property_name').fill('Casa Verde (renamed)') },
+      look: async (step) => {
+        looked.push(step);
+        if (step === 'details')
+          expect(await again.locator('#property_name').inputValue()).toBe('Casa Verde by the Lake');
+        if (step === 'faqs')
+          expect(await again.locator('#question-0').inputValue()).toBe('Is there parking?');
+        if (step === 'upsells') {
+          expect(await again.locator('#title-0').inputValue()).toBe('Breakfast');
+          expect(await again.locator('#price-0').inputValue()).toBe('12.50');
+        }
+        if (step === 'review') {
+          const review = await mainText(again);
+          // The offer has no description: no dangling colon.
+          expect(review).toContain('Breakfast, €12.50.');
+          expect(await continueButton(again).textContent()).toBe(CATALOGUES.en.saveChanges);
+          await screenshot(again, 'host-pages/changed-later-2-review');
+        }
+      },
+    });
+    expect(looked).toEqual(expect.arrayContaining(['details', 'faqs', 'upsells', 'review', 'done']));
     expect(await mainText(again)).toContain('Casa Verde (renamed)');
   });
 });
@@ -371,9 +344,10 @@ describe('the host’s language', () => {
     // The choice sticks: the next pages are French although the browser still prefers Italian.
     await Promise.all([page.waitForURL(/onboarding/), continueButton(page).click()]);
     expect(await page.locator('html').getAttribute('lang')).toBe('fr');
-    expect(await page.locator('h1').textContent()).toBe(CATALOGUES.fr.detailsTitle);
-    await fill(page, 'details');
-    await Promise.all([page.waitForURL(/step=faqs/), continueButton(page).click()]);
+    expect(await page.locator('h1').textContent()).toBe(
+      wizardStepsFor(['assistant'])[0]?.title(CATALOGUES.fr),
+    );
+    await walkWizard(page, ['assistant'], { to: 'faqs' });
     // Switching on a step stays on that step.
     await Promise.all([page.waitForURL(/lang=de/), page.getByRole('link', { name: 'Deutsch' }).click()]);
     expect(page.url()).toContain('step=faqs');
@@ -382,9 +356,11 @@ describe('the host’s language', () => {
 
   it('prices, plurals and dates in the host’s language; expiry times labelled UTC', async () => {
     const page = await newPage({ acceptLanguage: 'de-DE,de;q=0.9' });
-    await walk(page, await link(['assistant', 'upsells']), async (name) => {
-      // Intl puts a no-break space before the euro sign.
-      if (name === 'review') expect(await mainText(page)).toMatch(/Breakfast, 12,50\s€\./);
+    await walk(page, ['assistant', 'upsells'], {
+      look: async (name) => {
+        // Intl puts a no-break space before the euro sign.
+        if (name === 'review') expect(await mainText(page)).toMatch(/Breakfast, 12,50\s€\./);
+      },
     });
     expect(await mainText(page)).toContain(
       'Er kennt die Check-in-Hinweise, 1 Antwort und 1 Angebot für Casa Verde by the Lake.',
@@ -549,7 +525,10 @@ describe('the partner’s brand to the end', () => {
     expect(brand.code, brand.stderr).toBe(0);
     const page = await newPage({ acceptLanguage: 'it' });
 
-    await walk(page, await link(['assistant'], { slug: branded.slug }), async () => {}, 'it');
+    await walk(page, ['assistant'], {
+      url: await link(['assistant'], { slug: branded.slug }),
+      language: 'it',
+    });
     await screenshot(page, 'host-pages/branded-done-it');
 
     const back = page.getByRole('link', { name: 'Acme PMS' });
@@ -590,7 +569,8 @@ describe('what a host notices', () => {
 
   it('the progress indicator is not a row of buttons, and fits one line on a desktop in French', async () => {
     const page = await newPage({ acceptLanguage: 'fr', viewport: VIEWPORTS.desktop });
-    await page.goto(await link(['assistant', 'upsells', 'guidebook']));
+    const products: ProductId[] = ['assistant', 'upsells', 'guidebook'];
+    await page.goto(await link(products));
     await screenshot(page, 'host-pages/progress-fr-desktop');
 
     const chips = await page.locator('ol.steps li').evaluateAll((items) =>
@@ -603,7 +583,8 @@ describe('what a host notices', () => {
         };
       }),
     );
-    expect(chips).toHaveLength(6);
+    // Products, each of the host's steps, Done.
+    expect(chips).toHaveLength(stepsOf(products).length + 2);
     for (const chip of chips)
       expect(chip).toMatchObject({ radius: '0px', border: '0px', top: chips[0]?.top });
     expect(
@@ -616,16 +597,14 @@ describe('what a host notices', () => {
   it('on a German phone, Back stays beside the main button on the review step', async () => {
     const page = await newPage({ acceptLanguage: 'de' });
     let review: { top: number; bottom: number }[] = [];
-    await walk(
-      page,
-      await link(['assistant', 'upsells']),
-      async (name) => {
+    await walk(page, ['assistant', 'upsells'], {
+      look: async (name) => {
         if (name !== 'review') return;
         await screenshot(page, 'host-pages/review-de-phone');
         review = await boxes(page, '.actions button');
       },
-      'de',
-    );
+      language: 'de',
+    });
 
     expect(review).toHaveLength(2);
     const [main, back] = review as [{ top: number; bottom: number }, { top: number; bottom: number }];
@@ -635,18 +614,20 @@ describe('what a host notices', () => {
 
   it('the review has one heading at its top, and the price field a hint instead of a placeholder', async () => {
     const page = await newPage();
-    await walk(page, await link(['assistant', 'upsells']), async (name) => {
-      if (name === 'upsells') {
-        const price = page.locator('#price-0');
-        expect(await price.getAttribute('placeholder')).toBeNull();
-        const hint = await price.getAttribute('aria-describedby');
-        expect(await page.locator(`#${hint}`).textContent()).toContain('19.90');
-      }
-      if (name === 'review') {
-        const next = await page.locator('h1').evaluate((h1) => h1.nextElementSibling?.tagName ?? '');
-        expect(next).not.toMatch(/^H\d$/);
-        expect(await page.locator('main').innerText()).toContain('Casa Verde by the Lake');
-      }
+    await walk(page, ['assistant', 'upsells'], {
+      look: async (name) => {
+        if (name === 'upsells') {
+          const price = page.locator('#price-0');
+          expect(await price.getAttribute('placeholder')).toBeNull();
+          const hint = await price.getAttribute('aria-describedby');
+          expect(await page.locator(`#${hint}`).textContent()).toContain('19.90');
+        }
+        if (name === 'review') {
+          const next = await page.locator('h1').evaluate((h1) => h1.nextElementSibling?.tagName ?? '');
+          expect(next).not.toMatch(/^H\d$/);
+          expect(await page.locator('main').innerText()).toContain('Casa Verde by the Lake');
+        }
+      },
     });
   });
 
@@ -731,24 +712,25 @@ describe('every host page, in every language, at desktop and phone widths', () =
     expect((await layoutProblems(page)).some((line) => line.includes('Unbreakable-text'))).toBe(true);
   });
 
-  /** Screenshots the README shows (docs/screenshots/): two languages, phone and desktop. */
+  /** Screenshots the README shows (docs/screenshots/): two languages, phone and desktop, by page. */
   const README_SHOTS: Record<string, string> = {
-    'de/phone-3-faqs': 'activation-de-phone.png',
-    'de/desktop-1-marketplace': 'activation-de-desktop.png',
-    'fr/phone-1-marketplace': 'activation-fr-phone.png',
-    'fr/desktop-5-review': 'activation-fr-desktop.png',
+    'de/phone-faqs': 'activation-de-phone.png',
+    'de/desktop-marketplace': 'activation-de-desktop.png',
+    'fr/phone-marketplace': 'activation-fr-phone.png',
+    'fr/desktop-review': 'activation-fr-desktop.png',
   };
 
   it('each page is in its language, fits both widths, and axe-core finds nothing serious', async () => {
+    const products: ProductId[] = ['assistant', 'upsells', 'guidebook'];
+    /** Each page's heading: the marketplace's, each step's (the step table's), the closing page's. */
     const titles = (m: Messages): Record<string, string> => ({
       marketplace: m.welcomeHeading('Casa Verde'),
-      details: m.detailsTitle,
-      faqs: m.faqsTitle,
-      upsells: m.upsellsTitle,
-      review: m.reviewTitle,
-      done: m.doneTitle,
+      ...Object.fromEntries(wizardStepsFor(products).map((step) => [step.id, step.title(m)])),
+      [WIZARD_FINISH.id]: WIZARD_FINISH.title(m),
     });
     const problems: string[] = [];
+    /** Each screenshot taken, by language, width and page (`de/phone-faqs`). */
+    const shots = new Map<string, string>();
     // One browser, a context per language, the languages side by side.
     await Promise.all(
       LANGUAGES.map(async (language) => {
@@ -763,18 +745,15 @@ describe('every host page, in every language, at desktop and phone widths', () =
           for (const [width, viewport] of Object.entries(VIEWPORTS)) {
             await page.setViewportSize(viewport);
             const shot = `${language}/${width}-${number}-${name}`;
-            await screenshot(page, `host-pages/${shot}`);
+            shots.set(`${language}/${width}-${name}`, await screenshot(page, `host-pages/${shot}`));
             for (const problem of await layoutProblems(page)) problems.push(`${shot}: ${problem}`);
             for (const violation of await seriousAccessibilityViolations(page))
               problems.push(`${shot}: ${violation}`);
           }
           await page.setViewportSize(VIEWPORTS.desktop);
         };
-        const products = ['assistant', 'upsells', 'guidebook'];
-        const steps = await walk(
-          page,
-          await link(products),
-          async (name) => {
+        const steps = await walk(page, products, {
+          look: async (name) => {
             if (name === 'marketplace') {
               // Product names and descriptions are the catalog's, in this language where it has them.
               const text = await mainText(page);
@@ -784,8 +763,8 @@ describe('every host page, in every language, at desktop and phone widths', () =
             await look(name, titles(m)[name] ?? name);
           },
           language,
-        );
-        expect(steps).toEqual(['details', 'faqs', 'upsells', 'review']);
+        });
+        expect(steps).toEqual(stepsOf(products));
         for (const errorPage of await errorPages(page, language)) {
           await errorPage.open();
           await look(errorPage.name, errorPage.title);
@@ -795,11 +774,11 @@ describe('every host page, in every language, at desktop and phone widths', () =
     expect(problems).toEqual([]);
     if (process.env.UPDATE_README_SCREENSHOTS) {
       await mkdir('docs/screenshots', { recursive: true });
-      for (const [shot, file] of Object.entries(README_SHOTS))
-        await copyFile(
-          join(SCREENSHOT_DIRECTORY, 'host-pages', `${shot}.png`),
-          join('docs/screenshots', file),
-        );
+      for (const [shot, file] of Object.entries(README_SHOTS)) {
+        const taken = shots.get(shot);
+        if (!taken) throw new Error(`No screenshot ${shot} for the README's ${file}`);
+        await copyFile(taken, join('docs/screenshots', file));
+      }
     }
   }, 240_000);
 });

@@ -3,10 +3,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProductId } from '../../core/domain/catalog';
 import { CATALOGUES } from '../../lambdas/pages/messages';
+import type { WizardStepId } from '../../lambdas/pages/wizard-steps';
+import { wizardStepsFor } from '../../lambdas/pages/wizard-steps';
 import { createActivationLink } from '../../operations/links';
 import { launchChromium, screenshot, VIEWPORTS } from '../support/browser';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner, testTarget } from '../support/partners';
+import { continueButton, walkWizard } from '../support/wizard';
 
 /**
  * The wizard's rows of questions and offers: a refused save marks what to fix and keeps the page
@@ -45,8 +48,15 @@ async function link(products: ProductId[]): Promise<string> {
   return url;
 }
 
-/** A host on the first wizard step of these products, in a browser with or without JavaScript. */
-async function onFirstStep(products: ProductId[], options: { javaScript?: boolean } = {}): Promise<Page> {
+/**
+ * A host on this step of the wizard of these products, in a browser with or without JavaScript:
+ * the steps before it (the step table's) filled and continued.
+ */
+async function onStep(
+  step: WizardStepId,
+  products: ProductId[],
+  options: { javaScript?: boolean } = {},
+): Promise<Page> {
   const context = await browser.newContext({
     viewport: VIEWPORTS.phone,
     javaScriptEnabled: options.javaScript ?? true,
@@ -59,16 +69,17 @@ async function onFirstStep(products: ProductId[], options: { javaScript?: boolea
     page.waitForURL(/onboarding/),
     page.getByRole('button', { name: en.activateSelected }).click(),
   ]);
+  await walkWizard(page, products, { to: step });
   return page;
 }
 
-const continueButton = (page: Page) => page.locator('form button[type=submit]:not([name=go])');
+const stepsOf = (products: ProductId[]) => wizardStepsFor(products).map((step) => step.id);
 const rows = (page: Page) => page.locator('form fieldset').count();
 const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
 
 describe('a refused save', () => {
   it('marks the field, moves focus to the summary, and keeps the number of rows', async () => {
-    const page = await onFirstStep(['upsells']);
+    const page = await onStep('upsells', ['upsells']);
     const shown = await rows(page);
     await page.locator('#title-0').fill('Breakfast');
     await page.locator('#price-0').fill('25 EUR');
@@ -98,10 +109,7 @@ describe('a refused save', () => {
   });
 
   it('marks a half-filled question too', async () => {
-    const page = await onFirstStep(['assistant']);
-    await page.locator('#property_name').fill('Casa Fila');
-    await page.locator('#checkin_instructions').fill('Check in from 3 pm at the front desk.');
-    await Promise.all([page.waitForURL(/step=faqs/), continueButton(page).click()]);
+    const page = await onStep('faqs', ['assistant']);
     const shown = await rows(page);
     await page.locator('#question-1').fill('Is there a cot?');
 
@@ -120,10 +128,7 @@ describe('Add another', () => {
     ['with JavaScript', true],
     ['without JavaScript', false],
   ])('saves the questions and shows the same step with one more row (%s)', async (_name, javaScript) => {
-    const page = await onFirstStep(['assistant'], { javaScript });
-    await page.locator('#property_name').fill('Casa Fila');
-    await page.locator('#checkin_instructions').fill('Check in from 3 pm at the front desk.');
-    await Promise.all([page.waitForURL(/step=faqs/), continueButton(page).click()]);
+    const page = await onStep('faqs', ['assistant'], { javaScript });
     expect(await rows(page)).toBe(2);
     await page.locator('#question-0').fill('Is there parking?');
     await page.locator('#answer-0').fill('Yes, behind the house.');
@@ -149,7 +154,7 @@ describe('Add another', () => {
   });
 
   it('adds an offer row the same way; Enter in a field still continues', async () => {
-    const page = await onFirstStep(['upsells']);
+    const page = await onStep('upsells', ['upsells']);
     await page.locator('#title-0').fill('Breakfast');
     await page.locator('#price-0').fill('12.50');
 
@@ -162,7 +167,12 @@ describe('Add another', () => {
     expect(await focusedId(page)).toBe('title-1');
     await page.locator('#title-1').fill('Late check-out');
     await page.locator('#price-1').fill('25');
-    await Promise.all([page.waitForURL(/step=review/), page.locator('#price-1').press('Enter')]);
+    const next = stepsOf(['upsells'])[stepsOf(['upsells']).indexOf('upsells') + 1];
+    await Promise.all([
+      page.waitForURL(new RegExp(`step=${next}$`)),
+      page.locator('#price-1').press('Enter'),
+    ]);
+    await page.goto(page.url().replace(/onboarding.*$/, 'onboarding?step=review'));
     expect(await page.locator('main').innerText()).toContain('Late check-out');
   });
 });

@@ -1,0 +1,83 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { WIZARD_STEPS } from '../lambdas/pages/wizard-steps';
+
+/**
+ * `npm run docs` rewrites the generated blocks of the Markdown docs from the code they describe;
+ * `npm run docs -- --check` (`lint:docs`, run by `npm run check`) fails when one is stale. A block
+ * sits between `<!-- name:start … -->` and `<!-- name:end -->` lines, indented like its start line
+ * (a block inside a list item keeps the item's indent); the rest of the file is written by hand.
+ */
+interface GeneratedBlock {
+  readonly file: string;
+  readonly name: string;
+  /** The block's Markdown, without its markers and indent. */
+  readonly text: () => string;
+}
+
+const cell = (text: string) => text.replaceAll('|', '\\|');
+
+/** The wizard's step table (docs/design/host-pages.md), from `WIZARD_STEPS`. */
+function wizardStepTable(): string {
+  return [
+    '| Step | Needed by | Why |',
+    '|---|---|---|',
+    ...WIZARD_STEPS.map((step) => {
+      const products = 'products' in step ? step.products : undefined;
+      const neededBy = products ? products.map((product) => `\`${product}\``).join(', ') : '(no list)';
+      return `| \`${step.id}\` | ${neededBy} | ${cell(step.purpose)} |`;
+    }),
+  ].join('\n');
+}
+
+const BLOCKS: readonly GeneratedBlock[] = [
+  { file: 'docs/design/host-pages.md', name: 'steps', text: wizardStepTable },
+];
+
+/** The file with the block written from its source, or why it cannot be. */
+function rewrite(contents: string, block: GeneratedBlock): string | Error {
+  const pattern = new RegExp(
+    `^([ \\t]*)(<!-- ${block.name}:start[^\\n]*-->)\\n[\\s\\S]*?^[ \\t]*<!-- ${block.name}:end -->$`,
+    'm',
+  );
+  const found = pattern.exec(contents);
+  if (!found)
+    return new Error(
+      `${block.file} has no block "${block.name}" (<!-- ${block.name}:start --> … <!-- ${block.name}:end --> lines)`,
+    );
+  const [whole, indent = '', start] = found;
+  const body = block
+    .text()
+    .split('\n')
+    .map((line) => (line ? `${indent}${line}` : line));
+  const written = [`${indent}${start}`, '', ...body, '', `${indent}<!-- ${block.name}:end -->`].join('\n');
+  return contents.slice(0, found.index) + written + contents.slice(found.index + whole.length);
+}
+
+const check = process.argv.includes('--check');
+const stale: string[] = [];
+const files = new Map<string, string>();
+for (const block of BLOCKS) {
+  const before = files.get(block.file) ?? (await readFile(block.file, 'utf8'));
+  const after = rewrite(before, block);
+  if (after instanceof Error) {
+    console.error(after.message);
+    process.exit(1);
+  }
+  if (after !== before) stale.push(`${block.file} (${block.name})`);
+  files.set(block.file, after);
+}
+
+if (check) {
+  if (stale.length > 0) {
+    console.error(
+      `Out of date with the code they are generated from: ${stale.join(', ')}. Run npm run docs and commit.`,
+    );
+    process.exit(1);
+  }
+  console.log(`The generated blocks of ${[...files.keys()].join(', ')} are up to date.`);
+} else {
+  for (const [file, contents] of files) await writeFile(file, contents);
+  console.log(
+    stale.length > 0 ? `Wrote ${stale.join(', ')}.` : `${[...files.keys()].join(', ')}: already up to date.`,
+  );
+}

@@ -1,0 +1,161 @@
+import type { Page } from 'playwright-core';
+import type { ProductId } from '../../core/domain/catalog';
+import type { Language } from '../../core/domain/languages';
+import type { WizardStepId } from '../../lambdas/pages/wizard-steps';
+import { WIZARD_FINISH, wizardStepsFor } from '../../lambdas/pages/wizard-steps';
+
+/**
+ * The onboarding wizard as the browser tests walk it. Which steps a host meets, and in which order,
+ * is the step table's (`wizardStepsFor`); how a test answers each step is `STEP_FILLS`. No test
+ * names the steps in order: a new step in `WIZARD_STEPS` needs one entry in `STEP_FILLS`, and every
+ * walk meets it.
+ */
+
+/** How a test fills one step with valid answers; `language` is the pages' (answers may follow it). */
+export type StepFill = (page: Page, language: Language) => Promise<void>;
+
+/**
+ * One valid way through each step of the wizard, by step id. Typed by the table's ids, so `tsc`
+ * refuses this table when a step of `WIZARD_STEPS` has no entry (and `walkWizard` names the step
+ * if a run gets past the compiler).
+ */
+export const STEP_FILLS: Record<WizardStepId, StepFill> = {
+  details: async (page, language) => {
+    const typed = {
+      en: {
+        name: 'Casa Verde by the Lake',
+        checkin: 'Check in from 3 pm.\nThe key box is left of the door, code 4711.',
+      },
+      de: {
+        name: 'Haus am See',
+        checkin: 'Check-in ab 15 Uhr.\nDer Schlüsselkasten hängt links neben der Tür, Code 4711.',
+      },
+      fr: {
+        name: 'Maison du lac',
+        checkin: 'Arrivée à partir de 15 h.\nLa boîte à clés est à gauche de la porte, code 4711.',
+      },
+      es: {
+        name: 'Casa del lago',
+        checkin:
+          'Llegada a partir de las 15:00.\nLa caja de llaves está a la izquierda de la puerta, código 4711.',
+      },
+      it: {
+        name: 'Casa sul lago',
+        checkin: 'Check-in dalle 15.\nLa cassetta delle chiavi è a sinistra della porta, codice 4711.',
+      },
+    }[language];
+    await page.locator('#property_name').fill(typed.name);
+    await page.locator('#checkin_instructions').fill(typed.checkin);
+  },
+  faqs: async (page, language) => {
+    const typed = {
+      en: { question: 'Is there parking?', answer: 'Yes, two spaces behind the house.' },
+      de: { question: 'Gibt es Parkplätze?', answer: 'Ja, zwei Stellplätze hinter dem Haus.' },
+      fr: { question: 'Peut-on se garer ?', answer: 'Oui, deux places derrière la maison.' },
+      es: { question: '¿Hay aparcamiento?', answer: 'Sí, dos plazas detrás de la casa.' },
+      it: { question: 'C’è un parcheggio?', answer: 'Sì, due posti dietro la casa.' },
+    }[language];
+    await page.locator('#question-0').fill(typed.question);
+    await page.locator('#answer-0').fill(typed.answer);
+  },
+  upsells: async (page, language) => {
+    const offer = { en: 'Breakfast', de: 'Frühstück', fr: 'Petit-déjeuner', es: 'Desayuno', it: 'Colazione' };
+    await page.locator('#title-0').fill(offer[language]);
+    // A decimal comma, which every language's price field reads.
+    await page.locator('#price-0').fill('12,50');
+  },
+  // Nothing to fill: Continue finishes.
+  review: async () => {},
+};
+
+/** The step a wizard page shows (its form's hidden field), or `done` for the closing page. */
+export async function stepOn(page: Page): Promise<string> {
+  const field = page.locator('form input[name=step]');
+  return (await field.count()) > 0 ? ((await field.getAttribute('value')) ?? '') : WIZARD_FINISH.id;
+}
+
+/** A step's main button (Continue, or the review's finishing button), not Back or "Add another". */
+export const continueButton = (page: Page) => page.locator('form button[type=submit]:not([name=go])');
+
+/**
+ * Continues from `step` and waits for the page it leads to. A refused form fails here, with the
+ * page's error summary, rather than as a wrong next step.
+ */
+export async function continueFrom(page: Page, step: string): Promise<void> {
+  const [response] = await Promise.all([
+    page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
+    continueButton(page).click(),
+  ]);
+  const location = response.headers().location;
+  if (response.status() !== 303 || !location) {
+    await page.waitForLoadState();
+    const summary = await page
+      .locator('#form-errors')
+      .innerText({ timeout: 1_000 })
+      .catch(() => '');
+    throw new Error(
+      `Continue on the wizard step "${step}" answered ${response.status()}: ${summary || (await page.title())}`,
+    );
+  }
+  const next = new URL(location, response.url()).toString();
+  await page.waitForURL((url) => url.toString() === next);
+}
+
+export interface WalkOptions {
+  /** The pages' language, for the answers of STEP_FILLS (English unless given). */
+  readonly language?: Language;
+  /** This walk's own answers to some steps (a test about what one step keeps), instead of STEP_FILLS. */
+  readonly fills?: Partial<Record<WizardStepId, StepFill>>;
+  /** A host coming back to saved answers: continue from each step as shown, except where `fills` has one. */
+  readonly keepSaved?: boolean;
+  /** Runs on each page of the walk before the host acts on it: every step, then the closing page. */
+  readonly look?: (step: WizardStepId | typeof WIZARD_FINISH.id) => Promise<void>;
+  /** Runs after the host continued from a step, on the page that followed. */
+  readonly left?: (step: WizardStepId) => Promise<void>;
+  /** Stops when this step is shown, before it is looked at or filled (instead of at the closing page). */
+  readonly to?: WizardStepId;
+}
+
+/**
+ * Walks the wizard of a host with these products, from the step the page shows (usually the
+ * first, where provisioning lands), filling each step and continuing, to the closing page (or
+ * `options.to`). The steps are `wizardStepsFor(products)`, in its order: a page that shows
+ * another step, or a step without a fill, fails the walk with a message naming the step. Returns
+ * the steps filled, in order.
+ */
+export async function walkWizard(
+  page: Page,
+  products: readonly ProductId[],
+  options: WalkOptions = {},
+): Promise<WizardStepId[]> {
+  const steps = wizardStepsFor(products).map((step) => step.id);
+  const of = `the wizard of ${products.join(', ') || 'no product'} (${steps.join(' → ') || 'no step'})`;
+  if (options.to && !steps.includes(options.to)) throw new Error(`${of} has no step "${options.to}"`);
+  const first = await stepOn(page);
+  const start = first === WIZARD_FINISH.id ? steps.length : (steps as readonly string[]).indexOf(first);
+  if (start < 0) throw new Error(`The page shows the step "${first}", which is not in ${of}`);
+  const walked: WizardStepId[] = [];
+  for (const step of steps.slice(start)) {
+    const shown = await stepOn(page);
+    if (shown !== step)
+      throw new Error(
+        `After ${walked.at(-1) ?? 'the start'}, the page shows "${shown}" where ${of} has "${step}"`,
+      );
+    if (step === options.to) return walked;
+    await options.look?.(step);
+    const fill = options.fills?.[step] ?? (options.keepSaved ? undefined : STEP_FILLS[step]);
+    if (!fill && !options.keepSaved)
+      throw new Error(
+        `No fill for the wizard step "${step}": add its entry to STEP_FILLS (test/support/wizard.ts)`,
+      );
+    await fill?.(page, options.language ?? 'en');
+    await continueFrom(page, step);
+    walked.push(step);
+    await options.left?.(step);
+  }
+  const end = await stepOn(page);
+  if (end !== WIZARD_FINISH.id)
+    throw new Error(`After ${walked.at(-1) ?? 'the start'}, the page shows "${end}" where ${of} has ended`);
+  await options.look?.(WIZARD_FINISH.id);
+  return walked;
+}
