@@ -5,7 +5,8 @@
  *   lambdas/     what runs in Lambda: common/ < data/ < api/, pages/ and events/ (the event consumer)
  *   lib/         the CDK app: the stack, its constructs, the stages' settings, the template checks
  *   operations/  what an operator does (keys, links, partners, catalog, events …), on any target
- *   openapi/     the OpenAPI document, the code that writes it and the client's generated types
+ *   openapi/     the OpenAPI document, the code that writes it, the client's generated types and the
+ *                contract run's Portman configuration
  *   asyncapi/    the AsyncAPI document of the platform's events and the code that writes it
  *   emulator/    AWS on one machine: API Gateway, Lambda, the event pipeline, IAM and Logs
  *   cli/         the operator CLI (`npm run admin`), locally or against a deployed stage

@@ -2,17 +2,19 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { clientFiles } from '../openapi/client-files';
 import { partnerApiDocument } from '../openapi/document';
+import { portmanConfig } from '../openapi/portman-config';
 
 /**
  * `npm run openapi` writes openapi/partner-api.json from the route table and the zod schemas, and
- * the TypeScript client's generated types from that document; `npm run openapi -- --check` fails
- * when a committed file is stale (run in CI).
+ * the TypeScript client's generated types and the Portman contract run's configuration from that
+ * document; `npm run openapi -- --check` fails when a committed file is stale (run in CI).
  */
 const FILE = 'openapi/partner-api.json';
 const document = partnerApiDocument();
 const generated: Record<string, string> = {
   [FILE]: `${JSON.stringify(document, null, 2)}\n`,
   ...(await clientFiles(document)),
+  'test/contract/portman-config.json': `${JSON.stringify(portmanConfig(document), null, 2)}\n`,
 };
 
 if (process.argv.includes('--check')) {

@@ -38,7 +38,7 @@ export const ADMITTED_RATE_WINDOW_WRITE = {
   Attributes: { admitted: [new Uint8Array([0, 0, 0, 0, 1])] },
 };
 
-/** The three API routes as the bench calls them. */
+/** The partner API routes as the bench calls them. */
 export const API_TARGETS = [
   { id: 'usage', label: 'GET /usage', path: '/usage', resource: '/usage' },
   { id: 'properties', label: 'GET /properties', path: '/properties', resource: '/properties' },

@@ -646,7 +646,7 @@ function report(
   };
   const stageTable: Table = {
     caption:
-      'Each stage: a million calls (equal mix of the three routes) and a month; fixed costs at a 1 GB table',
+      'Each stage: a million calls (an equal mix of the routes) and a month; fixed costs at a 1 GB table',
     columns: [
       'Stage',
       'settings read from its template',

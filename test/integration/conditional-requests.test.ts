@@ -19,7 +19,7 @@ const call = (path: string, headers: Record<string, string> = {}, method = 'GET'
 describe('conditional requests (ETag, If-None-Match)', () => {
   const paths = () => ['/usage', '/properties', `/properties/${propertyId}/pricing-signals?lookback_days=30`];
 
-  it('200s of the three GETs carry a weak ETag and private, no-cache; HEAD carries the same tag', async () => {
+  it('a GET’s 200 carries a weak ETag and private, no-cache; its HEAD carries the same tag', async () => {
     for (const path of paths()) {
       const get = await call(path);
       const head = await call(path, {}, 'HEAD');

@@ -33,7 +33,7 @@ beforeAll(async () => {
   foreignPropertyId = foreign.propertyId;
 });
 
-describe('200: the three endpoints with a valid key', () => {
+describe('200 with a valid key', () => {
   it('GET /usage reports seats per host with exactly the documented fields and no e-mail', async () => {
     const { status, json, text, headers } = await apiGet('/usage', revenuePartner.key);
 

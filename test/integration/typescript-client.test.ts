@@ -38,7 +38,7 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('the TypeScript client (clients/typescript) against the local server', () => {
-  it('200: reads the three endpoints, typed', async () => {
+  it('200: reads usage, properties and pricing signals, typed', async () => {
     const api = client(partner.key);
 
     const usage = await api.usage();
