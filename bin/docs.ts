@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { partnerApiRoutes } from '../core/routes';
 import { WIZARD_STEPS } from '../lambdas/pages/wizard-steps';
 
 /**
@@ -29,8 +30,28 @@ function wizardStepTable(): string {
   ].join('\n');
 }
 
+/** The partner routes with their scope and summary (docs/partners.md), from `partnerApiRoutes`. */
+function partnerRouteTable(): string {
+  return [
+    '| Route | Scope | Answers |',
+    '|---|---|---|',
+    ...partnerApiRoutes.map(
+      (route) => `| \`${route.method} ${route.path}\` | \`${route.scope}\` | ${cell(route.summary)} |`,
+    ),
+  ].join('\n');
+}
+
+/** The partner routes as the README's opening list names them, from `partnerApiRoutes`. */
+function partnerRouteList(): string {
+  return partnerApiRoutes
+    .map((route) => `- \`${route.method} ${route.path}\`: ${route.summary.toLowerCase()}`)
+    .join('\n');
+}
+
 const BLOCKS: readonly GeneratedBlock[] = [
   { file: 'docs/design/host-pages.md', name: 'steps', text: wizardStepTable },
+  { file: 'docs/partners.md', name: 'routes', text: partnerRouteTable },
+  { file: 'README.md', name: 'routes', text: partnerRouteList },
 ];
 
 /** The file with the block written from its source, or why it cannot be. */
