@@ -17,7 +17,7 @@ import {
 } from '../core/domain/rate-limit';
 import type { Scope } from '../core/domain/scopes';
 import { BASE_SCOPES, missingScopeDetail, SCOPE_SOURCE, SCOPES } from '../core/domain/scopes';
-import type { PartnerApiRoute, PublicApiRoute, QueryParameter } from '../core/routes';
+import type { PartnerApiRoute, PathParameter, PublicApiRoute, QueryParameter } from '../core/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../core/routes';
 import { DEPLOYED_STAGES } from '../core/stages';
 import { parseQueryParameters } from '../lambdas/api/request-parameters';
@@ -363,9 +363,10 @@ function everyKeyHas(scope: Scope): boolean {
  */
 function headOperation(get: Json): Json {
   const responses = Object.fromEntries(
-    Object.entries(get.responses as Record<string, Json>).map(
-      ([status, { content: _content, ...response }]) => [status, response],
-    ),
+    Object.entries(get.responses as Record<string, Json>).map(([status, response]) => [
+      status,
+      withoutContent(response),
+    ]),
   );
   return {
     ...get,
@@ -374,6 +375,13 @@ function headOperation(get: Json): Json {
     description: `${String(get.description)} HEAD answers as GET does, with the same status and headers and no body; it counts against the rate limit like a GET.`,
     responses,
   };
+}
+
+/** A response as HEAD gives it: a shared one's body-less component, or the same object without content. */
+function withoutContent(response: Json): Json {
+  if (typeof response.$ref === 'string') return { $ref: `${response.$ref}${HEAD_SUFFIX}` };
+  const { content: _content, ...rest } = response;
+  return rest;
 }
 
 function queryParameter(parameter: QueryParameter): Json {
@@ -436,137 +444,234 @@ const RATE_LIMITED = [
   'RateLimit-Policy',
   'RateLimit',
 ];
+/** The headers of every problem the API's own code answers an authenticated request with. */
+const SENT_BY_API = [...RATE_LIMITED, 'Cache-Control'];
 
-function partnerOperation(route: PartnerApiRoute): Json {
-  const pathParameters = route.pathParameters.map((parameter) => ({
+/** A response of `components/responses`, by its name there. */
+interface NamedResponse {
+  readonly name: string;
+  readonly response: Json;
+}
+
+/**
+ * The problem responses of the partner API that do not depend on the route, written once in
+ * `components/responses` and named by a `$ref` from every operation that gives them.
+ */
+const SHARED_PROBLEMS = {
+  Unauthorized: problemResponse(
+    'The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which.',
+    [
+      'missing-api-key',
+      'malformed-api-key',
+      'unknown-api-key',
+      'revoked-api-key',
+      'expired-api-key',
+      'partner-suspended',
+    ],
+    ['WWW-Authenticate'],
+    'gateway',
+  ),
+  // Every key carries the base scopes: a route needing one of them answers 403 only from the firewall.
+  RequestBlocked: problemResponse(
+    'Our firewall blocked the request (request-blocked).',
+    ['request-blocked'],
+    [],
+    'gateway',
+  ),
+  ScopeMissingOrRequestBlocked: problemResponse(
+    'The key is valid but lacks the scope the operation requires (its security names it), or our firewall blocked the request (request-blocked).',
+    ['insufficient-scope', 'request-blocked'],
+    SENT_BY_API,
+    'either',
+  ),
+  NotAcceptable: problemResponse('The Accept header excludes JSON.', ['not-acceptable'], SENT_BY_API),
+  NotAcceptableOrTooLarge: problemResponse(
+    'The Accept header excludes JSON (not-acceptable), or the whole list is more than one response can carry (response-too-large): ask for pages with limit, or, when the detail says it would fit, send Accept-Encoding: gzip with an Accept header.',
+    ['not-acceptable', 'response-too-large'],
+    SENT_BY_API,
+  ),
+  RateLimited: problemResponse(
+    `More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key, or too many from your IP address (our firewall: ${FIREWALL_LIMITS_TEXT}; approximate, see the API description).`,
+    ['rate-limited'],
+    ['Retry-After', ...SENT_BY_API],
+    'any',
+  ),
+  InternalError: problemResponse(
+    'Unexpected failure; quote the request_id.',
+    ['internal-error'],
+    SENT_BY_API,
+    // Also API Gateway's, when Lambda refuses to run the function (its concurrency limit).
+    'either',
+  ),
+  BadGateway: problemResponse(
+    'The function failed or timed out before answering; retry, and quote the request_id if it persists.',
+    // API Gateway's own 5xx keeps its status, which its template cannot name: no status in the body.
+    [{ name: 'internal-error', detail: exampleDetail('internal-error'), withoutStatus: true }],
+    [],
+    'gateway',
+  ),
+  ServiceUnavailable: problemResponse(
+    'Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.',
+    ['service-unavailable'],
+    ['Retry-After', ...SENT_BY_API],
+    'either',
+  ),
+} satisfies Record<string, Json>;
+
+const shared = (name: keyof typeof SHARED_PROBLEMS): NamedResponse => ({
+  name,
+  response: SHARED_PROBLEMS[name],
+});
+
+/** `property-not-found` → `PropertyNotFound`, `lookback_days` → `LookbackDays`. */
+function pascalCase(words: string): string {
+  return words.replace(/(^|[-_])(\w)/g, (_match, _separator, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * The route's 400, named by its query parameters, which decide everything in it (the examples are
+ * their parser's refusals): routes with the same parameters share it.
+ */
+function invalidRequestResponse(route: PartnerApiRoute): NamedResponse {
+  const pages = pagesList(route);
+  return {
+    name: `Invalid${route.queryParameters.length > 0 ? route.queryParameters.map((parameter) => pascalCase(parameter.name)).join('') : 'Request'}`,
+    response: problemResponse(
+      pages
+        ? 'A query or path parameter is invalid (the detail names it), a cursor this API did not give your account, or a partner_id was sent.'
+        : 'A query or path parameter is invalid (the detail names it), or a partner_id was sent.',
+      invalidQueryExamples(route),
+      SENT_BY_API,
+    ),
+  };
+}
+
+/** The route's 404, named by the problems of its path parameters (`PropertyNotFound`). */
+function notFoundResponse(route: PartnerApiRoute): NamedResponse {
+  const notFound = route.pathParameters.map((parameter) => parameter.notFound);
+  const problems = [...new Set(notFound.map((problem) => problem.problem))];
+  return {
+    name: problems.map(pascalCase).join('Or'),
+    response: problemResponse(
+      notFound.map((problem) => problem.description).join(' '),
+      problems,
+      SENT_BY_API,
+    ),
+  };
+}
+
+/** Every problem a route answers with, by status. */
+function routeProblems(route: PartnerApiRoute): Record<string, NamedResponse> {
+  return {
+    '400': invalidRequestResponse(route),
+    '401': shared('Unauthorized'),
+    '403': shared(everyKeyHas(route.scope) ? 'RequestBlocked' : 'ScopeMissingOrRequestBlocked'),
+    ...(route.pathParameters.length > 0 ? { '404': notFoundResponse(route) } : {}),
+    '406': shared(route.compressible ? 'NotAcceptableOrTooLarge' : 'NotAcceptable'),
+    '429': shared('RateLimited'),
+    '500': shared('InternalError'),
+    '502': shared('BadGateway'),
+    '503': shared('ServiceUnavailable'),
+  };
+}
+
+/** The name of HEAD's twin of a response component: the same status and headers, no content. */
+const HEAD_SUFFIX = 'Head';
+
+/**
+ * `components/responses`: every problem response of the partner API, once, and its HEAD twin.
+ * Two routes naming different responses alike (parameters of the same names that refuse
+ * differently) would make one `$ref` wrong, so that stops the generation.
+ */
+function responseComponents(): Record<string, Json> {
+  const components = new Map<string, Json>();
+  for (const { name, response } of partnerApiRoutes.flatMap((route) => Object.values(routeProblems(route)))) {
+    const known = components.get(name);
+    if (known !== undefined && JSON.stringify(known) !== JSON.stringify(response))
+      throw new Error(`Two routes give different responses named ${name}: rename a query parameter of one.`);
+    components.set(name, response);
+  }
+  return Object.fromEntries(
+    [...components].flatMap(([name, response]) => [
+      [name, response],
+      [`${name}${HEAD_SUFFIX}`, withoutContent(response)],
+    ]),
+  );
+}
+
+/** Whether a route's GET pages its list (`limit`, `cursor` and a `Link` header). */
+function pagesList(route: PartnerApiRoute): boolean {
+  return route.queryParameters.some((parameter) => parameter.kind === 'cursor');
+}
+
+function pathParameter(parameter: PathParameter): Json {
+  return {
     name: parameter.name,
     in: 'path',
     required: true,
     description: parameter.description,
     example: parameter.example,
     schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-  }));
-  const notFound = route.pathParameters.map((parameter) => parameter.notFound);
-  const rateLimited = RATE_LIMITED;
-  const isList = route.compressible;
-  const pages = route.queryParameters.some((parameter) => parameter.kind === 'cursor');
-  // The headers of a representation, on its 200 and its 304.
-  const representationHeaders = {
+  };
+}
+
+/** The headers of a representation, on its 200 and its 304. */
+function representationHeaders(route: PartnerApiRoute): Record<string, Json> {
+  return {
     ...requestIdHeaders('api'),
-    ...Object.fromEntries([...rateLimited, 'Cache-Control'].map((name) => [name, requiredHeader(name)])),
+    ...Object.fromEntries(SENT_BY_API.map((name) => [name, requiredHeader(name)])),
     ETag: headerRef('ETag'),
     Vary: headerRef('Vary'),
-    ...(pages ? { Link: headerRef('Link') } : {}),
+    ...(pagesList(route) ? { Link: headerRef('Link') } : {}),
   };
+}
+
+/** The answers with a representation: 200 with the route's schema and examples, and 304. */
+function representationResponses(route: PartnerApiRoute): Record<string, Json> {
+  return {
+    '200': {
+      description: 'The result.',
+      'x-answered-by': 'api',
+      headers: {
+        ...representationHeaders(route),
+        ...(route.compressible ? { 'Content-Encoding': headerRef('Content-Encoding') } : {}),
+      },
+      content: {
+        'application/json': {
+          schema: ref(route.responseSchema),
+          examples: SUCCESS_EXAMPLES[route.responseSchema],
+        },
+      },
+    },
+    '304': {
+      description:
+        'Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit.',
+      'x-answered-by': 'api',
+      headers: representationHeaders(route),
+    },
+  };
+}
+
+function partnerOperation(route: PartnerApiRoute): Json {
+  const paging = pagesList(route)
+    ? ' With `limit`, one page in ascending id order and a `Link` header (rel="next") until the last page; the body has the same fields.'
+    : '';
+  const problems = Object.entries(routeProblems(route)).map(([status, { name }]) => [
+    status,
+    { $ref: `#/components/responses/${name}` },
+  ]);
   return {
     operationId: route.id,
     summary: route.summary,
-    description: `Requires the \`${route.scope}\` scope. The partner is identified by the API key alone.${
-      pages
-        ? ' With `limit`, one page in ascending id order and a `Link` header (rel="next") until the last page; the body has the same fields.'
-        : ''
-    }`,
+    description: `Requires the \`${route.scope}\` scope. The partner is identified by the API key alone.${paging}`,
     tags: ['Partner data'],
     security: [{ bearerAuth: [route.scope] }, { enterpriseKey: [route.scope] }],
-    parameters: [...pathParameters, ...route.queryParameters.map(queryParameter), IF_NONE_MATCH],
-    responses: {
-      '200': {
-        description: 'The result.',
-        'x-answered-by': 'api',
-        headers: {
-          ...representationHeaders,
-          ...(isList ? { 'Content-Encoding': headerRef('Content-Encoding') } : {}),
-        },
-        content: {
-          'application/json': {
-            schema: ref(route.responseSchema),
-            examples: SUCCESS_EXAMPLES[route.responseSchema],
-          },
-        },
-      },
-      '304': {
-        description:
-          'Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit.',
-        'x-answered-by': 'api',
-        headers: representationHeaders,
-      },
-      '400': problemResponse(
-        pages
-          ? 'A query or path parameter is invalid (the detail names it), a cursor this API did not give your account, or a partner_id was sent.'
-          : 'A query or path parameter is invalid (the detail names it), or a partner_id was sent.',
-        invalidQueryExamples(route),
-        [...rateLimited, 'Cache-Control'],
-      ),
-      '401': problemResponse(
-        'The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which.',
-        [
-          'missing-api-key',
-          'malformed-api-key',
-          'unknown-api-key',
-          'revoked-api-key',
-          'expired-api-key',
-          'partner-suspended',
-        ],
-        ['WWW-Authenticate'],
-        'gateway',
-      ),
-      // Every key carries the base scopes: a route needing one of them answers 403 only from the firewall.
-      '403': everyKeyHas(route.scope)
-        ? problemResponse(
-            'Our firewall blocked the request (request-blocked).',
-            ['request-blocked'],
-            [],
-            'gateway',
-          )
-        : problemResponse(
-            `The key is valid but lacks the ${route.scope} scope, or our firewall blocked the request (request-blocked).`,
-            ['insufficient-scope', 'request-blocked'],
-            [...rateLimited, 'Cache-Control'],
-            'either',
-          ),
-      ...(notFound.length > 0
-        ? {
-            '404': problemResponse(
-              notFound.map((problem) => problem.description).join(' '),
-              [...new Set(notFound.map((problem) => problem.problem))],
-              [...rateLimited, 'Cache-Control'],
-            ),
-          }
-        : {}),
-      '406': problemResponse(
-        isList
-          ? 'The Accept header excludes JSON (not-acceptable), or the whole list is more than one response can carry (response-too-large): ask for pages with limit, or, when the detail says it would fit, send Accept-Encoding: gzip with an Accept header.'
-          : 'The Accept header excludes JSON.',
-        isList ? ['not-acceptable', 'response-too-large'] : ['not-acceptable'],
-        [...rateLimited, 'Cache-Control'],
-      ),
-      '429': problemResponse(
-        `More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key, or too many from your IP address (our firewall: ${FIREWALL_LIMITS_TEXT}; approximate, see the API description).`,
-        ['rate-limited'],
-        ['Retry-After', ...rateLimited, 'Cache-Control'],
-        'any',
-      ),
-      '500': problemResponse(
-        'Unexpected failure; quote the request_id.',
-        ['internal-error'],
-        [...rateLimited, 'Cache-Control'],
-        // Also API Gateway's, when Lambda refuses to run the function (its concurrency limit).
-        'either',
-      ),
-      '502': problemResponse(
-        'The function failed or timed out before answering; retry, and quote the request_id if it persists.',
-        // API Gateway's own 5xx keeps its status, which its template cannot name: no status in the body.
-        [{ name: 'internal-error', detail: exampleDetail('internal-error'), withoutStatus: true }],
-        [],
-        'gateway',
-      ),
-      '503': problemResponse(
-        'Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.',
-        ['service-unavailable'],
-        ['Retry-After', ...rateLimited, 'Cache-Control'],
-        'either',
-      ),
-    },
+    parameters: [
+      ...route.pathParameters.map(pathParameter),
+      ...route.queryParameters.map(queryParameter),
+      IF_NONE_MATCH,
+    ],
+    responses: { ...representationResponses(route), ...Object.fromEntries(problems) },
   };
 }
 
@@ -712,6 +817,7 @@ export function partnerApiDocument(): Json {
         },
       },
       headers: HEADERS,
+      responses: responseComponents(),
       schemas: schemaComponents(),
     },
   };
