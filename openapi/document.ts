@@ -361,11 +361,11 @@ function everyKeyHas(scope: Scope): boolean {
  * The HEAD twin of a GET operation: the same status codes and headers, no body. Every answer
  * of the API to HEAD is the GET answer without its content.
  */
-function headOperation(get: Json): Json {
+function headOperation(get: Json, components: Record<string, Json>): Json {
   const responses = Object.fromEntries(
     Object.entries(get.responses as Record<string, Json>).map(([status, response]) => [
       status,
-      withoutContent(response),
+      headResponse(response, components),
     ]),
   );
   return {
@@ -377,9 +377,17 @@ function headOperation(get: Json): Json {
   };
 }
 
-/** A response as HEAD gives it: a shared one's body-less component, or the same object without content. */
+/**
+ * A response as HEAD gives it: a component's `…Head` twin when the component has content (the
+ * same one when it has none, like a 304), or the same object without content.
+ */
+function headResponse(response: Json, components: Record<string, Json>): Json {
+  if (typeof response.$ref !== 'string') return withoutContent(response);
+  const name = response.$ref.replace('#/components/responses/', '');
+  return components[name]?.content === undefined ? response : { $ref: `${response.$ref}${HEAD_SUFFIX}` };
+}
+
 function withoutContent(response: Json): Json {
-  if (typeof response.$ref === 'string') return { $ref: `${response.$ref}${HEAD_SUFFIX}` };
   const { content: _content, ...rest } = response;
   return rest;
 }
@@ -560,9 +568,10 @@ function notFoundResponse(route: PartnerApiRoute): NamedResponse {
   };
 }
 
-/** Every problem a route answers with, by status. */
-function routeProblems(route: PartnerApiRoute): Record<string, NamedResponse> {
+/** Every response of a route but its 200, by status: each a component of `components/responses`. */
+function namedResponses(route: PartnerApiRoute): Record<string, NamedResponse> {
   return {
+    '304': notModifiedResponse(route),
     '400': invalidRequestResponse(route),
     '401': shared('Unauthorized'),
     '403': shared(everyKeyHas(route.scope) ? 'RequestBlocked' : 'ScopeMissingOrRequestBlocked'),
@@ -579,13 +588,15 @@ function routeProblems(route: PartnerApiRoute): Record<string, NamedResponse> {
 const HEAD_SUFFIX = 'Head';
 
 /**
- * `components/responses`: every problem response of the partner API, once, and its HEAD twin.
- * Two routes naming different responses alike (parameters of the same names that refuse
- * differently) would make one `$ref` wrong, so that stops the generation.
+ * `components/responses`: every response of the partner API but the 200s, once, and the HEAD twin
+ * of each one with content. Two routes naming different responses alike (parameters of the same
+ * names that refuse differently) would make one `$ref` wrong, so that stops the generation.
  */
 function responseComponents(): Record<string, Json> {
   const components = new Map<string, Json>();
-  for (const { name, response } of partnerApiRoutes.flatMap((route) => Object.values(routeProblems(route)))) {
+  for (const { name, response } of partnerApiRoutes.flatMap((route) =>
+    Object.values(namedResponses(route)),
+  )) {
     const known = components.get(name);
     if (known !== undefined && JSON.stringify(known) !== JSON.stringify(response))
       throw new Error(`Two routes give different responses named ${name}: rename a query parameter of one.`);
@@ -594,7 +605,7 @@ function responseComponents(): Record<string, Json> {
   return Object.fromEntries(
     [...components].flatMap(([name, response]) => [
       [name, response],
-      [`${name}${HEAD_SUFFIX}`, withoutContent(response)],
+      ...(response.content === undefined ? [] : [[`${name}${HEAD_SUFFIX}`, withoutContent(response)]]),
     ]),
   );
 }
@@ -626,24 +637,29 @@ function representationHeaders(route: PartnerApiRoute): Record<string, Json> {
   };
 }
 
-/** The answers with a representation: 200 with the route's schema and examples, and 304. */
-function representationResponses(route: PartnerApiRoute): Record<string, Json> {
+/** The route's 200: its schema and examples, in the operation itself. */
+function successResponse(route: PartnerApiRoute): Json {
   return {
-    '200': {
-      description: 'The result.',
-      'x-answered-by': 'api',
-      headers: {
-        ...representationHeaders(route),
-        ...(route.compressible ? { 'Content-Encoding': headerRef('Content-Encoding') } : {}),
-      },
-      content: {
-        'application/json': {
-          schema: ref(route.responseSchema),
-          examples: SUCCESS_EXAMPLES[route.responseSchema],
-        },
+    description: 'The result.',
+    'x-answered-by': 'api',
+    headers: {
+      ...representationHeaders(route),
+      ...(route.compressible ? { 'Content-Encoding': headerRef('Content-Encoding') } : {}),
+    },
+    content: {
+      'application/json': {
+        schema: ref(route.responseSchema),
+        examples: SUCCESS_EXAMPLES[route.responseSchema],
       },
     },
-    '304': {
+  };
+}
+
+/** The 304, with the headers of the 200 (a list's `Link` included) and no body. */
+function notModifiedResponse(route: PartnerApiRoute): NamedResponse {
+  return {
+    name: pagesList(route) ? 'NotModifiedPage' : 'NotModified',
+    response: {
       description:
         'Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit.',
       'x-answered-by': 'api',
@@ -656,7 +672,7 @@ function partnerOperation(route: PartnerApiRoute): Json {
   const paging = pagesList(route)
     ? ' With `limit`, one page in ascending id order and a `Link` header (rel="next") until the last page; the body has the same fields.'
     : '';
-  const problems = Object.entries(routeProblems(route)).map(([status, { name }]) => [
+  const named = Object.entries(namedResponses(route)).map(([status, { name }]) => [
     status,
     { $ref: `#/components/responses/${name}` },
   ]);
@@ -671,7 +687,7 @@ function partnerOperation(route: PartnerApiRoute): Json {
       ...route.queryParameters.map(queryParameter),
       IF_NONE_MATCH,
     ],
-    responses: { ...representationResponses(route), ...Object.fromEntries(problems) },
+    responses: { '200': successResponse(route), ...Object.fromEntries(named) },
   };
 }
 
@@ -769,14 +785,15 @@ const INFO = {
 
 /** The OpenAPI 3.1 document of the partner API, from the route table and the zod schemas. */
 export function partnerApiDocument(): Json {
+  const responses = responseComponents();
   const paths: Record<string, Json> = {};
   for (const route of partnerApiRoutes) {
     const get = partnerOperation(route);
-    paths[route.path] = { ...(paths[route.path] ?? {}), get, head: headOperation(get) };
+    paths[route.path] = { ...(paths[route.path] ?? {}), get, head: headOperation(get, responses) };
   }
   for (const route of publicApiRoutes) {
     const get = publicOperation(route);
-    paths[route.path] = { ...(paths[route.path] ?? {}), get, head: headOperation(get) };
+    paths[route.path] = { ...(paths[route.path] ?? {}), get, head: headOperation(get, responses) };
   }
   return {
     openapi: '3.1.0',
@@ -817,7 +834,7 @@ export function partnerApiDocument(): Json {
         },
       },
       headers: HEADERS,
-      responses: responseComponents(),
+      responses,
       schemas: schemaComponents(),
     },
   };

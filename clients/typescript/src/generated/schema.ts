@@ -244,6 +244,29 @@ export interface components {
         };
     };
     responses: {
+        /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
+        NotModified: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Requests allowed per rolling 60 seconds. */
+                "X-RateLimit-Limit": number;
+                /** @description Requests left in the rolling 60 seconds. */
+                "X-RateLimit-Remaining": number;
+                /** @description Unix time (seconds) at which one more request is available. */
+                "X-RateLimit-Reset": number;
+                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
+                "RateLimit-Policy": string;
+                /** @description r: requests left in the window; t: seconds until one more is available. */
+                RateLimit: string;
+                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
+                "Cache-Control": "no-store" | "private, no-cache";
+                ETag: components["headers"]["ETag"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description A query or path parameter is invalid (the detail names it), or a partner_id was sent. */
         InvalidRequest: {
             headers: {
@@ -485,6 +508,30 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
+        NotModifiedPage: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Requests allowed per rolling 60 seconds. */
+                "X-RateLimit-Limit": number;
+                /** @description Requests left in the rolling 60 seconds. */
+                "X-RateLimit-Remaining": number;
+                /** @description Unix time (seconds) at which one more request is available. */
+                "X-RateLimit-Reset": number;
+                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
+                "RateLimit-Policy": string;
+                /** @description r: requests left in the window; t: seconds until one more is available. */
+                RateLimit: string;
+                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
+                "Cache-Control": "no-store" | "private, no-cache";
+                ETag: components["headers"]["ETag"];
+                Vary: components["headers"]["Vary"];
+                Link: components["headers"]["Link"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -778,29 +825,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsageReport"];
                 };
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["RequestBlocked"];
@@ -849,29 +874,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidRequestHead"];
             401: components["responses"]["UnauthorizedHead"];
             403: components["responses"]["RequestBlockedHead"];
@@ -937,30 +940,7 @@ export interface operations {
                     "application/json": components["schemas"]["PropertyList"];
                 };
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModifiedPage"];
             400: components["responses"]["InvalidLimitCursorPmsHotelId"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ScopeMissingOrRequestBlocked"];
@@ -1024,30 +1004,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModifiedPage"];
             400: components["responses"]["InvalidLimitCursorPmsHotelIdHead"];
             401: components["responses"]["UnauthorizedHead"];
             403: components["responses"]["ScopeMissingOrRequestBlockedHead"];
@@ -1110,29 +1067,7 @@ export interface operations {
                     "application/json": components["schemas"]["PricingSignals"];
                 };
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidLookbackDays"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ScopeMissingOrRequestBlocked"];
@@ -1194,29 +1129,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["InvalidLookbackDaysHead"];
             401: components["responses"]["UnauthorizedHead"];
             403: components["responses"]["ScopeMissingOrRequestBlockedHead"];
