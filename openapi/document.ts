@@ -70,8 +70,6 @@ function openObject(schema: Json): Json {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
-/** A header every answer of this response carries: the component, marked required. */
-const requiredHeader = (name: string): Json => ({ ...HEADERS[name], required: true });
 const RATE_LIMIT_HEADERS = [
   'RateLimit-Policy',
   'RateLimit',
@@ -81,6 +79,28 @@ const RATE_LIMIT_HEADERS = [
 ];
 /** Headers on every answer of the API's own code to an authenticated request. */
 const ALWAYS_SENT_BY_API = [...RATE_LIMIT_HEADERS, 'Cache-Control'];
+
+/**
+ * A header of {@link ALWAYS_SENT_BY_API} is required where only the API answers (its component
+ * `<name>`), and optional where the gateway or the firewall may answer instead (`<name>-Optional`),
+ * as `x-amzn-RequestId` and `X-Request-Id` are.
+ */
+const apiHeaderRef = (name: string, onlyApiAnswers: boolean) =>
+  headerRef(onlyApiAnswers || !ALWAYS_SENT_BY_API.includes(name) ? name : `${name}-Optional`);
+
+/** `components/headers`: each header, and the required and optional forms of those the API always sends. */
+function headerComponents(): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(HEADERS).flatMap(([name, header]) =>
+      ALWAYS_SENT_BY_API.includes(name)
+        ? [
+            [name, { ...header, required: true }],
+            [`${name}-Optional`, header],
+          ]
+        : [[name, header]],
+    ),
+  );
+}
 
 const REQUEST_ID_SCHEMA = { type: 'string', format: 'uuid', maxLength: 36 };
 const HEADERS: Record<string, Json> = {
@@ -239,7 +259,7 @@ function problemResponse(
   answeredBy: AnsweredBy = 'api',
 ): Json {
   // Headers the API itself always sets are required when only the API answers this status.
-  const always = answeredBy === 'api';
+  const onlyApiAnswers = answeredBy === 'api';
   const examples = problems.map((problem) =>
     typeof problem === 'string' ? { name: problem, detail: exampleDetail(problem) } : problem,
   );
@@ -253,12 +273,7 @@ function problemResponse(
     'x-answered-by': answeredBy,
     headers: {
       ...requestIdHeaders(answeredBy),
-      ...Object.fromEntries(
-        headers.map((name) => [
-          name,
-          always && ALWAYS_SENT_BY_API.includes(name) ? requiredHeader(name) : headerRef(name),
-        ]),
-      ),
+      ...Object.fromEntries(headers.map((name) => [name, apiHeaderRef(name, onlyApiAnswers)])),
     },
     content: {
       [PROBLEM_CONTENT_TYPE]: {
@@ -445,16 +460,6 @@ const IF_NONE_MATCH: Json = {
   schema: { type: 'string', maxLength: 1_000, pattern: '^[\\x21-\\x7e][\\x20-\\x7e]*$' },
 };
 
-const RATE_LIMITED = [
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'RateLimit-Policy',
-  'RateLimit',
-];
-/** The headers of every problem the API's own code answers an authenticated request with. */
-const SENT_BY_API = [...RATE_LIMITED, 'Cache-Control'];
-
 /** A response of `components/responses`, by its name there. */
 interface NamedResponse {
   readonly name: string;
@@ -489,25 +494,25 @@ const SHARED_PROBLEMS = {
   ScopeMissingOrRequestBlocked: problemResponse(
     'The key is valid but lacks the scope the operation requires (its security names it), or our firewall blocked the request (request-blocked).',
     ['insufficient-scope', 'request-blocked'],
-    SENT_BY_API,
+    ALWAYS_SENT_BY_API,
     'either',
   ),
-  NotAcceptable: problemResponse('The Accept header excludes JSON.', ['not-acceptable'], SENT_BY_API),
+  NotAcceptable: problemResponse('The Accept header excludes JSON.', ['not-acceptable'], ALWAYS_SENT_BY_API),
   NotAcceptableOrTooLarge: problemResponse(
     'The Accept header excludes JSON (not-acceptable), or the whole list is more than one response can carry (response-too-large): ask for pages with limit, or, when the detail says it would fit, send Accept-Encoding: gzip with an Accept header.',
     ['not-acceptable', 'response-too-large'],
-    SENT_BY_API,
+    ALWAYS_SENT_BY_API,
   ),
   RateLimited: problemResponse(
     `More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key, or too many from your IP address (our firewall: ${FIREWALL_LIMITS_TEXT}; approximate, see the API description).`,
     ['rate-limited'],
-    ['Retry-After', ...SENT_BY_API],
+    ['Retry-After', ...ALWAYS_SENT_BY_API],
     'any',
   ),
   InternalError: problemResponse(
     'Unexpected failure; quote the request_id.',
     ['internal-error'],
-    SENT_BY_API,
+    ALWAYS_SENT_BY_API,
     // Also API Gateway's, when Lambda refuses to run the function (its concurrency limit).
     'either',
   ),
@@ -521,7 +526,7 @@ const SHARED_PROBLEMS = {
   ServiceUnavailable: problemResponse(
     'Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.',
     ['service-unavailable'],
-    ['Retry-After', ...SENT_BY_API],
+    ['Retry-After', ...ALWAYS_SENT_BY_API],
     'either',
   ),
 } satisfies Record<string, Json>;
@@ -549,7 +554,7 @@ function invalidRequestResponse(route: PartnerApiRoute): NamedResponse {
         ? 'A query or path parameter is invalid (the detail names it), a cursor this API did not give your account, or a partner_id was sent.'
         : 'A query or path parameter is invalid (the detail names it), or a partner_id was sent.',
       invalidQueryExamples(route),
-      SENT_BY_API,
+      ALWAYS_SENT_BY_API,
     ),
   };
 }
@@ -563,7 +568,7 @@ function notFoundResponse(route: PartnerApiRoute): NamedResponse {
     response: problemResponse(
       notFound.map((problem) => problem.description).join(' '),
       problems,
-      SENT_BY_API,
+      ALWAYS_SENT_BY_API,
     ),
   };
 }
@@ -630,7 +635,7 @@ function pathParameter(parameter: PathParameter): Json {
 function representationHeaders(route: PartnerApiRoute): Record<string, Json> {
   return {
     ...requestIdHeaders('api'),
-    ...Object.fromEntries(SENT_BY_API.map((name) => [name, requiredHeader(name)])),
+    ...Object.fromEntries(ALWAYS_SENT_BY_API.map((name) => [name, headerRef(name)])),
     ETag: headerRef('ETag'),
     Vary: headerRef('Vary'),
     ...(pagesList(route) ? { Link: headerRef('Link') } : {}),
@@ -833,7 +838,7 @@ export function partnerApiDocument(): Json {
           description: 'The API key, for clients that cannot set Authorization.',
         },
       },
-      headers: HEADERS,
+      headers: headerComponents(),
       responses,
       schemas: schemaComponents(),
     },

@@ -249,18 +249,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 ETag: components["headers"]["ETag"];
                 Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
@@ -272,18 +266,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -295,18 +283,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -354,18 +336,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -377,18 +353,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -399,12 +369,12 @@ export interface components {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId-Optional"];
                 "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
                 "Retry-After": components["headers"]["Retry-After"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
                 [name: string]: unknown;
             };
             content: {
@@ -418,12 +388,12 @@ export interface components {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId-Optional"];
                 "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
                 "Retry-After": components["headers"]["Retry-After"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -433,12 +403,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
                 [name: string]: unknown;
             };
             content: {
@@ -450,12 +420,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -484,12 +454,12 @@ export interface components {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
                 "Retry-After": components["headers"]["Retry-After"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
                 [name: string]: unknown;
             };
             content: {
@@ -502,12 +472,12 @@ export interface components {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
                 "Retry-After": components["headers"]["Retry-After"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -517,18 +487,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 ETag: components["headers"]["ETag"];
                 Vary: components["headers"]["Vary"];
                 Link: components["headers"]["Link"];
@@ -541,18 +505,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -564,18 +522,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -585,12 +537,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
                 [name: string]: unknown;
             };
             content: {
@@ -602,12 +554,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -617,18 +569,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -640,18 +586,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -661,18 +601,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -684,18 +618,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -705,18 +633,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -728,18 +650,12 @@ export interface components {
             headers: {
                 "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description Requests allowed per rolling 60 seconds. */
-                "X-RateLimit-Limit": number;
-                /** @description Requests left in the rolling 60 seconds. */
-                "X-RateLimit-Remaining": number;
-                /** @description Unix time (seconds) at which one more request is available. */
-                "X-RateLimit-Reset": number;
-                /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                "RateLimit-Policy": string;
-                /** @description r: requests left in the window; t: seconds until one more is available. */
-                RateLimit: string;
-                /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                "Cache-Control": "no-store" | "private, no-cache";
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -758,18 +674,30 @@ export interface components {
         "X-Request-Id-Optional": string;
         /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
         "RateLimit-Policy": string;
+        /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
+        "RateLimit-Policy-Optional": string;
         /** @description r: requests left in the window; t: seconds until one more is available. */
         RateLimit: string;
+        /** @description r: requests left in the window; t: seconds until one more is available. */
+        "RateLimit-Optional": string;
         /** @description Requests allowed per rolling 60 seconds. */
         "X-RateLimit-Limit": number;
+        /** @description Requests allowed per rolling 60 seconds. */
+        "X-RateLimit-Limit-Optional": number;
         /** @description Requests left in the rolling 60 seconds. */
         "X-RateLimit-Remaining": number;
+        /** @description Requests left in the rolling 60 seconds. */
+        "X-RateLimit-Remaining-Optional": number;
         /** @description Unix time (seconds) at which one more request is available. */
         "X-RateLimit-Reset": number;
+        /** @description Unix time (seconds) at which one more request is available. */
+        "X-RateLimit-Reset-Optional": number;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
         /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
         "Cache-Control": "no-store" | "private, no-cache";
+        /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
+        "Cache-Control-Optional": "no-store" | "private, no-cache";
         /** @description Bodies depend on Accept and Accept-Encoding (compression). */
         Vary: "Accept, Accept-Encoding";
         /** @description gzip when the body is over 256 KB and the request had both an Accept header and gzip in Accept-Encoding. A request without an Accept header always gets an uncompressed body: API Gateway decodes a compressed body to bytes according to the Accept header, and documents no behaviour without one. */
@@ -805,18 +733,12 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
@@ -856,18 +778,12 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
@@ -918,18 +834,12 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     Link: components["headers"]["Link"];
@@ -984,18 +894,12 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     Link: components["headers"]["Link"];
@@ -1047,18 +951,12 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
@@ -1111,18 +1009,12 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
