@@ -256,8 +256,7 @@ function sendJson(
   response.end(text);
 }
 
-/** Starts the endpoint on a free loopback port. */
-export async function startAwsEndpoint(options: {
+interface AwsEndpointOptions {
   readonly dynamoDbEndpoint: string;
   /** The local secret file (`{"masterKey": …}`), served as every secret's value. */
   readonly secretsFile: string;
@@ -271,143 +270,40 @@ export async function startAwsEndpoint(options: {
   readonly roles?: readonly string[];
   /** The access log as a CloudWatch Logs group. */
   readonly logs?: LocalLogsOptions;
-}): Promise<LocalAwsEndpoint> {
-  const dynamoDb = new URL(options.dynamoDbEndpoint);
-  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const secretArns = Object.fromEntries(
-    SERVICE_SECRET_NAMES.map((name) => [name, localSecretArn(name)]),
-  ) as Record<ServiceSecretName, string>;
-  const recorded: AwsCall[] = [];
-  const iam = new LocalIam(options.roles ?? []);
+}
 
-  const server = createServer(async (request, response) => {
-    const body = await readBody(request);
-    if (!(await isSignedWith(request, body, options.secretAccessKey))) {
-      // What AWS answers a request signed with a key it does not know.
-      sendJson(response, 403, {
-        __type: 'UnrecognizedClientException',
-        message: 'The security token included in the request is invalid.',
-      });
-      return;
-    }
-    const target = String(request.headers['x-amz-target'] ?? '');
-    const caller = callerOf(request);
-    if (target.startsWith('secretsmanager.')) {
-      const { SecretId } = JSON.parse(body.toString() || '{}') as { SecretId?: string };
-      const name = SERVICE_SECRET_NAMES.find((candidate) => secretArns[candidate] === SecretId);
-      if (options.record)
-        recorded.push({
-          caller,
-          action: `secretsmanager:${target.slice('secretsmanager.'.length)}`,
-          ...(name ? { secret: name } : {}),
-        });
-      if (target !== 'secretsmanager.GetSecretValue' || !name) {
-        sendJson(response, 400, {
-          __type: 'ResourceNotFoundException',
-          message: 'Secrets Manager can\u2019t find the specified secret.',
-        });
-        return;
-      }
-      sendJson(response, 200, {
-        ARN: SecretId,
-        Name: `partner-api-local-${name}`,
-        SecretString: await readFile(options.secretsFile, 'utf8'),
-        VersionId: 'local',
-        VersionStages: ['AWSCURRENT'],
-      });
-      return;
-    }
-    if (options.events && (target.startsWith('AmazonSQS.') || target.startsWith('AWSEvents.'))) {
-      let json: Json;
-      try {
-        json = JSON.parse(body.toString() || '{}') as Json;
-      } catch {
-        sendJson(response, 400, { __type: 'SerializationException', message: 'The request is not JSON.' });
-        return;
-      }
-      const answer = await answerQueueOrBusCall(options.events, target, json);
-      if (options.record)
-        recorded.push({
-          caller,
-          action: answer.action,
-          ...(answer.resource ? { resource: answer.resource } : {}),
-          ...(answer.queue ? { queue: answer.queue } : {}),
-        });
-      sendJson(
-        response,
-        answer.status,
-        answer.body,
-        target.startsWith('AmazonSQS.') ? 'application/x-amz-json-1.0' : 'application/x-amz-json-1.1',
-      );
-      return;
-    }
-    if (target.startsWith('Logs_20140328.') && options.logs) {
-      let json: Json;
-      try {
-        json = JSON.parse(body.toString() || '{}') as Json;
-      } catch {
-        sendJson(response, 400, { __type: 'SerializationException', message: 'The request is not JSON.' });
-        return;
-      }
-      const answer = await answerLogsCall(options.logs, target.slice('Logs_20140328.'.length), json);
-      sendJson(response, answer.status, answer.body);
-      return;
-    }
-    if (!target && /(?:^|&)Action=/.test(body.toString()) && signingServiceOf(request) === 'iam') {
-      const answer = iam.handle(caller, body.toString());
-      response.writeHead(answer.status, {
-        'Content-Type': 'text/xml',
-        'Content-Length': Buffer.byteLength(answer.body),
-        'x-amzn-RequestId': crypto.randomUUID(),
-      });
-      response.end(answer.body);
-      return;
-    }
-    if (target.startsWith('DynamoDB_') && (options.record || iam.hasPolicies(caller))) {
-      let calls: AwsCall[];
-      try {
-        calls = dynamoDbCalls(
-          caller,
-          target.slice(target.indexOf('.') + 1),
-          JSON.parse(body.toString() || '{}'),
-        );
-      } catch {
-        calls = [{ caller, action: `dynamodb:${target.slice(target.indexOf('.') + 1)}` }];
-      }
-      if (options.record) recorded.push(...calls);
-      const denial = await iam.denied(caller, calls);
-      if (denial) {
-        // What DynamoDB answers a call an identity-based policy denies.
-        sendJson(
-          response,
-          400,
-          { __type: 'com.amazon.coral.service#AccessDeniedException', Message: denial },
-          'application/x-amz-json-1.0',
-        );
-        return;
-      }
-    }
-    // Everything else is DynamoDB: on to DynamoDB Local, unchanged.
-    const upstream = httpRequest(
-      {
-        host: dynamoDb.hostname,
-        port: dynamoDb.port,
-        method: request.method,
-        path: request.url,
-        headers: { ...request.headers, host: dynamoDb.host },
-        agent,
-      },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      },
-    );
-    upstream.on('error', (error) => {
-      // DynamoDB Local is unreachable: the caller sees a refused connection, as it would directly.
-      request.socket.destroy(error);
-    });
-    upstream.end(body);
-  });
+/** What the endpoint keeps while it runs, shared by every request. */
+interface EndpointState {
+  readonly options: AwsEndpointOptions;
+  readonly dynamoDb: URL;
+  readonly agent: Agent;
+  readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
+  readonly recorded: AwsCall[];
+  readonly iam: LocalIam;
+}
+
+/** One signed request: who sent it, the API operation it names (`X-Amz-Target`) and its body. */
+interface SignedRequest {
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly body: Buffer;
+  readonly target: string;
+  readonly caller: string;
+}
+
+/** Starts the endpoint on a free loopback port. */
+export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<LocalAwsEndpoint> {
+  const state: EndpointState = {
+    options,
+    dynamoDb: new URL(options.dynamoDbEndpoint),
+    agent: new Agent({ keepAlive: true, maxSockets: 64 }),
+    secretArns: Object.fromEntries(
+      SERVICE_SECRET_NAMES.map((name) => [name, localSecretArn(name)]),
+    ) as Record<ServiceSecretName, string>,
+    recorded: [],
+    iam: new LocalIam(options.roles ?? []),
+  };
+  const server = createServer((request, response) => answer(state, request, response));
   server.keepAliveTimeout = 65_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -415,12 +311,175 @@ export async function startAwsEndpoint(options: {
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
-    secretArns,
-    calls: () => recorded,
+    secretArns: state.secretArns,
+    calls: () => state.recorded,
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      agent.destroy();
+      state.agent.destroy();
     },
   };
+}
+
+/** Checks the signature, then answers by the API the request names; what is left is DynamoDB's. */
+async function answer(
+  state: EndpointState,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const body = await readBody(request);
+  if (!(await isSignedWith(request, body, state.options.secretAccessKey))) {
+    // What AWS answers a request signed with a key it does not know.
+    sendJson(response, 403, {
+      __type: 'UnrecognizedClientException',
+      message: 'The security token included in the request is invalid.',
+    });
+    return;
+  }
+  const call: SignedRequest = {
+    request,
+    response,
+    body,
+    target: String(request.headers['x-amz-target'] ?? ''),
+    caller: callerOf(request),
+  };
+  const { events, logs } = state.options;
+  const { target } = call;
+  if (target.startsWith('secretsmanager.')) return answerSecretsManager(state, call);
+  if (events && (target.startsWith('AmazonSQS.') || target.startsWith('AWSEvents.')))
+    return answerQueueOrBus(state, events, call);
+  if (target.startsWith('Logs_20140328.') && logs) return answerLogs(logs, call);
+  if (!target && /(?:^|&)Action=/.test(body.toString()) && signingServiceOf(request) === 'iam')
+    return answerIam(state.iam, call);
+  if (target.startsWith('DynamoDB_') && (await deniedDynamoDbCall(state, call))) return;
+  // Everything else is DynamoDB: on to DynamoDB Local, unchanged.
+  forwardToDynamoDb(state, call);
+}
+
+/** GetSecretValue of a service secret, answered from the local secret file; any other call is refused. */
+async function answerSecretsManager(state: EndpointState, { body, target, caller, response }: SignedRequest) {
+  const { SecretId } = JSON.parse(body.toString() || '{}') as { SecretId?: string };
+  const name = SERVICE_SECRET_NAMES.find((candidate) => state.secretArns[candidate] === SecretId);
+  if (state.options.record)
+    state.recorded.push({
+      caller,
+      action: `secretsmanager:${target.slice('secretsmanager.'.length)}`,
+      ...(name ? { secret: name } : {}),
+    });
+  if (target !== 'secretsmanager.GetSecretValue' || !name) {
+    sendJson(response, 400, {
+      __type: 'ResourceNotFoundException',
+      message: 'Secrets Manager can\u2019t find the specified secret.',
+    });
+    return;
+  }
+  sendJson(response, 200, {
+    ARN: SecretId,
+    Name: `partner-api-local-${name}`,
+    SecretString: await readFile(state.options.secretsFile, 'utf8'),
+    VersionId: 'local',
+    VersionStages: ['AWSCURRENT'],
+  });
+}
+
+/** The request's JSON body; a body that is not JSON is answered with AWS's 400 and gives undefined. */
+function jsonBody({ body, response }: SignedRequest): Json | undefined {
+  try {
+    return JSON.parse(body.toString() || '{}') as Json;
+  } catch {
+    sendJson(response, 400, { __type: 'SerializationException', message: 'The request is not JSON.' });
+    return undefined;
+  }
+}
+
+/** An SQS or EventBridge call, answered by the local event pipeline. */
+async function answerQueueOrBus(state: EndpointState, events: LocalEventPipeline, call: SignedRequest) {
+  const json = jsonBody(call);
+  if (json === undefined) return;
+  const answer = await answerQueueOrBusCall(events, call.target, json);
+  if (state.options.record)
+    state.recorded.push({
+      caller: call.caller,
+      action: answer.action,
+      ...(answer.resource ? { resource: answer.resource } : {}),
+      ...(answer.queue ? { queue: answer.queue } : {}),
+    });
+  sendJson(
+    call.response,
+    answer.status,
+    answer.body,
+    call.target.startsWith('AmazonSQS.') ? 'application/x-amz-json-1.0' : 'application/x-amz-json-1.1',
+  );
+}
+
+/** A CloudWatch Logs call about the access log. */
+async function answerLogs(logs: LocalLogsOptions, call: SignedRequest) {
+  const json = jsonBody(call);
+  if (json === undefined) return;
+  const answer = await answerLogsCall(logs, call.target.slice('Logs_20140328.'.length), json);
+  sendJson(call.response, answer.status, answer.body);
+}
+
+/** An IAM query call (a role's inline policies), answered in XML as IAM does. */
+function answerIam(iam: LocalIam, { caller, body, response }: SignedRequest): void {
+  const answer = iam.handle(caller, body.toString());
+  response.writeHead(answer.status, {
+    'Content-Type': 'text/xml',
+    'Content-Length': Buffer.byteLength(answer.body),
+    'x-amzn-RequestId': crypto.randomUUID(),
+  });
+  response.end(answer.body);
+}
+
+/**
+ * Records a DynamoDB call (with `record`) and refuses it, as DynamoDB does, when an inline policy
+ * of the caller's role denies it; true when it was refused.
+ */
+async function deniedDynamoDbCall(state: EndpointState, { caller, target, body, response }: SignedRequest) {
+  const { options, iam } = state;
+  if (!options.record && !iam.hasPolicies(caller)) return false;
+  const operation = target.slice(target.indexOf('.') + 1);
+  let calls: AwsCall[];
+  try {
+    calls = dynamoDbCalls(caller, operation, JSON.parse(body.toString() || '{}'));
+  } catch {
+    calls = [{ caller, action: `dynamodb:${operation}` }];
+  }
+  if (options.record) state.recorded.push(...calls);
+  const denial = await iam.denied(caller, calls);
+  if (!denial) return false;
+  // What DynamoDB answers a call an identity-based policy denies.
+  sendJson(
+    response,
+    400,
+    { __type: 'com.amazon.coral.service#AccessDeniedException', Message: denial },
+    'application/x-amz-json-1.0',
+  );
+  return true;
+}
+
+/** Sends the request on to DynamoDB Local unchanged, and its answer back. */
+function forwardToDynamoDb(
+  { dynamoDb, agent }: EndpointState,
+  { request, response, body }: SignedRequest,
+): void {
+  const upstream = httpRequest(
+    {
+      host: dynamoDb.hostname,
+      port: dynamoDb.port,
+      method: request.method,
+      path: request.url,
+      headers: { ...request.headers, host: dynamoDb.host },
+      agent,
+    },
+    (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    },
+  );
+  upstream.on('error', (error) => {
+    // DynamoDB Local is unreachable: the caller sees a refused connection, as it would directly.
+    request.socket.destroy(error);
+  });
+  upstream.end(body);
 }

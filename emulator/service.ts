@@ -239,6 +239,21 @@ export function localEnvironment(
   };
 }
 
+/** The parts of a starting service, set as each one starts, so that a failed start stops those that did. */
+interface StartedParts {
+  dynamoDb?: DynamoDbLocal;
+  aws?: LocalAwsEndpoint;
+  lambdas?: LocalLambdaRuntime;
+  accessLog?: AccessLogWriter;
+  server?: Server;
+}
+
+/** What the service's handle and runtime file say about it, the running parts aside. */
+type ServiceSettings = Omit<
+  LocalService,
+  'activationLink' | 'awsCalls' | 'eventsSettled' | 'memory' | 'stop'
+>;
+
 /**
  * Starts the whole service on one machine: DynamoDB Local (unless an endpoint is given), the
  * table from the stack's own definition, seed data, and the real handlers behind an API Gateway
@@ -247,153 +262,233 @@ export function localEnvironment(
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   // Port 0 (the tests') is always free; another is checked before the minute of work it would waste.
   if (options.port !== 0) await checkPortFree(options.host, options.port);
-  // Partners' e-mails, key hashes and reveal links: for this user only (docs/design/local-runtime.md).
-  const secretsFile = await ensureSecretsFile(options.directory);
-  const outboxDirectory = join(options.directory, 'outbox');
-  for (const folder of ['outbox', 'bundles', 'docs', ...(options.persist ? ['dynamodb'] : [])])
-    await ensurePrivateFolder(join(options.directory, folder));
-  let ownDynamoDb: DynamoDbLocal | undefined;
-  let server: Server | undefined;
-  let lambdas: LocalLambdaRuntime | undefined;
-  let aws: LocalAwsEndpoint | undefined;
-  let accessLog: AccessLogWriter | undefined;
+  const { secretsFile, outboxDirectory } = await prepareDirectory(options);
   const events = new LocalEventPipeline(options.events);
   const progress = options.progress ?? (() => undefined);
+  const started: StartedParts = {};
   try {
-    if (!options.dynamoDbEndpoint) {
-      progress('Starting DynamoDB Local...');
-      const dataDirectory = options.persist ? join(options.directory, 'dynamodb') : undefined;
-      ownDynamoDb = await startDynamoDbLocal(dataDirectory ? { dataDirectory } : {});
-    }
-    const dynamoDbEndpoint = options.dynamoDbEndpoint ?? ownDynamoDb?.endpoint ?? '';
-    // The local credential every caller of the endpoint signs with: new at each start, never printed.
-    const secretAccessKey = randomBytes(24).toString('base64url');
-    let metricFilters: Promise<LocalMetricFilter[]> | undefined;
-    aws = await startAwsEndpoint({
-      dynamoDbEndpoint,
-      secretsFile,
-      record: options.recordAwsCalls ?? false,
-      secretAccessKey,
-      events,
-      roles: serviceFunctions.map((spec) => spec.name),
-      logs: {
-        logGroupName: LOCAL_ACCESS_LOG_GROUP,
-        file: accessLogPath(options.directory),
-        metricFilters: () => {
-          metricFilters ??= partnerApiMetricFilters();
-          return metricFilters;
-        },
-      },
-    });
-    const awsSettings = { awsEndpoint: aws.url, secretArns: aws.secretArns, secretAccessKey };
+    const dynamoDbEndpoint = await dynamoDbFor(options, started, progress);
+    const { aws, awsSettings } = await startAws(options, { dynamoDbEndpoint, secretsFile, events }, started);
     // Seeding and the demo link act on this DynamoDB Local, as an operator would.
     useServiceEnvironment(localEnvironment({ dynamoDbEndpoint, ...awsSettings }));
     await ensureTable(dynamoDbEndpoint, LOCAL_TABLE_NAME);
-    progress(options.deployedBundles ? 'Loading the synthesized functions...' : 'Bundling the functions...');
-    const runningLambdas = new LocalLambdaRuntime(
-      options.deployedBundles
-        ? await synthesizedFunctions(options.deployedBundles, awsSettings)
-        : await sourceFunctions(join(options.directory, 'bundles'), awsSettings),
-      { ...DEFAULT_LAMBDA_RUNTIME_OPTIONS, ...options.lambda },
-    );
-    lambdas = runningLambdas;
-    events.start((name, event) => runningLambdas.invoke(name, event));
-    // The demo data's units and reservations are the platform's events: they go through the
-    // consumer, and the server is up once they are applied.
-    progress("Seeding the demo partners; their hosts' reservations go through the event consumer...");
-    let reportedAt = performance.now();
-    const stopReporting = events.onProgress((counts) => {
-      if (performance.now() - reportedAt < SEEDING_PROGRESS_INTERVAL_MS) return;
-      reportedAt = performance.now();
-      progress(seedingProgress(counts));
-    });
-    const demoKeys = await seedLocalData(Date.now());
-    await events.settled();
-    stopReporting();
-    const seeded = events.eventCounts();
-    progress(
-      seeded.sent > 0
-        ? `Seeding: all ${seeded.sent.toLocaleString('en-US')} events applied`
-        : 'Seeding: the demo partners were there already (kept data, or another server seeded them)',
-    );
-    // Starts empty with the data: DynamoDB Local in memory gives the next run's partners the ids
-    // of this run's, so lines of an earlier run would be counted for other partners.
-    const runningLog = await openAccessLog(options.directory, {
-      fresh: !options.persist && !options.dynamoDbEndpoint,
-      onError: (error) => options.log(`access log ${accessLogPath(options.directory)}: ${error.message}`),
-    });
-    accessLog = runningLog;
-    server = await startHttpServer({
-      gateway: new LocalApiGateway(lambdas),
-      host: options.host,
-      port: options.port,
-      log: options.log,
-      accessLog: (entry) => runningLog.write(entry),
-      observe: options.observe,
-      docsDirectory: join(options.directory, 'docs'),
-    });
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : options.port;
-    const origin = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
-    const activationLink = await demoActivationLink(origin, outboxDirectory);
-    const service = {
+    const lambdas = await startLambdas(options, awsSettings, started, progress);
+    events.start((name, event) => lambdas.invoke(name, event));
+    const demoKeys = await seedDemoData(events, progress);
+    const { server, accessLog } = await startServer(options, lambdas, started);
+    const origin = serverOrigin(options, server);
+    const service: ServiceSettings = {
       apiBaseUrl: origin + API_BASE_PATH,
       activationBaseUrl: origin,
       dynamoDbEndpoint,
       tableName: LOCAL_TABLE_NAME,
       secretsFile,
       outboxDirectory,
-      accessLogFile: runningLog.path,
+      accessLogFile: accessLog.path,
       ...awsSettings,
       demoKeys,
     };
-    // Field by field: the demo keys are printed once and never written anywhere.
-    await writeRuntime(options.directory, {
-      pid: process.pid,
-      apiBaseUrl: service.apiBaseUrl,
-      activationBaseUrl: service.activationBaseUrl,
-      dynamoDbEndpoint: service.dynamoDbEndpoint,
-      tableName: service.tableName,
-      secretsFile: service.secretsFile,
-      outboxDirectory: service.outboxDirectory,
-      awsEndpoint: service.awsEndpoint,
-      secretArns: service.secretArns,
-      secretAccessKey: service.secretAccessKey,
-      ...(ownDynamoDb?.process.pid ? { dynamoDbPid: ownDynamoDb.process.pid } : {}),
-      startedAt: new Date().toISOString(),
-    });
-    const runningServer = server;
-    const runningAws = aws;
-    return {
-      ...service,
-      activationLink,
-      awsCalls: () => runningAws.calls(),
-      eventsSettled: () => events.settled(),
-      async memory() {
-        // gc is there when the server runs with --expose-gc (the load test starts it so).
-        (globalThis as { gc?: () => void }).gc?.();
-        const serverHeapBytes = getHeapStatistics().used_heap_size;
-        const { instances, usedHeapBytes } = await runningLambdas.heapAfterGc();
-        return { serverHeapBytes, instances, instanceHeapBytes: usedHeapBytes };
-      },
-      async stop() {
-        runningServer.closeAllConnections();
-        await new Promise<void>((resolve) => runningServer.close(() => resolve()));
-        await events.stop();
-        await runningLambdas.stop();
-        await runningLog.close();
-        await runningAws.stop();
-        await ownDynamoDb?.stop();
-        await removeRuntime(options.directory, process.pid);
-      },
-    };
+    const activationLink = await demoActivationLink(origin, outboxDirectory);
+    await writeRuntime(options.directory, runtimeRecord(service, started.dynamoDb));
+    const { directory } = options;
+    const parts = { server, events, lambdas, accessLog, aws, dynamoDb: started.dynamoDb, directory };
+    return runningService(service, activationLink, parts);
   } catch (error) {
-    server?.close();
-    await events.stop();
-    await lambdas?.stop();
-    await accessLog?.close();
-    await aws?.stop();
-    await ownDynamoDb?.stop();
+    await stopStarted(started, events);
     throw error;
   }
+}
+
+/** The private folders of the service's directory, and the secrets file (created on first start). */
+async function prepareDirectory(
+  options: LocalServiceOptions,
+): Promise<{ secretsFile: string; outboxDirectory: string }> {
+  // Partners' e-mails, key hashes and reveal links: for this user only (docs/design/local-runtime.md).
+  const secretsFile = await ensureSecretsFile(options.directory);
+  for (const folder of ['outbox', 'bundles', 'docs', ...(options.persist ? ['dynamodb'] : [])])
+    await ensurePrivateFolder(join(options.directory, folder));
+  return { secretsFile, outboxDirectory: join(options.directory, 'outbox') };
+}
+
+/** The endpoint of the DynamoDB the options name, or of a DynamoDB Local started for the service. */
+async function dynamoDbFor(
+  options: LocalServiceOptions,
+  started: StartedParts,
+  progress: (line: string) => void,
+): Promise<string> {
+  if (options.dynamoDbEndpoint) return options.dynamoDbEndpoint;
+  progress('Starting DynamoDB Local...');
+  const dataDirectory = options.persist ? join(options.directory, 'dynamodb') : undefined;
+  started.dynamoDb = await startDynamoDbLocal(dataDirectory ? { dataDirectory } : {});
+  return started.dynamoDb.endpoint;
+}
+
+/** The local AWS endpoint every function and the operator call, with a credential new at each start. */
+async function startAws(
+  options: LocalServiceOptions,
+  input: { dynamoDbEndpoint: string; secretsFile: string; events: LocalEventPipeline },
+  started: StartedParts,
+): Promise<{ aws: LocalAwsEndpoint; awsSettings: LocalAwsSettings }> {
+  // The local credential every caller of the endpoint signs with: new at each start, never printed.
+  const secretAccessKey = randomBytes(24).toString('base64url');
+  let metricFilters: Promise<LocalMetricFilter[]> | undefined;
+  const aws = await startAwsEndpoint({
+    ...input,
+    record: options.recordAwsCalls ?? false,
+    secretAccessKey,
+    roles: serviceFunctions.map((spec) => spec.name),
+    logs: {
+      logGroupName: LOCAL_ACCESS_LOG_GROUP,
+      file: accessLogPath(options.directory),
+      metricFilters: () => {
+        metricFilters ??= partnerApiMetricFilters();
+        return metricFilters;
+      },
+    },
+  });
+  started.aws = aws;
+  return { aws, awsSettings: { awsEndpoint: aws.url, secretArns: aws.secretArns, secretAccessKey } };
+}
+
+/** Every function, from the synthesized bundles or bundled from the sources now, in the local Lambda runtime. */
+async function startLambdas(
+  options: LocalServiceOptions,
+  awsSettings: LocalAwsSettings,
+  started: StartedParts,
+  progress: (line: string) => void,
+): Promise<LocalLambdaRuntime> {
+  progress(options.deployedBundles ? 'Loading the synthesized functions...' : 'Bundling the functions...');
+  started.lambdas = new LocalLambdaRuntime(
+    options.deployedBundles
+      ? await synthesizedFunctions(options.deployedBundles, awsSettings)
+      : await sourceFunctions(join(options.directory, 'bundles'), awsSettings),
+    { ...DEFAULT_LAMBDA_RUNTIME_OPTIONS, ...options.lambda },
+  );
+  return started.lambdas;
+}
+
+/**
+ * The demo partners and their keys. Their units and reservations are the platform's events: they
+ * go through the consumer, and the server is up once they are applied.
+ */
+async function seedDemoData(
+  events: LocalEventPipeline,
+  progress: (line: string) => void,
+): Promise<DemoKey[]> {
+  progress("Seeding the demo partners; their hosts' reservations go through the event consumer...");
+  let reportedAt = performance.now();
+  const stopReporting = events.onProgress((counts) => {
+    if (performance.now() - reportedAt < SEEDING_PROGRESS_INTERVAL_MS) return;
+    reportedAt = performance.now();
+    progress(seedingProgress(counts));
+  });
+  const demoKeys = await seedLocalData(Date.now());
+  await events.settled();
+  stopReporting();
+  const seeded = events.eventCounts();
+  progress(
+    seeded.sent > 0
+      ? `Seeding: all ${seeded.sent.toLocaleString('en-US')} events applied`
+      : 'Seeding: the demo partners were there already (kept data, or another server seeded them)',
+  );
+  return demoKeys;
+}
+
+/** The HTTP server in front of the functions, with the access log it appends to. */
+async function startServer(
+  options: LocalServiceOptions,
+  lambdas: LocalLambdaRuntime,
+  started: StartedParts,
+): Promise<{ server: Server; accessLog: AccessLogWriter }> {
+  // Starts empty with the data: DynamoDB Local in memory gives the next run's partners the ids
+  // of this run's, so lines of an earlier run would be counted for other partners.
+  const accessLog = await openAccessLog(options.directory, {
+    fresh: !options.persist && !options.dynamoDbEndpoint,
+    onError: (error) => options.log(`access log ${accessLogPath(options.directory)}: ${error.message}`),
+  });
+  started.accessLog = accessLog;
+  started.server = await startHttpServer({
+    gateway: new LocalApiGateway(lambdas),
+    host: options.host,
+    port: options.port,
+    log: options.log,
+    accessLog: (entry) => accessLog.write(entry),
+    observe: options.observe,
+    docsDirectory: join(options.directory, 'docs'),
+  });
+  return { server: started.server, accessLog };
+}
+
+/** The server's origin, with the port the system chose when the options asked for port 0. */
+function serverOrigin(options: LocalServiceOptions, server: Server): string {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+}
+
+/** The runtime file's record, field by field: the demo keys are printed once and never written anywhere. */
+function runtimeRecord(service: ServiceSettings, dynamoDb: DynamoDbLocal | undefined) {
+  return {
+    pid: process.pid,
+    apiBaseUrl: service.apiBaseUrl,
+    activationBaseUrl: service.activationBaseUrl,
+    dynamoDbEndpoint: service.dynamoDbEndpoint,
+    tableName: service.tableName,
+    secretsFile: service.secretsFile,
+    outboxDirectory: service.outboxDirectory,
+    awsEndpoint: service.awsEndpoint,
+    secretArns: service.secretArns,
+    secretAccessKey: service.secretAccessKey,
+    ...(dynamoDb?.process.pid ? { dynamoDbPid: dynamoDb.process.pid } : {}),
+    startedAt: new Date().toISOString(),
+  };
+}
+
+/** The running parts of a started service, and its directory. */
+interface RunningParts {
+  readonly server: Server;
+  readonly events: LocalEventPipeline;
+  readonly lambdas: LocalLambdaRuntime;
+  readonly accessLog: AccessLogWriter;
+  readonly aws: LocalAwsEndpoint;
+  readonly dynamoDb: DynamoDbLocal | undefined;
+  readonly directory: string;
+}
+
+/** The handle of a started service: what it is, and how to watch and stop it. */
+function runningService(service: ServiceSettings, activationLink: string, parts: RunningParts): LocalService {
+  const { server, events, lambdas, accessLog, aws, dynamoDb, directory } = parts;
+  return {
+    ...service,
+    activationLink,
+    awsCalls: () => aws.calls(),
+    eventsSettled: () => events.settled(),
+    async memory() {
+      // gc is there when the server runs with --expose-gc (the load test starts it so).
+      (globalThis as { gc?: () => void }).gc?.();
+      const serverHeapBytes = getHeapStatistics().used_heap_size;
+      const { instances, usedHeapBytes } = await lambdas.heapAfterGc();
+      return { serverHeapBytes, instances, instanceHeapBytes: usedHeapBytes };
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await events.stop();
+      await lambdas.stop();
+      await accessLog.close();
+      await aws.stop();
+      await dynamoDb?.stop();
+      await removeRuntime(directory, process.pid);
+    },
+  };
+}
+
+/** After a failed start: stops what had started, in the order `stop()` would. */
+async function stopStarted(started: StartedParts, events: LocalEventPipeline): Promise<void> {
+  started.server?.close();
+  await events.stop();
+  await started.lambdas?.stop();
+  await started.accessLog?.close();
+  await started.aws?.stop();
+  await started.dynamoDb?.stop();
 }

@@ -101,9 +101,11 @@ export function contractChecker(published: Json): (exchange: ObservedExchange) =
       return violations;
     }
     const responses = (operation.responses ?? {}) as Record<string, Json>;
-    const response =
+    const documented =
       responses[String(exchange.status)] ?? responses[`${String(exchange.status)[0]}XX`] ?? responses.default;
-    if (!response) return [`${where}: status ${exchange.status} is not documented for this operation`];
+    if (!documented) return [`${where}: status ${exchange.status} is not documented for this operation`];
+    // A response shared by several operations is a `$ref` to `components/responses`.
+    const response = resolve(document, documented);
     const violations: string[] = [];
     const documentedHeaders = Object.fromEntries(
       Object.entries((response.headers ?? {}) as Record<string, Json>).map(([name, header]) => [

@@ -17,7 +17,7 @@ import {
 } from '../core/domain/rate-limit';
 import type { Scope } from '../core/domain/scopes';
 import { BASE_SCOPES, missingScopeDetail, SCOPE_SOURCE, SCOPES } from '../core/domain/scopes';
-import type { PartnerApiRoute, PublicApiRoute, QueryParameter } from '../core/routes';
+import type { PartnerApiRoute, PathParameter, PublicApiRoute, QueryParameter } from '../core/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../core/routes';
 import { DEPLOYED_STAGES } from '../core/stages';
 import { parseQueryParameters } from '../lambdas/api/request-parameters';
@@ -70,8 +70,6 @@ function openObject(schema: Json): Json {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
-/** A header every answer of this response carries: the component, marked required. */
-const requiredHeader = (name: string): Json => ({ ...HEADERS[name], required: true });
 const RATE_LIMIT_HEADERS = [
   'RateLimit-Policy',
   'RateLimit',
@@ -81,6 +79,28 @@ const RATE_LIMIT_HEADERS = [
 ];
 /** Headers on every answer of the API's own code to an authenticated request. */
 const ALWAYS_SENT_BY_API = [...RATE_LIMIT_HEADERS, 'Cache-Control'];
+
+/**
+ * A header of {@link ALWAYS_SENT_BY_API} is required where only the API answers (its component
+ * `<name>`), and optional where the gateway or the firewall may answer instead (`<name>-Optional`),
+ * as `x-amzn-RequestId` and `X-Request-Id` are.
+ */
+const apiHeaderRef = (name: string, onlyApiAnswers: boolean) =>
+  headerRef(onlyApiAnswers || !ALWAYS_SENT_BY_API.includes(name) ? name : `${name}-Optional`);
+
+/** `components/headers`: each header, and the required and optional forms of those the API always sends. */
+function headerComponents(): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(HEADERS).flatMap(([name, header]) =>
+      ALWAYS_SENT_BY_API.includes(name)
+        ? [
+            [name, { ...header, required: true }],
+            [`${name}-Optional`, header],
+          ]
+        : [[name, header]],
+    ),
+  );
+}
 
 const REQUEST_ID_SCHEMA = { type: 'string', format: 'uuid', maxLength: 36 };
 const HEADERS: Record<string, Json> = {
@@ -239,7 +259,7 @@ function problemResponse(
   answeredBy: AnsweredBy = 'api',
 ): Json {
   // Headers the API itself always sets are required when only the API answers this status.
-  const always = answeredBy === 'api';
+  const onlyApiAnswers = answeredBy === 'api';
   const examples = problems.map((problem) =>
     typeof problem === 'string' ? { name: problem, detail: exampleDetail(problem) } : problem,
   );
@@ -253,12 +273,7 @@ function problemResponse(
     'x-answered-by': answeredBy,
     headers: {
       ...requestIdHeaders(answeredBy),
-      ...Object.fromEntries(
-        headers.map((name) => [
-          name,
-          always && ALWAYS_SENT_BY_API.includes(name) ? requiredHeader(name) : headerRef(name),
-        ]),
-      ),
+      ...Object.fromEntries(headers.map((name) => [name, apiHeaderRef(name, onlyApiAnswers)])),
     },
     content: {
       [PROBLEM_CONTENT_TYPE]: {
@@ -361,11 +376,12 @@ function everyKeyHas(scope: Scope): boolean {
  * The HEAD twin of a GET operation: the same status codes and headers, no body. Every answer
  * of the API to HEAD is the GET answer without its content.
  */
-function headOperation(get: Json): Json {
+function headOperation(get: Json, components: Record<string, Json>): Json {
   const responses = Object.fromEntries(
-    Object.entries(get.responses as Record<string, Json>).map(
-      ([status, { content: _content, ...response }]) => [status, response],
-    ),
+    Object.entries(get.responses as Record<string, Json>).map(([status, response]) => [
+      status,
+      headResponse(response, components),
+    ]),
   );
   return {
     ...get,
@@ -374,6 +390,21 @@ function headOperation(get: Json): Json {
     description: `${String(get.description)} HEAD answers as GET does, with the same status and headers and no body; it counts against the rate limit like a GET.`,
     responses,
   };
+}
+
+/**
+ * A response as HEAD gives it: a component's `…Head` twin when the component has content (the
+ * same one when it has none, like a 304), or the same object without content.
+ */
+function headResponse(response: Json, components: Record<string, Json>): Json {
+  if (typeof response.$ref !== 'string') return withoutContent(response);
+  const name = response.$ref.replace('#/components/responses/', '');
+  return components[name]?.content === undefined ? response : { $ref: `${response.$ref}${HEAD_SUFFIX}` };
+}
+
+function withoutContent(response: Json): Json {
+  const { content: _content, ...rest } = response;
+  return rest;
 }
 
 function queryParameter(parameter: QueryParameter): Json {
@@ -429,144 +460,239 @@ const IF_NONE_MATCH: Json = {
   schema: { type: 'string', maxLength: 1_000, pattern: '^[\\x21-\\x7e][\\x20-\\x7e]*$' },
 };
 
-const RATE_LIMITED = [
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'RateLimit-Policy',
-  'RateLimit',
-];
+/** A response of `components/responses`, by its name there. */
+interface NamedResponse {
+  readonly name: string;
+  readonly response: Json;
+}
 
-function partnerOperation(route: PartnerApiRoute): Json {
-  const pathParameters = route.pathParameters.map((parameter) => ({
+/**
+ * The problem responses of the partner API that do not depend on the route, written once in
+ * `components/responses` and named by a `$ref` from every operation that gives them.
+ */
+const SHARED_PROBLEMS = {
+  Unauthorized: problemResponse(
+    'The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which.',
+    [
+      'missing-api-key',
+      'malformed-api-key',
+      'unknown-api-key',
+      'revoked-api-key',
+      'expired-api-key',
+      'partner-suspended',
+    ],
+    ['WWW-Authenticate'],
+    'gateway',
+  ),
+  // Every key carries the base scopes: a route needing one of them answers 403 only from the firewall.
+  RequestBlocked: problemResponse(
+    'Our firewall blocked the request (request-blocked).',
+    ['request-blocked'],
+    [],
+    'gateway',
+  ),
+  ScopeMissingOrRequestBlocked: problemResponse(
+    'The key is valid but lacks the scope the operation requires (its security names it), or our firewall blocked the request (request-blocked).',
+    ['insufficient-scope', 'request-blocked'],
+    ALWAYS_SENT_BY_API,
+    'either',
+  ),
+  NotAcceptable: problemResponse('The Accept header excludes JSON.', ['not-acceptable'], ALWAYS_SENT_BY_API),
+  NotAcceptableOrTooLarge: problemResponse(
+    'The Accept header excludes JSON (not-acceptable), or the whole list is more than one response can carry (response-too-large): ask for pages with limit, or, when the detail says it would fit, send Accept-Encoding: gzip with an Accept header.',
+    ['not-acceptable', 'response-too-large'],
+    ALWAYS_SENT_BY_API,
+  ),
+  RateLimited: problemResponse(
+    `More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key, or too many from your IP address (our firewall: ${FIREWALL_LIMITS_TEXT}; approximate, see the API description).`,
+    ['rate-limited'],
+    ['Retry-After', ...ALWAYS_SENT_BY_API],
+    'any',
+  ),
+  InternalError: problemResponse(
+    'Unexpected failure; quote the request_id.',
+    ['internal-error'],
+    ALWAYS_SENT_BY_API,
+    // Also API Gateway's, when Lambda refuses to run the function (its concurrency limit).
+    'either',
+  ),
+  BadGateway: problemResponse(
+    'The function failed or timed out before answering; retry, and quote the request_id if it persists.',
+    // API Gateway's own 5xx keeps its status, which its template cannot name: no status in the body.
+    [{ name: 'internal-error', detail: exampleDetail('internal-error'), withoutStatus: true }],
+    [],
+    'gateway',
+  ),
+  ServiceUnavailable: problemResponse(
+    'Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.',
+    ['service-unavailable'],
+    ['Retry-After', ...ALWAYS_SENT_BY_API],
+    'either',
+  ),
+} satisfies Record<string, Json>;
+
+const shared = (name: keyof typeof SHARED_PROBLEMS): NamedResponse => ({
+  name,
+  response: SHARED_PROBLEMS[name],
+});
+
+/** `property-not-found` → `PropertyNotFound`, `lookback_days` → `LookbackDays`. */
+function pascalCase(words: string): string {
+  return words.replace(/(^|[-_])(\w)/g, (_match, _separator, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * The route's 400, named by its query parameters, which decide everything in it (the examples are
+ * their parser's refusals): routes with the same parameters share it.
+ */
+function invalidRequestResponse(route: PartnerApiRoute): NamedResponse {
+  const pages = pagesList(route);
+  return {
+    name: `Invalid${route.queryParameters.length > 0 ? route.queryParameters.map((parameter) => pascalCase(parameter.name)).join('') : 'Request'}`,
+    response: problemResponse(
+      pages
+        ? 'A query or path parameter is invalid (the detail names it), a cursor this API did not give your account, or a partner_id was sent.'
+        : 'A query or path parameter is invalid (the detail names it), or a partner_id was sent.',
+      invalidQueryExamples(route),
+      ALWAYS_SENT_BY_API,
+    ),
+  };
+}
+
+/** The route's 404, named by the problems of its path parameters (`PropertyNotFound`). */
+function notFoundResponse(route: PartnerApiRoute): NamedResponse {
+  const notFound = route.pathParameters.map((parameter) => parameter.notFound);
+  const problems = [...new Set(notFound.map((problem) => problem.problem))];
+  return {
+    name: problems.map(pascalCase).join('Or'),
+    response: problemResponse(
+      notFound.map((problem) => problem.description).join(' '),
+      problems,
+      ALWAYS_SENT_BY_API,
+    ),
+  };
+}
+
+/** Every response of a route but its 200, by status: each a component of `components/responses`. */
+function namedResponses(route: PartnerApiRoute): Record<string, NamedResponse> {
+  return {
+    '304': notModifiedResponse(route),
+    '400': invalidRequestResponse(route),
+    '401': shared('Unauthorized'),
+    '403': shared(everyKeyHas(route.scope) ? 'RequestBlocked' : 'ScopeMissingOrRequestBlocked'),
+    ...(route.pathParameters.length > 0 ? { '404': notFoundResponse(route) } : {}),
+    '406': shared(route.compressible ? 'NotAcceptableOrTooLarge' : 'NotAcceptable'),
+    '429': shared('RateLimited'),
+    '500': shared('InternalError'),
+    '502': shared('BadGateway'),
+    '503': shared('ServiceUnavailable'),
+  };
+}
+
+/** The name of HEAD's twin of a response component: the same status and headers, no content. */
+const HEAD_SUFFIX = 'Head';
+
+/**
+ * `components/responses`: every response of the partner API but the 200s, once, and the HEAD twin
+ * of each one with content. Two routes naming different responses alike (parameters of the same
+ * names that refuse differently) would make one `$ref` wrong, so that stops the generation.
+ */
+function responseComponents(): Record<string, Json> {
+  const components = new Map<string, Json>();
+  for (const { name, response } of partnerApiRoutes.flatMap((route) =>
+    Object.values(namedResponses(route)),
+  )) {
+    const known = components.get(name);
+    if (known !== undefined && JSON.stringify(known) !== JSON.stringify(response))
+      throw new Error(`Two routes give different responses named ${name}: rename a query parameter of one.`);
+    components.set(name, response);
+  }
+  return Object.fromEntries(
+    [...components].flatMap(([name, response]) => [
+      [name, response],
+      ...(response.content === undefined ? [] : [[`${name}${HEAD_SUFFIX}`, withoutContent(response)]]),
+    ]),
+  );
+}
+
+/** Whether a route's GET pages its list (`limit`, `cursor` and a `Link` header). */
+function pagesList(route: PartnerApiRoute): boolean {
+  return route.queryParameters.some((parameter) => parameter.kind === 'cursor');
+}
+
+function pathParameter(parameter: PathParameter): Json {
+  return {
     name: parameter.name,
     in: 'path',
     required: true,
     description: parameter.description,
     example: parameter.example,
     schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-  }));
-  const notFound = route.pathParameters.map((parameter) => parameter.notFound);
-  const rateLimited = RATE_LIMITED;
-  const isList = route.compressible;
-  const pages = route.queryParameters.some((parameter) => parameter.kind === 'cursor');
-  // The headers of a representation, on its 200 and its 304.
-  const representationHeaders = {
+  };
+}
+
+/** The headers of a representation, on its 200 and its 304. */
+function representationHeaders(route: PartnerApiRoute): Record<string, Json> {
+  return {
     ...requestIdHeaders('api'),
-    ...Object.fromEntries([...rateLimited, 'Cache-Control'].map((name) => [name, requiredHeader(name)])),
+    ...Object.fromEntries(ALWAYS_SENT_BY_API.map((name) => [name, headerRef(name)])),
     ETag: headerRef('ETag'),
     Vary: headerRef('Vary'),
-    ...(pages ? { Link: headerRef('Link') } : {}),
+    ...(pagesList(route) ? { Link: headerRef('Link') } : {}),
   };
+}
+
+/** The route's 200: its schema and examples, in the operation itself. */
+function successResponse(route: PartnerApiRoute): Json {
+  return {
+    description: 'The result.',
+    'x-answered-by': 'api',
+    headers: {
+      ...representationHeaders(route),
+      ...(route.compressible ? { 'Content-Encoding': headerRef('Content-Encoding') } : {}),
+    },
+    content: {
+      'application/json': {
+        schema: ref(route.responseSchema),
+        examples: SUCCESS_EXAMPLES[route.responseSchema],
+      },
+    },
+  };
+}
+
+/** The 304, with the headers of the 200 (a list's `Link` included) and no body. */
+function notModifiedResponse(route: PartnerApiRoute): NamedResponse {
+  return {
+    name: pagesList(route) ? 'NotModifiedPage' : 'NotModified',
+    response: {
+      description:
+        'Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit.',
+      'x-answered-by': 'api',
+      headers: representationHeaders(route),
+    },
+  };
+}
+
+function partnerOperation(route: PartnerApiRoute): Json {
+  const paging = pagesList(route)
+    ? ' With `limit`, one page in ascending id order and a `Link` header (rel="next") until the last page; the body has the same fields.'
+    : '';
+  const named = Object.entries(namedResponses(route)).map(([status, { name }]) => [
+    status,
+    { $ref: `#/components/responses/${name}` },
+  ]);
   return {
     operationId: route.id,
     summary: route.summary,
-    description: `Requires the \`${route.scope}\` scope. The partner is identified by the API key alone.${
-      pages
-        ? ' With `limit`, one page in ascending id order and a `Link` header (rel="next") until the last page; the body has the same fields.'
-        : ''
-    }`,
+    description: `Requires the \`${route.scope}\` scope. The partner is identified by the API key alone.${paging}`,
     tags: ['Partner data'],
     security: [{ bearerAuth: [route.scope] }, { enterpriseKey: [route.scope] }],
-    parameters: [...pathParameters, ...route.queryParameters.map(queryParameter), IF_NONE_MATCH],
-    responses: {
-      '200': {
-        description: 'The result.',
-        'x-answered-by': 'api',
-        headers: {
-          ...representationHeaders,
-          ...(isList ? { 'Content-Encoding': headerRef('Content-Encoding') } : {}),
-        },
-        content: {
-          'application/json': {
-            schema: ref(route.responseSchema),
-            examples: SUCCESS_EXAMPLES[route.responseSchema],
-          },
-        },
-      },
-      '304': {
-        description:
-          'Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit.',
-        'x-answered-by': 'api',
-        headers: representationHeaders,
-      },
-      '400': problemResponse(
-        pages
-          ? 'A query or path parameter is invalid (the detail names it), a cursor this API did not give your account, or a partner_id was sent.'
-          : 'A query or path parameter is invalid (the detail names it), or a partner_id was sent.',
-        invalidQueryExamples(route),
-        [...rateLimited, 'Cache-Control'],
-      ),
-      '401': problemResponse(
-        'The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which.',
-        [
-          'missing-api-key',
-          'malformed-api-key',
-          'unknown-api-key',
-          'revoked-api-key',
-          'expired-api-key',
-          'partner-suspended',
-        ],
-        ['WWW-Authenticate'],
-        'gateway',
-      ),
-      // Every key carries the base scopes: a route needing one of them answers 403 only from the firewall.
-      '403': everyKeyHas(route.scope)
-        ? problemResponse(
-            'Our firewall blocked the request (request-blocked).',
-            ['request-blocked'],
-            [],
-            'gateway',
-          )
-        : problemResponse(
-            `The key is valid but lacks the ${route.scope} scope, or our firewall blocked the request (request-blocked).`,
-            ['insufficient-scope', 'request-blocked'],
-            [...rateLimited, 'Cache-Control'],
-            'either',
-          ),
-      ...(notFound.length > 0
-        ? {
-            '404': problemResponse(
-              notFound.map((problem) => problem.description).join(' '),
-              [...new Set(notFound.map((problem) => problem.problem))],
-              [...rateLimited, 'Cache-Control'],
-            ),
-          }
-        : {}),
-      '406': problemResponse(
-        isList
-          ? 'The Accept header excludes JSON (not-acceptable), or the whole list is more than one response can carry (response-too-large): ask for pages with limit, or, when the detail says it would fit, send Accept-Encoding: gzip with an Accept header.'
-          : 'The Accept header excludes JSON.',
-        isList ? ['not-acceptable', 'response-too-large'] : ['not-acceptable'],
-        [...rateLimited, 'Cache-Control'],
-      ),
-      '429': problemResponse(
-        `More than ${RATE_LIMIT.limit} requests in the last ${RATE_LIMIT_WINDOW_SECONDS} s for this key, or too many from your IP address (our firewall: ${FIREWALL_LIMITS_TEXT}; approximate, see the API description).`,
-        ['rate-limited'],
-        ['Retry-After', ...rateLimited, 'Cache-Control'],
-        'any',
-      ),
-      '500': problemResponse(
-        'Unexpected failure; quote the request_id.',
-        ['internal-error'],
-        [...rateLimited, 'Cache-Control'],
-        // Also API Gateway's, when Lambda refuses to run the function (its concurrency limit).
-        'either',
-      ),
-      '502': problemResponse(
-        'The function failed or timed out before answering; retry, and quote the request_id if it persists.',
-        // API Gateway's own 5xx keeps its status, which its template cannot name: no status in the body.
-        [{ name: 'internal-error', detail: exampleDetail('internal-error'), withoutStatus: true }],
-        [],
-        'gateway',
-      ),
-      '503': problemResponse(
-        'Temporarily unavailable (the database is busy or unreachable): retry after Retry-After.',
-        ['service-unavailable'],
-        ['Retry-After', ...rateLimited, 'Cache-Control'],
-        'either',
-      ),
-    },
+    parameters: [
+      ...route.pathParameters.map(pathParameter),
+      ...route.queryParameters.map(queryParameter),
+      IF_NONE_MATCH,
+    ],
+    responses: { '200': successResponse(route), ...Object.fromEntries(named) },
   };
 }
 
@@ -664,14 +790,15 @@ const INFO = {
 
 /** The OpenAPI 3.1 document of the partner API, from the route table and the zod schemas. */
 export function partnerApiDocument(): Json {
+  const responses = responseComponents();
   const paths: Record<string, Json> = {};
   for (const route of partnerApiRoutes) {
     const get = partnerOperation(route);
-    paths[route.path] = { ...(paths[route.path] ?? {}), get, head: headOperation(get) };
+    paths[route.path] = { ...(paths[route.path] ?? {}), get, head: headOperation(get, responses) };
   }
   for (const route of publicApiRoutes) {
     const get = publicOperation(route);
-    paths[route.path] = { ...(paths[route.path] ?? {}), get, head: headOperation(get) };
+    paths[route.path] = { ...(paths[route.path] ?? {}), get, head: headOperation(get, responses) };
   }
   return {
     openapi: '3.1.0',
@@ -711,7 +838,8 @@ export function partnerApiDocument(): Json {
           description: 'The API key, for clients that cannot set Authorization.',
         },
       },
-      headers: HEADERS,
+      headers: headerComponents(),
+      responses,
       schemas: schemaComponents(),
     },
   };

@@ -30,7 +30,20 @@ export function partnerCommands(program: Command, define: Define): void {
     'partners',
     'Partners: approve, update, brand, list, show, suspend, resume',
   );
+  for (const command of [
+    approveCommand,
+    updateCommand,
+    listCommand,
+    showCommand,
+    suspendCommand,
+    resumeCommand,
+    brandCommand,
+  ])
+    command(partners, define);
+}
 
+/** `partners approve`: a new partner with its first key, and the one-time reveal link. */
+function approveCommand(partners: Command, define: Define): void {
   define(partners, 'approve', {
     summary: 'Create an approved partner with its first API key; prints and e-mails the one-time reveal link',
     examples: [
@@ -90,7 +103,10 @@ export function partnerCommands(program: Command, define: Define): void {
       '',
     )
     .option('--no-mail', 'print the reveal link without e-mailing it');
+}
 
+/** `partners update`: the partner's agreement (products, scopes). */
+function updateCommand(partners: Command, define: Define): void {
   define(partners, 'update', {
     summary:
       "Change a partner's agreement: narrower scopes apply to its keys at once, wider ones to keys issued from now on",
@@ -134,7 +150,10 @@ export function partnerCommands(program: Command, define: Define): void {
       '--scopes <scopes>',
       `scopes granted beyond ${BASE_SCOPES.join(', ')}, comma-separated (replaces the list; "" for none)`,
     );
+}
 
+/** `partners list`: every partner, one line each. */
+function listCommand(partners: Command, define: Define): void {
   define(partners, 'list', {
     summary: 'List partners',
     examples: ['partners list', 'partners list --json'],
@@ -159,7 +178,10 @@ export function partnerCommands(program: Command, define: Define): void {
       };
     },
   });
+}
 
+/** `partners show`: one partner, its hosts, seats and properties. */
+function showCommand(partners: Command, define: Define): void {
   define(partners, 'show', {
     summary: 'Show a partner, its hosts, seats and properties',
     examples: ['partners show demo-pms', 'partners show demo-pms --json'],
@@ -196,7 +218,10 @@ export function partnerCommands(program: Command, define: Define): void {
       };
     },
   }).argument('<slug>', 'the partner');
+}
 
+/** `partners suspend`: keys refused, links and reveals not available; nothing deleted. */
+function suspendCommand(partners: Command, define: Define): void {
   define(partners, 'suspend', {
     summary:
       "Suspend a partner: its keys get 401 partner-suspended (within 30 s), its links and reveals show a 'not available' page; nothing is deleted",
@@ -221,7 +246,10 @@ export function partnerCommands(program: Command, define: Define): void {
   })
     .requiredOption('--partner <slug>', 'the partner')
     .requiredOption('--reason <text>', 'why, for the audit trail (one line)');
+}
 
+/** `partners resume`: lifts a suspension. */
+function resumeCommand(partners: Command, define: Define): void {
   define(partners, 'resume', {
     summary: "Lift a partner's suspension: its keys, links and reveals work again as they were",
     examples: ['partners resume --partner acme'],
@@ -240,7 +268,10 @@ export function partnerCommands(program: Command, define: Define): void {
       };
     },
   }).requiredOption('--partner <slug>', 'the partner');
+}
 
+/** `partners brand`: the partner's logo, accent colour and website on the host pages. */
+function brandCommand(partners: Command, define: Define): void {
   define(partners, 'brand', {
     summary: "How a partner's hosts see it: logo, accent colour, website (activation pages)",
     examples: [

@@ -52,99 +52,118 @@ export class OperationsAlarms extends Construct {
   public readonly alarms: Alarm[] = [];
   /** The access-log metrics of each API, by its short name (the dashboard shows them too). */
   public readonly accessLogMetrics: ReadonlyMap<string, AccessLogMetrics>;
+  /** What every alarm notifies on ALARM and OK: the deployment's topic, if it gave one. */
+  private readonly action: IAlarmAction | undefined;
 
   constructor(scope: Construct, id: string, props: OperationsAlarmsProps) {
     super(scope, id);
-    const { thresholds } = props;
-    const action: IAlarmAction | undefined = props.alarmTopicArn
-      ? new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn))
-      : undefined;
-    if (!action)
-      acknowledgeGuardFinding(
-        this,
-        'cloudwatch_alarm_action_check',
-        'This deployment gave no alarm topic (-c alarmTopicArn:<stage>, docs/deploying.md): the topic and its ' +
-          'subscriptions live outside the stack, and without one the alarms change state on the dashboard only. ' +
-          'With a topic every alarm notifies it on ALARM and OK.',
-      );
-    const add = (alarm: Alarm) => {
-      if (action) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
-      this.alarms.push(alarm);
-    };
+    this.action = this.alarmAction(props.alarmTopicArn);
+    this.accessLogMetrics = new Map(
+      [...props.apis].map(([apiName, restApi]) => [apiName, this.apiAlarms(apiName, restApi, props)]),
+    );
+    this.authorizerAlarm(props);
+    this.eventAlarms(props);
+    if (props.backupVault) this.backupAlarm(props, props.backupVault);
+    this.functionAlarms(props);
+  }
 
-    const accessLogMetrics = new Map<string, AccessLogMetrics>();
-    for (const [apiName, restApi] of props.apis) {
-      const metrics = new AccessLogMetrics(this, `${apiName}AccessLogMetrics`, {
-        namespace: props.name,
-        apiName,
-        restApi,
-        authorized: restApi === props.authorizedApi,
-      });
-      accessLogMetrics.set(apiName, metrics);
-      const stage = restApi.api.deploymentStage;
-      const rate = (label: string, errors: IMetric, requests: IMetric) =>
-        new MathExpression({
-          label,
-          expression: `IF(requests >= ${thresholds.serverErrorMinRequests}, 100 * errors / requests, 0)`,
-          usingMetrics: { errors, requests },
-          period: PERIOD,
-        });
-      const rateAlarm = (id: string, alarmName: string, description: string, metric: MathExpression) =>
-        new Alarm(this, id, {
-          alarmName,
-          alarmDescription: description,
-          metric,
-          threshold: thresholds.serverErrorRatePercent,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        });
-      // API Gateway's own count: what failed inside API Gateway and the integrations, by its own
-      // classification (a remapped gateway response keeps the class of its type).
-      add(
-        rateAlarm(
-          `${apiName}ServerErrorRate`,
-          `${props.name}-${apiName}-5xx-rate`,
-          `More than ${thresholds.serverErrorRatePercent}% of ${apiName} requests counted as 5XXError by API Gateway in 5 minutes.`,
-          rate(
-            `${apiName} 5xx rate (%)`,
-            stage.metricServerError({ statistic: Stats.SUM, period: PERIOD }),
-            stage.metricCount({ statistic: Stats.SUM, period: PERIOD }),
-          ),
-        ),
-      );
-      // What clients received: the access log's status, so the authorizer's failures that the
-      // gateway responses answer with 503 count too (API Gateway counts them as 4XXError).
-      add(
-        rateAlarm(
-          `${apiName}ClientServerErrorRate`,
-          `${props.name}-${apiName}-5xx-answered-rate`,
-          `More than ${thresholds.serverErrorRatePercent}% of ${apiName} answers were 5xx in 5 minutes, as clients received them (access log status; authorizer failures answered 503 included).`,
-          rate(`${apiName} 5xx answered (%)`, metrics.answers.serverErrors, metrics.answers.requests),
-        ),
-      );
-      add(
-        new Alarm(this, `${apiName}Throttled`, {
-          alarmName: `${props.name}-${apiName}-throttled`,
-          alarmDescription: `${apiName} answered 429 (throttled) at least ${thresholds.throttledRequests} times in 5 minutes.`,
-          metric: metrics.answers.throttled,
-          threshold: thresholds.throttledRequests,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
+  private alarmAction(alarmTopicArn: string | undefined): IAlarmAction | undefined {
+    if (alarmTopicArn) return new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', alarmTopicArn));
+    acknowledgeGuardFinding(
+      this,
+      'cloudwatch_alarm_action_check',
+      'This deployment gave no alarm topic (-c alarmTopicArn:<stage>, docs/deploying.md): the topic and its ' +
+        'subscriptions live outside the stack, and without one the alarms change state on the dashboard only. ' +
+        'With a topic every alarm notifies it on ALARM and OK.',
+    );
+    return undefined;
+  }
+
+  private add(alarm: Alarm): void {
+    if (this.action) {
+      alarm.addAlarmAction(this.action);
+      alarm.addOkAction(this.action);
     }
-    this.accessLogMetrics = accessLogMetrics;
+    this.alarms.push(alarm);
+  }
 
-    const authorizerFailures = accessLogMetrics.get(
+  /** An API's access-log metrics, and its alarms: 5xx rate by API Gateway's count and as answered, 429s. */
+  private apiAlarms(
+    apiName: string,
+    restApi: ServiceRestApi,
+    props: OperationsAlarmsProps,
+  ): AccessLogMetrics {
+    const { thresholds } = props;
+    const metrics = new AccessLogMetrics(this, `${apiName}AccessLogMetrics`, {
+      namespace: props.name,
+      apiName,
+      restApi,
+      authorized: restApi === props.authorizedApi,
+    });
+    const stage = restApi.api.deploymentStage;
+    const rate = (label: string, errors: IMetric, requests: IMetric) =>
+      new MathExpression({
+        label,
+        expression: `IF(requests >= ${thresholds.serverErrorMinRequests}, 100 * errors / requests, 0)`,
+        usingMetrics: { errors, requests },
+        period: PERIOD,
+      });
+    const rateAlarm = (id: string, alarmName: string, description: string, metric: MathExpression) =>
+      new Alarm(this, id, {
+        alarmName,
+        alarmDescription: description,
+        metric,
+        threshold: thresholds.serverErrorRatePercent,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    // API Gateway's own count: what failed inside API Gateway and the integrations, by its own
+    // classification (a remapped gateway response keeps the class of its type).
+    this.add(
+      rateAlarm(
+        `${apiName}ServerErrorRate`,
+        `${props.name}-${apiName}-5xx-rate`,
+        `More than ${thresholds.serverErrorRatePercent}% of ${apiName} requests counted as 5XXError by API Gateway in 5 minutes.`,
+        rate(
+          `${apiName} 5xx rate (%)`,
+          stage.metricServerError({ statistic: Stats.SUM, period: PERIOD }),
+          stage.metricCount({ statistic: Stats.SUM, period: PERIOD }),
+        ),
+      ),
+    );
+    // What clients received: the access log's status, so the authorizer's failures that the
+    // gateway responses answer with 503 count too (API Gateway counts them as 4XXError).
+    this.add(
+      rateAlarm(
+        `${apiName}ClientServerErrorRate`,
+        `${props.name}-${apiName}-5xx-answered-rate`,
+        `More than ${thresholds.serverErrorRatePercent}% of ${apiName} answers were 5xx in 5 minutes, as clients received them (access log status; authorizer failures answered 503 included).`,
+        rate(`${apiName} 5xx answered (%)`, metrics.answers.serverErrors, metrics.answers.requests),
+      ),
+    );
+    this.add(
+      new Alarm(this, `${apiName}Throttled`, {
+        alarmName: `${props.name}-${apiName}-throttled`,
+        alarmDescription: `${apiName} answered 429 (throttled) at least ${thresholds.throttledRequests} times in 5 minutes.`,
+        metric: metrics.answers.throttled,
+        threshold: thresholds.throttledRequests,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    return metrics;
+  }
+
+  /** Authorizer failures as clients see them (503), from the authorized API's access log. */
+  private authorizerAlarm(props: OperationsAlarmsProps): void {
+    const { thresholds } = props;
+    const authorizerFailures = this.accessLogMetrics.get(
       [...props.apis].find(([, restApi]) => restApi === props.authorizedApi)?.[0] ?? '',
     )?.authorizerFailures;
     if (!authorizerFailures) throw new Error('The authorized API must be one of the APIs.');
-    add(
+    this.add(
       new Alarm(this, 'AuthorizerFailures', {
         alarmName: `${props.name}-authorizer-failures`,
         alarmDescription: `The authorizer failed (error, timeout or throttle) for at least ${thresholds.authorizerFailures} requests in 5 minutes; clients got 503.`,
@@ -155,11 +174,14 @@ export class OperationsAlarms extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
+  }
 
+  /** The platform's events: any dead-lettered one, and the oldest waiting too long. */
+  private eventAlarms(props: OperationsAlarmsProps): void {
     // Any dead-lettered event needs an operator: the partners' view misses it until it is redriven.
     // ApproximateNumberOfMessagesVisible, not NumberOfMessagesSent: SQS's own moves to a
     // dead-letter queue are not counted as sent.
-    add(
+    this.add(
       new Alarm(this, 'DeadLetteredEvents', {
         alarmName: `${props.name}-events-dead-lettered`,
         alarmDescription:
@@ -174,50 +196,56 @@ export class OperationsAlarms extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
-    add(
+    this.add(
       new Alarm(this, 'EventsFallingBehind', {
         alarmName: `${props.name}-events-oldest-age`,
-        alarmDescription: `The oldest of the platform's events has waited at least ${thresholds.oldestEventSeconds} s to be applied: partners read stale seats, properties or signals.`,
+        alarmDescription: `The oldest of the platform's events has waited at least ${props.thresholds.oldestEventSeconds} s to be applied: partners read stale seats, properties or signals.`,
         metric: props.platformEvents.queue.metricApproximateAgeOfOldestMessage({
           statistic: Stats.MAXIMUM,
           period: PERIOD,
         }),
-        threshold: thresholds.oldestEventSeconds,
+        threshold: props.thresholds.oldestEventSeconds,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
+  }
 
-    // A backup that fails says so nowhere else: AWS Backup counts failed jobs per vault.
-    // https://docs.aws.amazon.com/aws-backup/latest/devguide/cloudwatch.html
-    if (props.backupVault)
-      add(
-        new Alarm(this, 'BackupJobsFailed', {
-          alarmName: `${props.name}-backup-failed`,
-          alarmDescription:
-            "A backup job of the table failed in the last hour: the vault misses that day's recovery point. Read the job's status message in the AWS Backup console.",
-          metric: new Metric({
-            namespace: 'AWS/Backup',
-            metricName: 'NumberOfBackupJobsFailed',
-            dimensionsMap: { BackupVaultName: props.backupVault.backupVaultName },
-            statistic: Stats.SUM,
-            period: Duration.hours(1),
-          }),
-          threshold: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
+  /**
+   * A backup that fails says so nowhere else: AWS Backup counts failed jobs per vault.
+   * https://docs.aws.amazon.com/aws-backup/latest/devguide/cloudwatch.html
+   */
+  private backupAlarm(props: OperationsAlarmsProps, backupVault: IBackupVault): void {
+    this.add(
+      new Alarm(this, 'BackupJobsFailed', {
+        alarmName: `${props.name}-backup-failed`,
+        alarmDescription:
+          "A backup job of the table failed in the last hour: the vault misses that day's recovery point. Read the job's status message in the AWS Backup console.",
+        metric: new Metric({
+          namespace: 'AWS/Backup',
+          metricName: 'NumberOfBackupJobsFailed',
+          dimensionsMap: { BackupVaultName: backupVault.backupVaultName },
+          statistic: Stats.SUM,
+          period: Duration.hours(1),
         }),
-      );
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
 
+  /** Errors (uncaught exceptions, timeouts) of each function. */
+  private functionAlarms(props: OperationsAlarmsProps): void {
     for (const [functionName, serviceFunction] of props.functions) {
-      add(
+      this.add(
         new Alarm(this, `${functionName}Errors`, {
           alarmName: `${props.name}-${functionName}-errors`,
-          alarmDescription: `The ${functionName} function failed (uncaught error or timeout) at least ${thresholds.lambdaErrors} times in 5 minutes.`,
+          alarmDescription: `The ${functionName} function failed (uncaught error or timeout) at least ${props.thresholds.lambdaErrors} times in 5 minutes.`,
           metric: serviceFunction.function.metricErrors({ statistic: Stats.SUM, period: PERIOD }),
-          threshold: thresholds.lambdaErrors,
+          threshold: props.thresholds.lambdaErrors,
           comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
           evaluationPeriods: 1,
           treatMissingData: TreatMissingData.NOT_BREACHING,

@@ -74,145 +74,169 @@ export class OperationsDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
     super(scope, id);
-    const region = Stack.of(this).region;
     const widgets: IWidget[][] = [
+      [titleWidget(props.name)],
+      ...[...props.apis].map(([apiName, api]) => apiWidgets(apiName, api)),
       [
-        new TextWidget({
-          markdown: [
-            `# ${props.name}`,
-            "Answers are counted from the access logs: the status each client received (an authorizer failure is a 503 here, a 4XXError in API Gateway's own metrics). The Logs Insights tables are billed per GB scanned when the dashboard loads them.",
-          ].join('\n\n'),
-          width: 24,
-          height: 2,
-        }),
+        authorizerWidget(props.authorizedApi.metrics),
+        tableWidget(props.table),
+        firewallWidget([...props.apis.values()], Stack.of(this).region),
       ],
+      platformEventWidgets(props.platformEvents),
+      [topPartnersWidget(props.authorizedApi)],
     ];
-    for (const [apiName, { restApi, metrics }] of props.apis) {
-      widgets.push([
-        new GraphWidget({
-          title: `${apiName}: answers as clients received them`,
-          left: [
-            metrics.answers.requests.with({ label: 'requests' }),
-            metrics.answers.clientErrors.with({ label: '4xx' }),
-            metrics.answers.throttled.with({ label: '429' }),
-            metrics.answers.serverErrors.with({ label: '5xx' }),
-          ],
-          width: 8,
-        }),
-        new LogQueryWidget({
-          title: `${apiName}: answers by route and status`,
-          logGroupNames: [restApi.accessLogGroup.logGroupName],
-          queryString: ANSWERS_BY_ROUTE_QUERY,
-          view: LogQueryVisualizationType.TABLE,
-          width: 8,
-        }),
-        new GraphWidget({
-          title: `${apiName}: latency (ms)`,
-          left: [
-            restApi.api.deploymentStage.metricLatency({
-              statistic: Stats.p(50),
-              period: METRIC_PERIOD,
-              label: 'p50',
-            }),
-            restApi.api.deploymentStage.metricLatency({
-              statistic: Stats.p(99),
-              period: METRIC_PERIOD,
-              label: 'p99',
-            }),
-          ],
-          width: 8,
-        }),
-      ]);
-    }
-
-    const { authorizerFailures, limiterRefusals } = props.authorizedApi.metrics;
-    const tableMetric = (metricName: string, statistic: string, dimensions: Record<string, string> = {}) =>
-      new Metric({
-        namespace: 'AWS/DynamoDB',
-        metricName,
-        dimensionsMap: { TableName: props.table.tableName, ...dimensions },
-        statistic,
-        period: METRIC_PERIOD,
-        label: [metricName, ...Object.values(dimensions)].join(' '),
-      });
-    const firewallMetrics = [...props.apis.values()].flatMap(({ restApi }) =>
-      ['ALL', restApi.firewall.perIpRuleMetricName].map(
-        (rule) =>
-          new Metric({
-            namespace: 'AWS/WAFV2',
-            metricName: 'BlockedRequests',
-            dimensionsMap: { WebACL: restApi.firewall.webAclName, Region: region, Rule: rule },
-            statistic: Stats.SUM,
-            period: METRIC_PERIOD,
-            label: `${restApi.firewall.webAclName} ${rule === 'ALL' ? 'all rules' : 'per-IP limit'}`,
-          }),
-      ),
-    );
-    widgets.push([
-      new GraphWidget({
-        title: 'Authorizer failures (503) and limiter refusals (429 of the exact per-key limit)',
-        left: [
-          ...(authorizerFailures ? [authorizerFailures.with({ label: 'authorizer failures' })] : []),
-          ...(limiterRefusals ? [limiterRefusals.with({ label: 'limiter refusals' })] : []),
-        ],
-        width: 8,
-      }),
-      new GraphWidget({
-        title: 'DynamoDB: throttles and errors',
-        left: [
-          tableMetric('ReadThrottleEvents', Stats.SUM),
-          tableMetric('WriteThrottleEvents', Stats.SUM),
-          ...TABLE_OPERATIONS.map((operation) =>
-            tableMetric('SystemErrors', Stats.SUM, { Operation: operation }),
-          ),
-        ],
-        right: [tableMetric('TransactionConflict', Stats.SUM)],
-        width: 8,
-      }),
-      new GraphWidget({ title: 'WAF: blocked requests', left: firewallMetrics, width: 8 }),
-    ]);
-    const { queue, deadLetterQueue, consumer } = props.platformEvents;
-    const queueMetric = { statistic: Stats.MAXIMUM, period: METRIC_PERIOD };
-    widgets.push([
-      new GraphWidget({
-        title: "Platform's events: waiting and dead-lettered",
-        left: [
-          queue.metricApproximateNumberOfMessagesVisible({ ...queueMetric, label: 'waiting' }),
-          queue.metricApproximateNumberOfMessagesNotVisible({ ...queueMetric, label: 'being applied' }),
-          deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-            ...queueMetric,
-            label: 'dead-lettered',
-          }),
-        ],
-        width: 8,
-      }),
-      new GraphWidget({
-        title: "Platform's events: age of the oldest waiting (s)",
-        left: [queue.metricApproximateAgeOfOldestMessage({ ...queueMetric, label: 'oldest event' })],
-        width: 8,
-      }),
-      new GraphWidget({
-        title: 'Event consumer: invocations, errors, duration (ms)',
-        left: [
-          consumer.function.metricInvocations({ statistic: Stats.SUM, period: METRIC_PERIOD }),
-          consumer.function.metricErrors({ statistic: Stats.SUM, period: METRIC_PERIOD }),
-        ],
-        right: [
-          consumer.function.metricDuration({ statistic: Stats.p(99), period: METRIC_PERIOD, label: 'p99' }),
-        ],
-        width: 8,
-      }),
-    ]);
-    widgets.push([
-      new LogQueryWidget({
-        title: 'Top partners by requests (partner API access log)',
-        logGroupNames: [props.authorizedApi.restApi.accessLogGroup.logGroupName],
-        queryString: TOP_PARTNERS_QUERY,
-        view: LogQueryVisualizationType.TABLE,
-        width: 24,
-      }),
-    ]);
-
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.name, widgets });
   }
+}
+
+function titleWidget(name: string): IWidget {
+  return new TextWidget({
+    markdown: [
+      `# ${name}`,
+      "Answers are counted from the access logs: the status each client received (an authorizer failure is a 503 here, a 4XXError in API Gateway's own metrics). The Logs Insights tables are billed per GB scanned when the dashboard loads them.",
+    ].join('\n\n'),
+    width: 24,
+    height: 2,
+  });
+}
+
+/** One API's row: its answers as clients received them, by route and status, and its latency. */
+function apiWidgets(apiName: string, { restApi, metrics }: DashboardApi): IWidget[] {
+  return [
+    new GraphWidget({
+      title: `${apiName}: answers as clients received them`,
+      left: [
+        metrics.answers.requests.with({ label: 'requests' }),
+        metrics.answers.clientErrors.with({ label: '4xx' }),
+        metrics.answers.throttled.with({ label: '429' }),
+        metrics.answers.serverErrors.with({ label: '5xx' }),
+      ],
+      width: 8,
+    }),
+    new LogQueryWidget({
+      title: `${apiName}: answers by route and status`,
+      logGroupNames: [restApi.accessLogGroup.logGroupName],
+      queryString: ANSWERS_BY_ROUTE_QUERY,
+      view: LogQueryVisualizationType.TABLE,
+      width: 8,
+    }),
+    new GraphWidget({
+      title: `${apiName}: latency (ms)`,
+      left: [
+        restApi.api.deploymentStage.metricLatency({
+          statistic: Stats.p(50),
+          period: METRIC_PERIOD,
+          label: 'p50',
+        }),
+        restApi.api.deploymentStage.metricLatency({
+          statistic: Stats.p(99),
+          period: METRIC_PERIOD,
+          label: 'p99',
+        }),
+      ],
+      width: 8,
+    }),
+  ];
+}
+
+function authorizerWidget({ authorizerFailures, limiterRefusals }: AccessLogMetrics): IWidget {
+  return new GraphWidget({
+    title: 'Authorizer failures (503) and limiter refusals (429 of the exact per-key limit)',
+    left: [
+      ...(authorizerFailures ? [authorizerFailures.with({ label: 'authorizer failures' })] : []),
+      ...(limiterRefusals ? [limiterRefusals.with({ label: 'limiter refusals' })] : []),
+    ],
+    width: 8,
+  });
+}
+
+function tableWidget(table: TableV2): IWidget {
+  const tableMetric = (metricName: string, statistic: string, dimensions: Record<string, string> = {}) =>
+    new Metric({
+      namespace: 'AWS/DynamoDB',
+      metricName,
+      dimensionsMap: { TableName: table.tableName, ...dimensions },
+      statistic,
+      period: METRIC_PERIOD,
+      label: [metricName, ...Object.values(dimensions)].join(' '),
+    });
+  return new GraphWidget({
+    title: 'DynamoDB: throttles and errors',
+    left: [
+      tableMetric('ReadThrottleEvents', Stats.SUM),
+      tableMetric('WriteThrottleEvents', Stats.SUM),
+      ...TABLE_OPERATIONS.map((operation) =>
+        tableMetric('SystemErrors', Stats.SUM, { Operation: operation }),
+      ),
+    ],
+    right: [tableMetric('TransactionConflict', Stats.SUM)],
+    width: 8,
+  });
+}
+
+/** Requests each API's web ACL blocked: by any rule, and by the per-IP limit. */
+function firewallWidget(apis: readonly DashboardApi[], region: string): IWidget {
+  const firewallMetrics = apis.flatMap(({ restApi }) =>
+    ['ALL', restApi.firewall.perIpRuleMetricName].map(
+      (rule) =>
+        new Metric({
+          namespace: 'AWS/WAFV2',
+          metricName: 'BlockedRequests',
+          dimensionsMap: { WebACL: restApi.firewall.webAclName, Region: region, Rule: rule },
+          statistic: Stats.SUM,
+          period: METRIC_PERIOD,
+          label: `${restApi.firewall.webAclName} ${rule === 'ALL' ? 'all rules' : 'per-IP limit'}`,
+        }),
+    ),
+  );
+  return new GraphWidget({ title: 'WAF: blocked requests', left: firewallMetrics, width: 8 });
+}
+
+/** The platform's events: waiting and dead-lettered, the oldest's age, and the consumer. */
+function platformEventWidgets({
+  queue,
+  deadLetterQueue,
+  consumer,
+}: OperationsDashboardProps['platformEvents']): IWidget[] {
+  const queueMetric = { statistic: Stats.MAXIMUM, period: METRIC_PERIOD };
+  return [
+    new GraphWidget({
+      title: "Platform's events: waiting and dead-lettered",
+      left: [
+        queue.metricApproximateNumberOfMessagesVisible({ ...queueMetric, label: 'waiting' }),
+        queue.metricApproximateNumberOfMessagesNotVisible({ ...queueMetric, label: 'being applied' }),
+        deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          ...queueMetric,
+          label: 'dead-lettered',
+        }),
+      ],
+      width: 8,
+    }),
+    new GraphWidget({
+      title: "Platform's events: age of the oldest waiting (s)",
+      left: [queue.metricApproximateAgeOfOldestMessage({ ...queueMetric, label: 'oldest event' })],
+      width: 8,
+    }),
+    new GraphWidget({
+      title: 'Event consumer: invocations, errors, duration (ms)',
+      left: [
+        consumer.function.metricInvocations({ statistic: Stats.SUM, period: METRIC_PERIOD }),
+        consumer.function.metricErrors({ statistic: Stats.SUM, period: METRIC_PERIOD }),
+      ],
+      right: [
+        consumer.function.metricDuration({ statistic: Stats.p(99), period: METRIC_PERIOD, label: 'p99' }),
+      ],
+      width: 8,
+    }),
+  ];
+}
+
+function topPartnersWidget(authorizedApi: DashboardApi): IWidget {
+  return new LogQueryWidget({
+    title: 'Top partners by requests (partner API access log)',
+    logGroupNames: [authorizedApi.restApi.accessLogGroup.logGroupName],
+    queryString: TOP_PARTNERS_QUERY,
+    view: LogQueryVisualizationType.TABLE,
+    width: 24,
+  });
 }

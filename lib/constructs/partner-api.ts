@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import type { ThrottleSettings, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import type { IResource, ThrottleSettings, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import {
   ApiKeySourceType,
   CfnAuthorizer,
@@ -8,6 +8,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import { firewallThrottledProblem } from '../../core/contract/gateway-responses';
+import type { PartnerApiRoute, PublicApiRoute } from '../../core/routes';
 import {
   API_BASE_PATH,
   AUTHORIZER,
@@ -52,8 +53,33 @@ export class PartnerApi extends Construct {
 
   constructor(scope: Construct, id: string, props: PartnerApiProps) {
     super(scope, id);
-    const routes = partnerApiRoutes;
-    this.restApi = new ServiceRestApi(this, 'RestApi', {
+    this.restApi = this.partnerRestApi(props);
+    const { api } = this.restApi;
+    this.authorizerFunction = this.authorizerFunctionOf(props);
+    this.authorizer = this.requestAuthorizer(props.api.stageName, this.authorizerFunction);
+    const routeFunctions = new Map<string, ServiceFunction>();
+    for (const [path, routesOfPath] of routesByPath(partnerApiRoutes)) {
+      const resource = api.root.resourceForPath(API_BASE_PATH + path);
+      for (const route of routesOfPath)
+        routeFunctions.set(route.id, this.addPartnerRoute(resource, route, props));
+      const allow = [...new Set(routesOfPath.flatMap((route) => answeredMethods(route)))];
+      addMethodNotAllowed(resource, allow, API_BASE_PATH + path);
+    }
+    for (const route of publicApiRoutes) routeFunctions.set(route.id, this.addPublicRoute(route, props));
+    this.routeFunctions = routeFunctions;
+
+    this.usagePlan = api.addUsagePlan('UsagePlan', {
+      name: `partner-api-${props.api.stageName}`,
+      description: 'Per-key throttle of partner keys; each partner key has an API Gateway key in this plan',
+      throttle: props.usagePlanThrottle,
+      apiStages: [{ api, stage: api.deploymentStage }],
+    });
+    this.baseUrl = this.restApi.stageUrl + API_BASE_PATH;
+  }
+
+  /** The REST API, its usage-plan keys from the authorizer, behind a web ACL with the per-IP limit. */
+  private partnerRestApi(props: PartnerApiProps): ServiceRestApi {
+    return new ServiceRestApi(this, 'RestApi', {
       ...props.api,
       restApiName: `partner-api-${props.api.stageName}`,
       description: 'Partner data API (read-only, API key per partner)',
@@ -73,19 +99,24 @@ export class PartnerApi extends Construct {
         commonRulesThatCount: ['NoUserAgent_HEADER'],
       },
     });
-    const { api } = this.restApi;
+  }
 
-    this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
+  private authorizerFunctionOf(props: PartnerApiProps): ServiceFunction {
+    const authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
       ...props.functionSettings,
       name: AUTHORIZER.id,
       entry: AUTHORIZER.entry,
       description: 'Partner API key authorizer',
     });
-    this.authorizerFunction.grantAccess(AUTHORIZER.access, props.resources);
-    acknowledgeLambdaPermissionsOfApiGateway(this.authorizerFunction);
-    this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
-      authorizerName: `partner-api-key-${props.api.stageName}`,
-      handler: this.authorizerFunction.function,
+    authorizerFunction.grantAccess(AUTHORIZER.access, props.resources);
+    acknowledgeLambdaPermissionsOfApiGateway(authorizerFunction);
+    return authorizerFunction;
+  }
+
+  private requestAuthorizer(stageName: string, authorizerFunction: ServiceFunction): RequestAuthorizer {
+    const authorizer = new RequestAuthorizer(this, 'Authorizer', {
+      authorizerName: `partner-api-key-${stageName}`,
+      handler: authorizerFunction.function,
       // No result caching, and so no identity source: with caching on, API Gateway refuses (401)
       // any request lacking one of the identity sources before the authorizer runs, but a key may
       // come in Authorization OR X-Enterprise-Key. The authorizer caches key records itself
@@ -93,86 +124,79 @@ export class PartnerApi extends Construct {
       identitySources: [],
       resultsCacheTtl: Duration.seconds(0),
     });
-    const cfnAuthorizer = this.authorizer.node.defaultChild;
+    const cfnAuthorizer = authorizer.node.defaultChild;
     // CDK writes an empty IdentitySource; the property is optional when caching is off.
     if (cfnAuthorizer instanceof CfnAuthorizer) cfnAuthorizer.addPropertyDeletionOverride('IdentitySource');
-
-    const routeFunctions = new Map<string, ServiceFunction>();
-    for (const [path, routesOfPath] of routesByPath(routes)) {
-      const resource = api.root.resourceForPath(API_BASE_PATH + path);
-      for (const route of routesOfPath) {
-        const routeFunction = new ServiceFunction(this, `${pascalCase(route.id)}Function`, {
-          ...props.functionSettings,
-          name: route.id,
-          entry: route.entry,
-          description: `${route.method} ${API_BASE_PATH}${route.path}: ${route.summary}`,
-        });
-        // Reads of its own partitions; the one write is the rate window of the calling key.
-        routeFunction.grantAccess(route.access, props.resources);
-        // GET and HEAD: the same function behind the same authorizer and usage-plan key.
-        const integration = new LambdaIntegration(routeFunction.function, { allowTestInvoke: false });
-        for (const httpMethod of answeredMethods(route)) {
-          const method = resource.addMethod(httpMethod, integration, {
-            authorizer: this.authorizer,
-            apiKeyRequired: true,
-            operationName:
-              httpMethod === 'GET' ? route.id : `${route.id}${pascalCase(httpMethod.toLowerCase())}`,
-            requestValidator: this.restApi.parameterValidator,
-            requestParameters: {
-              ...Object.fromEntries(
-                pathParameterNames(route.path).map((name) => [`method.request.path.${name}`, true]),
-              ),
-              // Declared, not required: API Gateway can only check presence; the handler checks the range.
-              ...Object.fromEntries(
-                route.queryParameters.map((parameter) => [
-                  `method.request.querystring.${parameter.name}`,
-                  false,
-                ]),
-              ),
-            },
-          });
-          acknowledgeNagFinding(
-            method,
-            'COG4',
-            'Partners are machines holding API keys, not Cognito users: the Lambda REQUEST authorizer checks the key ' +
-              '(digest, expiry, revocation) and API Gateway requires its usage-plan key.',
-          );
-        }
-        routeFunctions.set(route.id, routeFunction);
-      }
-      const allow = [...new Set(routesOfPath.flatMap((route) => answeredMethods(route)))];
-      addMethodNotAllowed(resource, allow, API_BASE_PATH + path);
-    }
-    for (const route of publicApiRoutes) {
-      const resource = api.root.resourceForPath(API_BASE_PATH + route.path);
-      const publicFunction = new ServiceFunction(this, `${pascalCase(route.id)}Function`, {
-        ...props.functionSettings,
-        name: route.id,
-        entry: route.entry,
-        description: `${route.method} ${API_BASE_PATH}${route.path}: ${route.summary}`,
-      });
-      const integration = new LambdaIntegration(publicFunction.function, { allowTestInvoke: false });
-      const reason =
-        "The API's own OpenAPI description: public by design (partners read it before they have a key), no data.";
-      for (const httpMethod of answeredMethods(route)) {
-        const method = resource.addMethod(httpMethod, integration, {
-          operationName:
-            httpMethod === 'GET' ? route.id : `${route.id}${pascalCase(httpMethod.toLowerCase())}`,
-        });
-        acknowledgeNagFinding(method, 'APIG4', reason);
-        acknowledgeNagFinding(method, 'COG4', reason);
-      }
-      addMethodNotAllowed(resource, answeredMethods(route), API_BASE_PATH + route.path);
-      routeFunctions.set(route.id, publicFunction);
-    }
-    this.routeFunctions = routeFunctions;
-
-    this.usagePlan = api.addUsagePlan('UsagePlan', {
-      name: `partner-api-${props.api.stageName}`,
-      description: 'Per-key throttle of partner keys; each partner key has an API Gateway key in this plan',
-      throttle: props.usagePlanThrottle,
-      apiStages: [{ api, stage: api.deploymentStage }],
-    });
-    this.baseUrl = this.restApi.stageUrl + API_BASE_PATH;
+    return authorizer;
   }
+
+  /** A route's function, and its GET and HEAD behind the authorizer and the usage-plan key. */
+  private addPartnerRoute(
+    resource: IResource,
+    route: PartnerApiRoute,
+    props: PartnerApiProps,
+  ): ServiceFunction {
+    const routeFunction = new ServiceFunction(this, `${pascalCase(route.id)}Function`, {
+      ...props.functionSettings,
+      name: route.id,
+      entry: route.entry,
+      description: `${route.method} ${API_BASE_PATH}${route.path}: ${route.summary}`,
+    });
+    // Reads of its own partitions; the one write is the rate window of the calling key.
+    routeFunction.grantAccess(route.access, props.resources);
+    // GET and HEAD: the same function behind the same authorizer and usage-plan key.
+    const integration = new LambdaIntegration(routeFunction.function, { allowTestInvoke: false });
+    for (const httpMethod of answeredMethods(route)) {
+      const method = resource.addMethod(httpMethod, integration, {
+        authorizer: this.authorizer,
+        apiKeyRequired: true,
+        operationName: operationName(route.id, httpMethod),
+        requestValidator: this.restApi.parameterValidator,
+        requestParameters: {
+          ...Object.fromEntries(
+            pathParameterNames(route.path).map((name) => [`method.request.path.${name}`, true]),
+          ),
+          // Declared, not required: API Gateway can only check presence; the handler checks the range.
+          ...Object.fromEntries(
+            route.queryParameters.map((parameter) => [`method.request.querystring.${parameter.name}`, false]),
+          ),
+        },
+      });
+      acknowledgeNagFinding(
+        method,
+        'COG4',
+        'Partners are machines holding API keys, not Cognito users: the Lambda REQUEST authorizer checks the key ' +
+          '(digest, expiry, revocation) and API Gateway requires its usage-plan key.',
+      );
+    }
+    return routeFunction;
+  }
+
+  /** A route without a key (the OpenAPI document): its resource, function, GET, HEAD and 405s. */
+  private addPublicRoute(route: PublicApiRoute, props: PartnerApiProps): ServiceFunction {
+    const resource = this.restApi.api.root.resourceForPath(API_BASE_PATH + route.path);
+    const publicFunction = new ServiceFunction(this, `${pascalCase(route.id)}Function`, {
+      ...props.functionSettings,
+      name: route.id,
+      entry: route.entry,
+      description: `${route.method} ${API_BASE_PATH}${route.path}: ${route.summary}`,
+    });
+    const integration = new LambdaIntegration(publicFunction.function, { allowTestInvoke: false });
+    const reason =
+      "The API's own OpenAPI description: public by design (partners read it before they have a key), no data.";
+    for (const httpMethod of answeredMethods(route)) {
+      const method = resource.addMethod(httpMethod, integration, {
+        operationName: operationName(route.id, httpMethod),
+      });
+      acknowledgeNagFinding(method, 'APIG4', reason);
+      acknowledgeNagFinding(method, 'COG4', reason);
+    }
+    addMethodNotAllowed(resource, answeredMethods(route), API_BASE_PATH + route.path);
+    return publicFunction;
+  }
+}
+
+/** The method's operation name: the route id for GET, `<id>Head` for HEAD. */
+function operationName(routeId: string, httpMethod: string): string {
+  return httpMethod === 'GET' ? routeId : `${routeId}${pascalCase(httpMethod.toLowerCase())}`;
 }

@@ -18,6 +18,17 @@ const rateLimit = {
 };
 const usage = { partner_id: 1, generated_at: '2026-11-22T10:00:00.000Z', active_seats: 0, hosts: [] };
 
+/** The object a local `$ref` of the document names. */
+function resolve<T>(reference: string | undefined): T | undefined {
+  return (reference ?? '')
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce<Record<string, unknown> | undefined>(
+      (node, key) => node?.[key] as Record<string, unknown> | undefined,
+      document,
+    ) as T | undefined;
+}
+
 function exchange(body: unknown, headers: Record<string, string> = rateLimit) {
   return {
     method: 'GET',
@@ -69,11 +80,66 @@ describe('the published document and our own contract check', () => {
 
   it('documents a 403 on /usage only from the firewall: every key has metrics:read', () => {
     type Response = { content?: Record<string, { examples?: Record<string, unknown> }> };
-    const paths = document.paths as Record<string, { get: { responses: Record<string, Response> } }>;
-    const forbidden = paths['/usage']?.get.responses['403'];
+    const paths = document.paths as Record<string, { get: { responses: Record<string, { $ref: string }> } }>;
+    const forbidden = resolve<Response>(paths['/usage']?.get.responses['403']?.$ref);
     const examples = Object.keys(forbidden?.content?.['application/problem+json']?.examples ?? {});
 
     expect(examples).toEqual(['request-blocked']);
+  });
+
+  it('writes each response but a 200 once, in components/responses, and names it from every operation', () => {
+    // Prepare
+    type Operation = { responses: Record<string, { $ref?: string }> };
+    const operations = Object.values(document.paths as Record<string, Record<string, Operation>>).flatMap(
+      (item) => Object.values(item),
+    );
+    const components = (document.components as { responses: Record<string, unknown> }).responses;
+
+    // Act: the partner API's operations (the public document's own has no 401).
+    const responses = operations
+      .filter((operation) => operation.responses['401'] !== undefined)
+      .flatMap((operation) => Object.entries(operation.responses).filter(([status]) => status !== '200'));
+    const named = responses.map(([, response]) => response.$ref?.replace('#/components/responses/', ''));
+    // HEAD twins are left out: two 400s differ only in their examples, which HEAD has none of.
+    const bodies = Object.values(components)
+      .filter((response) => (response as { content?: unknown }).content !== undefined)
+      .map((response) => JSON.stringify(response));
+
+    // Assess: every operation names its responses; no component repeats another.
+    expect(responses.length).toBeGreaterThan(50);
+    expect(named.filter((name) => name === undefined || components[name] === undefined)).toEqual([]);
+    expect(bodies.length).toBeGreaterThan(8);
+    expect(new Set(bodies).size).toBe(bodies.length);
+  });
+
+  it('follows a shared response to its component: its headers and body are checked', () => {
+    const check = contractChecker(document);
+    const refused = {
+      method: 'GET',
+      path: `${API_BASE_PATH}/usage`,
+      status: 401,
+      headers: {
+        'content-type': 'application/problem+json',
+        'x-amzn-requestid': REQUEST_ID,
+        'www-authenticate': 'Bearer realm="partner-api"',
+      },
+      body: JSON.stringify({
+        type: problemTypeUri('missing-api-key'),
+        title: problemCatalog['missing-api-key'].title,
+        status: 401,
+        detail: 'No key.',
+        request_id: REQUEST_ID,
+      }),
+    };
+
+    expect(check(refused)).toEqual([]);
+    expect(check({ ...refused, method: 'HEAD', body: '' })).toEqual([]);
+    expect(check({ ...refused, headers: { ...refused.headers, 'x-undocumented': '1' } }).join('\n')).toMatch(
+      /header x-undocumented is not documented/,
+    );
+    expect(check({ ...refused, body: JSON.stringify({ detail: 'No key.' }) }).join('\n')).toMatch(
+      /body breaks the schema/,
+    );
   });
 
   it('holds a 304 to its documented headers and no body', () => {

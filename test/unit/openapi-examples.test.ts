@@ -41,7 +41,8 @@ const responses = operations.flatMap(({ path, method, operation }) =>
     where: `${method.toUpperCase()} ${path} ${status}`,
     method,
     status,
-    response,
+    // A shared response is a `$ref` to components/responses: checked where each operation uses it.
+    response: resolve(response),
   })),
 );
 

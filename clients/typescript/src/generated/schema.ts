@@ -243,7 +243,424 @@ export interface components {
             request_id?: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
+        NotModified: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                ETag: components["headers"]["ETag"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description A query or path parameter is invalid (the detail names it), or a partner_id was sent. */
+        InvalidRequest: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A query or path parameter is invalid (the detail names it), or a partner_id was sent. */
+        InvalidRequestHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which. */
+        Unauthorized: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which. */
+        UnauthorizedHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Our firewall blocked the request (request-blocked). */
+        RequestBlocked: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Our firewall blocked the request (request-blocked). */
+        RequestBlockedHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The Accept header excludes JSON. */
+        NotAcceptable: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The Accept header excludes JSON. */
+        NotAcceptableHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description More than 120 requests in the last 60 s for this key, or too many from your IP address (our firewall: 1500 requests per 300 seconds in sandbox, 3000 requests per 300 seconds in production; approximate, see the API description). */
+        RateLimited: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId-Optional"];
+                "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+                "application/json": components["schemas"]["FirewallProblem"];
+            };
+        };
+        /** @description More than 120 requests in the last 60 s for this key, or too many from your IP address (our firewall: 1500 requests per 300 seconds in sandbox, 3000 requests per 300 seconds in production; approximate, see the API description). */
+        RateLimitedHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId-Optional"];
+                "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Unexpected failure; quote the request_id. */
+        InternalError: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Unexpected failure; quote the request_id. */
+        InternalErrorHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The function failed or timed out before answering; retry, and quote the request_id if it persists. */
+        BadGateway: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The function failed or timed out before answering; retry, and quote the request_id if it persists. */
+        BadGatewayHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Temporarily unavailable (the database is busy or unreachable): retry after Retry-After. */
+        ServiceUnavailable: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Temporarily unavailable (the database is busy or unreachable): retry after Retry-After. */
+        ServiceUnavailableHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
+        NotModifiedPage: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                ETag: components["headers"]["ETag"];
+                Vary: components["headers"]["Vary"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description A query or path parameter is invalid (the detail names it), a cursor this API did not give your account, or a partner_id was sent. */
+        InvalidLimitCursorPmsHotelId: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A query or path parameter is invalid (the detail names it), a cursor this API did not give your account, or a partner_id was sent. */
+        InvalidLimitCursorPmsHotelIdHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The key is valid but lacks the scope the operation requires (its security names it), or our firewall blocked the request (request-blocked). */
+        ScopeMissingOrRequestBlocked: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The key is valid but lacks the scope the operation requires (its security names it), or our firewall blocked the request (request-blocked). */
+        ScopeMissingOrRequestBlockedHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Optional"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Optional"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Optional"];
+                "Cache-Control": components["headers"]["Cache-Control-Optional"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The Accept header excludes JSON (not-acceptable), or the whole list is more than one response can carry (response-too-large): ask for pages with limit, or, when the detail says it would fit, send Accept-Encoding: gzip with an Accept header. */
+        NotAcceptableOrTooLarge: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The Accept header excludes JSON (not-acceptable), or the whole list is more than one response can carry (response-too-large): ask for pages with limit, or, when the detail says it would fit, send Accept-Encoding: gzip with an Accept header. */
+        NotAcceptableOrTooLargeHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description A query or path parameter is invalid (the detail names it), or a partner_id was sent. */
+        InvalidLookbackDays: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A query or path parameter is invalid (the detail names it), or a partner_id was sent. */
+        InvalidLookbackDaysHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The property does not exist or is not sponsored by your account (not distinguished). */
+        PropertyNotFound: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The property does not exist or is not sponsored by your account (not distinguished). */
+        PropertyNotFoundHead: {
+            headers: {
+                "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -257,18 +674,30 @@ export interface components {
         "X-Request-Id-Optional": string;
         /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
         "RateLimit-Policy": string;
+        /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
+        "RateLimit-Policy-Optional": string;
         /** @description r: requests left in the window; t: seconds until one more is available. */
         RateLimit: string;
+        /** @description r: requests left in the window; t: seconds until one more is available. */
+        "RateLimit-Optional": string;
         /** @description Requests allowed per rolling 60 seconds. */
         "X-RateLimit-Limit": number;
+        /** @description Requests allowed per rolling 60 seconds. */
+        "X-RateLimit-Limit-Optional": number;
         /** @description Requests left in the rolling 60 seconds. */
         "X-RateLimit-Remaining": number;
+        /** @description Requests left in the rolling 60 seconds. */
+        "X-RateLimit-Remaining-Optional": number;
         /** @description Unix time (seconds) at which one more request is available. */
         "X-RateLimit-Reset": number;
+        /** @description Unix time (seconds) at which one more request is available. */
+        "X-RateLimit-Reset-Optional": number;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
         /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
         "Cache-Control": "no-store" | "private, no-cache";
+        /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
+        "Cache-Control-Optional": "no-store" | "private, no-cache";
         /** @description Bodies depend on Accept and Accept-Encoding (compression). */
         Vary: "Accept, Accept-Encoding";
         /** @description gzip when the body is over 256 KB and the request had both an Accept header and gzip in Accept-Encoding. A request without an Accept header always gets an uncompressed body: API Gateway decodes a compressed body to bytes according to the Accept header, and documents no behaviour without one. */
@@ -304,18 +733,12 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
@@ -324,160 +747,15 @@ export interface operations {
                     "application/json": components["schemas"]["UsageReport"];
                 };
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A query or path parameter is invalid (the detail names it), or a partner_id was sent. */
-            400: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which. */
-            401: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Our firewall blocked the request (request-blocked). */
-            403: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The Accept header excludes JSON. */
-            406: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description More than 120 requests in the last 60 s for this key, or too many from your IP address (our firewall: 1500 requests per 300 seconds in sandbox, 3000 requests per 300 seconds in production; approximate, see the API description). */
-            429: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId-Optional"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                    "application/json": components["schemas"]["FirewallProblem"];
-                };
-            };
-            /** @description Unexpected failure; quote the request_id. */
-            500: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The function failed or timed out before answering; retry, and quote the request_id if it persists. */
-            502: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Temporarily unavailable (the database is busy or unreachable): retry after Retry-After. */
-            503: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RequestBlocked"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     usageHead: {
@@ -500,161 +778,27 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A query or path parameter is invalid (the detail names it), or a partner_id was sent. */
-            400: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which. */
-            401: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Our firewall blocked the request (request-blocked). */
-            403: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The Accept header excludes JSON. */
-            406: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description More than 120 requests in the last 60 s for this key, or too many from your IP address (our firewall: 1500 requests per 300 seconds in sandbox, 3000 requests per 300 seconds in production; approximate, see the API description). */
-            429: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId-Optional"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Unexpected failure; quote the request_id. */
-            500: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The function failed or timed out before answering; retry, and quote the request_id if it persists. */
-            502: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Temporarily unavailable (the database is busy or unreachable): retry after Retry-After. */
-            503: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidRequestHead"];
+            401: components["responses"]["UnauthorizedHead"];
+            403: components["responses"]["RequestBlockedHead"];
+            406: components["responses"]["NotAcceptableHead"];
+            429: components["responses"]["RateLimitedHead"];
+            500: components["responses"]["InternalErrorHead"];
+            502: components["responses"]["BadGatewayHead"];
+            503: components["responses"]["ServiceUnavailableHead"];
         };
     };
     properties: {
@@ -690,18 +834,12 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     Link: components["headers"]["Link"];
@@ -712,168 +850,15 @@ export interface operations {
                     "application/json": components["schemas"]["PropertyList"];
                 };
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A query or path parameter is invalid (the detail names it), a cursor this API did not give your account, or a partner_id was sent. */
-            400: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which. */
-            401: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key is valid but lacks the revenue:read scope, or our firewall blocked the request (request-blocked). */
-            403: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The Accept header excludes JSON (not-acceptable), or the whole list is more than one response can carry (response-too-large): ask for pages with limit, or, when the detail says it would fit, send Accept-Encoding: gzip with an Accept header. */
-            406: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description More than 120 requests in the last 60 s for this key, or too many from your IP address (our firewall: 1500 requests per 300 seconds in sandbox, 3000 requests per 300 seconds in production; approximate, see the API description). */
-            429: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId-Optional"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                    "application/json": components["schemas"]["FirewallProblem"];
-                };
-            };
-            /** @description Unexpected failure; quote the request_id. */
-            500: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The function failed or timed out before answering; retry, and quote the request_id if it persists. */
-            502: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Temporarily unavailable (the database is busy or unreachable): retry after Retry-After. */
-            503: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            304: components["responses"]["NotModifiedPage"];
+            400: components["responses"]["InvalidLimitCursorPmsHotelId"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeMissingOrRequestBlocked"];
+            406: components["responses"]["NotAcceptableOrTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     propertiesHead: {
@@ -909,18 +894,12 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     Link: components["headers"]["Link"];
@@ -929,151 +908,15 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A query or path parameter is invalid (the detail names it), a cursor this API did not give your account, or a partner_id was sent. */
-            400: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which. */
-            401: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The key is valid but lacks the revenue:read scope, or our firewall blocked the request (request-blocked). */
-            403: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The Accept header excludes JSON (not-acceptable), or the whole list is more than one response can carry (response-too-large): ask for pages with limit, or, when the detail says it would fit, send Accept-Encoding: gzip with an Accept header. */
-            406: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description More than 120 requests in the last 60 s for this key, or too many from your IP address (our firewall: 1500 requests per 300 seconds in sandbox, 3000 requests per 300 seconds in production; approximate, see the API description). */
-            429: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId-Optional"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Unexpected failure; quote the request_id. */
-            500: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The function failed or timed out before answering; retry, and quote the request_id if it persists. */
-            502: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Temporarily unavailable (the database is busy or unreachable): retry after Retry-After. */
-            503: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModifiedPage"];
+            400: components["responses"]["InvalidLimitCursorPmsHotelIdHead"];
+            401: components["responses"]["UnauthorizedHead"];
+            403: components["responses"]["ScopeMissingOrRequestBlockedHead"];
+            406: components["responses"]["NotAcceptableOrTooLargeHead"];
+            429: components["responses"]["RateLimitedHead"];
+            500: components["responses"]["InternalErrorHead"];
+            502: components["responses"]["BadGatewayHead"];
+            503: components["responses"]["ServiceUnavailableHead"];
         };
     };
     pricingSignals: {
@@ -1108,18 +951,12 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
@@ -1128,190 +965,16 @@ export interface operations {
                     "application/json": components["schemas"]["PricingSignals"];
                 };
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A query or path parameter is invalid (the detail names it), or a partner_id was sent. */
-            400: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which. */
-            401: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The key is valid but lacks the revenue:read scope, or our firewall blocked the request (request-blocked). */
-            403: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The property does not exist or is not sponsored by your account (not distinguished). */
-            404: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The Accept header excludes JSON. */
-            406: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description More than 120 requests in the last 60 s for this key, or too many from your IP address (our firewall: 1500 requests per 300 seconds in sandbox, 3000 requests per 300 seconds in production; approximate, see the API description). */
-            429: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId-Optional"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                    "application/json": components["schemas"]["FirewallProblem"];
-                };
-            };
-            /** @description Unexpected failure; quote the request_id. */
-            500: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The function failed or timed out before answering; retry, and quote the request_id if it persists. */
-            502: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Temporarily unavailable (the database is busy or unreachable): retry after Retry-After. */
-            503: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidLookbackDays"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeMissingOrRequestBlocked"];
+            404: components["responses"]["PropertyNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     pricingSignalsHead: {
@@ -1346,189 +1009,28 @@ export interface operations {
                 headers: {
                     "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Not modified: If-None-Match holds the current ETag. No body; keep using the answer you hold. Counts against the rate limit. */
-            304: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    ETag: components["headers"]["ETag"];
-                    Vary: components["headers"]["Vary"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A query or path parameter is invalid (the detail names it), or a partner_id was sent. */
-            400: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The API key is missing, malformed, unknown, revoked or expired, or the account is suspended; the problem type says which. */
-            401: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The key is valid but lacks the revenue:read scope, or our firewall blocked the request (request-blocked). */
-            403: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The property does not exist or is not sponsored by your account (not distinguished). */
-            404: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The Accept header excludes JSON. */
-            406: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Requests allowed per rolling 60 seconds. */
-                    "X-RateLimit-Limit": number;
-                    /** @description Requests left in the rolling 60 seconds. */
-                    "X-RateLimit-Remaining": number;
-                    /** @description Unix time (seconds) at which one more request is available. */
-                    "X-RateLimit-Reset": number;
-                    /** @description The limit of this key (IETF RateLimit fields): 120 requests per rolling 60 seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description r: requests left in the window; t: seconds until one more is available. */
-                    RateLimit: string;
-                    /** @description Problems are never stored (no-store). A 200 or 304 answer may be kept by the client that asked, which must revalidate it before reuse (private, no-cache): send its ETag in If-None-Match. */
-                    "Cache-Control": "no-store" | "private, no-cache";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description More than 120 requests in the last 60 s for this key, or too many from your IP address (our firewall: 1500 requests per 300 seconds in sandbox, 3000 requests per 300 seconds in production; approximate, see the API description). */
-            429: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId-Optional"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Unexpected failure; quote the request_id. */
-            500: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The function failed or timed out before answering; retry, and quote the request_id if it persists. */
-            502: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Temporarily unavailable (the database is busy or unreachable): retry after Retry-After. */
-            503: {
-                headers: {
-                    "x-amzn-RequestId": components["headers"]["x-amzn-RequestId"];
-                    "X-Request-Id": components["headers"]["X-Request-Id-Optional"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidLookbackDaysHead"];
+            401: components["responses"]["UnauthorizedHead"];
+            403: components["responses"]["ScopeMissingOrRequestBlockedHead"];
+            404: components["responses"]["PropertyNotFoundHead"];
+            406: components["responses"]["NotAcceptableHead"];
+            429: components["responses"]["RateLimitedHead"];
+            500: components["responses"]["InternalErrorHead"];
+            502: components["responses"]["BadGatewayHead"];
+            503: components["responses"]["ServiceUnavailableHead"];
         };
     };
     openapiDocument: {
