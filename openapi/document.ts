@@ -594,7 +594,7 @@ const HEAD_SUFFIX = 'Head';
 
 /**
  * `components/responses`: every response of the partner API but the 200s, once, and the HEAD twin
- * of each one with content. Two routes naming different responses alike (parameters of the same
+ * of each one with content. Routes naming different responses alike (parameters of the same
  * names that refuse differently) would make one `$ref` wrong, so that stops the generation.
  */
 function responseComponents(): Record<string, Json> {
@@ -604,7 +604,7 @@ function responseComponents(): Record<string, Json> {
   )) {
     const known = components.get(name);
     if (known !== undefined && JSON.stringify(known) !== JSON.stringify(response))
-      throw new Error(`Two routes give different responses named ${name}: rename a query parameter of one.`);
+      throw new Error(`Routes give different responses named ${name}: rename a query parameter of one.`);
     components.set(name, response);
   }
   return Object.fromEntries(
