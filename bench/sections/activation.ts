@@ -65,6 +65,15 @@ async function provision(prepared: readonly PreparedHost[], concurrency: number)
 }
 
 export async function measureActivation(service: ServiceProcess): Promise<SectionResult> {
+  const prepare = await hostPreparer(service);
+  // One untimed activation first: page modules loaded and warm, as in the other scenarios.
+  await provision([await prepare()], 1);
+  const runs = await runScenarios(prepare);
+  return report(scenarioRows(runs), runs);
+}
+
+/** Opens a fresh link and the marketplace like a browser, for each host; returns what the POST needs. */
+async function hostPreparer(service: ServiceProcess): Promise<() => Promise<PreparedHost>> {
   const { createActivationLink } = await import('../../operations/links');
   const { outboxMailer } = await import('../../operations/mailer');
   const target = {
@@ -77,8 +86,7 @@ export async function measureActivation(service: ServiceProcess): Promise<Sectio
   const run = Date.now().toString(36);
   let counter = 0;
 
-  /** Opens a fresh link and the marketplace like a browser; returns what the POST needs. */
-  async function prepare(): Promise<PreparedHost> {
+  return async function prepare(): Promise<PreparedHost> {
     const index = counter++;
     const { url } = await createActivationLink(
       target,
@@ -99,10 +107,11 @@ export async function measureActivation(service: ServiceProcess): Promise<Sectio
     const page = await (await fetch(marketplaceUrl, { headers: { cookie } })).text();
     const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
     return { marketplaceUrl, cookie, csrf };
-  }
+  };
+}
 
-  // One untimed activation first: page modules loaded and warm, as in the other scenarios.
-  await provision([await prepare()], 1);
+/** Each round: every scenario's hosts prepared, then provisioned; the runs by scenario. */
+async function runScenarios(prepare: () => Promise<PreparedHost>): Promise<ScenarioRun[][]> {
   const runs = SCENARIOS.map(() => [] as ScenarioRun[]);
   for (let round = 1; round <= ROUNDS; round++) {
     for (const [index, scenario] of SCENARIOS.entries()) {
@@ -112,8 +121,15 @@ export async function measureActivation(service: ServiceProcess): Promise<Sectio
       runs[index]?.push(await provision(prepared, scenario.concurrency));
     }
   }
-  const [single = [], concurrent = []] = runs;
-  const rows = SCENARIOS.map((scenario, index) => {
+  return runs;
+}
+
+type ScenarioRow = ReturnType<typeof scenarioRows>[number];
+
+/** Each scenario's figures over the rounds, with ratios to the same round's one-at-a-time run. */
+function scenarioRows(runs: readonly ScenarioRun[][]) {
+  const [single = []] = runs;
+  return SCENARIOS.map((scenario, index) => {
     const scenarioRuns = runs[index] ?? [];
     return {
       label: scenario.label,
@@ -134,6 +150,11 @@ export async function measureActivation(service: ServiceProcess): Promise<Sectio
       ),
     };
   });
+}
+
+/** The section: the latency table, the budget that every host lands in the wizard, the notes. */
+function report(rows: readonly ScenarioRow[], runs: readonly ScenarioRun[][]): SectionResult {
+  const [single = [], concurrent = []] = runs;
   const concurrentRow = rows[1];
   return {
     id: 'activation',

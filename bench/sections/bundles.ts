@@ -416,6 +416,21 @@ function differences(values: readonly number[], baselines: readonly number[]): n
   return values.map((value, index) => value - (baselines[index] ?? Number.NaN));
 }
 
+/** The baselines and the control, bundled with the stack's options: name, entry, kind. */
+const BASELINE_SOURCES = [
+  ['hello-world handler (baseline)', 'bench/baselines/hello-world.ts', 'baseline'],
+  ['bare DynamoDB DocumentClient handler (baseline)', 'bench/baselines/bare-document-client.ts', 'baseline'],
+  ['classic zod object parse at load (positive control)', 'bench/baselines/zod-at-load.ts', 'control'],
+] as const;
+
+/** The timed runs of every candidate but the control, and the two baselines they are compared with. */
+interface TimedLoads {
+  readonly loads: Map<string, Loads>;
+  readonly helloCandidate: Candidate;
+  readonly bareCandidate: Candidate;
+  readonly functions: readonly Candidate[];
+}
+
 export async function measureBundles(): Promise<SectionResult> {
   const work = await mkdtemp(join(tmpdir(), 'bench-bundles-'));
   try {
@@ -423,150 +438,171 @@ export async function measureBundles(): Promise<SectionResult> {
     await writeFile(probeFile, PROBE);
     const options = await stackEsbuildOptions();
     const bundles = await functionBundles();
-    const sharedEnvironment = bundles[0]?.environment ?? {};
-    const candidates: Candidate[] = [];
-    for (const bundle of bundles) {
-      const entry = entryOf(bundle);
-      const candidate: Candidate = {
-        name: bundle.description,
-        kind: 'function',
-        handlerFile: bundle.handlerFile,
-        directory: bundle.directory,
-        environment: bundle.environment,
-      };
-      if (entry) {
-        // Same entry and options again, only to learn what the bytes are made of.
-        const { metafile } = await bundleEntry(options, entry, join(work, bundle.logicalId));
-        candidate.composition = composition(metafile);
-      }
-      candidates.push(candidate);
-    }
-    const baselineSources = [
-      ['hello-world handler (baseline)', 'bench/baselines/hello-world.ts', 'baseline'],
-      [
-        'bare DynamoDB DocumentClient handler (baseline)',
-        'bench/baselines/bare-document-client.ts',
-        'baseline',
-      ],
-      ['classic zod object parse at load (positive control)', 'bench/baselines/zod-at-load.ts', 'control'],
-    ] as const;
-    for (const [name, entry, kind] of baselineSources) {
-      const directory = join(work, entry.replace(/\W+/g, '-'));
-      const { file, metafile } = await bundleEntry(options, entry, directory);
-      candidates.push({
-        name,
-        kind,
-        handlerFile: file,
-        directory,
-        environment: sharedEnvironment,
-        composition: composition(metafile),
-      });
-    }
-
-    const timedCandidates = candidates.filter((candidate) => candidate.kind !== 'control');
-    const loads = new Map<string, Loads>(
-      timedCandidates.map((candidate) => [candidate.name, { maps: [], adjacentBare: [], plain: [] }]),
-    );
-    const [helloCandidate, bareCandidate] = baselineSources.map(([name]) =>
-      timedCandidates.find((candidate) => candidate.name === name),
-    );
-    if (!helloCandidate || !bareCandidate) throw new Error('The baselines were not bundled');
-    const functions = timedCandidates.filter((candidate) => candidate.kind === 'function');
-    const loaded = async (candidate: Candidate, sourceMaps: boolean) => {
-      const result = await probe(probeFile, candidate, sourceMaps);
-      if (result.handler !== 'function') throw new Error(`${candidate.name} exports no handler function`);
-      return result;
-    };
-    const record = (candidate: Candidate, kind: keyof Loads, result: ProbeResult) =>
-      loads.get(candidate.name)?.[kind].push(result);
-    // One untimed load each first: the files are then in the page cache for every timed run alike.
-    for (const candidate of timedCandidates) await probe(probeFile, candidate, true);
-    for (let round = 0; round < ROUNDS; round++) {
-      if (round % 5 === 0)
-        progress(`bundles: load-time rounds ${round + 1}–${Math.min(ROUNDS, round + 5)} of ${ROUNDS}`);
-      for (const [candidate, sourceMaps] of [
-        [helloCandidate, true],
-        [helloCandidate, false],
-        [bareCandidate, false],
-      ] as const)
-        record(candidate, sourceMaps ? 'maps' : 'plain', await loaded(candidate, sourceMaps));
-      // Each function next to a run of the bare baseline, which goes first every other time; the
-      // order of the functions rotates, so that no bundle always runs right after another.
-      for (let index = 0; index < functions.length; index++) {
-        const candidate = functions[(index + round) % functions.length];
-        if (!candidate) continue;
-        const bareFirst = (round + index) % 2 === 0;
-        const first = await loaded(bareFirst ? bareCandidate : candidate, true);
-        const second = await loaded(bareFirst ? candidate : bareCandidate, true);
-        const [bareRun, functionRun] = bareFirst ? [first, second] : [second, first];
-        record(bareCandidate, 'maps', bareRun);
-        record(candidate, 'maps', functionRun);
-        record(candidate, 'adjacentBare', bareRun);
-        record(candidate, 'plain', await loaded(candidate, false));
-      }
-    }
+    const candidates = await bundleCandidates(work, options, bundles);
+    const timed = await timeLoads(probeFile, candidates);
     const compilations = new Map<string, ProbeResult>();
     for (const candidate of candidates) {
       compilations.set(candidate.name, await probe(probeFile, candidate, true, true));
     }
     progress('bundles: CPU profiles of the imports');
     const profiles = new Map<string, Record<string, number>>();
-    for (const candidate of candidates.filter((item) => item.kind === 'function' || item === bareCandidate)) {
+    for (const candidate of candidates.filter(
+      (item) => item.kind === 'function' || item === timed.bareCandidate,
+    )) {
       profiles.set(candidate.name, await profileImport(probeFile, candidate, work));
     }
-
-    const empty: Loads = { maps: [], adjacentBare: [], plain: [] };
-    const hello = loads.get(helloCandidate.name) ?? empty;
-    const bare = loads.get(bareCandidate.name) ?? empty;
-    const bareFirstOfRound = bare.maps.filter((_, index) => index % functions.length === 0);
-    const rows: BundleRow[] = [];
-    for (const candidate of candidates) {
-      const measured = loads.get(candidate.name) ?? empty;
-      // Runs taken one a round: hello-world's, and the bare baseline's first of each round.
-      const onePerRound = (results: readonly ProbeResult[]) =>
-        candidate === bareCandidate ? results.filter((_, index) => index % functions.length === 0) : results;
-      // A function is paired with the bare baseline's run next to it; hello-world with the bare
-      // baseline's first run of the same round; the bare baseline with itself (every delta 0).
-      const neighbours =
-        candidate === bareCandidate
-          ? measured.maps
-          : candidate.kind === 'function'
-            ? measured.adjacentBare
-            : bareFirstOfRound;
-      const bundle = bundles.find((item) => item.handlerFile === candidate.handlerFile);
-      const threadCpuDeltas = differences(threadCpu(measured.maps), threadCpu(neighbours));
-      rows.push({
-        name: candidate.name,
-        kind: candidate.kind,
-        logicalId: bundle?.logicalId,
-        sizes: await fileSizes(candidate.handlerFile),
-        loadMsWithSourceMaps: summarize(wall(measured.maps)),
-        loadMsWithoutSourceMaps: summarize(wall(measured.plain)),
-        cpuMsWithSourceMaps: summarize(processCpu(measured.maps)),
-        ratioToHelloWorld: pairedRatios(wall(onePerRound(measured.maps)), wall(hello.maps)),
-        ratioToBareDocumentClient: pairedRatios(wall(measured.maps), wall(neighbours)),
-        deltaToBareDocumentClientMs: pairedDeltas(wall(measured.maps), wall(neighbours)),
-        deltaConfidenceInterval: medianConfidenceInterval(differences(wall(measured.maps), wall(neighbours))),
-        deltaToBareDocumentClientMsWithoutSourceMaps: pairedDeltas(wall(measured.plain), wall(bare.plain)),
-        cpuDeltaToBareDocumentClientMs: pairedDeltas(processCpu(measured.maps), processCpu(neighbours)),
-        threadCpuMsWithSourceMaps: summarize(threadCpu(measured.maps)),
-        threadCpuMsWithoutSourceMaps: summarize(threadCpu(measured.plain)),
-        threadCpuDeltaToBareDocumentClientMs: summarize(threadCpuDeltas),
-        threadCpuDeltaConfidenceInterval: medianConfidenceInterval(threadCpuDeltas),
-        addedMs: median(threadCpuDeltas),
-        asleepDeltaToBareDocumentClientMs: pairedDeltas(asleep(measured.maps), asleep(neighbours)),
-        runQueueShare: median(measured.maps.map((result) => result.runQueueMs / result.loadMs)),
-        modelledInitMs: median(measured.maps.map((result) => result.initMs - (result.initRunQueueMs || 0))),
-        modelledInitWallMs: median(measured.maps.map((result) => result.initMs)),
-        compilationsAtImport: compilations.get(candidate.name)?.compilations ?? Number.NaN,
-        composition: candidate.composition,
-        profile: profiles.get(candidate.name),
-      });
-    }
-    return report(rows);
+    return report(await bundleRows(candidates, bundles, timed, compilations, profiles));
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** Each function's bundle from `cdk.out`, then the baselines and the control bundled here; each with its composition. */
+async function bundleCandidates(
+  work: string,
+  options: BuildOptions,
+  bundles: readonly FunctionBundle[],
+): Promise<Candidate[]> {
+  const sharedEnvironment = bundles[0]?.environment ?? {};
+  const candidates: Candidate[] = [];
+  for (const bundle of bundles) {
+    const entry = entryOf(bundle);
+    const candidate: Candidate = {
+      name: bundle.description,
+      kind: 'function',
+      handlerFile: bundle.handlerFile,
+      directory: bundle.directory,
+      environment: bundle.environment,
+    };
+    if (entry) {
+      // Same entry and options again, only to learn what the bytes are made of.
+      const { metafile } = await bundleEntry(options, entry, join(work, bundle.logicalId));
+      candidate.composition = composition(metafile);
+    }
+    candidates.push(candidate);
+  }
+  for (const [name, entry, kind] of BASELINE_SOURCES) {
+    const directory = join(work, entry.replace(/\W+/g, '-'));
+    const { file, metafile } = await bundleEntry(options, entry, directory);
+    candidates.push({
+      name,
+      kind,
+      handlerFile: file,
+      directory,
+      environment: sharedEnvironment,
+      composition: composition(metafile),
+    });
+  }
+  return candidates;
+}
+
+/**
+ * The timed loads: after one untimed load of each, `ROUNDS` rounds of the baselines, then each
+ * function next to a run of the bare baseline, and each function again with source maps off.
+ */
+async function timeLoads(probeFile: string, candidates: readonly Candidate[]): Promise<TimedLoads> {
+  const timedCandidates = candidates.filter((candidate) => candidate.kind !== 'control');
+  const loads = new Map<string, Loads>(
+    timedCandidates.map((candidate) => [candidate.name, { maps: [], adjacentBare: [], plain: [] }]),
+  );
+  const [helloCandidate, bareCandidate] = BASELINE_SOURCES.map(([name]) =>
+    timedCandidates.find((candidate) => candidate.name === name),
+  );
+  if (!helloCandidate || !bareCandidate) throw new Error('The baselines were not bundled');
+  const functions = timedCandidates.filter((candidate) => candidate.kind === 'function');
+  const loaded = async (candidate: Candidate, sourceMaps: boolean) => {
+    const result = await probe(probeFile, candidate, sourceMaps);
+    if (result.handler !== 'function') throw new Error(`${candidate.name} exports no handler function`);
+    return result;
+  };
+  const record = (candidate: Candidate, kind: keyof Loads, result: ProbeResult) =>
+    loads.get(candidate.name)?.[kind].push(result);
+  // One untimed load each first: the files are then in the page cache for every timed run alike.
+  for (const candidate of timedCandidates) await probe(probeFile, candidate, true);
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 5 === 0)
+      progress(`bundles: load-time rounds ${round + 1}–${Math.min(ROUNDS, round + 5)} of ${ROUNDS}`);
+    for (const [candidate, sourceMaps] of [
+      [helloCandidate, true],
+      [helloCandidate, false],
+      [bareCandidate, false],
+    ] as const)
+      record(candidate, sourceMaps ? 'maps' : 'plain', await loaded(candidate, sourceMaps));
+    // Each function next to a run of the bare baseline, which goes first every other time; the
+    // order of the functions rotates, so that no bundle always runs right after another.
+    for (let index = 0; index < functions.length; index++) {
+      const candidate = functions[(index + round) % functions.length];
+      if (!candidate) continue;
+      const bareFirst = (round + index) % 2 === 0;
+      const first = await loaded(bareFirst ? bareCandidate : candidate, true);
+      const second = await loaded(bareFirst ? candidate : bareCandidate, true);
+      const [bareRun, functionRun] = bareFirst ? [first, second] : [second, first];
+      record(bareCandidate, 'maps', bareRun);
+      record(candidate, 'maps', functionRun);
+      record(candidate, 'adjacentBare', bareRun);
+      record(candidate, 'plain', await loaded(candidate, false));
+    }
+  }
+  return { loads, helloCandidate, bareCandidate, functions };
+}
+
+/** Each candidate's figures: sizes, load times, and what they add to the bare baseline next to them. */
+async function bundleRows(
+  candidates: readonly Candidate[],
+  bundles: readonly FunctionBundle[],
+  { loads, helloCandidate, bareCandidate, functions }: TimedLoads,
+  compilations: ReadonlyMap<string, ProbeResult>,
+  profiles: ReadonlyMap<string, Record<string, number>>,
+): Promise<BundleRow[]> {
+  const empty: Loads = { maps: [], adjacentBare: [], plain: [] };
+  const hello = loads.get(helloCandidate.name) ?? empty;
+  const bare = loads.get(bareCandidate.name) ?? empty;
+  const bareFirstOfRound = bare.maps.filter((_, index) => index % functions.length === 0);
+  const rows: BundleRow[] = [];
+  for (const candidate of candidates) {
+    const measured = loads.get(candidate.name) ?? empty;
+    // Runs taken one a round: hello-world's, and the bare baseline's first of each round.
+    const onePerRound = (results: readonly ProbeResult[]) =>
+      candidate === bareCandidate ? results.filter((_, index) => index % functions.length === 0) : results;
+    // A function is paired with the bare baseline's run next to it; hello-world with the bare
+    // baseline's first run of the same round; the bare baseline with itself (every delta 0).
+    const neighbours =
+      candidate === bareCandidate
+        ? measured.maps
+        : candidate.kind === 'function'
+          ? measured.adjacentBare
+          : bareFirstOfRound;
+    const bundle = bundles.find((item) => item.handlerFile === candidate.handlerFile);
+    const threadCpuDeltas = differences(threadCpu(measured.maps), threadCpu(neighbours));
+    rows.push({
+      name: candidate.name,
+      kind: candidate.kind,
+      logicalId: bundle?.logicalId,
+      sizes: await fileSizes(candidate.handlerFile),
+      loadMsWithSourceMaps: summarize(wall(measured.maps)),
+      loadMsWithoutSourceMaps: summarize(wall(measured.plain)),
+      cpuMsWithSourceMaps: summarize(processCpu(measured.maps)),
+      ratioToHelloWorld: pairedRatios(wall(onePerRound(measured.maps)), wall(hello.maps)),
+      ratioToBareDocumentClient: pairedRatios(wall(measured.maps), wall(neighbours)),
+      deltaToBareDocumentClientMs: pairedDeltas(wall(measured.maps), wall(neighbours)),
+      deltaConfidenceInterval: medianConfidenceInterval(differences(wall(measured.maps), wall(neighbours))),
+      deltaToBareDocumentClientMsWithoutSourceMaps: pairedDeltas(wall(measured.plain), wall(bare.plain)),
+      cpuDeltaToBareDocumentClientMs: pairedDeltas(processCpu(measured.maps), processCpu(neighbours)),
+      threadCpuMsWithSourceMaps: summarize(threadCpu(measured.maps)),
+      threadCpuMsWithoutSourceMaps: summarize(threadCpu(measured.plain)),
+      threadCpuDeltaToBareDocumentClientMs: summarize(threadCpuDeltas),
+      threadCpuDeltaConfidenceInterval: medianConfidenceInterval(threadCpuDeltas),
+      addedMs: median(threadCpuDeltas),
+      asleepDeltaToBareDocumentClientMs: pairedDeltas(asleep(measured.maps), asleep(neighbours)),
+      runQueueShare: median(measured.maps.map((result) => result.runQueueMs / result.loadMs)),
+      modelledInitMs: median(measured.maps.map((result) => result.initMs - (result.initRunQueueMs || 0))),
+      modelledInitWallMs: median(measured.maps.map((result) => result.initMs)),
+      compilationsAtImport: compilations.get(candidate.name)?.compilations ?? Number.NaN,
+      composition: candidate.composition,
+      profile: profiles.get(candidate.name),
+    });
+  }
+  return rows;
 }
 
 /** What the profiles say about zod (its module code and any schema built at load; never compiled). */
@@ -617,7 +653,35 @@ function report(rows: readonly BundleRow[]): SectionResult {
   const functions = rows.filter((row) => row.kind === 'function');
   const control = rows.find((row) => row.kind === 'control');
   const timed = rows.filter((row) => row.kind !== 'control');
-  const loadTable: Table = {
+  const tables = [loadTable(timed), budgetTable(timed), compositionTable(rows, timed), profileTable(rows)];
+  const budgets = budgetChecks(functions, control);
+  return {
+    id: 'bundles',
+    title: '2. Lambda bundles: size and module-load time',
+    method: METHOD,
+    tables,
+    budgets,
+    notes: [
+      `Positive control (classic zod object parse at load): ${control?.compilationsAtImport ?? 'n/a'} Function()/eval calls during its import; the service uses zod/mini, which never compiles.`,
+      ...profileNotes(rows),
+      ...sourceMapNote(rows),
+    ],
+    data: {
+      rounds: ROUNDS,
+      budgetMs: BUDGET_MS,
+      judgedOn: 'addedMs: median paired delta of the main thread CPU time of the import, source maps on',
+      bundles: rows,
+      /** Modelled INIT duration per function (ms, by logical id of the sandbox template). */
+      modelledInitMsByLogicalId: Object.fromEntries(
+        functions.flatMap((row) => (row.logicalId ? [[row.logicalId, row.modelledInitMs]] : [])),
+      ),
+    },
+  };
+}
+
+/** Module load, wall time, with source maps on and off, against both baselines. */
+function loadTable(timed: readonly BundleRow[]): Table {
+  return {
     caption: `Module load (dynamic import() in a fresh node process), wall time, ms, ${ROUNDS} runs each, with NODE_OPTIONS=--enable-source-maps as deployed and without. Δ (maps on) is paired with the bare baseline's run next to it, Δ (maps off) per round.`,
     columns: [
       'Bundle',
@@ -650,7 +714,11 @@ function report(rows: readonly BundleRow[]): SectionResult {
       String(row.compilationsAtImport),
     ]),
   };
-  const budgetTable: Table = {
+}
+
+/** What the budget judges: the main thread's CPU time of each import, paired with the bare baseline's. */
+function budgetTable(timed: readonly BundleRow[]): Table {
+  return {
     caption: `What the budget judges: each function's import next to a run of the bare DocumentClient baseline (the baseline first every other round), ${ROUNDS} pairs, source maps on; Δ per pair, its median with a 95% bootstrap interval. The main thread's CPU time is what the bundle's loading costs; wall time adds the machine's other work (the wait for a CPU) and the time the thread slept. Modelled INIT: from Node's start to the handler loaded, less the waits for a CPU.`,
     columns: [
       'Bundle',
@@ -675,8 +743,12 @@ function report(rows: readonly BundleRow[]): SectionResult {
       formatNumber(row.modelledInitWallMs, 1),
     ]),
   };
+}
+
+/** What the bytes are: output bytes by origin. */
+function compositionTable(rows: readonly BundleRow[], timed: readonly BundleRow[]): Table {
   const origins = [...new Set(rows.flatMap((row) => Object.keys(row.composition ?? {})))].sort();
-  const compositionTable: Table = {
+  return {
     caption:
       'What the bytes are (output bytes by origin, from an esbuild metafile of the same entry with the same options)',
     columns: ['Bundle', ...origins],
@@ -685,6 +757,10 @@ function report(rows: readonly BundleRow[]): SectionResult {
       ...origins.map((origin) => formatBytes(row.composition?.[origin] ?? 0)),
     ]),
   };
+}
+
+/** Where the import's time goes, by origin, from the CPU profiles. */
+function profileTable(rows: readonly BundleRow[]): Table {
   const profiled = rows.filter((row) => row.profile);
   const order = [
     'app code (lambdas/)',
@@ -708,7 +784,7 @@ function report(rows: readonly BundleRow[]): SectionResult {
   const profileOrigins = [...new Set(profiled.flatMap((row) => Object.keys(row.profile ?? {})))].sort(
     (a, b) => rank(a) - rank(b) || a.localeCompare(b),
   );
-  const profileTable: Table = {
+  return {
     caption: `Where the import's time goes, ms per load: V8 CPU profile of the import() alone (100 µs sampling, mean of ${PROFILE_RUNS} loads, source maps on); bundle samples mapped to packages through the source map`,
     columns: ['Bundle', ...profileOrigins, 'total'],
     rows: profiled.map((row) => [
@@ -720,6 +796,10 @@ function report(rows: readonly BundleRow[]): SectionResult {
       ),
     ]),
   };
+}
+
+/** Each function's load-time budget, and that it compiles no schema at load (the control shows the counter works). */
+function budgetChecks(functions: readonly BundleRow[], control: BundleRow | undefined): BudgetCheck[] {
   const budgets: BudgetCheck[] = [];
   for (const row of functions) {
     budgets.push({
@@ -742,35 +822,17 @@ function report(rows: readonly BundleRow[]): SectionResult {
       pass: row.compilationsAtImport === 0 && controlCounted,
     });
   }
-  return {
-    id: 'bundles',
-    title: '2. Lambda bundles: size and module-load time',
-    method: [
-      'Bundles are the ones CDK built into `cdk.out` (synthesized again when older than `lambdas/`, `lib/`, `bin/` or the lock file): each `AWS::Lambda::Function` of `PartnerApi-sandbox.template.json` is mapped to its asset folder through `Code.S3Key` (`<hash>.zip`) and the asset manifest.',
-      "Each is loaded in a fresh `node` process the way the Lambda Node.js runtime loads an ESM handler (`await import(fileURL)` of `index.mjs`), with the function's environment from the template (tableName() and the secret ARN as stand-ins, STAGE, POWERTOOLS_*, NODE_OPTIONS) plus the variables the runtime sets (AWS_REGION, AWS_LAMBDA_*, credentials); the time is that of the `import()` alone.",
-      'Why it is budgeted: Lambda bills the INIT phase of on-demand functions packaged as ZIP files on managed runtimes since 1 August 2025, at the same rate as invocations (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), so every millisecond a bundle adds to its module load is paid at each cold start as well as waited for.',
-      `The budget: each function's bundle adds at most ${BUDGET_MS} ms to the load of a bare DocumentClient handler, judged on the main thread's CPU time of the import (from the Linux scheduler, /proc/thread-self/schedstat, exact after a 1 ms sleep outside the timed import) rather than on wall time, which on a busy machine grows with the other processes' work: each function runs next to a run of the bare baseline (the baseline first every other round, the functions' order rotating), and the verdict is the median of the ${ROUNDS} paired differences, reported with its 95% bootstrap interval. Wall time, the time the thread slept (file reads, helper threads) and its wait for a CPU are reported beside it; on an idle machine the wall-time delta is the CPU delta plus the sleep delta.`,
-      "The modelled INIT duration (in the section's data, `modelledInitMs` per bundle, for the cost section) is the time from Node's own start to the handler loaded, source maps on, less the main thread's waits for a CPU; Lambda's runtime client and extensions add theirs on AWS.",
-      "Baselines are bundled with the stack's own esbuild options (`BUNDLING_DEFAULTS`: ESM, minify, source maps without sources, node24 target, the createRequire banner, SDK included): a hello-world handler and a handler with one DynamoDB DocumentClient and one GetCommand (bench/baselines/). A few more loads of each function run under the V8 CPU profiler to show which packages the import's time is spent in.",
-      '"No schema compiled at load": a separate run of each bundle wraps the global `Function` constructor and `eval` in counters before the import (zod compiles an object schema\'s parser with `new Function` on its first parse, and probes `new Function("")` once); a positive-control bundle that parses with a classic-zod object schema at load must count > 0, which shows the counter sees zod.',
-      `Measured on ${process.platform}/${process.arch} with Node ${process.version}; Lambda runs Node.js 24 on ARM64, so the absolute times differ there, the deltas and ratios much less.`,
-    ].join(' '),
-    tables: [loadTable, budgetTable, compositionTable, profileTable],
-    budgets,
-    notes: [
-      `Positive control (classic zod object parse at load): ${control?.compilationsAtImport ?? 'n/a'} Function()/eval calls during its import; the service uses zod/mini, which never compiles.`,
-      ...profileNotes(rows),
-      ...sourceMapNote(rows),
-    ],
-    data: {
-      rounds: ROUNDS,
-      budgetMs: BUDGET_MS,
-      judgedOn: 'addedMs: median paired delta of the main thread CPU time of the import, source maps on',
-      bundles: rows,
-      /** Modelled INIT duration per function (ms, by logical id of the sandbox template). */
-      modelledInitMsByLogicalId: Object.fromEntries(
-        functions.flatMap((row) => (row.logicalId ? [[row.logicalId, row.modelledInitMs]] : [])),
-      ),
-    },
-  };
+  return budgets;
 }
+
+/** How the section measures, as the report states it. */
+const METHOD = [
+  'Bundles are the ones CDK built into `cdk.out` (synthesized again when older than `lambdas/`, `lib/`, `bin/` or the lock file): each `AWS::Lambda::Function` of `PartnerApi-sandbox.template.json` is mapped to its asset folder through `Code.S3Key` (`<hash>.zip`) and the asset manifest.',
+  "Each is loaded in a fresh `node` process the way the Lambda Node.js runtime loads an ESM handler (`await import(fileURL)` of `index.mjs`), with the function's environment from the template (tableName() and the secret ARN as stand-ins, STAGE, POWERTOOLS_*, NODE_OPTIONS) plus the variables the runtime sets (AWS_REGION, AWS_LAMBDA_*, credentials); the time is that of the `import()` alone.",
+  'Why it is budgeted: Lambda bills the INIT phase of on-demand functions packaged as ZIP files on managed runtimes since 1 August 2025, at the same rate as invocations (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), so every millisecond a bundle adds to its module load is paid at each cold start as well as waited for.',
+  `The budget: each function's bundle adds at most ${BUDGET_MS} ms to the load of a bare DocumentClient handler, judged on the main thread's CPU time of the import (from the Linux scheduler, /proc/thread-self/schedstat, exact after a 1 ms sleep outside the timed import) rather than on wall time, which on a busy machine grows with the other processes' work: each function runs next to a run of the bare baseline (the baseline first every other round, the functions' order rotating), and the verdict is the median of the ${ROUNDS} paired differences, reported with its 95% bootstrap interval. Wall time, the time the thread slept (file reads, helper threads) and its wait for a CPU are reported beside it; on an idle machine the wall-time delta is the CPU delta plus the sleep delta.`,
+  "The modelled INIT duration (in the section's data, `modelledInitMs` per bundle, for the cost section) is the time from Node's own start to the handler loaded, source maps on, less the main thread's waits for a CPU; Lambda's runtime client and extensions add theirs on AWS.",
+  "Baselines are bundled with the stack's own esbuild options (`BUNDLING_DEFAULTS`: ESM, minify, source maps without sources, node24 target, the createRequire banner, SDK included): a hello-world handler and a handler with one DynamoDB DocumentClient and one GetCommand (bench/baselines/). A few more loads of each function run under the V8 CPU profiler to show which packages the import's time is spent in.",
+  '"No schema compiled at load": a separate run of each bundle wraps the global `Function` constructor and `eval` in counters before the import (zod compiles an object schema\'s parser with `new Function` on its first parse, and probes `new Function("")` once); a positive-control bundle that parses with a classic-zod object schema at load must count > 0, which shows the counter sees zod.',
+  `Measured on ${process.platform}/${process.arch} with Node ${process.version}; Lambda runs Node.js 24 on ARM64, so the absolute times differ there, the deltas and ratios much less.`,
+].join(' ');

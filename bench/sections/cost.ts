@@ -421,6 +421,18 @@ interface StageCost {
   readonly monthlyTotal: number;
 }
 
+/** What pricing a stage's routes reads: its settings and functions, its API stage and its traced share. */
+interface StagePricing {
+  readonly stage: Stage;
+  readonly settings: StackSettings;
+  readonly byName: ReadonlyMap<string, FunctionSettings>;
+  readonly authorizerFn: FunctionSettings | undefined;
+  readonly apiStage: StageSettings | undefined;
+  /** The share of calls X-Ray traces at the reference volume (0 when nothing is traced). */
+  readonly traced: number;
+  readonly init: InitFigures;
+}
+
 function priceStage(
   stage: Stage,
   settings: StackSettings,
@@ -439,96 +451,8 @@ function priceStage(
   });
   const traced =
     apiStage?.tracing || authorizerFn?.activeTracing ? tracedShare(rule, perSecond(callsPerMonth)) : 0;
-  const routes = API_TARGETS.map((target): RouteCost => {
-    const calls = records.get(target.id) ?? [];
-    const fn = byName.get(target.id);
-    const invocationFns = [authorizerFn, fn].filter((item): item is FunctionSettings => item !== undefined);
-    const authorizerBilled = mean(calls.map((call) => billedMilliseconds(call.authorizerMs)));
-    const handlerBilled = mean(calls.map((call) => billedMilliseconds(call.handlerMs)));
-    const initOf = (item: FunctionSettings | undefined) => (item ? (init.initMs[item.logicalId] ?? 0) : 0);
-    const readUnits = mean(calls.map((call) => call.authorizer.readCapacity + call.handler.readCapacity));
-    const writeUnits = mean(calls.map((call) => call.authorizer.writeCapacity + call.handler.writeCapacity));
-    const appLines = (lines: readonly string[], item: FunctionSettings | undefined) =>
-      lines.filter((line) => {
-        const level = /"level":"(\w+)"/.exec(line)?.[1] ?? 'INFO';
-        return passesLevel(level, item?.applicationLogLevel ?? 'INFO');
-      });
-    const functionLines = calls.map((call) => [
-      ...appLines(call.authorizerLines, authorizerFn),
-      ...appLines(call.handlerLines, fn),
-    ]);
-    const functionLogBytes = mean(functionLines.map((lines) => logEventBytes(lines)));
-    const platformFor = (item: FunctionSettings, durationMs: number, coldStart: boolean) =>
-      platformLines({
-        systemLogLevel: item.systemLogLevel,
-        coldStart,
-        tracing: item.activeTracing,
-        functionName: `PartnerApi-${stage}-${item.logicalId.slice(0, 30)}-ABCDEF123456`,
-        memoryMb: item.memoryMb,
-        durationMs,
-        initDurationMs: initOf(item),
-      });
-    const warmPlatform = invocationFns.flatMap((item) =>
-      platformFor(item, item === authorizerFn ? authorizerBilled : handlerBilled, false),
-    );
-    const coldPlatform = invocationFns.flatMap((item) =>
-      platformFor(item, item === authorizerFn ? authorizerBilled : handlerBilled, true),
-    );
-    const platformLogBytes =
-      (1 - COLD_START_SHARE) * logEventBytes(warmPlatform) + COLD_START_SHARE * logEventBytes(coldPlatform);
-    const accessLines = calls.flatMap((call) => (call.accessLogLine ? [call.accessLogLine] : []));
-    const accessLogBytes = mean(accessLines.map((line) => logEventBytes([line])));
-    const accessClass = apiStage?.accessLogGroup?.logClass ?? 'STANDARD';
-    const functionClass = fn?.logGroup.logClass ?? 'STANDARD';
-    const accessStorage = logStoragePerMillion(
-      accessLogBytes * compressionRatio(accessLines),
-      apiStage?.accessLogGroup?.retentionDays,
-    );
-    const functionStorage = logStoragePerMillion(
-      (functionLogBytes + platformLogBytes) * compressionRatio([...functionLines.flat(), ...warmPlatform]),
-      fn?.logGroup.retentionDays,
-    );
-    const invocations = (settings.authorizerTtlSeconds === 0 && authorizerFn ? 1 : 0) + (fn ? 1 : 0);
-    const components: Record<Component, number> = {
-      'API Gateway requests': PRICES.apiGatewayRestRequests.dollars,
-      'WAF requests': apiStage?.firewall ? PRICES.wafRequests.dollars : 0,
-      'Lambda requests': invocations * PRICES.lambdaRequests.dollars,
-      'Lambda duration':
-        lambdaDurationPerMillion(authorizerBilled, authorizerFn?.memoryMb ?? 512) +
-        lambdaDurationPerMillion(handlerBilled, fn?.memoryMb ?? 512),
-      'Lambda INIT (cold starts)': invocationFns.reduce(
-        (sum, item) => sum + COLD_START_SHARE * lambdaDurationPerMillion(initOf(item), item.memoryMb),
-        0,
-      ),
-      'DynamoDB reads': readUnits * PRICES.dynamoDbReadRequestUnits.dollars,
-      'DynamoDB writes': writeUnits * PRICES.dynamoDbWriteRequestUnits.dollars,
-      'Logs: access log': logIngestionPerMillion(accessLogBytes, accessClass),
-      'Logs: function lines': logIngestionPerMillion(functionLogBytes, functionClass),
-      'Logs: Lambda platform lines': logIngestionPerMillion(platformLogBytes, functionClass),
-      'Logs: storage for the retention': accessStorage + functionStorage,
-      'X-Ray traces': traced * PRICES.xrayTracesRecorded.dollars,
-      'Data transfer out':
-        (mean(calls.map((call) => call.responseBytes)) / 1e9) * PRICES.dataTransferOut.dollars * 1e6,
-    };
-    return {
-      route: target.id,
-      label: target.label,
-      components,
-      total: Object.values(components).reduce((sum, value) => sum + value, 0),
-      inputs: {
-        invocations,
-        billedMs: { authorizer: authorizerBilled, handler: handlerBilled },
-        initMs: { authorizer: initOf(authorizerFn), handler: initOf(fn) },
-        readUnits,
-        writeUnits,
-        accessLogBytes,
-        functionLogBytes,
-        platformLogBytes,
-        tracedShare: traced,
-        responseBytes: mean(calls.map((call) => call.responseBytes)),
-      },
-    };
-  });
+  const pricing: StagePricing = { stage, settings, byName, authorizerFn, apiStage, traced, init };
+  const routes = API_TARGETS.map((target) => priceRoute(pricing, target, records.get(target.id) ?? []));
   const mix = Object.fromEntries(
     COMPONENTS.map((component) => [component, mean(routes.map((route) => route.components[component]))]),
   ) as Record<Component, number>;
@@ -543,6 +467,130 @@ function priceStage(
     monthly,
     monthlyTotal: monthly.reduce((sum, item) => sum + item.dollars, 0),
   };
+}
+
+/** The functions a call of a route invokes: the authorizer and the route's handler. */
+function invokedFunctions(pricing: StagePricing, fn: FunctionSettings | undefined): FunctionSettings[] {
+  return [pricing.authorizerFn, fn].filter((item): item is FunctionSettings => item !== undefined);
+}
+
+/** A function's modelled INIT, ms (0 without a function or a figure for it). */
+function initMsOf(init: InitFigures, item: FunctionSettings | undefined): number {
+  return item ? (init.initMs[item.logicalId] ?? 0) : 0;
+}
+
+/** One route's dollars per million calls, by component, from its measured calls and the stage's settings. */
+function priceRoute(
+  pricing: StagePricing,
+  target: (typeof API_TARGETS)[number],
+  calls: readonly CallRecord[],
+): RouteCost {
+  const { settings, authorizerFn, apiStage, traced, init } = pricing;
+  const fn = pricing.byName.get(target.id);
+  const invocationFns = invokedFunctions(pricing, fn);
+  const authorizerBilled = mean(calls.map((call) => billedMilliseconds(call.authorizerMs)));
+  const handlerBilled = mean(calls.map((call) => billedMilliseconds(call.handlerMs)));
+  const initOf = (item: FunctionSettings | undefined) => initMsOf(init, item);
+  const readUnits = mean(calls.map((call) => call.authorizer.readCapacity + call.handler.readCapacity));
+  const writeUnits = mean(calls.map((call) => call.authorizer.writeCapacity + call.handler.writeCapacity));
+  const logs = routeLogs(pricing, fn, calls, { authorizer: authorizerBilled, handler: handlerBilled });
+  const accessClass = apiStage?.accessLogGroup?.logClass ?? 'STANDARD';
+  const functionClass = fn?.logGroup.logClass ?? 'STANDARD';
+  const invocations = (settings.authorizerTtlSeconds === 0 && authorizerFn ? 1 : 0) + (fn ? 1 : 0);
+  const components: Record<Component, number> = {
+    'API Gateway requests': PRICES.apiGatewayRestRequests.dollars,
+    'WAF requests': apiStage?.firewall ? PRICES.wafRequests.dollars : 0,
+    'Lambda requests': invocations * PRICES.lambdaRequests.dollars,
+    'Lambda duration':
+      lambdaDurationPerMillion(authorizerBilled, authorizerFn?.memoryMb ?? 512) +
+      lambdaDurationPerMillion(handlerBilled, fn?.memoryMb ?? 512),
+    'Lambda INIT (cold starts)': invocationFns.reduce(
+      (sum, item) => sum + COLD_START_SHARE * lambdaDurationPerMillion(initOf(item), item.memoryMb),
+      0,
+    ),
+    'DynamoDB reads': readUnits * PRICES.dynamoDbReadRequestUnits.dollars,
+    'DynamoDB writes': writeUnits * PRICES.dynamoDbWriteRequestUnits.dollars,
+    'Logs: access log': logIngestionPerMillion(logs.accessLogBytes, accessClass),
+    'Logs: function lines': logIngestionPerMillion(logs.functionLogBytes, functionClass),
+    'Logs: Lambda platform lines': logIngestionPerMillion(logs.platformLogBytes, functionClass),
+    'Logs: storage for the retention': logs.storage,
+    'X-Ray traces': traced * PRICES.xrayTracesRecorded.dollars,
+    'Data transfer out':
+      (mean(calls.map((call) => call.responseBytes)) / 1e9) * PRICES.dataTransferOut.dollars * 1e6,
+  };
+  return {
+    route: target.id,
+    label: target.label,
+    components,
+    total: Object.values(components).reduce((sum, value) => sum + value, 0),
+    inputs: {
+      invocations,
+      billedMs: { authorizer: authorizerBilled, handler: handlerBilled },
+      initMs: { authorizer: initOf(authorizerFn), handler: initOf(fn) },
+      readUnits,
+      writeUnits,
+      accessLogBytes: logs.accessLogBytes,
+      functionLogBytes: logs.functionLogBytes,
+      platformLogBytes: logs.platformLogBytes,
+      tracedShare: traced,
+      responseBytes: mean(calls.map((call) => call.responseBytes)),
+    },
+  };
+}
+
+/**
+ * A call's log bytes: the access-log line, the function lines Lambda's application log level lets
+ * through, Lambda's platform lines (a cold start's at the cold-start share), and the dollars per
+ * million calls of storing them, compressed, for each log group's retention.
+ */
+function routeLogs(
+  pricing: StagePricing,
+  fn: FunctionSettings | undefined,
+  calls: readonly CallRecord[],
+  billed: { readonly authorizer: number; readonly handler: number },
+): { accessLogBytes: number; functionLogBytes: number; platformLogBytes: number; storage: number } {
+  const { stage, authorizerFn, apiStage, init } = pricing;
+  const invocationFns = invokedFunctions(pricing, fn);
+  const initOf = (item: FunctionSettings | undefined) => initMsOf(init, item);
+  const appLines = (lines: readonly string[], item: FunctionSettings | undefined) =>
+    lines.filter((line) => {
+      const level = /"level":"(\w+)"/.exec(line)?.[1] ?? 'INFO';
+      return passesLevel(level, item?.applicationLogLevel ?? 'INFO');
+    });
+  const functionLines = calls.map((call) => [
+    ...appLines(call.authorizerLines, authorizerFn),
+    ...appLines(call.handlerLines, fn),
+  ]);
+  const functionLogBytes = mean(functionLines.map((lines) => logEventBytes(lines)));
+  const platformFor = (item: FunctionSettings, durationMs: number, coldStart: boolean) =>
+    platformLines({
+      systemLogLevel: item.systemLogLevel,
+      coldStart,
+      tracing: item.activeTracing,
+      functionName: `PartnerApi-${stage}-${item.logicalId.slice(0, 30)}-ABCDEF123456`,
+      memoryMb: item.memoryMb,
+      durationMs,
+      initDurationMs: initOf(item),
+    });
+  const warmPlatform = invocationFns.flatMap((item) =>
+    platformFor(item, item === authorizerFn ? billed.authorizer : billed.handler, false),
+  );
+  const coldPlatform = invocationFns.flatMap((item) =>
+    platformFor(item, item === authorizerFn ? billed.authorizer : billed.handler, true),
+  );
+  const platformLogBytes =
+    (1 - COLD_START_SHARE) * logEventBytes(warmPlatform) + COLD_START_SHARE * logEventBytes(coldPlatform);
+  const accessLines = calls.flatMap((call) => (call.accessLogLine ? [call.accessLogLine] : []));
+  const accessLogBytes = mean(accessLines.map((line) => logEventBytes([line])));
+  const accessStorage = logStoragePerMillion(
+    accessLogBytes * compressionRatio(accessLines),
+    apiStage?.accessLogGroup?.retentionDays,
+  );
+  const functionStorage = logStoragePerMillion(
+    (functionLogBytes + platformLogBytes) * compressionRatio([...functionLines.flat(), ...warmPlatform]),
+    fn?.logGroup.retentionDays,
+  );
+  return { accessLogBytes, functionLogBytes, platformLogBytes, storage: accessStorage + functionStorage };
 }
 
 async function readTemplate(stage: Stage): Promise<Template> {
@@ -596,8 +644,46 @@ function report(
   contended: number | undefined,
 ): SectionResult {
   const production = STAGE_OF(stageCosts, 'production');
+  return {
+    id: 'cost',
+    title: '10. What a call costs',
+    method: method(init),
+    tables: [
+      componentTable(production),
+      inputsTable(production),
+      stageTable(stageCosts),
+      monthlyTable(stageCosts),
+      sensitivityTable(production, volumes, contended),
+      priceTable(),
+    ],
+    budgets: [productionBudget(production)],
+    notes: [
+      'Trace retrieval ($0.50 per million traces read) and Logs Insights scans ($0.005 per GB, the dashboard’s two tables and `traffic`) depend on how often people look, not on calls; they are left out.',
+      'API Gateway execution logs are at ERROR: a successful call writes none.',
+    ],
+    data: {
+      referenceCallsPerMonth: REFERENCE_CALLS_PER_MONTH,
+      coldStartShare: COLD_START_SHARE,
+      budgetDollarsPerMillion: BUDGET_DOLLARS_PER_MILLION,
+      init,
+      contendedWriteUnits: contended,
+      stages: stageCosts.map((cost) => ({
+        stage: cost.stage,
+        samplingRule: cost.rule,
+        routes: cost.routes,
+        mix: cost.mix,
+        mixTotal: cost.mixTotal,
+        monthly: cost.monthly,
+        monthlyTotal: cost.monthlyTotal,
+      })),
+    },
+  };
+}
+
+/** Production: dollars per million calls of each route, by component, and of their equal mix. */
+function componentTable(production: StageCost): Table {
   const routeColumns = production.routes.map((route) => route.label);
-  const componentTable: Table = {
+  return {
     caption: `Production: dollars per million calls, by component, at ${formatNumber(REFERENCE_CALLS_PER_MONTH / 1e6, 0)} million calls a month (list prices, ${REGION}, no free tier)`,
     columns: ['Component', ...routeColumns, 'equal mix'],
     rows: [
@@ -609,7 +695,11 @@ function report(
       ['Total', ...production.routes.map((route) => dollars(route.total)), dollars(production.mixTotal)],
     ],
   };
-  const inputsTable: Table = {
+}
+
+/** What each production call was measured or read to do. */
+function inputsTable(production: StageCost): Table {
+  return {
     caption: `What each production call was measured or read to do (${CALLS} calls per route; means)`,
     columns: [
       'Route',
@@ -638,13 +728,17 @@ function report(
       formatNumber(route.inputs.responseBytes, 0),
     ]),
   };
+}
+
+/** Each stage: the settings read from its template, a million calls and a month at each volume. */
+function stageTable(stageCosts: readonly StageCost[]): Table {
   const describe = (cost: StageCost) => {
     const fn = cost.settings.functions.find((item) => item.name === 'authorizer');
     const apiStage = partnerApiStage(cost.settings);
     const fields = apiStage?.accessLogFormat ? [...apiStage.accessLogFormat.matchAll(/"(\w+)":/g)].length : 0;
     return `system log ${fn?.systemLogLevel ?? '?'}, code log ${fn?.codeLogLevel ?? '?'}, X-Ray rule "${cost.rule.name}" (${cost.rule.reservoirPerSecond}/s + ${formatNumber(cost.rule.fixedRate * 100, 1)} %), ${fields} access-log fields`;
   };
-  const stageTable: Table = {
+  return {
     caption:
       'Each stage: a million calls (an equal mix of the routes) and a month; fixed costs at a 1 GB table',
     columns: [
@@ -667,8 +761,12 @@ function report(
       }),
     ]),
   };
+}
+
+/** Fixed monthly cost per stage, by resource. */
+function monthlyTable(stageCosts: readonly StageCost[]): Table {
   const resources = [...new Set(stageCosts.flatMap((cost) => cost.monthly.map((item) => item.resource)))];
-  const monthlyTable: Table = {
+  return {
     caption:
       'Fixed monthly cost per stage, by resource (from each template; data-sized items at a 1 GB table)',
     columns: ['Resource', ...stageCosts.map((cost) => cost.stage), 'price'],
@@ -684,8 +782,16 @@ function report(
       ['Total', ...stageCosts.map((cost) => dollars(cost.monthlyTotal)), ''],
     ],
   };
+}
+
+/** What the production figure depends on: the volume (X-Ray), the cold-start share, the limiter under contention. */
+function sensitivityTable(
+  production: StageCost,
+  volumes: readonly { volume: number; traced: number }[],
+  contended: number | undefined,
+): Table {
   const coldTen = production.routes.map((route) => route.components['Lambda INIT (cold starts)'] * 10);
-  const sensitivityTable: Table = {
+  return {
     caption: 'What the production figure depends on',
     columns: ['Assumption', 'as priced above', 'instead', 'change per million calls (equal mix)'],
     rows: [
@@ -718,7 +824,11 @@ function report(
       ],
     ],
   };
-  const priceTable: Table = {
+}
+
+/** The prices used, with their sources. */
+function priceTable(): Table {
+  return {
     caption: `Prices used (bench/lib/prices.ts; ${REGION}, read ${PRICES.apiGatewayRestRequests.read})`,
     columns: ['Price', 'dollars', 'per', 'source', 'confirmed'],
     rows: Object.entries(PRICES).map(([name, price]) => [
@@ -729,49 +839,29 @@ function report(
       price.confirmed ? 'yes' : `no: ${price.note ?? ''}`,
     ]),
   };
+}
+
+/** The budget: every production route, and their mix, at most the budget per million calls. */
+function productionBudget(production: StageCost): BudgetCheck {
   const worst = production.routes.reduce((max, route) => (route.total > max.total ? route : max));
-  const budgets: BudgetCheck[] = [
-    {
-      name: 'production: dollars per million calls',
-      budget: `≤ $${BUDGET_DOLLARS_PER_MILLION.toFixed(2)} for every route and their mix, at ${formatNumber(REFERENCE_CALLS_PER_MONTH / 1e6, 0)} million calls a month (exact per-key limit, Lambda authorizer without result cache)`,
-      measured: `${production.routes.map((route) => `${route.label} ${dollars(route.total)}`).join(', ')}; mix ${dollars(production.mixTotal)} (the most: ${worst.label})`,
-      pass: production.routes.every((route) => route.total <= BUDGET_DOLLARS_PER_MILLION),
-    },
-  ];
   return {
-    id: 'cost',
-    title: '10. What a call costs',
-    method: [
-      `Each route of the partner API is called ${CALLS} times (after ${WARM_UP} to warm up) through the real authorizer and handler in this process, for a partner made for the section (${DATASET.properties} sponsored properties on ${DATASET.products.length} products; the pricing signals of one with ${DATASET.reservations} reservations of history), with "Accept-Encoding: gzip, deflate" as partners' HTTP clients send it, against the bench service's DynamoDB Local with the DynamoDB meter, once with each stage's log levels (the functions' logger at the template's POWERTOOLS_LOG_LEVEL, stdout captured: the lines the code writes are the lines Lambda sends to the function's log group).`,
-      "The settings that decide the price are read from the synthesized templates (cdk.out): memory and architecture, Lambda's log format and application and system log levels, active tracing, the stage's X-Ray tracing and any AWS::XRay::SamplingRule, the web ACL association, the authorizer's result cache, the access-log format and each log group's class and retention.",
-      'Per call: API Gateway and WAF requests; Lambda requests and billed duration (each invocation rounded up to the millisecond, at the function’s memory on Arm; measured on this machine against DynamoDB Local, where a 512 MB Lambda has about a third of a vCPU and DynamoDB answers in a few milliseconds: an order of magnitude, and a small part of the total);',
-      `INIT, billed since 2025 (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), from ${init.source}, at ${formatNumber(COLD_START_SHARE * 100, 0)} % of invocations (AWS's figure for production workloads);`,
-      "DynamoDB read and write units as DynamoDB Local reports them (the authorizer reads as after its cache expired; the limiter's write included);",
-      "CloudWatch Logs: the access-log line rendered from the template's format with this call's values (request id, status, lengths, latencies, partner and key prefix; a documentation IPv4 address and a common client's user agent), the function lines captured and filtered by Lambda's application log level, and Lambda's platform lines at the system log level, built from the record shapes of AWS's Telemetry API schema reference with this call's numbers (their sizes are AWS's documented shapes, not captured); 26 bytes per event added as CloudWatch counts them; storage of the gzip-compressed bytes for the log group's retention;",
-      `X-Ray: one trace per sampled call (API Gateway samples; the authorizer and handler join its trace), the share the applicable sampling rule traces when calls arrive at random at ${formatNumber(REFERENCE_CALLS_PER_MONTH / 1e6, 0)} million a month; data transfer out: the response body and the handler's headers.`,
-      'The activation pages are priced per activation elsewhere (about 15 page requests by a host, once); the platform events consumer per event. Neither is a partner API call.',
-    ].join(' '),
-    tables: [componentTable, inputsTable, stageTable, monthlyTable, sensitivityTable, priceTable],
-    budgets,
-    notes: [
-      'Trace retrieval ($0.50 per million traces read) and Logs Insights scans ($0.005 per GB, the dashboard’s two tables and `traffic`) depend on how often people look, not on calls; they are left out.',
-      'API Gateway execution logs are at ERROR: a successful call writes none.',
-    ],
-    data: {
-      referenceCallsPerMonth: REFERENCE_CALLS_PER_MONTH,
-      coldStartShare: COLD_START_SHARE,
-      budgetDollarsPerMillion: BUDGET_DOLLARS_PER_MILLION,
-      init,
-      contendedWriteUnits: contended,
-      stages: stageCosts.map((cost) => ({
-        stage: cost.stage,
-        samplingRule: cost.rule,
-        routes: cost.routes,
-        mix: cost.mix,
-        mixTotal: cost.mixTotal,
-        monthly: cost.monthly,
-        monthlyTotal: cost.monthlyTotal,
-      })),
-    },
+    name: 'production: dollars per million calls',
+    budget: `≤ $${BUDGET_DOLLARS_PER_MILLION.toFixed(2)} for every route and their mix, at ${formatNumber(REFERENCE_CALLS_PER_MONTH / 1e6, 0)} million calls a month (exact per-key limit, Lambda authorizer without result cache)`,
+    measured: `${production.routes.map((route) => `${route.label} ${dollars(route.total)}`).join(', ')}; mix ${dollars(production.mixTotal)} (the most: ${worst.label})`,
+    pass: production.routes.every((route) => route.total <= BUDGET_DOLLARS_PER_MILLION),
   };
+}
+
+/** How the section measures and prices, as the report states it. */
+function method(init: InitFigures): string {
+  return [
+    `Each route of the partner API is called ${CALLS} times (after ${WARM_UP} to warm up) through the real authorizer and handler in this process, for a partner made for the section (${DATASET.properties} sponsored properties on ${DATASET.products.length} products; the pricing signals of one with ${DATASET.reservations} reservations of history), with "Accept-Encoding: gzip, deflate" as partners' HTTP clients send it, against the bench service's DynamoDB Local with the DynamoDB meter, once with each stage's log levels (the functions' logger at the template's POWERTOOLS_LOG_LEVEL, stdout captured: the lines the code writes are the lines Lambda sends to the function's log group).`,
+    "The settings that decide the price are read from the synthesized templates (cdk.out): memory and architecture, Lambda's log format and application and system log levels, active tracing, the stage's X-Ray tracing and any AWS::XRay::SamplingRule, the web ACL association, the authorizer's result cache, the access-log format and each log group's class and retention.",
+    'Per call: API Gateway and WAF requests; Lambda requests and billed duration (each invocation rounded up to the millisecond, at the function’s memory on Arm; measured on this machine against DynamoDB Local, where a 512 MB Lambda has about a third of a vCPU and DynamoDB answers in a few milliseconds: an order of magnitude, and a small part of the total);',
+    `INIT, billed since 2025 (https://aws.amazon.com/blogs/compute/aws-lambda-standardizes-billing-for-init-phase/), from ${init.source}, at ${formatNumber(COLD_START_SHARE * 100, 0)} % of invocations (AWS's figure for production workloads);`,
+    "DynamoDB read and write units as DynamoDB Local reports them (the authorizer reads as after its cache expired; the limiter's write included);",
+    "CloudWatch Logs: the access-log line rendered from the template's format with this call's values (request id, status, lengths, latencies, partner and key prefix; a documentation IPv4 address and a common client's user agent), the function lines captured and filtered by Lambda's application log level, and Lambda's platform lines at the system log level, built from the record shapes of AWS's Telemetry API schema reference with this call's numbers (their sizes are AWS's documented shapes, not captured); 26 bytes per event added as CloudWatch counts them; storage of the gzip-compressed bytes for the log group's retention;",
+    `X-Ray: one trace per sampled call (API Gateway samples; the authorizer and handler join its trace), the share the applicable sampling rule traces when calls arrive at random at ${formatNumber(REFERENCE_CALLS_PER_MONTH / 1e6, 0)} million a month; data transfer out: the response body and the handler's headers.`,
+    'The activation pages are priced per activation elsewhere (about 15 page requests by a host, once); the platform events consumer per event. Neither is a partner API call.',
+  ].join(' ');
 }

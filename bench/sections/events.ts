@@ -287,22 +287,30 @@ interface HistoryRow extends CostRow {
   readonly buildSeconds: number;
 }
 
+/** `COST_SAMPLES` samples, each made from its index. */
+const costSamples = <T>(make: (index: number) => T): T[] =>
+  Array.from({ length: COST_SAMPLES }, (_, index) => make(index));
+const at = () => new Date().toISOString();
+
 async function measureCosts(
   partnerId: number,
   spread: readonly number[],
   nowMs: number,
 ): Promise<{ kinds: CostRow[]; history: HistoryRow[] }> {
-  const samples = <T>(make: (index: number) => T) =>
-    Array.from({ length: COST_SAMPLES }, (_, index) => make(index));
-  const at = () => new Date().toISOString();
+  progress('events: DynamoDB units per event kind');
+  const kinds = [...(await eventKindCosts(spread, nowMs)), ...(await endingCosts(partnerId, nowMs))];
+  return { kinds, history: await historyCosts(partnerId, nowMs) };
+}
+
+/** The units of each kind of event on the spread properties: seats, a property, reservations, a duplicate. */
+async function eventKindCosts(spread: readonly number[], nowMs: number): Promise<CostRow[]> {
   const property = (index: number) => spread[index % spread.length] ?? 0;
   const kinds: CostRow[] = [];
-  progress('events: DynamoDB units per event kind');
   // Version 1000+: newer than whatever the rate workloads applied.
   kinds.push(
     await costOf(
       'SeatDeactivated',
-      samples((index) => [
+      costSamples((index) => [
         {
           type: 'SeatDeactivated',
           detail: { property_id: property(index), product_id: 'guidebook', version: 1001, occurred_at: at() },
@@ -311,7 +319,7 @@ async function measureCosts(
     ),
     await costOf(
       'SeatActivated',
-      samples((index) => [
+      costSamples((index) => [
         {
           type: 'SeatActivated',
           detail: { property_id: property(index), product_id: 'guidebook', version: 1002, occurred_at: at() },
@@ -320,7 +328,7 @@ async function measureCosts(
     ),
     await costOf(
       'PropertyUpdated (name and units)',
-      samples((index) => [
+      costSamples((index) => [
         {
           type: 'PropertyUpdated',
           detail: { property_id: property(index), version: 1001, name: 'Sea view', units: 3 },
@@ -329,11 +337,13 @@ async function measureCosts(
     ),
     await costOf(
       'ReservationChanged, a new booking',
-      samples((index) => [reservationChanged(property(index), 1, booking(`cost-${index}`, index, nowMs))]),
+      costSamples((index) => [
+        reservationChanged(property(index), 1, booking(`cost-${index}`, index, nowMs)),
+      ]),
     ),
     await costOf(
       'ReservationChanged, dates moved',
-      samples((index) => [
+      costSamples((index) => [
         reservationChanged(property(index), 2, {
           ...booking(`cost-${index}`, index, nowMs),
           check_in: '2030-01-10',
@@ -343,7 +353,7 @@ async function measureCosts(
     ),
     await costOf(
       'ReservationChanged, cancelled',
-      samples((index) => [
+      costSamples((index) => [
         reservationChanged(property(index), 3, {
           ...booking(`cost-${index}`, index, nowMs),
           check_in: '2030-01-10',
@@ -354,7 +364,7 @@ async function measureCosts(
     ),
     await costOf(
       'ReservationChanged, 10 new bookings of one property in a batch (per event)',
-      samples((sample) =>
+      costSamples((sample) =>
         Array.from({ length: BATCH }, (_, index) =>
           reservationChanged(property(sample), 1, booking(`cost-batch-${sample}-${index}`, index, nowMs)),
         ),
@@ -362,13 +372,19 @@ async function measureCosts(
     ),
     await costOf(
       'A duplicate (any kind: read, nothing written)',
-      samples((index) => [
+      costSamples((index) => [
         reservationChanged(property(index), 1, booking(`cost-batch-${index}-0`, 0, nowMs)),
       ]),
     ),
   );
+  return kinds;
+}
+
+/** The units of a sponsorship's end and a host's erasure, each on hosts sponsored for it. */
+async function endingCosts(partnerId: number, nowMs: number): Promise<CostRow[]> {
+  const kinds: CostRow[] = [];
   const leaving = await Promise.all(
-    samples((index) => sponsoredProperty(partnerId, `events-leaving-${index}`, nowMs)),
+    costSamples((index) => sponsoredProperty(partnerId, `events-leaving-${index}`, nowMs)),
   );
   kinds.push(
     await costOf(
@@ -382,7 +398,7 @@ async function measureCosts(
     ),
   );
   const erased = await Promise.all(
-    samples((index) => sponsoredProperty(partnerId, `events-erased-${index}`, nowMs)),
+    costSamples((index) => sponsoredProperty(partnerId, `events-erased-${index}`, nowMs)),
   );
   for (const { propertyId } of erased)
     await applyReservations(propertyId, benchReservations(propertyId, 0, 20, nowMs), nowMs, 1);
@@ -394,7 +410,11 @@ async function measureCosts(
       ]),
     ),
   );
+  return kinds;
+}
 
+/** A new booking and a move of its dates on properties with a small and a large history: the same units. */
+async function historyCosts(partnerId: number, nowMs: number): Promise<HistoryRow[]> {
   const history: HistoryRow[] = [];
   for (const size of HISTORY_SIZES) {
     const { propertyId } = await sponsoredProperty(partnerId, `events-history-${size}`, nowMs);
@@ -405,11 +425,11 @@ async function measureCosts(
     const buildSeconds = (performance.now() - started) / 1000;
     const row = await costOf(
       `ReservationChanged, a new booking (history ${formatNumber(size, 0)})`,
-      samples((index) => [reservationChanged(propertyId, 1, booking(`history-${index}`, index, nowMs))]),
+      costSamples((index) => [reservationChanged(propertyId, 1, booking(`history-${index}`, index, nowMs))]),
     );
     const moved = await costOf(
       `ReservationChanged, dates moved (history ${formatNumber(size, 0)})`,
-      samples((index) => [
+      costSamples((index) => [
         reservationChanged(propertyId, 2, {
           ...booking(`history-${index}`, index, nowMs),
           check_in: '2030-01-10',
@@ -419,7 +439,7 @@ async function measureCosts(
     );
     history.push({ ...row, history: size, buildSeconds }, { ...moved, history: size, buildSeconds });
   }
-  return { kinds, history };
+  return history;
 }
 
 /** Publishes through the local server's bus (PutEvents), as `events publish` does. */
@@ -564,8 +584,22 @@ export async function measureEvents(): Promise<SectionResult> {
 
   const rates = await measureRates(spread, hot, nowMs);
   const costs = await measureCosts(partnerId, spread, nowMs);
+  const visibility = await measureVisibility(nowMs);
+  return report(rates, costs, visibility);
+}
 
-  // Lag and the hot property through the local server: a partner of its own, so that one page lists it all.
+/**
+ * Publish-to-visible through the local server: one rename at a time, then renames alone (the
+ * control) and among a hot property's bookings.
+ */
+interface Visibility {
+  readonly lags: number[];
+  readonly control: HotResult;
+  readonly withHot: HotResult;
+}
+
+/** Lag and the hot property through the local server: a partner of its own, so that one page lists it all. */
+async function measureVisibility(nowMs: number): Promise<Visibility> {
   const lagPartner = await createBenchPartner('events-lag', nowMs);
   progress(`events: sponsoring ${OTHER_PROPERTIES + 1} hosts for the lag`);
   const others: number[] = [];
@@ -580,32 +614,67 @@ export async function measureEvents(): Promise<SectionResult> {
     `events: ${OTHER_PROPERTIES} renames among ${formatNumber(HOT_EVENTS, 0)} bookings of one property`,
   );
   const withHot = await measureHot(lagPartner, lagHot, others, HOT_EVENTS, nowMs, 'Hot', 20_000);
+  return { lags, control, withHot };
+}
 
+/** The percentiles of the three lag measurements. */
+function lagFigures({ lags, control, withHot }: Visibility) {
   const sortedLags = [...lags].sort((a, b) => a - b);
   const lagP50 = percentile(sortedLags, 50);
   const lagP99 = percentile(sortedLags, 99);
   const sortedOthers = [...withHot.othersLagMs].sort((a, b) => a - b);
   const sortedControl = [...control.othersLagMs].sort((a, b) => a - b);
   const othersP99 = percentile(sortedOthers, 99);
-  const historyOf = (size: number, kind: string) =>
-    costs.history.find((row) => row.history === size && row.kind.startsWith(kind));
-  const historyEqual = ['ReservationChanged, a new booking', 'ReservationChanged, dates moved'].every(
-    (kind) => {
-      const small = historyOf(HISTORY_SIZES[0] ?? 0, kind);
-      const large = historyOf(HISTORY_SIZES[1] ?? 0, kind);
-      return (
-        small !== undefined &&
-        large !== undefined &&
-        small.requests === large.requests &&
-        small.readUnits === large.readUnits &&
-        small.writeUnits === large.writeUnits
-      );
-    },
-  );
-  const spreadRate = rates[0];
-  const hotRate = rates[1];
+  return { sortedLags, lagP50, lagP99, sortedOthers, sortedControl, othersP99 };
+}
 
-  const tables: Table[] = [
+type LagFigures = ReturnType<typeof lagFigures>;
+type Costs = Awaited<ReturnType<typeof measureCosts>>;
+
+/** Whether a new booking and a move of its dates cost the same units at the small and the large history. */
+function sameCostWhateverHistory(history: readonly HistoryRow[]): boolean {
+  const historyOf = (size: number, kind: string) =>
+    history.find((row) => row.history === size && row.kind.startsWith(kind));
+  return ['ReservationChanged, a new booking', 'ReservationChanged, dates moved'].every((kind) => {
+    const small = historyOf(HISTORY_SIZES[0] ?? 0, kind);
+    const large = historyOf(HISTORY_SIZES[1] ?? 0, kind);
+    return (
+      small !== undefined &&
+      large !== undefined &&
+      small.requests === large.requests &&
+      small.readUnits === large.readUnits &&
+      small.writeUnits === large.writeUnits
+    );
+  });
+}
+
+function report(rates: readonly RateRow[], costs: Costs, visibility: Visibility): SectionResult {
+  const { withHot } = visibility;
+  const lagged = lagFigures(visibility);
+  return {
+    id: 'events',
+    title: "9. The platform's events",
+    method:
+      "The consumer's own handler runs in this process against the local server's DynamoDB Local: SQS batches of 10 EventBridge events, one batch after another, as Lambda feeds one instance (its records side by side, one property's bookings sharing transactions). Units are the ConsumedCapacity DynamoDB Local reports for each request, per event, priced on demand. The 100,000-reservation history is applied through the same consumer function, a hundred events per call. The lag runs through the local server: `publishPlatformEvents` (the code of `events publish`) puts events on its bus, its rule, queue and event source mapping (1-second batching window, 5 pollers) invoke the consumer in the server's Lambda emulation, and GET /properties is read every 20 ms until the new name shows.",
+    tables: eventTables(rates, costs, visibility.lags, lagged),
+    budgets: eventBudgets(rates, costs, withHot, lagged),
+    notes: [
+      `Publishing ${formatNumber(HOT_EVENTS + OTHER_PROPERTIES, 0)} events took ${formatNumber(withHot.publishSeconds, 1)} s (PutEvents, ten entries per call, one call after another).`,
+      'The lag includes the batching window of the event source mapping (1 s): the consumer waits up to a second for a fuller batch. On AWS the queue and the poller add their own latency, typically tens of milliseconds.',
+      'DynamoDB Local is far slower per request than DynamoDB; the ratios to the bare transaction rate carry over, the absolute rates do not.',
+    ],
+    data: { rates, costs, lags: visibility.lags, control: visibility.control, withHot },
+  };
+}
+
+/** The rates of one consumer instance, the units per event, and publish-to-visible. */
+function eventTables(
+  rates: readonly RateRow[],
+  costs: Costs,
+  lags: readonly number[],
+  { sortedLags, lagP50, lagP99, sortedOthers, sortedControl, othersP99 }: LagFigures,
+): Table[] {
+  return [
     {
       caption: `One consumer instance: ${formatNumber(RATE_EVENTS, 0)} events in batches of ${BATCH}, one batch after another, ${RATE_ROUNDS} rounds (median, min–max); baseline: bare 3-action transactions, ${BATCH} side by side, measured right before each round`,
       columns: ['Workload', 'events/s', 'batch p50, ms', 'batch p99, ms', '× bare transactions/s'],
@@ -657,7 +726,18 @@ export async function measureEvents(): Promise<SectionResult> {
       ],
     },
   ];
-  const budgets: BudgetCheck[] = [
+}
+
+/** The lag budgets, with and without a hot property; the same cost whatever the history; a batch's shared transactions. */
+function eventBudgets(
+  rates: readonly RateRow[],
+  costs: Costs,
+  withHot: HotResult,
+  { lagP50, lagP99, othersP99 }: LagFigures,
+): BudgetCheck[] {
+  const spreadRate = rates[0];
+  const hotRate = rates[1];
+  return [
     {
       name: 'Publish-to-visible lag, p99 (one event at a time)',
       budget: `≤ ${ms(LAG_BUDGET_MS)} (the issue: visible within 5 seconds of publish returning)`,
@@ -679,7 +759,7 @@ export async function measureEvents(): Promise<SectionResult> {
             `${row.kind}: ${formatNumber(row.requests, 1)} req, ${formatNumber(row.readUnits, 1)} RU, ${formatNumber(row.writeUnits, 1)} WU`,
         )
         .join('; '),
-      pass: historyEqual,
+      pass: sameCostWhateverHistory(costs.history),
     },
     {
       name: "One property's bookings drain faster than bookings spread over properties (a batch shares transactions)",
@@ -690,18 +770,4 @@ export async function measureEvents(): Promise<SectionResult> {
         2 * (spreadRate?.eventsPerSecond.median ?? Number.POSITIVE_INFINITY),
     },
   ];
-  return {
-    id: 'events',
-    title: "9. The platform's events",
-    method:
-      "The consumer's own handler runs in this process against the local server's DynamoDB Local: SQS batches of 10 EventBridge events, one batch after another, as Lambda feeds one instance (its records side by side, one property's bookings sharing transactions). Units are the ConsumedCapacity DynamoDB Local reports for each request, per event, priced on demand. The 100,000-reservation history is applied through the same consumer function, a hundred events per call. The lag runs through the local server: `publishPlatformEvents` (the code of `events publish`) puts events on its bus, its rule, queue and event source mapping (1-second batching window, 5 pollers) invoke the consumer in the server's Lambda emulation, and GET /properties is read every 20 ms until the new name shows.",
-    tables,
-    budgets,
-    notes: [
-      `Publishing ${formatNumber(HOT_EVENTS + OTHER_PROPERTIES, 0)} events took ${formatNumber(withHot.publishSeconds, 1)} s (PutEvents, ten entries per call, one call after another).`,
-      'The lag includes the batching window of the event source mapping (1 s): the consumer waits up to a second for a fuller batch. On AWS the queue and the poller add their own latency, typically tens of milliseconds.',
-      'DynamoDB Local is far slower per request than DynamoDB; the ratios to the bare transaction rate carry over, the absolute rates do not.',
-    ],
-    data: { rates, costs, lags, control, withHot },
-  };
 }

@@ -276,7 +276,24 @@ function report(
   properties: readonly PropertiesRow[],
   beyond: readonly LargeListCase[],
 ): SectionResult {
-  const pricingTable: Table = {
+  return {
+    id: 'scaling',
+    title: '5. Scaling',
+    method: [
+      'Pricing signals: one property of a fresh bench partner grows from 100 to 10,000 to 100,000 reservations as `ReservationChanged` events through the consumer’s own apply function, 32 at a time (the time of each step is reported; the 100,000-reservation data set is built once per run, in steps, so each size is the previous one plus more history). Reservation i is booked on day today − (i × 2311 mod 3650), so any size spreads evenly over ten years; 1 in 13 is cancelled.',
+      'After each step the real handler is invoked in-process against DynamoDB Local with the DynamoDB meter, for lookback 90 and 365. The whole-day part of the window comes from ≤ 13 monthly booking aggregates and ≤ 2 monthly night aggregates; the two partial edge days are read as individual bookings, so that part grows with bookings per day (density), not with history: ≈ 0.03, 2.7 and 27 bookings a day at the three sizes.',
+      'Properties: one fresh partner grows to 100, 10,000 and 50,000 properties, written with BatchWriteItem from `propertyCreationItems` (conditions stripped), then GET /properties is called in-process (status, encoding, body and payload bytes, items and read units) and over HTTP through the local server (what a client receives), with and without `Accept-Encoding: gzip`.',
+    ].join(' '),
+    tables: [pricingTable(pricing), propertiesTable(properties), beyondTable(beyond)],
+    budgets: [...pricingBudgets(pricing), ...propertiesBudgets(properties, beyond)],
+    notes: scalingNotes(properties, beyond),
+    data: { pricing, properties, beyond, lambdaResponseLimitBytes: LAMBDA_RESPONSE_LIMIT_BYTES },
+  };
+}
+
+/** Pricing signals of one property as its history grows. */
+function pricingTable(pricing: readonly PricingRow[]): Table {
+  return {
     caption: `Pricing signals of one property as its history grows (same property; reservations spread over ten years; ${PRICING_CALLS} calls per row, in-process handler against DynamoDB Local)`,
     columns: [
       'reservations',
@@ -303,7 +320,11 @@ function report(
       `${formatNumber(row.importSeconds, 1)} s (${formatNumber(row.importedPerSecond, 0)}/s)`,
     ]),
   };
-  const propertiesTable: Table = {
+}
+
+/** GET /properties for partners with more and more properties, in-process and over HTTP. */
+function propertiesTable(properties: readonly PropertiesRow[]): Table {
+  return {
     caption: `GET /properties for a partner with 100, 10,000 and 50,000 properties (names like "Holiday apartment number 12345"; in-process handler with the meter, then over HTTP through the local server; ${PROPERTIES_CALLS} calls each)`,
     columns: [
       'properties',
@@ -338,7 +359,11 @@ function report(
       `${formatNumber(row.createSeconds, 1)} s`,
     ]),
   };
-  const beyondTable: Table = {
+}
+
+/** GET /properties beyond the data set, DynamoDB mocked. */
+function beyondTable(beyond: readonly LargeListCase[]): Table {
+  return {
     caption:
       'Beyond the data set: the real properties handler with DynamoDB mocked (same item shape, 5,000 items per Query page)',
     columns: [
@@ -362,6 +387,10 @@ function report(
       formatNumber(row.ms, 0),
     ]),
   };
+}
+
+/** Where the largest partner's payload and time would reach Lambda's limits, and any 5xx beyond the data set. */
+function scalingNotes(properties: readonly PropertiesRow[], beyond: readonly LargeListCase[]): string[] {
   const largest = properties.filter((row) => row.properties === Math.max(...PROPERTY_SIZES));
   const notes: string[] = [];
   for (const row of largest) {
@@ -377,9 +406,14 @@ function report(
       `${formatNumber(row.properties, 0)} properties with gzip: ${row.statusCode} ${row.problemType}. A named problem, so a clear error, but a 5xx: it counts in the API's 5xx alarm and clients treat 5xx as retryable; a 4xx (or paginating GET /properties) would say "this will not work by retrying".`,
     );
   }
+  return notes;
+}
+
+/** The pricing signals' reads bounded and latency flat as the history grows, per lookback. */
+function pricingBudgets(pricing: readonly PricingRow[]): BudgetCheck[] {
   const maxPricingItems = (lookback: number) =>
     Math.max(...pricing.filter((row) => row.lookbackDays === lookback).map((row) => row.itemsRead.max));
-  const budgets: BudgetCheck[] = [
+  return [
     ...LOOKBACKS.map((lookback) => {
       const rows = pricing.filter((row) => row.lookbackDays === lookback);
       const requests = new Set(rows.map((row) => row.requests.median));
@@ -407,6 +441,15 @@ function report(
         pass: (large?.latencyRatio.median ?? Number.POSITIVE_INFINITY) <= 2,
       };
     }),
+  ];
+}
+
+/** GET /properties: a 200 within 6 MB or a clear 4xx, up to and beyond the data set. */
+function propertiesBudgets(
+  properties: readonly PropertiesRow[],
+  beyond: readonly LargeListCase[],
+): BudgetCheck[] {
+  return [
     {
       name: 'GET /properties up to 50,000 properties',
       budget: "every answer a 200 within Lambda's 6 MB response limit, or a clear 4xx problem; never a 5xx",
@@ -440,17 +483,4 @@ function report(
       ),
     },
   ];
-  return {
-    id: 'scaling',
-    title: '5. Scaling',
-    method: [
-      'Pricing signals: one property of a fresh bench partner grows from 100 to 10,000 to 100,000 reservations as `ReservationChanged` events through the consumer’s own apply function, 32 at a time (the time of each step is reported; the 100,000-reservation data set is built once per run, in steps, so each size is the previous one plus more history). Reservation i is booked on day today − (i × 2311 mod 3650), so any size spreads evenly over ten years; 1 in 13 is cancelled.',
-      'After each step the real handler is invoked in-process against DynamoDB Local with the DynamoDB meter, for lookback 90 and 365. The whole-day part of the window comes from ≤ 13 monthly booking aggregates and ≤ 2 monthly night aggregates; the two partial edge days are read as individual bookings, so that part grows with bookings per day (density), not with history: ≈ 0.03, 2.7 and 27 bookings a day at the three sizes.',
-      'Properties: one fresh partner grows to 100, 10,000 and 50,000 properties, written with BatchWriteItem from `propertyCreationItems` (conditions stripped), then GET /properties is called in-process (status, encoding, body and payload bytes, items and read units) and over HTTP through the local server (what a client receives), with and without `Accept-Encoding: gzip`.',
-    ].join(' '),
-    tables: [pricingTable, propertiesTable, beyondTable],
-    budgets,
-    notes,
-    data: { pricing, properties, beyond, lambdaResponseLimitBytes: LAMBDA_RESPONSE_LIMIT_BYTES },
-  };
 }

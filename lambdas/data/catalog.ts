@@ -26,44 +26,26 @@ export async function addProduct(product: Product): Promise<boolean> {
   }
 }
 
-/**
- * Gives a stored default product the `goesLive` it was created without (items written before
- * products carried it), unless an operator set or removed it since (removal stores `false`) or
- * renamed the product.
- */
-async function addMissingGoesLive(product: Product): Promise<void> {
-  if (!product.goesLive) return;
-  try {
-    await dynamoDb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: productKey(product.id),
-        UpdateExpression: 'SET #goesLive = :goesLive',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#goesLive) AND #name = :name',
-        ExpressionAttributeNames: { '#goesLive': 'goesLive', '#name': 'name' },
-        ExpressionAttributeValues: { ':goesLive': product.goesLive, ':name': product.name },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-}
+/** What a default product may have been stored without: items written before products carried it. */
+const BACKFILLED = ['goesLive', 'translations'] as const;
 
 /**
- * Gives a stored default product the translations it was created without, on the same terms as
- * `addMissingGoesLive`: never over an operator's translations or a renamed product.
+ * Gives a stored default product a `goesLive` or translations it was created without, unless an
+ * operator set or removed it since (a removed `goesLive` stores `false`) or renamed the product:
+ * never over an operator's texts.
  */
-async function addMissingTranslations(product: Product): Promise<void> {
-  if (!product.translations) return;
+async function addMissing(product: Product, attribute: (typeof BACKFILLED)[number]): Promise<void> {
+  const value = product[attribute];
+  if (!value) return;
   try {
     await dynamoDb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: productKey(product.id),
-        UpdateExpression: 'SET #translations = :translations',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#translations) AND #name = :name',
-        ExpressionAttributeNames: { '#translations': 'translations', '#name': 'name' },
-        ExpressionAttributeValues: { ':translations': product.translations, ':name': product.name },
+        UpdateExpression: 'SET #attribute = :value',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#attribute) AND #name = :name',
+        ExpressionAttributeNames: { '#attribute': attribute, '#name': 'name' },
+        ExpressionAttributeValues: { ':value': value, ':name': product.name },
       }),
     );
   } catch (error) {
@@ -80,7 +62,7 @@ export async function ensureCatalog(products: readonly Product[]): Promise<void>
   await Promise.all(
     products.map(async (product) => {
       if (!(await addProduct(product)))
-        await Promise.all([addMissingGoesLive(product), addMissingTranslations(product)]);
+        await Promise.all(BACKFILLED.map((attribute) => addMissing(product, attribute)));
     }),
   );
 }

@@ -6,7 +6,7 @@ import type { ConsumedNonce } from './activation-nonces';
 import { getConsumedNonce, nonceConsumptionItem } from './activation-nonces';
 import { auditEventItem } from './audit';
 import { allocateId } from './counters';
-import { dynamoDb, MAX_TRANSACTION_ITEMS } from './db';
+import { dynamoDb, MAX_TRANSACTION_ITEMS, type TransactItem } from './db';
 import { getHostIdByEmail, hostCreationItems, hostSponsoredItems } from './hosts';
 import { partnerNotSuspendedItem } from './partners';
 import {
@@ -17,6 +17,7 @@ import {
 } from './properties';
 import type { SeatStatus } from './seats';
 import { listSeatsOfProperty, seatActivationItem, seatChosenAgainItem } from './seats';
+import type { Sponsorship } from './sponsorships';
 import { getSponsorship, resumedPropertyItems, resumeLater, sponsorshipSeatsItem } from './sponsorships';
 
 export interface ProvisioningRequest {
@@ -81,6 +82,42 @@ function earlierResult(consumed: ConsumedNonce): ProvisioningResult {
   };
 }
 
+/** What one attempt read: the host and property that exist already, and the ids it goes on with. */
+interface ProvisioningState {
+  readonly existingHostId: number | undefined;
+  readonly existingPropertyId: number | undefined;
+  readonly hostUserId: number;
+  readonly propertyId: number;
+  readonly seats: ReadonlyMap<ProductId, SeatStatus>;
+  /** The host's sponsorship by this partner, read when the host exists (an ended one is sponsored again). */
+  readonly sponsorship: Sponsorship | undefined;
+}
+
+/** Which seats the transaction activates, and which it records as chosen again. */
+interface SeatChanges {
+  readonly alreadyActive: readonly ProductId[];
+  readonly newProducts: readonly ProductId[];
+  readonly activatedProductIds: readonly ProductId[];
+}
+
+/** What one attempt provisions: the request, what it read and the seats it decided on. */
+interface ProvisioningPlan extends ProvisioningState, SeatChanges {
+  readonly request: ProvisioningRequest;
+  readonly nowIso: string;
+}
+
+/** The items of one attempt's transaction, and where the checks whose failure has a meaning sit. */
+interface ProvisioningTransaction {
+  readonly items: TransactItem[];
+  readonly nonceIndex: number;
+  readonly partnerCheckIndex: number;
+  /** The ended sponsorship's other properties that did not fit: resumed after the commit. */
+  readonly resumeLater: TransactItem[];
+}
+
+/** An attempt that lost a race and wrote nothing: the next attempt reads again. */
+const TRY_AGAIN = Symbol('try again');
+
 /**
  * Creates (or links) the host account, the sponsorship, the property, one seat per newly
  * activated product and the used nonce in one DynamoDB transaction (docs/design/activation-links.md).
@@ -88,152 +125,246 @@ function earlierResult(consumed: ConsumedNonce): ProvisioningResult {
  * next attempt re-reads and links what the winner created.
  */
 export async function provisionSponsoredHost(request: ProvisioningRequest): Promise<ProvisioningResult> {
-  const { partnerId, nonce } = request;
-  const nowIso = new Date(request.nowMs).toISOString();
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (nonce) {
+    const outcome = await attemptProvisioning(request, attempt);
+    if (outcome !== TRY_AGAIN) return outcome;
+  }
+  throw new ProvisioningContentionError();
+}
+
+/** One attempt: read, decide the seats, build the transaction, commit it. */
+async function attemptProvisioning(
+  request: ProvisioningRequest,
+  attempt: number,
+): Promise<ProvisioningResult | typeof TRY_AGAIN> {
+  const { partnerId, nonce } = request;
+  if (nonce) {
+    const consumed = await getConsumedNonce(partnerId, nonce.value);
+    if (consumed) return earlierResult(consumed);
+  }
+  const state = await readProvisioningState(request, attempt);
+  if (state === TRY_AGAIN) return TRY_AGAIN;
+  const plan: ProvisioningPlan = {
+    request,
+    nowIso: new Date(request.nowMs).toISOString(),
+    ...state,
+    ...seatChanges(request.productIds, state.seats),
+  };
+  return commitProvisioning(plan, provisioningTransaction(plan), attempt);
+}
+
+/**
+ * Reads the host account of the e-mail and the property of the hotel, allocating ids for those
+ * that do not exist yet, and the property's seats. A property held by another host is refused, unless
+ * the reads may have straddled another provisioning's commit (then the attempt is tried again).
+ */
+async function readProvisioningState(
+  request: ProvisioningRequest,
+  attempt: number,
+): Promise<ProvisioningState | typeof TRY_AGAIN> {
+  const { partnerId } = request;
+  const [existingHostId, existingPropertyId] = await Promise.all([
+    getHostIdByEmail(request.contactEmail),
+    getPropertyIdForPmsHotel(partnerId, request.pmsHotelId),
+  ]);
+  const hostUserId = existingHostId ?? (await allocateId('host'));
+  const propertyId = existingPropertyId ?? (await allocateId('property'));
+  let seats = new Map<ProductId, SeatStatus>();
+  if (existingPropertyId !== undefined) {
+    // Strongly consistent: a property created a moment ago by another host must be seen here.
+    // One whose sponsorship ended is found too: provisioning sponsors it again.
+    const property = await getPropertyOfPartner(partnerId, existingPropertyId, {
+      consistent: true,
+      includeEnded: true,
+    });
+    if (property && property.hostUserId !== hostUserId) {
+      // The reads can straddle another provisioning's commit: the e-mail claim read before it
+      // (no account yet), the property after it. Read again (the nonce first) before refusing.
+      if (existingHostId === undefined && attempt < MAX_ATTEMPTS - 1) return TRY_AGAIN;
+      throw new PropertyHeldByAnotherHostError();
+    }
+    seats = await listSeatsOfProperty(partnerId, existingPropertyId);
+  }
+  // An ended sponsorship is sponsored again: its other properties come back with it.
+  const sponsorship =
+    existingHostId === undefined ? undefined : await getSponsorship(partnerId, existingHostId);
+  return { existingHostId, existingPropertyId, hostUserId, propertyId, seats, sponsorship };
+}
+
+/** The requested products without an active seat get one; the active ones stay. */
+function seatChanges(
+  requested: readonly ProductId[],
+  seats: ReadonlyMap<ProductId, SeatStatus>,
+): SeatChanges {
+  const alreadyActive = [...seats].filter(([, status]) => status === 'active').map(([product]) => product);
+  const newProducts = [...new Set(requested)].filter((product) => !alreadyActive.includes(product));
+  return { alreadyActive, newProducts, activatedProductIds: [...alreadyActive, ...newProducts] };
+}
+
+/**
+ * The transaction's items: host, sponsorship, property, seats, then the link's nonce and partner
+ * check, the audit event, and as many of an ended sponsorship's other properties as fit.
+ */
+function provisioningTransaction(plan: ProvisioningPlan): ProvisioningTransaction {
+  const { request, hostUserId, propertyId, sponsorship, nowIso } = plan;
+  const items = [
+    ...hostItems(plan),
+    sponsorshipSeatsItem(
+      request.partnerId,
+      hostUserId,
+      propertyId,
+      plan.newProducts.length,
+      nowIso,
+      sponsorship?.endedAt,
+    ),
+    ...propertyItems(plan),
+    ...seatItems(plan),
+  ];
+  const nonceIndex = items.length;
+  const partnerCheckIndex = nonceIndex + 1;
+  if (request.nonce) items.push(...linkItems(plan, request.nonce));
+  if (request.audit) items.push(provisionedAuditItem(plan, request.audit));
+  const resumed =
+    sponsorship?.endedAt === undefined
+      ? { now: [], later: [] }
+      : resumedPropertyItems(sponsorship, propertyId, MAX_TRANSACTION_ITEMS - items.length);
+  items.push(...resumed.now);
+  return { items, nonceIndex, partnerCheckIndex, resumeLater: resumed.later };
+}
+
+/** A new host account, or the existing one now sponsored by this partner. */
+function hostItems({
+  request,
+  existingHostId,
+  hostUserId,
+  propertyId,
+  nowIso,
+}: ProvisioningPlan): TransactItem[] {
+  const sponsored = { partnerId: request.partnerId, propertyId };
+  return existingHostId === undefined
+    ? hostCreationItems(
+        { id: hostUserId, email: request.contactEmail.trim(), name: request.contactName, createdAt: nowIso },
+        sponsored,
+      )
+    : hostSponsoredItems(request.contactEmail, hostUserId, sponsored);
+}
+
+/** A new property, or a check that the existing one is still this host's when the transaction commits. */
+function propertyItems(plan: ProvisioningPlan): TransactItem[] {
+  const { request, existingPropertyId, hostUserId, propertyId, nowIso } = plan;
+  const { partnerId } = request;
+  return existingPropertyId !== undefined
+    ? [propertyOwnerCheckItem(partnerId, existingPropertyId, hostUserId)]
+    : propertyCreationItems({
+        id: propertyId,
+        partnerId,
+        hostUserId,
+        name: request.propertyName,
+        units: 1,
+        pmsHotelId: request.pmsHotelId,
+        createdAt: nowIso,
+      });
+}
+
+/** A seat activated per new product, and the requested products already active chosen again. */
+function seatItems(plan: ProvisioningPlan): TransactItem[] {
+  const { request, hostUserId, propertyId, seats, nowIso } = plan;
+  const { partnerId } = request;
+  return [
+    ...plan.newProducts.map((productId) =>
+      seatActivationItem(
+        { partnerId, propertyId, hostUserId, productId, activatedAt: nowIso },
+        seats.get(productId),
+      ),
+    ),
+    ...plan.alreadyActive
+      .filter((productId) => request.productIds.includes(productId))
+      .map((productId) => seatChosenAgainItem({ partnerId, propertyId, productId }, nowIso)),
+  ];
+}
+
+/**
+ * The link's nonce, consumed with the result it provisioned, and a check that its partner is not
+ * suspended: a link provisions only while it is not (the pages' cached partner may be older).
+ */
+function linkItems(plan: ProvisioningPlan, nonce: NonNullable<ProvisioningRequest['nonce']>): TransactItem[] {
+  const { partnerId } = plan.request;
+  return [
+    nonceConsumptionItem(
+      {
+        partnerId,
+        nonce: nonce.value,
+        hostUserId: plan.hostUserId,
+        propertyId: plan.propertyId,
+        activatedProductIds: plan.activatedProductIds,
+        consumedAt: plan.nowIso,
+        ...(nonce.sessionId ? { sessionId: nonce.sessionId } : {}),
+      },
+      nonce.tokenExpiresAtMs,
+    ),
+    partnerNotSuspendedItem(partnerId),
+  ];
+}
+
+/** `host.provisioned`: the host who used the link, the page request and the products it activated. */
+function provisionedAuditItem(
+  plan: ProvisioningPlan,
+  audit: NonNullable<ProvisioningRequest['audit']>,
+): TransactItem {
+  const { partnerId, nonce } = plan.request;
+  return auditEventItem({
+    at: plan.nowIso,
+    actor: audit.actor,
+    action: 'host.provisioned',
+    partnerId,
+    hostId: plan.hostUserId,
+    propertyId: plan.propertyId,
+    ...(nonce ? { linkNonce: nonce.value } : {}),
+    ...(audit.requestId ? { requestId: audit.requestId } : {}),
+    details: { products: plan.newProducts },
+  });
+}
+
+/**
+ * Commits the transaction. A conflict with another transaction pauses and tries again; a failed
+ * condition means a lost race (tried again), the link already used (its earlier result) or the
+ * partner suspended.
+ */
+async function commitProvisioning(
+  plan: ProvisioningPlan,
+  transaction: ProvisioningTransaction,
+  attempt: number,
+): Promise<ProvisioningResult | typeof TRY_AGAIN> {
+  const { request, hostUserId, propertyId, nowIso } = plan;
+  const { partnerId, nonce } = request;
+  try {
+    await dynamoDb().send(new TransactWriteCommand({ TransactItems: transaction.items }));
+    if (transaction.resumeLater.length > 0) {
+      await resumeLater(partnerId, hostUserId, nowIso, transaction.resumeLater);
+    }
+    return {
+      hostUserId,
+      propertyId,
+      activatedProductIds: plan.activatedProductIds,
+      alreadyProvisioned: false,
+      ...(nonce?.sessionId ? { sessionId: nonce.sessionId } : {}),
+    };
+  } catch (error) {
+    const codes = transactionCancellationCodes(error);
+    if (isRetryableCancellation(error)) {
+      // Another transaction held one of these items: nothing was written; try again shortly.
+      await pauseBeforeRetry(attempt + 1, 20);
+      return TRY_AGAIN;
+    }
+    if (!codes?.includes('ConditionalCheckFailed')) throw error;
+    if (nonce && codes[transaction.nonceIndex] === 'ConditionalCheckFailed') {
       const consumed = await getConsumedNonce(partnerId, nonce.value);
       if (consumed) return earlierResult(consumed);
     }
-    const [existingHostId, existingPropertyId] = await Promise.all([
-      getHostIdByEmail(request.contactEmail),
-      getPropertyIdForPmsHotel(partnerId, request.pmsHotelId),
-    ]);
-    const hostUserId = existingHostId ?? (await allocateId('host'));
-    const propertyId = existingPropertyId ?? (await allocateId('property'));
-    let seats = new Map<ProductId, SeatStatus>();
-    if (existingPropertyId !== undefined) {
-      // Strongly consistent: a property created a moment ago by another host must be seen here.
-      // One whose sponsorship ended is found too: provisioning sponsors it again.
-      const property = await getPropertyOfPartner(partnerId, existingPropertyId, {
-        consistent: true,
-        includeEnded: true,
-      });
-      if (property && property.hostUserId !== hostUserId) {
-        // The reads can straddle another provisioning's commit: the e-mail claim read before it
-        // (no account yet), the property after it. Read again (the nonce first) before refusing.
-        if (existingHostId === undefined && attempt < MAX_ATTEMPTS - 1) continue;
-        throw new PropertyHeldByAnotherHostError();
-      }
-      seats = await listSeatsOfProperty(partnerId, existingPropertyId);
+    if (nonce && codes[transaction.partnerCheckIndex] === 'ConditionalCheckFailed') {
+      throw new PartnerSuspendedError();
     }
-    const alreadyActive = [...seats].filter(([, status]) => status === 'active').map(([product]) => product);
-    const newProducts = [...new Set(request.productIds)].filter(
-      (product) => !alreadyActive.includes(product),
-    );
-    const activatedProductIds = [...alreadyActive, ...newProducts];
-    // An ended sponsorship is sponsored again: its other properties come back with it.
-    const sponsorship =
-      existingHostId === undefined ? undefined : await getSponsorship(partnerId, existingHostId);
-
-    const sponsored = { partnerId, propertyId };
-    const transactItems = [
-      ...(existingHostId === undefined
-        ? hostCreationItems(
-            {
-              id: hostUserId,
-              email: request.contactEmail.trim(),
-              name: request.contactName,
-              createdAt: nowIso,
-            },
-            sponsored,
-          )
-        : hostSponsoredItems(request.contactEmail, hostUserId, sponsored)),
-      sponsorshipSeatsItem(
-        partnerId,
-        hostUserId,
-        propertyId,
-        newProducts.length,
-        nowIso,
-        sponsorship?.endedAt,
-      ),
-      // An existing property must still be this host's when the transaction commits.
-      ...(existingPropertyId !== undefined
-        ? [propertyOwnerCheckItem(partnerId, existingPropertyId, hostUserId)]
-        : propertyCreationItems({
-            id: propertyId,
-            partnerId,
-            hostUserId,
-            name: request.propertyName,
-            units: 1,
-            pmsHotelId: request.pmsHotelId,
-            createdAt: nowIso,
-          })),
-      ...newProducts.map((productId) =>
-        seatActivationItem(
-          { partnerId, propertyId, hostUserId, productId, activatedAt: nowIso },
-          seats.get(productId),
-        ),
-      ),
-      ...alreadyActive
-        .filter((productId) => request.productIds.includes(productId))
-        .map((productId) => seatChosenAgainItem({ partnerId, propertyId, productId }, nowIso)),
-    ];
-    const nonceIndex = transactItems.length;
-    const partnerCheckIndex = nonceIndex + 1;
-    if (nonce) {
-      // A link provisions only while its partner is not suspended (the pages' cached partner may be older).
-      transactItems.push(
-        nonceConsumptionItem(
-          {
-            partnerId,
-            nonce: nonce.value,
-            hostUserId,
-            propertyId,
-            activatedProductIds,
-            consumedAt: nowIso,
-            ...(nonce.sessionId ? { sessionId: nonce.sessionId } : {}),
-          },
-          nonce.tokenExpiresAtMs,
-        ),
-        partnerNotSuspendedItem(partnerId),
-      );
-    }
-    if (request.audit) {
-      transactItems.push(
-        auditEventItem({
-          at: nowIso,
-          actor: request.audit.actor,
-          action: 'host.provisioned',
-          partnerId,
-          hostId: hostUserId,
-          propertyId,
-          ...(nonce ? { linkNonce: nonce.value } : {}),
-          ...(request.audit.requestId ? { requestId: request.audit.requestId } : {}),
-          details: { products: newProducts },
-        }),
-      );
-    }
-    const resumed =
-      sponsorship?.endedAt === undefined
-        ? { now: [], later: [] }
-        : resumedPropertyItems(sponsorship, propertyId, MAX_TRANSACTION_ITEMS - transactItems.length);
-    transactItems.push(...resumed.now);
-    try {
-      await dynamoDb().send(new TransactWriteCommand({ TransactItems: transactItems }));
-      if (resumed.later.length > 0) await resumeLater(partnerId, hostUserId, nowIso, resumed.later);
-      return {
-        hostUserId,
-        propertyId,
-        activatedProductIds,
-        alreadyProvisioned: false,
-        ...(nonce?.sessionId ? { sessionId: nonce.sessionId } : {}),
-      };
-    } catch (error) {
-      const codes = transactionCancellationCodes(error);
-      if (isRetryableCancellation(error)) {
-        // Another transaction held one of these items: nothing was written; try again shortly.
-        await pauseBeforeRetry(attempt + 1, 20);
-        continue;
-      }
-      if (!codes?.includes('ConditionalCheckFailed')) throw error;
-      if (nonce && codes[nonceIndex] === 'ConditionalCheckFailed') {
-        const consumed = await getConsumedNonce(partnerId, nonce.value);
-        if (consumed) return earlierResult(consumed);
-      }
-      if (nonce && codes[partnerCheckIndex] === 'ConditionalCheckFailed') throw new PartnerSuspendedError();
-      // Lost a race on the e-mail, the property or a seat: the next attempt links to the winner's items.
-    }
+    // Lost a race on the e-mail, the property or a seat: the next attempt links to the winner's items.
+    return TRY_AGAIN;
   }
-  throw new ProvisioningContentionError();
 }

@@ -322,6 +322,29 @@ export interface ReservationEvent {
 /** What applying each event did, or why it never can (`RefusedEventError`). */
 export type ReservationResult = EventOutcome | RefusedEventError;
 
+/** One call of `applyReservationChanges`: its events, and what applying each did so far. */
+interface ReservationBatch {
+  readonly events: readonly ReservationEvent[];
+  readonly propertyId: number;
+  readonly nowIso: string;
+  readonly fresh: boolean;
+  /** Filled in as each event is judged, applied or refused, by its index in `events`. */
+  readonly results: ReservationResult[];
+  /** The indexes of each reservation's events, in order. */
+  readonly byReservation: ReadonlyMap<string, readonly number[]>;
+}
+
+/** The change to write for a reservation, and the indexes of its events it supersedes. */
+interface JudgedChange extends ReservationChange {
+  readonly superseded: readonly number[];
+}
+
+/** A change refused by the channel cap, with the refusal's words. */
+interface OverCap {
+  readonly change: JudgedChange;
+  readonly refusal: string;
+}
+
 /**
  * `ReservationChanged`: the one piece of code that changes a property's reservations and their
  * aggregates (docs/design/events.md#reservations), for one event or several of one property (a
@@ -345,56 +368,87 @@ export async function applyReservationChanges(
   nowIso: string,
   fresh = true,
 ): Promise<ReservationResult[]> {
-  const results: ReservationResult[] = new Array(events.length);
-  const entity = (id: string) => `reservation "${id}" of property ${propertyId}`;
+  const batch: ReservationBatch = {
+    events,
+    propertyId,
+    nowIso,
+    fresh,
+    results: new Array(events.length),
+    byReservation: eventsByReservation(events),
+  };
+  const judged = await Promise.all(
+    [...batch.byReservation].map(([id, indexes]) => judgeReservationEvents(batch, id, indexes)),
+  );
+  const changes = judged.filter((change) => change !== undefined).sort((a, b) => a.index - b.index);
+  const { applicable, refusedByCap } = await withinChannelCap(batch, changes);
+  await writeReservationChanges(batch, applicable);
+  await applyOverCapOneByOne(batch, refusedByCap);
+  return batch.results;
+}
+
+/** The indexes of each reservation's events, in their order. */
+function eventsByReservation(events: readonly ReservationEvent[]): Map<string, number[]> {
   const byReservation = new Map<string, number[]>();
   events.forEach(({ detail }, index) => {
     byReservation.set(detail.reservation.id, [...(byReservation.get(detail.reservation.id) ?? []), index]);
   });
-  // Per reservation, its events judged in order as if each were applied before the next: the last
-  // that is newer is the change to write; those it supersedes count as applied when it is.
-  const changes: ReservationChange[] = [];
-  const superseded = new Map<number, number[]>();
-  await Promise.all(
-    [...byReservation].map(async ([id, indexes]) => {
-      const needsRead = fresh || indexes.some((index) => (events[index]?.detail.version ?? 0) > 1);
-      const previous = needsRead ? await getStoredReservation(propertyId, id) : undefined;
-      let stored: StoredVersion = {
-        ...(previous?.version !== undefined ? { version: previous.version } : {}),
-        ...(previous?.eventFingerprint !== undefined ? { eventFingerprint: previous.eventFingerprint } : {}),
-      };
-      const newer: number[] = [];
-      for (const index of indexes) {
-        const { detail, fingerprint } = events[index] as ReservationEvent;
-        try {
-          const verdict = versionVerdict(stored, detail.version, fingerprint, entity(id));
-          if (verdict !== 'newer') results[index] = verdict;
-          else {
-            newer.push(index);
-            stored = { version: detail.version, eventFingerprint: fingerprint };
-          }
-        } catch (error) {
-          if (!(error instanceof RefusedEventError)) throw error;
-          results[index] = error;
-        }
+  return byReservation;
+}
+
+/**
+ * A reservation's events judged in order as if each were applied before the next: the last that is
+ * newer is the change to write; those it supersedes count as applied when it is. The others get
+ * their verdict (a duplicate, an older version) or refusal in `results` now.
+ */
+async function judgeReservationEvents(
+  batch: ReservationBatch,
+  id: string,
+  indexes: readonly number[],
+): Promise<JudgedChange | undefined> {
+  const { events, propertyId, results } = batch;
+  const entity = `reservation "${id}" of property ${propertyId}`;
+  const needsRead = batch.fresh || indexes.some((index) => (events[index]?.detail.version ?? 0) > 1);
+  const previous = needsRead ? await getStoredReservation(propertyId, id) : undefined;
+  let stored: StoredVersion = {
+    ...(previous?.version !== undefined ? { version: previous.version } : {}),
+    ...(previous?.eventFingerprint !== undefined ? { eventFingerprint: previous.eventFingerprint } : {}),
+  };
+  const newer: number[] = [];
+  for (const index of indexes) {
+    const { detail, fingerprint } = events[index] as ReservationEvent;
+    try {
+      const verdict = versionVerdict(stored, detail.version, fingerprint, entity);
+      if (verdict !== 'newer') results[index] = verdict;
+      else {
+        newer.push(index);
+        stored = { version: detail.version, eventFingerprint: fingerprint };
       }
-      const last = newer.pop();
-      if (last === undefined) return;
-      const { detail, fingerprint } = events[last] as ReservationEvent;
-      superseded.set(last, newer);
-      changes.push({
-        index: last,
-        version: detail.version,
-        fingerprint,
-        next: { ...detail.reservation, property_id: propertyId },
-        ...(previous ? { previous } : {}),
-      });
-    }),
-  );
-  changes.sort((a, b) => a.index - b.index);
-  // The channel cap, with the channels each change adds to its month counted for the next.
-  const applicable: ReservationChange[] = [];
-  const refusedByCap: { change: ReservationChange; refusal: string }[] = [];
+    } catch (error) {
+      if (!(error instanceof RefusedEventError)) throw error;
+      results[index] = error;
+    }
+  }
+  const last = newer.pop();
+  if (last === undefined) return undefined;
+  const { detail, fingerprint } = events[last] as ReservationEvent;
+  return {
+    index: last,
+    version: detail.version,
+    fingerprint,
+    next: { ...detail.reservation, property_id: propertyId },
+    ...(previous ? { previous } : {}),
+    superseded: newer,
+  };
+}
+
+/** The channel cap, with the channels each change adds to its month counted for the next. */
+async function withinChannelCap(
+  batch: ReservationBatch,
+  changes: readonly JudgedChange[],
+): Promise<{ applicable: JudgedChange[]; refusedByCap: OverCap[] }> {
+  const { propertyId, fresh } = batch;
+  const applicable: JudgedChange[] = [];
+  const refusedByCap: OverCap[] = [];
   const addedChannels: ChannelsByMonth = new Map();
   for (const change of changes) {
     const added = contributionOf(change.next);
@@ -427,10 +481,20 @@ export async function applyReservationChanges(
     }
     applicable.push(change);
   }
-  // A transaction whose condition fails (someone changed one of its reservations meanwhile, or the
-  // property was erased) throws: the caller's next attempt reads again, and finds what the
-  // transactions before it applied to be duplicates.
-  for (const transaction of planReservationTransactions(applicable)) {
+  return { applicable, refusedByCap };
+}
+
+/**
+ * Writes the changes, as many to a transaction as fit. A transaction whose condition fails (someone
+ * changed one of its reservations meanwhile, or the property was erased) throws: the caller's next
+ * attempt reads again, and finds what the transactions before it applied to be duplicates.
+ */
+async function writeReservationChanges(
+  batch: ReservationBatch,
+  changes: readonly JudgedChange[],
+): Promise<void> {
+  const { propertyId, nowIso, results } = batch;
+  for (const transaction of planReservationTransactions(changes)) {
     const deltas: AggregateDeltas = new Map();
     for (const change of transaction) aggregateDeltas(change.previous?.reservation, change.next, deltas);
     await dynamoDb().send(
@@ -443,15 +507,24 @@ export async function applyReservationChanges(
       }),
     );
     for (const change of transaction) {
-      for (const index of [...(superseded.get(change.index) ?? []), change.index]) results[index] = 'applied';
+      for (const index of [...change.superseded, change.index]) results[index] = 'applied';
       const added = contributionOf(change.next);
       if (added) rememberChannels(propertyId, monthOf(added.bookedDay), [added.channel]);
     }
   }
-  // A change over the channel cap: its reservation's events one by one, in order (an earlier one
-  // may fit), each reading what is stored and checking the cap itself.
+}
+
+/**
+ * A change over the channel cap: its reservation's events one by one, in order (an earlier one
+ * may fit), each reading what is stored and checking the cap itself.
+ */
+async function applyOverCapOneByOne(
+  batch: ReservationBatch,
+  refusedByCap: readonly OverCap[],
+): Promise<void> {
+  const { events, propertyId, nowIso, results } = batch;
   for (const { change, refusal } of refusedByCap) {
-    const indexes = byReservation.get(change.next.id) ?? [];
+    const indexes = batch.byReservation.get(change.next.id) ?? [];
     if (indexes.length === 1) results[change.index] = new RefusedEventError(refusal);
     else
       for (const index of indexes) {
@@ -464,7 +537,6 @@ export async function applyReservationChanges(
         if (alone !== undefined) results[index] = alone;
       }
   }
-  return results;
 }
 
 /** One `ReservationChanged`: what `applyReservationChanges` does for a group of one. */

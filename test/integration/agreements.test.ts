@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { editProduct, ensureCatalog, listCatalog } from '../../lambdas/data/catalog';
+import { editProduct, ensureCatalog, listCatalog, translateProduct } from '../../lambdas/data/catalog';
 import { dynamoDb } from '../../lambdas/data/db';
 import { getPartner, keysIssuedItem } from '../../lambdas/data/partners';
 import { admin, adminJson as json } from '../support/cli';
@@ -212,5 +212,27 @@ describe('agreements: scopes and products as data', () => {
 
     expect(added?.goesLive).toEqual(goesLive);
     expect((await find())?.goesLive).toBeUndefined();
+  });
+
+  it('gives a default product the translations it was stored without, never over an operator’s', async () => {
+    const id = `tr-${randomBytes(3).toString('hex')}`;
+    const stored = { id, name: 'Concierge', description: 'Answers guests.' };
+    const translations = { de: { name: 'Concierge-Dienst' }, fr: { name: 'Conciergerie' } };
+    const find = async () => (await listCatalog()).find((product) => product.id === id);
+
+    await ensureCatalog([stored]);
+    await ensureCatalog([{ ...stored, translations }]);
+    const added = await find();
+    await translateProduct(id, 'de', { name: 'Empfang' });
+    await ensureCatalog([{ ...stored, translations: { ...translations, it: { name: 'Portineria' } } }]);
+    const operatorsKept = await find();
+    const renamed = `tr-${randomBytes(3).toString('hex')}`;
+    await ensureCatalog([{ ...stored, id: renamed }]);
+    await editProduct(renamed, { name: 'Front desk' });
+    await ensureCatalog([{ ...stored, id: renamed, translations }]);
+
+    expect(added?.translations).toEqual(translations);
+    expect(operatorsKept?.translations).toEqual({ ...translations, de: { name: 'Empfang' } });
+    expect((await listCatalog()).find((product) => product.id === renamed)?.translations).toBeUndefined();
   });
 });

@@ -1,12 +1,17 @@
 import type { TextField } from '../form-fields';
-import type { Messages } from './en';
+import type { ErrorPageMessages, Messages, ReviewMessages, ShellMessages, WizardStepMessages } from './en';
+import type { Formats } from './format';
 import { formatsFor } from './format';
 import { PartnerLink } from './partner-link';
 
 /** The host pages in German (formal: Sie). */
 export function de(): Messages {
   const f = formatsFor('de');
-  const n = f.number;
+  return { ...shell(), ...wizardSteps(f), ...review(f), ...errorPages(f) };
+}
+
+/** The frame of every host page, the marketplace, the wizard's frame and the choice between two setups. */
+function shell(): ShellMessages {
   return {
     sponsoredBy: 'Gesponsert von',
     languageSwitch: 'Sprache',
@@ -42,7 +47,13 @@ export function de(): Messages {
       `Der Link, den Sie gerade geöffnet haben, ist für ${name}. Wenn Sie mit ihm beginnen, endet die laufende Einrichtung in diesem Browser; was sie gespeichert hat, bleibt gespeichert.`,
     continueMySetup: 'Meine Einrichtung fortsetzen',
     startWithNewLink: 'Mit dem neuen Link beginnen',
+  };
+}
 
+/** The wizard's steps (property and check-in, questions, offers): their labels, hints and errors. */
+function wizardSteps(f: Formats): WizardStepMessages {
+  const n = f.number;
+  return {
     detailsTitle: 'Ihre Unterkunft und der Check-in',
     detailsStage: 'Unterkunft',
     propertyName: 'Name der Unterkunft',
@@ -96,7 +107,13 @@ export function de(): Messages {
       `Angebot ${n(number)}: Geben Sie den Preis für Gäste als Zahl ein, z. B. ${examples[0]} oder ${examples[1]}.`,
     errorOfferCurrency: (number) => `Angebot ${n(number)}: Wählen Sie eine Währung.`,
     errorOfferTooMany: (max) => `Tragen Sie höchstens ${n(max)} Angebote ein.`,
+  };
+}
 
+/** The review step and the closing page. */
+function review(f: Formats): ReviewMessages {
+  const n = f.number;
+  return {
     reviewTitle: 'Prüfen und abschließen',
     reviewStage: 'Prüfen',
     activeProducts: (products) => `Aktive Produkte: ${f.list(products)}.`,
@@ -130,7 +147,13 @@ export function de(): Messages {
         Sie können diesen Tab schließen und zu <PartnerLink name={partner} website={website} /> zurückkehren.
       </>
     ),
+  };
+}
 
+/** The pages that say why a link, a session or a form cannot be used, and the web firewall's 429 page. */
+function errorPages(f: Formats): ErrorPageMessages {
+  const n = f.number;
+  return {
     linkMalformedTitle: 'Dieser Link ist unvollständig',
     linkMalformed:
       'Der Aktivierungslink ist beschädigt oder wurde beim Kopieren abgeschnitten, daher können wir ihn nicht lesen.',

@@ -1,14 +1,21 @@
 import type { TextField } from '../form-fields';
+import type { Formats } from './format';
 import { formatsFor } from './format';
 import { PartnerLink } from './partner-link';
 
 /**
  * The host pages in English: the reference catalogue. Its keys and parameter types are the
  * `Messages` type every other language implements, so a missing or misspelt key is a compile error.
+ * It joins four sections, each typed for the other languages below (`ShellMessages`, …); built
+ * when a page first needs English, never at load.
  */
 export function en() {
   const f = formatsFor('en');
-  const n = f.number;
+  return { ...shell(), ...wizardSteps(f), ...review(f), ...errorPages(f) };
+}
+
+/** The frame of every host page, the marketplace, the wizard's frame and the choice between two setups. */
+function shell() {
   return {
     // The frame of every host page
     sponsoredBy: 'Sponsored by',
@@ -47,7 +54,13 @@ export function en() {
       `The link you just opened is for ${name}. Starting with it ends the setup in progress in this browser; what it saved stays saved.`,
     continueMySetup: 'Continue my setup',
     startWithNewLink: 'Start with the new link',
+  };
+}
 
+/** The wizard's steps (property and check-in, questions, offers): their labels, hints and errors. */
+function wizardSteps(f: Formats) {
+  const n = f.number;
+  return {
     // Step: property and check-in
     detailsTitle: 'Your property and check-in',
     detailsStage: 'Property',
@@ -101,7 +114,13 @@ export function en() {
       `Offer ${n(number)}: enter the guest price as a number, e.g. ${examples[0]} or ${examples[1]}.`,
     errorOfferCurrency: (number: number) => `Offer ${n(number)}: choose a currency.`,
     errorOfferTooMany: (max: number) => `Add at most ${n(max)} offers.`,
+  };
+}
 
+/** The review step and the closing page. */
+function review(f: Formats) {
+  const n = f.number;
+  return {
     // Step: review
     reviewTitle: 'Review and finish',
     reviewStage: 'Review',
@@ -139,7 +158,13 @@ export function en() {
         You can close this tab and return to <PartnerLink name={partner} website={website} />.
       </>
     ),
+  };
+}
 
+/** The pages that say why a link, a session or a form cannot be used, and the web firewall's 429 page. */
+function errorPages(f: Formats) {
+  const n = f.number;
+  return {
     // Pages that say why a link, a session or a form cannot be used
     linkMalformedTitle: 'This link is incomplete',
     linkMalformed:
@@ -219,6 +244,12 @@ const FIELD_NAMES: Record<TextField, string> = {
   title: 'An offer title',
   description: 'An offer description',
 };
+
+/** Each section of the catalogue: what every language's section of that name provides. */
+export type ShellMessages = ReturnType<typeof shell>;
+export type WizardStepMessages = ReturnType<typeof wizardSteps>;
+export type ReviewMessages = ReturnType<typeof review>;
+export type ErrorPageMessages = ReturnType<typeof errorPages>;
 
 /** What every language's catalogue provides: the English catalogue's keys, with the same parameters. */
 export type Messages = ReturnType<typeof en>;

@@ -1,12 +1,17 @@
 import type { TextField } from '../form-fields';
-import type { Messages } from './en';
+import type { ErrorPageMessages, Messages, ReviewMessages, ShellMessages, WizardStepMessages } from './en';
+import type { Formats } from './format';
 import { formatsFor } from './format';
 import { PartnerLink } from './partner-link';
 
 /** The host pages in Spanish (formal: usted). */
 export function es(): Messages {
   const f = formatsFor('es');
-  const n = f.number;
+  return { ...shell(), ...wizardSteps(f), ...review(f), ...errorPages(f) };
+}
+
+/** The frame of every host page, the marketplace, the wizard's frame and the choice between two setups. */
+function shell(): ShellMessages {
   return {
     sponsoredBy: 'Patrocinado por',
     languageSwitch: 'Idioma',
@@ -40,7 +45,13 @@ export function es(): Messages {
       `El enlace que acaba de abrir es para ${name}. Si empieza con él, termina la configuración en curso en este navegador; lo que ya guardó se conserva.`,
     continueMySetup: 'Continuar mi configuración',
     startWithNewLink: 'Empezar con el nuevo enlace',
+  };
+}
 
+/** The wizard's steps (property and check-in, questions, offers): their labels, hints and errors. */
+function wizardSteps(f: Formats): WizardStepMessages {
+  const n = f.number;
+  return {
     detailsTitle: 'Su alojamiento y la llegada',
     detailsStage: 'Alojamiento',
     propertyName: 'Nombre del alojamiento',
@@ -93,7 +104,13 @@ export function es(): Messages {
       `Oferta ${n(number)}: escriba el precio para el huésped como un número, por ejemplo ${examples[0]} o ${examples[1]}.`,
     errorOfferCurrency: (number) => `Oferta ${n(number)}: elija una moneda.`,
     errorOfferTooMany: (max) => `Añada como máximo ${n(max)} ofertas.`,
+  };
+}
 
+/** The review step and the closing page. */
+function review(f: Formats): ReviewMessages {
+  const n = f.number;
+  return {
     reviewTitle: 'Revisar y terminar',
     reviewStage: 'Revisión',
     activeProducts: (products) => `Productos activos: ${f.list(products)}.`,
@@ -127,7 +144,13 @@ export function es(): Messages {
         Puede cerrar esta pestaña y volver a <PartnerLink name={partner} website={website} />.
       </>
     ),
+  };
+}
 
+/** The pages that say why a link, a session or a form cannot be used, and the web firewall's 429 page. */
+function errorPages(f: Formats): ErrorPageMessages {
+  const n = f.number;
+  return {
     linkMalformedTitle: 'Este enlace está incompleto',
     linkMalformed:
       'El enlace de activación está dañado o se cortó al copiarlo, por lo que no podemos leerlo.',

@@ -1,12 +1,17 @@
 import type { TextField } from '../form-fields';
-import type { Messages } from './en';
+import type { ErrorPageMessages, Messages, ReviewMessages, ShellMessages, WizardStepMessages } from './en';
+import type { Formats } from './format';
 import { formatsFor } from './format';
 import { PartnerLink } from './partner-link';
 
 /** The host pages in French (formal: vous), with a no-break space before `:` and `;`. */
 export function fr(): Messages {
   const f = formatsFor('fr');
-  const n = f.number;
+  return { ...shell(), ...wizardSteps(f), ...review(f), ...errorPages(f) };
+}
+
+/** The frame of every host page, the marketplace, the wizard's frame and the choice between two setups. */
+function shell(): ShellMessages {
   return {
     sponsoredBy: 'Sponsorisé par',
     languageSwitch: 'Langue',
@@ -41,7 +46,13 @@ export function fr(): Messages {
       `Le lien que vous venez d’ouvrir est pour ${name}. Commencer avec lui met fin à la configuration en cours dans ce navigateur ; ce qu’elle a enregistré le reste.`,
     continueMySetup: 'Continuer ma configuration',
     startWithNewLink: 'Commencer avec le nouveau lien',
+  };
+}
 
+/** The wizard's steps (property and check-in, questions, offers): their labels, hints and errors. */
+function wizardSteps(f: Formats): WizardStepMessages {
+  const n = f.number;
+  return {
     detailsTitle: 'Votre logement et l’arrivée',
     detailsStage: 'Logement',
     propertyName: 'Nom du logement',
@@ -94,7 +105,13 @@ export function fr(): Messages {
       `Offre ${n(number)} : saisissez le prix pour les voyageurs sous forme de nombre, par exemple ${examples[0]} ou ${examples[1]}.`,
     errorOfferCurrency: (number) => `Offre ${n(number)} : choisissez une devise.`,
     errorOfferTooMany: (max) => `Ajoutez au plus ${n(max)} offres.`,
+  };
+}
 
+/** The review step and the closing page. */
+function review(f: Formats): ReviewMessages {
+  const n = f.number;
+  return {
     reviewTitle: 'Vérifier et terminer',
     reviewStage: 'Vérification',
     activeProducts: (products) => `Produits actifs : ${f.list(products)}.`,
@@ -128,7 +145,13 @@ export function fr(): Messages {
         Vous pouvez fermer cet onglet et revenir sur <PartnerLink name={partner} website={website} />.
       </>
     ),
+  };
+}
 
+/** The pages that say why a link, a session or a form cannot be used, and the web firewall's 429 page. */
+function errorPages(f: Formats): ErrorPageMessages {
+  const n = f.number;
+  return {
     linkMalformedTitle: 'Ce lien est incomplet',
     linkMalformed:
       'Le lien d’activation est endommagé ou a été tronqué lors de sa copie : nous ne pouvons pas le lire.',

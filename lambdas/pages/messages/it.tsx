@@ -1,5 +1,6 @@
 import type { TextField } from '../form-fields';
-import type { Messages } from './en';
+import type { ErrorPageMessages, Messages, ReviewMessages, ShellMessages, WizardStepMessages } from './en';
+import type { Formats } from './format';
 import { formatsFor } from './format';
 import { PartnerLink } from './partner-link';
 
@@ -12,7 +13,11 @@ const a = (name: string) => (/^[aeiouàáèéìíòóùú]/i.test(name.trim()) ?
 /** The host pages in Italian (formal: Lei). */
 export function it(): Messages {
   const f = formatsFor('it');
-  const n = f.number;
+  return { ...shell(), ...wizardSteps(f), ...review(f), ...errorPages(f) };
+}
+
+/** The frame of every host page, the marketplace, the wizard's frame and the choice between two setups. */
+function shell(): ShellMessages {
   return {
     sponsoredBy: 'Sponsorizzato da',
     languageSwitch: 'Lingua',
@@ -46,7 +51,13 @@ export function it(): Messages {
       `Il link che ha appena aperto è per ${name}. Se inizia con questo, la configurazione in corso in questo browser termina; ciò che ha salvato resta salvato.`,
     continueMySetup: 'Continua la mia configurazione',
     startWithNewLink: 'Inizia con il nuovo link',
+  };
+}
 
+/** The wizard's steps (property and check-in, questions, offers): their labels, hints and errors. */
+function wizardSteps(f: Formats): WizardStepMessages {
+  const n = f.number;
+  return {
     detailsTitle: 'La sua struttura e il check-in',
     detailsStage: 'Struttura',
     propertyName: 'Nome della struttura',
@@ -99,7 +110,13 @@ export function it(): Messages {
       `Offerta ${n(number)}: inserisca il prezzo per l’ospite come numero, ad esempio ${examples[0]} o ${examples[1]}.`,
     errorOfferCurrency: (number) => `Offerta ${n(number)}: scelga una valuta.`,
     errorOfferTooMany: (max) => `Aggiunga al massimo ${n(max)} offerte.`,
+  };
+}
 
+/** The review step and the closing page. */
+function review(f: Formats): ReviewMessages {
+  const n = f.number;
+  return {
     reviewTitle: 'Controlli e concluda',
     reviewStage: 'Riepilogo',
     activeProducts: (products) => `Prodotti attivi: ${f.list(products)}.`,
@@ -133,7 +150,13 @@ export function it(): Messages {
         Può chiudere questa scheda e tornare {a(partner)} <PartnerLink name={partner} website={website} />.
       </>
     ),
+  };
+}
 
+/** The pages that say why a link, a session or a form cannot be used, and the web firewall's 429 page. */
+function errorPages(f: Formats): ErrorPageMessages {
+  const n = f.number;
+  return {
     linkMalformedTitle: 'Questo link è incompleto',
     linkMalformed:
       'Il link di attivazione è danneggiato o è stato troncato durante la copia, quindi non riusciamo a leggerlo.',
