@@ -122,42 +122,57 @@ function largestValue(document: Json, route: PartnerApiRoute, name: string): num
   return maximum;
 }
 
-/** The configuration for the document generated from the route table. */
-export function portmanConfig(document: Json): Json {
+/** The routes as the configuration names them: their operations' ids, and which have which parameters. */
+function routeFacts(document: Json) {
   const routes: readonly PartnerApiRoute[] = partnerApiRoutes;
   const getId = (route: PartnerApiRoute) => operation(document, route, 'get').operationId as string;
   const headId = (route: PartnerApiRoute) => operation(document, route, 'head').operationId as string;
-  const gets = routes.map(getId);
   const integerParameters = (route: PartnerApiRoute) =>
     route.queryParameters.flatMap((parameter) => (parameter.kind === 'integer' ? [parameter] : []));
-  const withIntegers = routes.filter((route) => integerParameters(route).length > 0);
-  const withPathParameters = routes.filter((route) => route.pathParameters.length > 0);
-  const pathParameterNames = [
-    ...new Set(routes.flatMap((route) => route.pathParameters.map(({ name }) => name))),
-  ];
-  const unknownVariable = (name: string) => `unknown${pascal(name)}`;
+  return {
+    routes,
+    getId,
+    headId,
+    gets: routes.map(getId),
+    integerParameters,
+    withIntegers: routes.filter((route) => integerParameters(route).length > 0),
+    withPathParameters: routes.filter((route) => route.pathParameters.length > 0),
+  };
+}
+type RouteFacts = ReturnType<typeof routeFacts>;
 
-  const variationTests: Json[] = [
-    {
-      openApiOperationIds: gets,
-      openApiResponse: '200',
-      variations: [
-        variation('EnterpriseKeyHeader', {
-          overwriteRequestSecurity: {
-            apiKey: { key: 'X-Enterprise-Key', value: '{{bearerToken}}', in: 'header' },
-          },
-        }),
-      ],
-    },
-    // Each integer query parameter at its minimum and maximum: a 200.
-    ...withIntegers.map((route) => ({
-      openApiOperationIds: [getId(route)],
-      openApiResponse: '200',
-      variations: integerParameters(route).flatMap(({ name, minimum, maximum }) => [
-        variation(`${pascal(name)}Minimum`, queryValue(name, minimum)),
-        variation(`${pascal(name)}Maximum`, queryValue(name, maximum)),
-      ]),
-    })),
+const unknownVariable = (name: string) => `unknown${pascal(name)}`;
+
+/** The key in the enterprise header: a 200 on every route. */
+function enterpriseKeyHeader({ gets }: RouteFacts): Json {
+  return {
+    openApiOperationIds: gets,
+    openApiResponse: '200',
+    variations: [
+      variation('EnterpriseKeyHeader', {
+        overwriteRequestSecurity: {
+          apiKey: { key: 'X-Enterprise-Key', value: '{{bearerToken}}', in: 'header' },
+        },
+      }),
+    ],
+  };
+}
+
+/** Each integer query parameter at its minimum and maximum: a 200. */
+function integerBounds({ withIntegers, getId, integerParameters }: RouteFacts): Json[] {
+  return withIntegers.map((route) => ({
+    openApiOperationIds: [getId(route)],
+    openApiResponse: '200',
+    variations: integerParameters(route).flatMap(({ name, minimum, maximum }) => [
+      variation(`${pascal(name)}Minimum`, queryValue(name, minimum)),
+      variation(`${pascal(name)}Maximum`, queryValue(name, maximum)),
+    ]),
+  }));
+}
+
+/** No key and a malformed key, on GET and HEAD: a 401. */
+function keyRefusals({ gets, routes, headId }: RouteFacts): Json[] {
+  return [
     {
       openApiOperationIds: gets,
       openApiResponse: '401',
@@ -174,54 +189,89 @@ export function portmanConfig(document: Json): Json {
         variation('MalformedKeyHead', malformedKey, { head: true }),
       ],
     },
-    // The test's second partner holds the base scopes only: every other scope's routes answer 403.
-    {
-      openApiOperationIds: routes.filter((route) => !BASE_SCOPES.includes(route.scope)).map(getId),
-      openApiResponse: '403',
-      variations: [
-        variation(
-          'MetricsOnlyKey',
-          { overwriteRequestSecurity: { bearer: { token: '{{metricsOnlyKey}}' } } },
-          { problem: 'insufficient-scope' },
-        ),
-      ],
-    },
-    // An id no partner holds, in each path parameter: the parameter's not-found problem.
-    ...withPathParameters.map((route) => ({
-      openApiOperationIds: [getId(route)],
-      openApiResponse: '404',
-      variations: route.pathParameters.map(({ name, notFound }) =>
-        variation(
-          `Unknown${pascal(name)}`,
-          { overwriteRequestPathVariables: [{ key: name, value: `{{${unknownVariable(name)}}}` }] },
-          { problem: notFound.problem },
-        ),
+  ];
+}
+
+/** The test's second partner holds the base scopes only: every other scope's routes answer 403. */
+function scopeRefusal({ routes, getId }: RouteFacts): Json {
+  return {
+    openApiOperationIds: routes.filter((route) => !BASE_SCOPES.includes(route.scope)).map(getId),
+    openApiResponse: '403',
+    variations: [
+      variation(
+        'MetricsOnlyKey',
+        { overwriteRequestSecurity: { bearer: { token: '{{metricsOnlyKey}}' } } },
+        { problem: 'insufficient-scope' },
       ),
-    })),
-    // Each integer query parameter one step outside its range: a 400.
-    ...withIntegers.map((route) => ({
-      openApiOperationIds: [getId(route)],
-      openApiResponse: '400',
-      variations: integerParameters(route).flatMap(({ name, minimum, maximum }) => [
-        variation(`${pascal(name)}BelowMinimum`, queryValue(name, minimum - 1), {
-          problem: 'invalid-request',
-        }),
-        variation(`${pascal(name)}AboveMaximum`, queryValue(name, maximum + 1), {
-          problem: 'invalid-request',
-        }),
-      ]),
-    })),
-    {
-      openApiOperationIds: gets,
-      openApiResponse: '406',
-      variations: [
-        variation(
-          'AcceptExcludesJson',
-          { overwriteRequestHeaders: [{ key: 'Accept', value: 'text/html' }] },
-          { problem: 'not-acceptable' },
-        ),
-      ],
-    },
+    ],
+  };
+}
+
+/** An id no partner holds, in each path parameter: the parameter's not-found problem. */
+function unknownIds({ withPathParameters, getId }: RouteFacts): Json[] {
+  return withPathParameters.map((route) => ({
+    openApiOperationIds: [getId(route)],
+    openApiResponse: '404',
+    variations: route.pathParameters.map(({ name, notFound }) =>
+      variation(
+        `Unknown${pascal(name)}`,
+        { overwriteRequestPathVariables: [{ key: name, value: `{{${unknownVariable(name)}}}` }] },
+        { problem: notFound.problem },
+      ),
+    ),
+  }));
+}
+
+/** Each integer query parameter one step outside its range: a 400. */
+function outOfRange({ withIntegers, getId, integerParameters }: RouteFacts): Json[] {
+  return withIntegers.map((route) => ({
+    openApiOperationIds: [getId(route)],
+    openApiResponse: '400',
+    variations: integerParameters(route).flatMap(({ name, minimum, maximum }) => [
+      variation(`${pascal(name)}BelowMinimum`, queryValue(name, minimum - 1), { problem: 'invalid-request' }),
+      variation(`${pascal(name)}AboveMaximum`, queryValue(name, maximum + 1), { problem: 'invalid-request' }),
+    ]),
+  }));
+}
+
+/** An `Accept` without JSON: a 406. */
+function notAcceptable({ gets }: RouteFacts): Json {
+  return {
+    openApiOperationIds: gets,
+    openApiResponse: '406',
+    variations: [
+      variation(
+        'AcceptExcludesJson',
+        { overwriteRequestHeaders: [{ key: 'Accept', value: 'text/html' }] },
+        { problem: 'not-acceptable' },
+      ),
+    ],
+  };
+}
+
+/** The test partner's own ids in every path (openapi-to-postman would invent one: a 404). */
+function ownIdsInPaths({ routes, withPathParameters, getId, headId }: RouteFacts): Json[] {
+  const names = [...new Set(routes.flatMap((route) => route.pathParameters.map(({ name }) => name)))];
+  return names.map((name) => {
+    const using = withPathParameters.filter((route) => route.pathParameters.some((p) => p.name === name));
+    return {
+      overwriteRequestPathVariables: [{ key: name, value: `{{${name}}}` }],
+      openApiOperationIds: using.flatMap((route) => [getId(route), headId(route)]),
+    };
+  });
+}
+
+/** The configuration for the document generated from the route table. */
+export function portmanConfig(document: Json): Json {
+  const facts = routeFacts(document);
+  const variationTests: Json[] = [
+    enterpriseKeyHeader(facts),
+    ...integerBounds(facts),
+    ...keyRefusals(facts),
+    scopeRefusal(facts),
+    ...unknownIds(facts),
+    ...outOfRange(facts),
+    notAcceptable(facts),
   ];
 
   return {
@@ -233,18 +283,11 @@ export function portmanConfig(document: Json): Json {
       variationTests,
     },
     assignVariables: [],
-    // The test partner's own ids in every path (openapi-to-postman would invent one: a 404).
-    overwrites: pathParameterNames.map((name) => {
-      const using = withPathParameters.filter((route) => route.pathParameters.some((p) => p.name === name));
-      return {
-        overwriteRequestPathVariables: [{ key: name, value: `{{${name}}}` }],
-        openApiOperationIds: using.flatMap((route) => [getId(route), headId(route)]),
-      };
-    }),
+    overwrites: ownIdsInPaths(facts),
     globals: {
       securityOverwrites: { remove: true },
       collectionVariables: Object.fromEntries(
-        withPathParameters.flatMap((route) =>
+        facts.withPathParameters.flatMap((route) =>
           route.pathParameters.map(({ name }) => [
             unknownVariable(name),
             String(largestValue(document, route, name)),
