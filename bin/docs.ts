@@ -1,4 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { EVENT_EXAMPLES } from '../asyncapi/examples';
+import { acceptedLine } from '../cli/commands/events';
 import { partnerApiRoutes } from '../core/routes';
 import { WIZARD_STEPS } from '../lambdas/pages/wizard-steps';
 
@@ -48,10 +50,22 @@ function partnerRouteList(): string {
     .join('\n');
 }
 
+/** `events publish` of the examples file and the line it answers (docs/operators.md), from `EVENT_EXAMPLES`. */
+function publishExamples(): string {
+  const examples = Object.values(EVENT_EXAMPLES);
+  return [
+    '```sh',
+    'npm run admin -- events publish --file docs/examples/events.jsonl      # one event a line, as the platform sends it',
+    `# ${acceptedLine(examples.length, examples)}`,
+    '```',
+  ].join('\n');
+}
+
 const BLOCKS: readonly GeneratedBlock[] = [
   { file: 'docs/design/host-pages.md', name: 'steps', text: wizardStepTable },
   { file: 'docs/partners.md', name: 'routes', text: partnerRouteTable },
   { file: 'README.md', name: 'routes', text: partnerRouteList },
+  { file: 'docs/operators.md', name: 'publish-examples', text: publishExamples },
 ];
 
 /** The file with the block written from its source, or why it cannot be. */

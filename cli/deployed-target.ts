@@ -2,6 +2,7 @@ import type { Output } from '@aws-sdk/client-cloudformation';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { STSClient } from '@aws-sdk/client-sts';
 import { queueUrlVariable } from '../core/event-delivery';
+import { runtimeEnvironment, runtimeSettingsOf } from '../core/runtime-settings';
 import { secretArnVariable } from '../core/service-secrets';
 import type { DeployedStage } from '../core/stages';
 import { useServiceEnvironment } from '../lambdas/common/config';
@@ -92,7 +93,7 @@ export async function deployedTarget(
     STAGE: stage,
     TABLE_NAME: outputs.tableName,
     [secretArnVariable('sealing')]: outputs.sealingSecretArn,
-    AUDIT_RETENTION_DAYS: String(stageSettings[stage].auditRetentionDays),
+    ...runtimeEnvironment(runtimeSettingsOf(stageSettings[stage])),
     EVENT_BUS_NAME: outputs.eventBusName,
     [queueUrlVariable('platformEvents')]: outputs.platformEventsQueueUrl,
     [queueUrlVariable('platformEventsDeadLetter')]: outputs.platformEventsDeadLetterQueueUrl,

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
-import { DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention';
 import { queueUrlVariable, SERVICE_QUEUE_NAMES } from '../core/event-delivery';
 import type { ServiceFunctionSpec, ServiceSecretName } from '../core/routes';
 import { API_BASE_PATH, pageFunctionName, serviceFunctions } from '../core/routes';
+import { runtimeEnvironment } from '../core/runtime-settings';
 import { secretArnVariable } from '../core/service-secrets';
 import { useServiceEnvironment } from '../lambdas/common/config';
 import { FUNCTION_NODE_OPTIONS } from '../lib/function-defaults';
@@ -141,7 +141,7 @@ function functionEnvironment(spec: ServiceFunctionSpec, aws: LocalAwsSettings): 
     POWERTOOLS_SERVICE_NAME: 'partner-api',
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
-    AUDIT_RETENTION_DAYS: String(DEFAULT_AUDIT_RETENTION_DAYS),
+    ...runtimeEnvironment(),
     AWS_REGION: 'local',
     AWS_ACCESS_KEY_ID: spec.name,
     AWS_SECRET_ACCESS_KEY: aws.secretAccessKey,

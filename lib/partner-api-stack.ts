@@ -13,6 +13,7 @@ import {
 } from '../core/partitions';
 import type { ServiceSecretName } from '../core/routes';
 import { EVENT_CONSUMER, pageFunctionName } from '../core/routes';
+import { runtimeSettingsOf } from '../core/runtime-settings';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
 import { OperationsAlarms } from './constructs/operations-alarms';
@@ -85,7 +86,7 @@ export class PartnerApiStack extends Stack {
       logRemovalPolicy: dataRemovalPolicy,
       logLevel: config.logLevel,
       systemLogLevel: config.lambdaSystemLogLevel,
-      auditRetentionDays: config.auditRetentionDays,
+      runtimeSettings: runtimeSettingsOf(config),
     };
     const apiSettings = {
       stageName: config.stage,

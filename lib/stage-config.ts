@@ -1,6 +1,7 @@
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_AUDIT_RETENTION_DAYS } from '../core/audit-retention';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../core/domain/rate-limit';
+import type { RuntimeSettings } from '../core/runtime-settings';
+import { RUNTIME_SETTINGS } from '../core/runtime-settings';
 import type { DeployedStage } from '../core/stages';
 
 /**
@@ -66,7 +67,8 @@ export interface FirewallLimit {
   readonly windowSeconds: FirewallWindowSeconds;
 }
 
-export interface StageConfig {
+/** A stage's settings; those its code reads at run time are `RUNTIME_SETTINGS`'s (`core/runtime-settings.ts`). */
+export interface StageConfig extends RuntimeSettings {
   readonly stage: DeployedStage;
   /**
    * Keep the table, the service secret and the log groups when the stack is deleted, and turn on
@@ -105,8 +107,6 @@ export interface StageConfig {
    */
   readonly firewall: { readonly api: FirewallLimit; readonly pages: FirewallLimit };
   readonly alarms: AlarmThresholds;
-  /** How long audit events are kept (days; the table's TTL removes older ones). */
-  readonly auditRetentionDays: number;
   /**
    * SNS topic that receives alarm state changes. Created outside this stack (one per account,
    * usually with its own subscriptions). Required where `alarmTopicRequired` (production).
@@ -169,7 +169,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       lambdaErrors: 5,
       oldestEventSeconds: 900,
     },
-    auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
+    auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
   },
   production: {
     stage: 'production',
@@ -195,7 +195,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       lambdaErrors: 1,
       oldestEventSeconds: 300,
     },
-    auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
+    auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
   },
 };
 

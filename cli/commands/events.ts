@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { PlatformEvent } from '../../core/contract/platform-events';
 import { PLATFORM_EVENT_TYPES } from '../../core/contract/platform-events';
 import { quoted } from '../../core/domain/text';
 import {
@@ -54,6 +55,15 @@ function readEventsFile(flag: string, value: string) {
   return parsed.events;
 }
 
+/** The first line `events publish` answers: how many events the bus took, and of which types. */
+export function acceptedLine(accepted: number, events: readonly PlatformEvent[]): string {
+  const byType = PLATFORM_EVENT_TYPES.flatMap((type) => {
+    const count = events.filter((event) => event.type === type).length;
+    return count > 0 ? [`${type} ${count}`] : [];
+  });
+  return `Accepted ${accepted} event(s): ${byType.join(', ')}.`;
+}
+
 /** `events publish`, `events failed`, `events redrive`: what `operations/events.ts` does, as commands. */
 export function eventCommands(program: Command, define: Define): void {
   const events = commandGroup(
@@ -71,11 +81,7 @@ export function eventCommands(program: Command, define: Define): void {
         // What waited in the dead-letter queue before: only what this file adds is its refusals.
         const before = wait ? (await queueDepth('platformEventsDeadLetter')).waiting : 0;
         const { accepted } = await publishEventsFile(target, checked, Date.now());
-        const byType = PLATFORM_EVENT_TYPES.flatMap((type) => {
-          const count = checked.filter((event) => event.type === type).length;
-          return count > 0 ? [`${type} ${count}`] : [];
-        });
-        const lines = [`Accepted ${accepted} event(s): ${byType.join(', ')}.`];
+        const lines = [acceptedLine(accepted, checked)];
         if (!wait) {
           lines.push(
             'They apply within seconds; `events failed` lists any the service refuses, with the reason.',

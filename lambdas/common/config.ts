@@ -1,6 +1,7 @@
-import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../core/audit-retention';
 import type { ServiceQueueName } from '../../core/event-delivery';
 import { queueUrlVariable, SERVICE_QUEUE_NAMES } from '../../core/event-delivery';
+import type { RuntimeSettings } from '../../core/runtime-settings';
+import { readRuntimeSettings } from '../../core/runtime-settings';
 import type { ServiceSecretName } from '../../core/service-secrets';
 import { SERVICE_SECRET_NAMES, secretArnVariable } from '../../core/service-secrets';
 import type { Stage } from '../../core/stages';
@@ -9,12 +10,14 @@ import { isStage, STAGES } from '../../core/stages';
 /** Where the configuration comes from: variables by name, as the stack (or `npm start`) sets them. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** The service's settings, as a function (or a command of the operator CLI) runs with them. */
-export interface ServiceConfig {
+/**
+ * The service's settings, as a function (or a command of the operator CLI) runs with them: the
+ * stage's runtime settings (`core/runtime-settings.ts`) and where everything is.
+ */
+export interface ServiceConfig extends RuntimeSettings {
   readonly stage: Stage;
   /** Absent for a function with no table: only reading the table asks for it. */
   readonly tableName?: string;
-  readonly auditRetentionDays: number;
   /** ARNs of the secrets this process may read (the route table grants each function its own). */
   readonly secretArns: Partial<Record<ServiceSecretName, string>>;
   /** URLs of the queues this process may send to (the consumer's dead-letter queue; the CLI's). */
@@ -65,7 +68,7 @@ function configFrom(environment: Environment): ServiceConfig {
   return {
     stage,
     ...(tableName === undefined ? {} : { tableName }),
-    auditRetentionDays: positiveInteger(environment, 'AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),
+    ...readRuntimeSettings((variable, fallback) => positiveInteger(environment, variable, fallback)),
     secretArns: Object.fromEntries(
       SERVICE_SECRET_NAMES.flatMap((name) => {
         const arn = read(environment, secretArnVariable(name));

@@ -9,7 +9,8 @@ import {
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { DEFAULT_AUDIT_RETENTION_DAYS } from '../../core/audit-retention';
+import type { RuntimeSettings } from '../../core/runtime-settings';
+import { DEFAULT_RUNTIME_SETTINGS, runtimeEnvironment } from '../../core/runtime-settings';
 import {
   FUNCTION_BUNDLING,
   FUNCTION_MEMORY_MB,
@@ -52,14 +53,14 @@ export const BUNDLING_DEFAULTS: BundlingOptions = {
 export function baseEnvironment(
   stage: string,
   logLevel: string,
-  auditRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS,
+  runtimeSettings: RuntimeSettings = DEFAULT_RUNTIME_SETTINGS,
 ): Record<string, string> {
   return {
     STAGE: stage,
     POWERTOOLS_SERVICE_NAME: 'partner-api',
     POWERTOOLS_LOG_LEVEL: logLevel,
     NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
-    AUDIT_RETENTION_DAYS: String(auditRetentionDays),
+    ...runtimeEnvironment(runtimeSettings),
   };
 }
 

@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import type { ServiceQueueName } from '../../core/event-delivery';
 import { queueUrlVariable } from '../../core/event-delivery';
 import type { FunctionAccess, ServiceSecretName, TableAccess } from '../../core/routes';
+import type { RuntimeSettings } from '../../core/runtime-settings';
 import { secretArnVariable } from '../../core/service-secrets';
 import {
   acknowledgeGuardFinding,
@@ -49,8 +50,8 @@ export interface ServiceFunctionProps {
    * @default 'INFO' (Lambda's default)
    */
   readonly systemLogLevel?: 'INFO' | 'WARN';
-  /** AUDIT_RETENTION_DAYS of the code. @default DEFAULT_AUDIT_RETENTION_DAYS */
-  readonly auditRetentionDays?: number;
+  /** The stage's settings its code reads (`core/runtime-settings.ts`). @default DEFAULT_RUNTIME_SETTINGS */
+  readonly runtimeSettings?: RuntimeSettings;
   /** @default LAMBDA_DEFAULTS.timeout (15 seconds) */
   readonly timeout?: Duration;
   /** @default LAMBDA_DEFAULTS.memorySize (512 MB) */
@@ -142,7 +143,7 @@ export class ServiceFunction extends Construct implements IGrantable {
       description: props.description,
       role: this.role,
       logGroup: this.logGroup,
-      environment: baseEnvironment(props.stage, props.logLevel ?? 'INFO', props.auditRetentionDays),
+      environment: baseEnvironment(props.stage, props.logLevel ?? 'INFO', props.runtimeSettings),
       systemLogLevelV2: SystemLogLevel[props.systemLogLevel ?? 'INFO'],
       ...(props.timeout ? { timeout: props.timeout } : {}),
       ...(props.memorySize ? { memorySize: props.memorySize } : {}),

@@ -18,8 +18,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { apiGatewayUsagePlanKeys, sesMailer } from '../../cli/aws-operator-services';
 import { deployedTarget } from '../../cli/deployed-target';
+import { runtimeSettingsOf } from '../../core/runtime-settings';
 import { serviceConfig, useServiceEnvironment } from '../../lambdas/common/config';
-import { STACK_OUTPUTS } from '../../lib/stage-config';
+import { STACK_OUTPUTS, stageSettings } from '../../lib/stage-config';
 import { OperatorError } from '../../operations/operator-error';
 
 const cloudFormation = mockClient(CloudFormationClient);
@@ -101,7 +102,8 @@ describe('deployedTarget', () => {
         platformEventsDeadLetter: OUTPUTS.PlatformEventsDeadLetterQueueUrl,
       },
       eventBusName: OUTPUTS.EventBusName,
-      auditRetentionDays: 400,
+      // The stage's own runtime settings, as its functions have them.
+      ...runtimeSettingsOf(stageSettings.sandbox),
     });
     expect(process.env).toEqual(environmentBefore);
   });

@@ -14,6 +14,7 @@ import {
   publicApiRoutes,
   serviceFunctions,
 } from '../../core/routes';
+import { runtimeEnvironment, runtimeSettingsOf } from '../../core/runtime-settings';
 import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
@@ -155,6 +156,8 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         STAGE: stage,
         POWERTOOLS_SERVICE_NAME: 'partner-api',
         POWERTOOLS_LOG_LEVEL: config.logLevel,
+        // Every runtime setting, at the stage's value.
+        ...runtimeEnvironment(runtimeSettingsOf(config)),
       });
     }
     // Only functions that read the table know its name (the OpenAPI document and the pages' root do not).

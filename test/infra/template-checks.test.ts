@@ -356,6 +356,19 @@ describe('our Guard rules (lib/guard-rules/)', () => {
 
     expect(new Set(defined)).toEqual(new Set(cases.map((testCase) => testCase.rule)));
   });
+
+  it('cites AWS’s documentation in every rule file, and has a row for every rule in docs/deploying.md', () => {
+    const files = readdirSync(GUARD_RULES_DIRECTORY).filter((file) => file.endsWith('.guard'));
+    const deploying = readFileSync('docs/deploying.md', 'utf8');
+    for (const file of files) {
+      const text = readFileSync(`${GUARD_RULES_DIRECTORY}/${file}`, 'utf8');
+      expect(text, file).toMatch(/^#.*https:\/\/docs\.aws\.amazon\.com\//m);
+      for (const [, rule] of text.matchAll(/^rule (\w+) when/gm))
+        expect(deploying, `docs/deploying.md's row of ${rule}`).toMatch(
+          new RegExp(`^\\s*\\| \`${rule}\` \\|`, 'm'),
+        );
+    }
+  });
 });
 
 describe('our DynamoDB rules beside the Control Tower controls', () => {

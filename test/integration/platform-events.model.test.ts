@@ -187,6 +187,11 @@ function entityOf(model: Model, event: PlatformEvent): { entity: string; host?: 
     }
     case 'HostErasureRequested':
       return undefined;
+    default: {
+      // A new event type: the model must say which entity it changes (tsc refuses it until then).
+      const unknown: never = event;
+      throw new Error(`The model knows no entity of ${JSON.stringify(unknown)}`);
+    }
   }
 }
 

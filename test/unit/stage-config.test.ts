@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RuntimeSettings } from '../../core/runtime-settings';
+import { DEFAULT_RUNTIME_SETTINGS, RUNTIME_SETTINGS, runtimeEnvironment } from '../../core/runtime-settings';
 import { DEPLOYED_STAGES } from '../../core/stages';
+import { serviceConfig, useServiceEnvironment } from '../../lambdas/common/config';
 import { senderAddress, stageConfig, stageSettings } from '../../lib/stage-config';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
@@ -90,5 +93,26 @@ describe('stage configuration', () => {
       tableBackup: 'none',
       alarmTopicRequired: false,
     });
+  });
+});
+
+describe('runtime settings (core/runtime-settings.ts)', () => {
+  afterEach(() => useServiceEnvironment(process.env));
+
+  it('reach serviceConfig() from the variables the stack sets, each by its name, with its default when absent', () => {
+    const names = Object.keys(RUNTIME_SETTINGS) as (keyof RuntimeSettings)[];
+    const given = Object.fromEntries(names.map((name, index) => [name, 1_000 + index])) as RuntimeSettings;
+
+    useServiceEnvironment({ STAGE: 'local', ...runtimeEnvironment(given) });
+    expect(serviceConfig()).toMatchObject(given);
+    useServiceEnvironment({ STAGE: 'local' });
+    expect(serviceConfig()).toMatchObject(DEFAULT_RUNTIME_SETTINGS);
+  });
+
+  it('refuse a malformed value, naming its variable', () => {
+    for (const { variable } of Object.values(RUNTIME_SETTINGS)) {
+      useServiceEnvironment({ STAGE: 'local', [variable]: '12 days' });
+      expect(() => serviceConfig()).toThrow(`${variable} must be a positive integer; got "12 days".`);
+    }
   });
 });
