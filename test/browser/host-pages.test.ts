@@ -14,10 +14,13 @@ import { LANGUAGES } from '../../core/domain/languages';
 import { unseal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { dynamoDb } from '../../lambdas/data/db';
+import { getKnowledgeBase } from '../../lambdas/data/knowledge-base';
 import { brandingUpdateItems, getPartnerLogo, logoDigest } from '../../lambdas/data/partner-logos';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
+import { getPropertyIdForPmsHotel } from '../../lambdas/data/properties';
 import type { Messages } from '../../lambdas/pages/messages';
 import { CATALOGUES } from '../../lambdas/pages/messages';
+import type { WizardContext } from '../../lambdas/pages/wizard-step';
 import type { WizardStepId } from '../../lambdas/pages/wizard-steps';
 import { WIZARD_FINISH, wizardStepsFor } from '../../lambdas/pages/wizard-steps';
 import { addCatalogProduct } from '../../operations/catalog';
@@ -160,7 +163,9 @@ describe('the wizard follows the products the host activated', () => {
       const page = await newPage();
       const texts: string[] = [];
       const chips: string[][] = [];
+      const pmsHotelId = `PMS-KNOWS-${randomBytes(4).toString('hex')}`;
       const shown = await walk(page, products, {
+        url: await link(products, { pmsHotelId }),
         look: async () => {
           texts.push(await mainText(page));
           chips.push(await stagesOf(page));
@@ -184,11 +189,21 @@ describe('the wizard follows the products the host activated', () => {
       for (const name of names) expect(closing).toContain(name);
       if (products.includes('assistant')) {
         expect(closing).toContain('Your assistant now answers guests.');
-        expect(closing).toContain(
-          products.includes('upsells')
-            ? 'It knows the check-in instructions, 1 answer, and 1 offer for Casa Verde by the Lake.'
-            : 'It knows the check-in instructions and 1 answer for Casa Verde by the Lake.',
+        // What it knows is what each of the host's steps saved, in that step's words, in order.
+        const propertyId = await getPropertyIdForPmsHotel(partner.id, pmsHotelId);
+        const saved = {
+          locale: { messages: en },
+          knowledgeBase: await getKnowledgeBase(propertyId ?? 0),
+        } as unknown as WizardContext;
+        const known = steps.flatMap((step) => step.review?.known?.(saved) ?? []);
+        expect(known).toEqual(
+          expect.arrayContaining([
+            'the check-in instructions',
+            '1 answer',
+            ...(products.includes('upsells') ? ['1 offer'] : []),
+          ]),
         );
+        expect(closing).toContain(en.knowledgeSummary(known, 'Casa Verde by the Lake'));
       } else {
         for (const text of texts) expect(text).not.toMatch(ASSISTANT);
         expect(closing).toContain(en.setupComplete);
