@@ -104,17 +104,18 @@ describe('the message catalogues', () => {
   );
 
   it('accepts a text equal to the English one only where its catalogue marks it with f.same', () => {
-    // Prepare: a catalogue as a translator writes one, with a loanword marked and one left as is.
-    const english = { wifiStage: 'Wi-Fi', wifiPassword: 'Password' };
+    // Prepare: a catalogue as a translator writes one, with a loanword marked and one left as is
+    // (words of this test's own, which no catalogue marks).
+    const english = { loanword: 'Zebranet (test)', forgotten: 'Zebrakey (test)' };
     const f = formatsFor('it');
 
     // Act
-    const italian = { wifiStage: f.same('Wi-Fi'), wifiPassword: 'Password' };
+    const italian = { loanword: f.same('Zebranet (test)'), forgotten: 'Zebrakey (test)' };
 
     // Assess
-    expect(italian.wifiStage).toBe('Wi-Fi');
-    expect(untranslated('it', italian, english)).toEqual(['wifiPassword']);
-    expect(untranslated('es', { wifiStage: 'Wi-Fi' }, english)).toEqual(['wifiStage']);
+    expect(italian.loanword).toBe('Zebranet (test)');
+    expect(untranslated('it', italian, english)).toEqual(['forgotten']);
+    expect(untranslated('es', { loanword: 'Zebranet (test)' }, english)).toEqual(['loanword']);
   });
 
   it('plurals come from each language’s rules, numbers from Intl', () => {
