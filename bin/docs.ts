@@ -2,7 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { EVENT_EXAMPLES } from '../asyncapi/examples';
 import { acceptedLine } from '../cli/commands/events';
 import { partnerApiRoutes } from '../core/routes';
-import { WIZARD_STEPS } from '../lambdas/pages/wizard-steps';
+import type { AnyWizardStep } from '../lambdas/pages/wizard-step';
+import { textFieldsOf, WIZARD_STEPS } from '../lambdas/pages/wizard-steps';
 
 /**
  * `npm run docs` rewrites the generated blocks of the Markdown docs from the code they describe;
@@ -19,15 +20,22 @@ interface GeneratedBlock {
 
 const cell = (text: string) => text.replaceAll('|', '\\|');
 
-/** The wizard's step table (docs/design/host-pages.md), from `WIZARD_STEPS`. */
+/** The wizard's step table (docs/design/host-pages.md), from `WIZARD_STEPS` and `TEXT_FIELDS`. */
 function wizardStepTable(): string {
+  const code = (name: string) => `\`${name}\``;
   return [
-    '| Step | Needed by | Why |',
-    '|---|---|---|',
-    ...WIZARD_STEPS.map((step) => {
-      const products = 'products' in step ? step.products : undefined;
-      const neededBy = products ? products.map((product) => `\`${product}\``).join(', ') : '(no list)';
-      return `| \`${step.id}\` | ${neededBy} | ${cell(step.purpose)} |`;
+    '| Step | Needed by | Why | Text fields (longest text) | Saved as |',
+    '|---|---|---|---|---|',
+    ...WIZARD_STEPS.map((step: AnyWizardStep) => {
+      const neededBy = step.products ? step.products.map(code).join(', ') : '(no list)';
+      const fields = [
+        ...Object.entries(textFieldsOf(step)).map(
+          ([field, max]) => `${code(field)} (${max.toLocaleString('en')})`,
+        ),
+        ...(step.rows ? [`${step.rows.max} rows at most`] : []),
+      ];
+      const saved = step.attribute ? code(step.attribute) : '–';
+      return `| ${code(step.id)} | ${neededBy} | ${cell(step.purpose)} | ${fields.join(', ') || '–'} | ${saved} |`;
     }),
   ].join('\n');
 }

@@ -6,42 +6,39 @@ import { auditEventItem } from './audit';
 import { dynamoDb, type TransactItem, tableName } from './db';
 import { propertySponsoredCheckItem } from './properties';
 
-/** What the guest assistant knows about a property, filled in by the onboarding wizard. */
+/**
+ * What the onboarding wizard saved for a property, in one item (`PROPERTY#<id>` / `KNOWLEDGE_BASE`):
+ * each step's answers under an attribute of the step's own, as stored. This module knows no step:
+ * a step names its attribute and reads its answers back itself (`answers` of its entry in
+ * lambdas/pages/wizard-steps.tsx), so a new step needs no change here, and the erasure, which
+ * deletes the item, deletes every step's answers with it.
+ */
 export interface KnowledgeBase {
-  readonly checkInInstructions: string;
-  readonly faqs: readonly { question: string; answer: string }[];
-  readonly upsells: readonly UpsellOffer[];
+  /** Each step's answers, by the attribute the step names, as stored: only the step knows their shape. */
+  readonly answers: Readonly<Record<string, unknown>>;
   /** Set when the wizard is submitted: from then on the assistant answers guests. */
   readonly assistantLiveAt?: string;
   readonly updatedAt?: string;
 }
 
-export interface UpsellOffer {
-  readonly title: string;
-  readonly description: string;
-  /** Guest price in minor units (cents) of `currency`. */
-  readonly priceMinor: number;
-  readonly currency: string;
-}
+/** The item's own attributes: no step may name one for its answers. */
+export const KNOWLEDGE_BASE_ATTRIBUTES = ['PK', 'SK', 'assistantLiveAt', 'updatedAt'] as const;
+const OWN_ATTRIBUTES: ReadonlySet<string> = new Set(KNOWLEDGE_BASE_ATTRIBUTES);
 
 const knowledgeBaseKey = (propertyId: number) => ({
   PK: propertyPartition(propertyId),
   SK: 'KNOWLEDGE_BASE',
 });
 
-const EMPTY_KNOWLEDGE_BASE: KnowledgeBase = { checkInInstructions: '', faqs: [], upsells: [] };
-
 export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBase> {
   const { Item } = await dynamoDb().send(
     new GetCommand({ TableName: tableName(), Key: knowledgeBaseKey(propertyId), ConsistentRead: true }),
   );
-  if (!Item) return EMPTY_KNOWLEDGE_BASE;
+  const { assistantLiveAt, updatedAt } = Item ?? {};
   return {
-    checkInInstructions: typeof Item.checkInInstructions === 'string' ? Item.checkInInstructions : '',
-    faqs: Array.isArray(Item.faqs) ? (Item.faqs as KnowledgeBase['faqs']) : [],
-    upsells: Array.isArray(Item.upsells) ? (Item.upsells as KnowledgeBase['upsells']) : [],
-    assistantLiveAt: typeof Item.assistantLiveAt === 'string' ? Item.assistantLiveAt : undefined,
-    updatedAt: typeof Item.updatedAt === 'string' ? Item.updatedAt : undefined,
+    answers: Object.fromEntries(Object.entries(Item ?? {}).filter(([name]) => !OWN_ATTRIBUTES.has(name))),
+    ...(typeof assistantLiveAt === 'string' ? { assistantLiveAt } : {}),
+    ...(typeof updatedAt === 'string' ? { updatedAt } : {}),
   };
 }
 
@@ -56,18 +53,19 @@ export function knowledgeBaseDeletionItem(propertyId: number): TransactItem {
 }
 
 /**
- * Saves one wizard step's fields (each step owns its fields, so steps never overwrite each other),
- * and the property's new name when the step renames it, together, while the partner still sponsors
- * the property: an ended sponsorship or an erasure in between writes nothing
+ * Saves one wizard step's answers under its attribute (each step owns its attribute, so steps never
+ * overwrite each other), and the property's new name when the step renames it, together, while the
+ * partner still sponsors the property: an ended sponsorship or an erasure in between writes nothing
  * (`PropertyNotSponsoredError`), so no answer or name outlives them.
  */
-export async function saveKnowledgeBase(
+export async function saveAnswers(
   property: { readonly partnerId: number; readonly propertyId: number },
-  fields: Partial<Pick<KnowledgeBase, 'checkInInstructions' | 'faqs' | 'upsells' | 'assistantLiveAt'>>,
+  answers: { readonly attribute: string; readonly value: unknown },
   nowIso: string,
   propertyName?: string,
 ): Promise<void> {
-  const entries = Object.entries({ ...fields, updatedAt: nowIso }).filter(([, value]) => value !== undefined);
+  if (OWN_ATTRIBUTES.has(answers.attribute))
+    throw new Error(`A step's answers cannot be stored as "${answers.attribute}": the item's own attribute`);
   try {
     await dynamoDb().send(
       new TransactWriteCommand({
@@ -77,11 +75,9 @@ export async function saveKnowledgeBase(
             Update: {
               TableName: tableName(),
               Key: knowledgeBaseKey(property.propertyId),
-              UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
-              ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
-              ExpressionAttributeValues: Object.fromEntries(
-                entries.map(([name, value]) => [`:${name}`, value]),
-              ),
+              UpdateExpression: 'SET #answers = :answers, #updated = :updated',
+              ExpressionAttributeNames: { '#answers': answers.attribute, '#updated': 'updatedAt' },
+              ExpressionAttributeValues: { ':answers': answers.value, ':updated': nowIso },
             },
           },
         ],

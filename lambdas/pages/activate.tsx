@@ -17,7 +17,7 @@ import {
   seeOther,
   unknownPartnerPage,
 } from './page-responses';
-import { postedForm } from './posted-form';
+import { PLAIN_FORM, postedForm } from './posted-form';
 
 /** Where a session in progress continues: the wizard once provisioned, the products before. */
 const continueAddress = (session: HostSession) => (session.provisioned ? 'onboarding' : 'marketplace');
@@ -72,7 +72,7 @@ async function replaceSession(
   face: PartnerFace,
 ) {
   const now = Date.now();
-  const posted = postedForm(event, locale, face);
+  const posted = postedForm(event, locale, face, PLAIN_FORM);
   if (!posted.ok) return posted.page;
   const key = await sessionKey();
   const current = readSession(event, key, partner.slug, now);

@@ -27,7 +27,7 @@ import {
   secureCookies,
   seeOther,
 } from './page-responses';
-import { postedForm } from './posted-form';
+import { PLAIN_FORM, postedForm } from './posted-form';
 import { wizardStepsFor } from './wizard-steps';
 
 /** Products the host may activate: those requested that the partner's agreement includes. */
@@ -110,7 +110,7 @@ async function provision(
 ): Promise<APIGatewayProxyResult> {
   const { partner, face, session, key } = opened;
   const m = locale.messages;
-  const posted = postedForm(event, locale, face);
+  const posted = postedForm(event, locale, face, PLAIN_FORM);
   if (!posted.ok) return posted.page;
   const { form } = posted;
   if (!isValidCsrfToken(session, key, form.get('csrf'))) return formExpiredPage(locale, face);

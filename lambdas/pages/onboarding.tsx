@@ -3,23 +3,19 @@ import type { VNode } from 'preact';
 import { PropertyNotSponsoredError } from '../data/knowledge-base';
 import { ActivationLayout } from './activation-layout';
 import { openSession, productCatalog, provisionedProperty } from './activation-lookups';
-import { MAX_FAQS, MAX_UPSELLS } from './form-fields';
 import { csrfToken, isValidCsrfToken } from './host-session';
 import type { PageResponse } from './html';
 import { htmlPage } from './html';
 import type { HostLocale } from './messages';
-import type { FormError } from './onboarding-forms';
 import { hostPageHandler } from './page-handler';
 import { formExpiredPage, seeOther, setupEndedPage } from './page-responses';
 import { postedForm } from './posted-form';
-import type { AnyWizardStep, WizardContext } from './wizard-steps';
-import { ADD_ROW, BACK, WIZARD_FINISH, wizardStepsFor } from './wizard-steps';
+import type { AnyWizardStep, FormError, WizardContext } from './wizard-step';
+import { ADD_ROW, BACK } from './wizard-step';
+import { MAX_ROWS, WIZARD_FINISH, WIZARD_FORM, wizardStepsFor } from './wizard-steps';
 
 /** Where a wizard page is, relative to the current page like every redirect of these pages. */
 const addressOf = (page: { readonly id: string }) => `onboarding?step=${page.id}`;
-
-/** The most rows any step of rows shows (`rows=` asks for at most this many). */
-const MAX_ROWS = Math.max(MAX_FAQS, MAX_UPSELLS);
 
 /**
  * What to fix, above the form (GOV.UK's error summary): it takes the focus when the page loads
@@ -105,7 +101,7 @@ async function saveStep(
   context: WizardContext,
   key: Buffer,
 ): Promise<APIGatewayProxyResult> {
-  const posted = postedForm(event, context.locale, context.face);
+  const posted = postedForm(event, context.locale, context.face, WIZARD_FORM);
   if (!posted.ok) return posted.page;
   const { form } = posted;
   if (!isValidCsrfToken(context.session, key, form.get('csrf')))
@@ -127,8 +123,8 @@ async function saveStep(
     if (error instanceof PropertyNotSponsoredError) return setupEndedPage(context.locale, context.face);
     throw error;
   }
-  if (form.get('go') === ADD_ROW && step.rowField) {
-    const rows = Math.min(MAX_ROWS, form.getAll(step.rowField).length + 1);
+  if (form.get('go') === ADD_ROW && step.rows) {
+    const rows = Math.min(step.rows.max, form.getAll(step.rows.field).length + 1);
     return seeOther(`${addressOf(step)}&rows=${rows}`);
   }
   return seeOther(addressOf(back ? previous : (steps[index + 1] ?? WIZARD_FINISH)));

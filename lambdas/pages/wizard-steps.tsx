@@ -1,179 +1,55 @@
-import type { ComponentChildren, VNode } from 'preact';
-import type { Product, ProductId } from '../../core/domain/catalog';
+import type { ProductId } from '../../core/domain/catalog';
 import { productGoingLive, productIn } from '../../core/domain/catalog';
+import { MAX_PROPERTY_NAME_LENGTH } from '../../core/domain/properties';
+import { isMultiLineText, isOneLine } from '../../core/domain/text';
 import { HOST_ACTOR } from '../data/audit';
-import type { KnowledgeBase } from '../data/knowledge-base';
-import { markLive, saveKnowledgeBase } from '../data/knowledge-base';
-import type { Partner } from '../data/partners';
-import type { PartnerFace } from './activation-layout';
-import { CURRENCIES, FIELD_MAX_LENGTH, MAX_FAQS, MAX_UPSELLS } from './form-fields';
-import type { HostSession } from './host-session';
+import { markLive } from '../data/knowledge-base';
 import type { HostLocale, Messages } from './messages';
-import type { FormError, FormResult } from './onboarding-forms';
-import { parseDetails, parseFaqs, parseUpsells } from './onboarding-forms';
-
-/** What every step of the onboarding wizard works on: the host's provisioned property. */
-export interface WizardContext {
-  readonly partner: Partner;
-  readonly face: PartnerFace;
-  readonly locale: HostLocale;
-  readonly session: HostSession & { provisioned: { hostUserId: number; propertyId: number } };
-  readonly csrf: string;
-  /** The stored property name, or the contact's name until the host names the property. */
-  readonly propertyName: string;
-  readonly knowledgeBase: KnowledgeBase;
-  /** The products active on the property, and the catalog that names them. */
-  readonly products: readonly ProductId[];
-  readonly catalog: readonly Product[];
-  /** The steps of this host's wizard, in order (`wizardStepsFor`). */
-  readonly steps: readonly AnyWizardStep[];
-  /** API Gateway's id of this page request (audit events name it). */
-  readonly requestId?: string;
-}
-
-/** What a step's page is drawn with. */
-interface StepPage {
-  readonly id: string;
-  readonly context: WizardContext;
-  /** Why the posted form was refused (none on a page shown from what is stored). */
-  readonly errors: readonly FormError[];
-  /** The rows a step of rows shows at least: one more than the host had, after "Add another". */
-  readonly rows?: number;
-}
-
-/** A refused form keeps what the host typed (`typed`), so the step shows it again with the errors. */
-type StepInput<Typed, Value> = { ok: true; value: Value } | { ok: false; errors: FormError[]; typed?: Typed };
+import type { FormLimits } from './posted-form';
+import type { AnyWizardStep, FormError, WizardContext } from './wizard-step';
+import {
+  about,
+  all,
+  fieldState,
+  rowsOf,
+  StepForm,
+  sponsoredProperty,
+  storedList,
+  text,
+  wizardStep,
+} from './wizard-step';
 
 /**
- * One step of the wizard. `Typed` is what its form shows again when refused, `Value` what it saves.
- * (Methods, not function properties, so steps of different types share the table's one type.)
+ * Each step's text fields, by the step's id, and the longest text each takes: the page's
+ * `maxlength`, the parser's check, the largest form the wizard can post (`WIZARD_FORM`) and the
+ * 413 page's words, which name the field (`FIELD_NAMES` in each message catalogue: the compiler
+ * asks each for a new field's name). A table beside the steps rather than a property of each
+ * entry: the catalogues' type names these fields, and the entries' types depend on the
+ * catalogues', so TypeScript could not infer one from the other.
  */
-interface WizardStep<Typed, Value, Id extends string = string> {
-  /** The step's name in the address (`onboarding?step=…`) and in its form. */
-  readonly id: Id;
-  /** Why the host is asked this: the step table of docs/design/host-pages.md (`npm run docs`) shows it. */
-  readonly purpose: string;
-  /**
-   * The products that need this step: a host sees it when they activated any of them. Without
-   * the list, the step closes the wizard: it is shown when any other step is.
-   */
-  readonly products?: readonly ProductId[];
-  title(messages: Messages): string;
-  /** The step's name in the progress indicator. */
-  stage(messages: Messages): string;
-  /** Reads the step's posted form (the parsers of `onboarding-forms.ts`). */
-  parse(form: URLSearchParams, context: WizardContext): StepInput<Typed, Value>;
-  /** The step's page below its heading: from what is stored, or from `typed` when its form was refused. */
-  render(page: StepPage, typed?: Typed): VNode;
-  /** Writes what `parse` read. */
-  save(value: Value, context: WizardContext, nowIso: string): Promise<void>;
-  /**
-   * A step of rows (questions, offers), whose "Add another" saves and shows the step again with one
-   * more row: the field every row has once, which counts the rows a form posted.
-   */
-  readonly rowField?: string;
-  /** What the review page shows of this step; `number` is the step's place in the wizard (1 = first). */
-  readonly review?: {
-    summary(context: WizardContext, number: number): VNode;
-    /** What is missing before the host can finish, if anything. */
-    missing?(context: WizardContext, number: number): string | undefined;
-    /** What a product going live knows from this step, for the closing page ("2 answers"). */
-    known?(context: WizardContext): string;
-  };
-}
+const TEXT_FIELDS = {
+  details: { property_name: MAX_PROPERTY_NAME_LENGTH, checkin_instructions: 4_000 },
+  faqs: { question: 300, answer: 2_000 },
+  upsells: { title: 120, description: 1_000 },
+} as const satisfies Readonly<Record<string, Readonly<Record<string, number>>>>;
 
-export type AnyWizardStep = WizardStep<unknown, unknown>;
+/** A text field of the wizard, whatever its step (the catalogues name each in `FIELD_NAMES`). */
+export type TextField = {
+  [Step in keyof typeof TEXT_FIELDS]: keyof (typeof TEXT_FIELDS)[Step];
+}[keyof typeof TEXT_FIELDS];
 
-/** Keeps a step's own types while it is written, and gives it the table's type (with its literal id). */
-function wizardStep<Typed, Value, const Id extends string>(
-  step: WizardStep<Typed, Value, Id>,
-): AnyWizardStep & { readonly id: Id } {
-  return step;
-}
+/** The most questions and offers the wizard takes. */
+const MAX_FAQS = 20;
+const MAX_UPSELLS = 20;
+/** Guest prices are in one of these. */
+const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'AUD', 'CAD'] as const;
+/** The fewest characters check-in instructions take. */
+const MIN_CHECKIN_INSTRUCTIONS = 10;
 
-/** The submit value of a step form's Back button. */
-export const BACK = 'back';
-/** The submit value of "Add another" on a step of rows: save, then the same step with one more row. */
-export const ADD_ROW = 'add';
-
-function StepForm(props: { page: StepPage; submit: string; add?: string; children: ComponentChildren }) {
-  const { page } = props;
-  const m = page.context.locale.messages;
-  const first = page.context.steps[0]?.id === page.id;
-  return (
-    <form
-      method="post"
-      action="onboarding"
-      novalidate
-      class={props.add ? 'rows' : undefined}
-      aria-describedby={page.errors.length > 0 ? 'form-errors' : undefined}
-    >
-      <input type="hidden" name="csrf" value={page.context.csrf} />
-      <input type="hidden" name="step" value={page.id} />
-      {props.children}
-      {/* Continue comes first in the form, so Enter in a field continues; Back shows on the left. */}
-      <div class="actions">
-        <button type="submit">{props.submit}</button>
-        {first ? null : (
-          <button type="submit" class="secondary" name="go" value={BACK}>
-            {m.backButton}
-          </button>
-        )}
-      </div>
-      {/* After Continue in the form (Enter continues), shown under the rows by the style sheet. */}
-      {props.add ? (
-        <button type="submit" class="secondary add-row" name="go" value={ADD_ROW}>
-          {props.add}
-        </button>
-      ) : null}
-    </form>
-  );
-}
-
-/** Rows shown when nothing is saved yet: room for a first and a second answer. */
-const MIN_ROWS = 2;
-
-/**
- * The rows of a step of rows, and the one that takes the focus. A refused form shows the rows as
- * typed, no more and no fewer (a failed save never grows the page). Otherwise the saved rows and
- * one empty row (at least MIN_ROWS), or the rows "Add another" asked for; the first row after the
- * saved ones then takes the focus.
- */
-function rowsOf<T>(
-  page: StepPage,
-  saved: readonly T[],
-  typed: readonly T[] | undefined,
-  blank: T,
-  max: number,
-) {
-  if (typed) return { rows: typed.length > 0 ? typed.slice(0, max) : [blank], focus: undefined };
-  const count = Math.min(Math.max(max, saved.length), Math.max(MIN_ROWS, saved.length + 1, page.rows ?? 0));
-  const rows = [...saved, ...Array.from({ length: Math.max(0, count - saved.length) }, () => blank)];
-  return { rows, focus: page.rows !== undefined && saved.length < rows.length ? saved.length : undefined };
-}
-
-/**
- * A field's state on a refused form: `aria-invalid` and its message under the label when the
- * form's errors name it, linked from the field (`aria-describedby`, with any hint it has).
- */
-function fieldState(page: StepPage, id: string, hint?: string) {
-  const error = page.errors.find((candidate) => candidate.field === id);
-  const describedBy = [hint, error ? `${id}-error` : undefined].filter(Boolean).join(' ');
-  return {
-    attributes: {
-      'aria-invalid': error ? ('true' as const) : undefined,
-      'aria-describedby': describedBy || undefined,
-    },
-    message: error ? (
-      <p class="error-text" id={`${id}-error`}>
-        {error.message}
-      </p>
-    ) : null,
-  };
-}
-
-const withTyped = <Typed, Value>(parsed: FormResult<Value>, typed: () => Typed): StepInput<Typed, Value> =>
-  parsed.ok ? parsed : { ...parsed, typed: typed() };
+/** An offer as the upsells step stores it; the price in minor units (cents) of `currency`. */
+const OFFER = { title: 'string', description: 'string', priceMinor: 'number', currency: 'string' } as const;
+/** A question and its answer, as the questions step stores it. */
+const FAQ = { question: 'string', answer: 'string' } as const;
 
 /** The host's products as they read them, in catalog order. */
 function productNames(context: Pick<WizardContext, 'catalog' | 'products' | 'locale'>): string[] {
@@ -182,13 +58,27 @@ function productNames(context: Pick<WizardContext, 'catalog' | 'products' | 'loc
   return [...known.map((product) => productIn(product, context.locale.language).name), ...unknown];
 }
 
+/** A guest price such as `25`, `19.90` or `19,90`, in minor units. */
+export function parsePrice(value: string): number | undefined {
+  const match = /^(\d{1,5})(?:[.,](\d{1,2}))?$/.exec(value.trim());
+  if (!match) return undefined;
+  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+}
+
+/** `25` and `19.90` as the host writes them (`19,90` in German). */
+function priceExamples(locale: HostLocale): readonly [string, string] {
+  return [locale.formats.number(25), locale.formats.decimal(1_990)];
+}
+
 /**
  * The onboarding wizard, in order. Everything else follows from this table: which steps a host
  * sees (those of the products they activated), the pages' order and the progress indicator,
  * where each step's form goes next and back, what the review page lists and which step it names
- * when something is missing. Adding a step = one entry here (+ its form parser in
- * `onboarding-forms.ts`, its texts in the message catalogues, and how the browser tests fill it:
- * `STEP_FILLS` in test/support/wizard.ts).
+ * when something is missing, where each step's answers are stored, the form size the pages
+ * accept. Each entry holds its step whole: its parser, its page, its attribute in the knowledge
+ * base and the reader of what is stored there, its review. Adding a step = one entry here and its
+ * row of `TEXT_FIELDS` (+ its texts in the message catalogues, a test of its parser, and how the
+ * browser tests fill it: `STEP_FILLS` in test/support/wizard.ts); CONTRIBUTING.md has the recipe.
  */
 export const WIZARD_STEPS = [
   wizardStep({
@@ -198,17 +88,41 @@ export const WIZARD_STEPS = [
     products: ['assistant', 'guidebook', 'checkin'],
     title: (m) => m.detailsTitle,
     stage: (m) => m.detailsStage,
-    parse: (form, context) =>
-      withTyped(parseDetails(form, context.locale.messages), () => ({
-        propertyName: form.get('property_name') ?? '',
-        checkInInstructions: form.get('checkin_instructions') ?? '',
-      })),
-    render: (page, typed) => {
+    // The attribute the knowledge base held before steps named their own.
+    answers: {
+      attribute: 'checkInInstructions',
+      read: (stored) => (typeof stored === 'string' ? stored : ''),
+    },
+    parse: (form, { locale: { messages } }) => {
+      const fields = TEXT_FIELDS.details;
+      const propertyName = text(form.get('property_name'));
+      const checkInInstructions = text(form.get('checkin_instructions'));
+      const errors: FormError[] = [];
+      if (propertyName.length < 1 || propertyName.length > fields.property_name || !isOneLine(propertyName))
+        errors.push(about('property_name', messages.errorPropertyName(fields.property_name)));
+      if (
+        checkInInstructions.length < MIN_CHECKIN_INSTRUCTIONS ||
+        checkInInstructions.length > fields.checkin_instructions
+      ) {
+        errors.push(
+          about(
+            'checkin_instructions',
+            messages.errorCheckin(MIN_CHECKIN_INSTRUCTIONS, fields.checkin_instructions),
+          ),
+        );
+      } else if (!isMultiLineText(checkInInstructions))
+        errors.push(about('checkin_instructions', messages.errorCheckinCharacters));
+      return errors.length > 0
+        ? { ok: false, errors }
+        : { ok: true, value: { propertyName, checkInInstructions } };
+    },
+    typed: (form) => ({
+      propertyName: form.get('property_name') ?? '',
+      checkInInstructions: form.get('checkin_instructions') ?? '',
+    }),
+    render: (page, saved, typed) => {
       const m = page.context.locale.messages;
-      const values = typed ?? {
-        propertyName: page.context.propertyName,
-        checkInInstructions: page.context.knowledgeBase.checkInInstructions,
-      };
+      const values = typed ?? { propertyName: page.context.propertyName, checkInInstructions: saved };
       const name = fieldState(page, 'property_name');
       const checkin = fieldState(page, 'checkin_instructions', 'checkin-help');
       return (
@@ -220,7 +134,7 @@ export const WIZARD_STEPS = [
             id="property_name"
             name="property_name"
             value={values.propertyName}
-            maxlength={FIELD_MAX_LENGTH.property_name}
+            maxlength={TEXT_FIELDS.details.property_name}
             required
             autocomplete="organization"
             {...name.attributes}
@@ -233,7 +147,7 @@ export const WIZARD_STEPS = [
           <textarea
             id="checkin_instructions"
             name="checkin_instructions"
-            maxlength={FIELD_MAX_LENGTH.checkin_instructions}
+            maxlength={TEXT_FIELDS.details.checkin_instructions}
             required
             {...checkin.attributes}
           >
@@ -242,32 +156,21 @@ export const WIZARD_STEPS = [
         </StepForm>
       );
     },
-    save: async (value, context, nowIso) => {
-      const property = sponsoredProperty(context);
-      await saveKnowledgeBase(
-        property,
-        { checkInInstructions: value.checkInInstructions },
-        nowIso,
-        value.propertyName,
-      );
-    },
+    // The name is the property's own (the partner's property item), renamed in the same transaction.
+    save: (value, store) => store(value.checkInInstructions, value.propertyName),
     review: {
-      summary: (context, number) => {
+      summary: (checkInInstructions, context, number) => {
         const m = context.locale.messages;
         return (
           <>
             <h2>{m.reviewCheckin}</h2>
-            <p class="prewrap">
-              {context.knowledgeBase.checkInInstructions || <em>{m.notFilledIn(number)}</em>}
-            </p>
+            <p class="prewrap">{checkInInstructions || <em>{m.notFilledIn(number)}</em>}</p>
           </>
         );
       },
-      missing: (context, number) =>
-        context.knowledgeBase.checkInInstructions
-          ? undefined
-          : context.locale.messages.missingCheckin(number),
-      known: (context) => context.locale.messages.knownCheckin,
+      missing: (checkInInstructions, context, number) =>
+        checkInInstructions ? undefined : context.locale.messages.missingCheckin(number),
+      known: (_saved, context) => context.locale.messages.knownCheckin,
     },
   }),
   wizardStep({
@@ -276,20 +179,47 @@ export const WIZARD_STEPS = [
     products: ['assistant'],
     title: (m) => m.faqsTitle,
     stage: (m) => m.faqsStage,
-    parse: (form, context) =>
-      withTyped(parseFaqs(form, context.locale.messages), () => {
-        const answers = form.getAll('answer');
-        return form.getAll('question').map((question, i) => ({ question, answer: answers[i] ?? '' }));
-      }),
-    render: (page, typed) => {
+    rows: { field: 'question', max: MAX_FAQS },
+    answers: { attribute: 'faqs', read: (stored) => storedList(stored, FAQ) },
+    parse: (form, { locale: { messages } }) => {
+      const fields = TEXT_FIELDS.faqs;
+      const questions = all(form, 'question');
+      const answers = all(form, 'answer');
+      // More rows than the page ever shows: refused whole, before any row is looked at.
+      if (Math.max(questions.length, answers.length) > MAX_FAQS)
+        return { ok: false, errors: [{ message: messages.errorFaqTooMany(MAX_FAQS) }] };
+      const errors: FormError[] = [];
+      const faqs: { question: string; answer: string }[] = [];
+      questions.forEach((question, index) => {
+        const answer = answers[index] ?? '';
+        const number = index + 1;
+        const [questionField, answerField] = [`question-${index}`, `answer-${index}`];
+        if (!question && !answer) return;
+        if (!question || !answer)
+          errors.push(about(question ? answerField : questionField, messages.errorFaqIncomplete(number)));
+        else if (question.length > fields.question || answer.length > fields.answer)
+          errors.push(
+            about(
+              question.length > fields.question ? questionField : answerField,
+              messages.errorFaqTooLong(number, fields.question, fields.answer),
+            ),
+          );
+        else if (!isOneLine(question))
+          errors.push(about(questionField, messages.errorFaqQuestionLine(number)));
+        else if (!isMultiLineText(answer))
+          errors.push(about(answerField, messages.errorFaqAnswerCharacters(number)));
+        else faqs.push({ question, answer });
+      });
+      if (faqs.length === 0 && errors.length === 0) errors.push(about('question-0', messages.errorFaqNone));
+      return errors.length > 0 ? { ok: false, errors } : { ok: true, value: faqs };
+    },
+    typed: (form) => {
+      const answers = form.getAll('answer');
+      return form.getAll('question').map((question, i) => ({ question, answer: answers[i] ?? '' }));
+    },
+    render: (page, saved, typed) => {
       const m = page.context.locale.messages;
-      const { rows, focus } = rowsOf(
-        page,
-        page.context.knowledgeBase.faqs,
-        typed,
-        { question: '', answer: '' },
-        MAX_FAQS,
-      );
+      const { rows, focus } = rowsOf(page, saved, typed, { question: '', answer: '' }, MAX_FAQS);
       return (
         <StepForm page={page} submit={m.saveAndContinue} add={m.addAnotherQuestion}>
           <p>{m.faqsIntro}</p>
@@ -306,7 +236,7 @@ export const WIZARD_STEPS = [
                   id={`question-${index}`}
                   name="question"
                   value={faq.question}
-                  maxlength={FIELD_MAX_LENGTH.question}
+                  maxlength={TEXT_FIELDS.faqs.question}
                   autofocus={index === focus}
                   {...question.attributes}
                 />
@@ -315,7 +245,7 @@ export const WIZARD_STEPS = [
                 <textarea
                   id={`answer-${index}`}
                   name="answer"
-                  maxlength={FIELD_MAX_LENGTH.answer}
+                  maxlength={TEXT_FIELDS.faqs.answer}
                   {...answer.attributes}
                 >
                   {faq.answer}
@@ -326,16 +256,13 @@ export const WIZARD_STEPS = [
         </StepForm>
       );
     },
-    save: async (faqs, context, nowIso) => {
-      await saveKnowledgeBase(sponsoredProperty(context), { faqs }, nowIso);
-    },
-    rowField: 'question',
+    save: (faqs, store) => store(faqs),
     review: {
-      summary: (context) => (
+      summary: (faqs, context) => (
         <>
-          <h2>{context.locale.messages.reviewQuestions(context.knowledgeBase.faqs.length)}</h2>
+          <h2>{context.locale.messages.reviewQuestions(faqs.length)}</h2>
           <ul>
-            {context.knowledgeBase.faqs.map((faq) => (
+            {faqs.map((faq) => (
               <li>
                 <strong>{faq.question}</strong> <span class="prewrap">{faq.answer}</span>
               </li>
@@ -343,9 +270,9 @@ export const WIZARD_STEPS = [
           </ul>
         </>
       ),
-      missing: (context, number) =>
-        context.knowledgeBase.faqs.length > 0 ? undefined : context.locale.messages.missingFaqs(number),
-      known: (context) => context.locale.messages.knownAnswers(context.knowledgeBase.faqs.length),
+      missing: (faqs, context, number) =>
+        faqs.length > 0 ? undefined : context.locale.messages.missingFaqs(number),
+      known: (faqs, context) => context.locale.messages.knownAnswers(faqs.length),
     },
   }),
   wizardStep({
@@ -354,24 +281,60 @@ export const WIZARD_STEPS = [
     products: ['upsells'],
     title: (m) => m.upsellsTitle,
     stage: (m) => m.upsellsStage,
-    parse: (form, context) =>
-      withTyped(parseUpsells(form, context.locale.messages, priceExamples(context.locale)), () => {
-        const [descriptions, prices, currencies] = [
-          form.getAll('description'),
-          form.getAll('price'),
-          form.getAll('currency'),
-        ];
-        return form.getAll('title').map((title, i) => ({
-          title,
-          description: descriptions[i] ?? '',
-          price: prices[i] ?? '',
-          currency: currencies[i] ?? 'EUR',
-        }));
-      }),
-    render: (page, typed) => {
+    rows: { field: 'title', max: MAX_UPSELLS },
+    answers: { attribute: 'upsells', read: (stored) => storedList(stored, OFFER) },
+    parse: (form, { locale }) => {
+      const { messages } = locale;
+      const fields = TEXT_FIELDS.upsells;
+      const titles = all(form, 'title');
+      const descriptions = all(form, 'description');
+      const prices = all(form, 'price');
+      const currencies = form.getAll('currency');
+      if (Math.max(titles.length, descriptions.length, prices.length, currencies.length) > MAX_UPSELLS)
+        return { ok: false, errors: [{ message: messages.errorOfferTooMany(MAX_UPSELLS) }] };
+      const errors: FormError[] = [];
+      const upsells: { title: string; description: string; priceMinor: number; currency: string }[] = [];
+      titles.forEach((title, index) => {
+        const description = descriptions[index] ?? '';
+        const price = prices[index] ?? '';
+        const number = index + 1;
+        if (!title && !description && !price) return;
+        const priceMinor = parsePrice(price);
+        const currency = (CURRENCIES as readonly string[]).includes(currencies[index] ?? '')
+          ? (currencies[index] ?? 'EUR')
+          : undefined;
+        if (!title || title.length > fields.title || !isOneLine(title))
+          errors.push(about(`title-${index}`, messages.errorOfferTitle(number, fields.title)));
+        else if (description.length > fields.description)
+          errors.push(
+            about(`description-${index}`, messages.errorOfferDescription(number, fields.description)),
+          );
+        else if (!isMultiLineText(description))
+          errors.push(about(`description-${index}`, messages.errorOfferDescriptionCharacters(number)));
+        else if (priceMinor === undefined)
+          errors.push(about(`price-${index}`, messages.errorOfferPrice(number, priceExamples(locale))));
+        else if (!currency) errors.push(about(`currency-${index}`, messages.errorOfferCurrency(number)));
+        else upsells.push({ title, description, priceMinor, currency });
+      });
+      return errors.length > 0 ? { ok: false, errors } : { ok: true, value: upsells };
+    },
+    typed: (form) => {
+      const [descriptions, prices, currencies] = [
+        form.getAll('description'),
+        form.getAll('price'),
+        form.getAll('currency'),
+      ];
+      return form.getAll('title').map((title, i) => ({
+        title,
+        description: descriptions[i] ?? '',
+        price: prices[i] ?? '',
+        currency: currencies[i] ?? 'EUR',
+      }));
+    },
+    render: (page, offers, typed) => {
       const { locale } = page.context;
       const { messages: m, formats } = locale;
-      const saved = page.context.knowledgeBase.upsells.map((offer) => ({
+      const saved = offers.map((offer) => ({
         title: offer.title,
         description: offer.description,
         price: formats.decimal(offer.priceMinor),
@@ -397,7 +360,7 @@ export const WIZARD_STEPS = [
                   id={`title-${index}`}
                   name="title"
                   value={offer.title}
-                  maxlength={FIELD_MAX_LENGTH.title}
+                  maxlength={TEXT_FIELDS.upsells.title}
                   autofocus={index === focus}
                   {...title.attributes}
                 />
@@ -406,7 +369,7 @@ export const WIZARD_STEPS = [
                 <textarea
                   id={`description-${index}`}
                   name="description"
-                  maxlength={FIELD_MAX_LENGTH.description}
+                  maxlength={TEXT_FIELDS.upsells.description}
                   {...description.attributes}
                 >
                   {offer.description}
@@ -440,14 +403,10 @@ export const WIZARD_STEPS = [
         </StepForm>
       );
     },
-    save: async (upsells, context, nowIso) => {
-      await saveKnowledgeBase(sponsoredProperty(context), { upsells }, nowIso);
-    },
-    rowField: 'title',
+    save: (upsells, store) => store(upsells),
     review: {
-      summary: (context) => {
+      summary: (upsells, context) => {
         const { messages: m, formats } = context.locale;
-        const { upsells } = context.knowledgeBase;
         return (
           <>
             <h2>{m.reviewOffers(upsells.length)}</h2>
@@ -469,7 +428,7 @@ export const WIZARD_STEPS = [
           </>
         );
       },
-      known: (context) => context.locale.messages.knownOffers(context.knowledgeBase.upsells.length),
+      known: (upsells, context) => context.locale.messages.knownOffers(upsells.length),
     },
   }),
   wizardStep({
@@ -510,7 +469,7 @@ export const WIZARD_STEPS = [
     },
     // Finishing: live once, with its audit event in the same transaction (a second finish, after
     // a new link reopened the wizard, only saves: the steps already did).
-    save: async (_value, context, nowIso) => {
+    save: async (_value, _store, context, nowIso) => {
       const { partner, session, requestId } = context;
       await markLive(sponsoredProperty(context), nowIso, {
         at: nowIso,
@@ -529,15 +488,44 @@ export const WIZARD_STEPS = [
 /** A step's id (`details`, `faqs`, …): tests key their tables of steps by it, so none can be left out. */
 export type WizardStepId = (typeof WIZARD_STEPS)[number]['id'];
 
-/** The property the host's session provisioned, as the partner sponsors it (what a save is conditioned on). */
-function sponsoredProperty(context: WizardContext) {
-  return { partnerId: context.session.partnerId, propertyId: context.session.provisioned.propertyId };
-}
+/** A step's text fields and the longest text each takes (none for a step without a row of them). */
+export const textFieldsOf = (step: { readonly id: string }): Readonly<Record<string, number>> =>
+  (TEXT_FIELDS as Readonly<Record<string, Readonly<Record<string, number>>>>)[step.id] ?? {};
 
-/** `25` and `19.90` as the host writes them (`19,90` in German). */
-function priceExamples(locale: HostLocale): readonly [string, string] {
-  return [locale.formats.number(25), locale.formats.decimal(1_990)];
-}
+/** The longest text each text field of the wizard takes, whatever its step. */
+const FIELD_MAX_LENGTH = Object.assign({}, ...Object.values(TEXT_FIELDS)) as Readonly<
+  Record<TextField, number>
+>;
+
+/** The most rows any step of rows shows (`rows=` asks for at most this many). */
+export const MAX_ROWS = Math.max(1, ...WIZARD_STEPS.map((step: AnyWizardStep) => step.rows?.max ?? 1));
+
+/**
+ * The wizard's forms, for `postedForm`. The longest urlencoded body a step's form can produce: its
+ * text fields at their longest, once per row for a step of rows, a character urlencoded at worst
+ * in 9 (one of 3 UTF-8 bytes is `%XX%XX%XX`; a pair of 4 bytes takes 12 for 2), plus under 4,000
+ * for field names, the step, the CSRF token, prices and currencies; the largest step's (the
+ * questions: 9 × 20 × (300 + 2,000) + 4,000 = 418,000). A longer body cannot come from these pages
+ * as served: it answers 413, naming each field longer than its step takes.
+ */
+export const WIZARD_FORM: FormLimits = {
+  maxBodyChars:
+    9 *
+      Math.max(
+        ...WIZARD_STEPS.map(
+          (step: AnyWizardStep) =>
+            (step.rows?.max ?? 1) * Object.values(textFieldsOf(step)).reduce((sum, max) => sum + max, 0),
+        ),
+      ) +
+    4_000,
+  overlong: (form, messages) =>
+    (Object.keys(FIELD_MAX_LENGTH) as TextField[]).flatMap((field) => {
+      const longest = Math.max(0, ...form.getAll(field).map((value) => value.trim().length));
+      return longest > FIELD_MAX_LENGTH[field]
+        ? [messages.overlongField(field, longest, FIELD_MAX_LENGTH[field])]
+        : [];
+    }),
+};
 
 /**
  * The steps of the wizard for these products: each step some of them need, then the closing

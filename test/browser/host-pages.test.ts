@@ -14,10 +14,13 @@ import { LANGUAGES } from '../../core/domain/languages';
 import { unseal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { dynamoDb } from '../../lambdas/data/db';
+import { getKnowledgeBase } from '../../lambdas/data/knowledge-base';
 import { brandingUpdateItems, getPartnerLogo, logoDigest } from '../../lambdas/data/partner-logos';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
+import { getPropertyIdForPmsHotel } from '../../lambdas/data/properties';
 import type { Messages } from '../../lambdas/pages/messages';
 import { CATALOGUES } from '../../lambdas/pages/messages';
+import type { WizardContext } from '../../lambdas/pages/wizard-step';
 import type { WizardStepId } from '../../lambdas/pages/wizard-steps';
 import { WIZARD_FINISH, wizardStepsFor } from '../../lambdas/pages/wizard-steps';
 import { addCatalogProduct } from '../../operations/catalog';
@@ -129,6 +132,20 @@ async function walk(
 
 const mainText = (page: Page) => page.locator('body').innerText();
 
+/**
+ * What the closing page says the product knows about the host's property (its `pmsHotelId`): each
+ * of the host's steps in its own words for what it saved ("1 answer"), in the steps' order.
+ */
+async function whatItKnows(products: readonly ProductId[], pmsHotelId: string, messages: Messages) {
+  const propertyId = await getPropertyIdForPmsHotel(partner.id, pmsHotelId);
+  const saved = {
+    locale: { messages },
+    knowledgeBase: await getKnowledgeBase(propertyId ?? 0),
+  } as unknown as WizardContext;
+  const known = wizardStepsFor(products).flatMap((step) => step.review?.known?.(saved) ?? []);
+  return { known, sentence: messages.knowledgeSummary(known, 'Casa Verde by the Lake') };
+}
+
 /** Every key of the catalogue is camelCase: a page that showed a raw key would show one of these. */
 const RAW_KEYS = Object.keys(CATALOGUES.en);
 async function expectNoRawKey(page: Page) {
@@ -160,7 +177,9 @@ describe('the wizard follows the products the host activated', () => {
       const page = await newPage();
       const texts: string[] = [];
       const chips: string[][] = [];
+      const pmsHotelId = `PMS-KNOWS-${randomBytes(4).toString('hex')}`;
       const shown = await walk(page, products, {
+        url: await link(products, { pmsHotelId }),
         look: async () => {
           texts.push(await mainText(page));
           chips.push(await stagesOf(page));
@@ -184,11 +203,15 @@ describe('the wizard follows the products the host activated', () => {
       for (const name of names) expect(closing).toContain(name);
       if (products.includes('assistant')) {
         expect(closing).toContain('Your assistant now answers guests.');
-        expect(closing).toContain(
-          products.includes('upsells')
-            ? 'It knows the check-in instructions, 1 answer, and 1 offer for Casa Verde by the Lake.'
-            : 'It knows the check-in instructions and 1 answer for Casa Verde by the Lake.',
+        const { known, sentence } = await whatItKnows(products, pmsHotelId, en);
+        expect(known).toEqual(
+          expect.arrayContaining([
+            'the check-in instructions',
+            '1 answer',
+            ...(products.includes('upsells') ? ['1 offer'] : []),
+          ]),
         );
+        expect(closing).toContain(sentence);
       } else {
         for (const text of texts) expect(text).not.toMatch(ASSISTANT);
         expect(closing).toContain(en.setupComplete);
@@ -356,15 +379,22 @@ describe('the host’s language', () => {
 
   it('prices, plurals and dates in the host’s language; expiry times labelled UTC', async () => {
     const page = await newPage({ acceptLanguage: 'de-DE,de;q=0.9' });
-    await walk(page, ['assistant', 'upsells'], {
+    const products: ProductId[] = ['assistant', 'upsells'];
+    const pmsHotelId = `PMS-DE-${randomBytes(4).toString('hex')}`;
+    await walk(page, products, {
+      url: await link(products, { pmsHotelId }),
       look: async (name) => {
         // Intl puts a no-break space before the euro sign.
         if (name === 'review') expect(await mainText(page)).toMatch(/Breakfast, 12,50\s€\./);
       },
     });
-    expect(await mainText(page)).toContain(
-      'Er kennt die Check-in-Hinweise, 1 Antwort und 1 Angebot für Casa Verde by the Lake.',
+    const { known, sentence } = await whatItKnows(products, pmsHotelId, CATALOGUES.de);
+    expect(known).toEqual(expect.arrayContaining(['die Check-in-Hinweise', '1 Antwort', '1 Angebot']));
+    // German lists: commas, then "und" before the last, with no comma before it.
+    expect(sentence).toMatch(
+      /^Er kennt die Check-in-Hinweise, (.+, )?1 Antwort und 1 Angebot für Casa Verde by the Lake\.$/,
     );
+    expect(await mainText(page)).toContain(sentence);
 
     const expired = await newPage({ acceptLanguage: 'fr-FR' });
     const expiredAt = Date.UTC(2026, 10, 22, 10, 5);

@@ -11,11 +11,12 @@ import { serviceConfig } from '../../lambdas/common/config';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { RefusedEventError } from '../../lambdas/data/event-versions';
 import { getHost, getHostIdByEmail } from '../../lambdas/data/hosts';
+import { saveAnswers } from '../../lambdas/data/knowledge-base';
 import { getPropertyOfPartner } from '../../lambdas/data/properties';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
 import { applyPlatformEvent, applyReservationEvents } from '../../lambdas/events/apply-event';
-import type { WizardContext } from '../../lambdas/pages/wizard-steps';
-import { wizardStepsFor } from '../../lambdas/pages/wizard-steps';
+import type { AnyWizardStep, WizardContext } from '../../lambdas/pages/wizard-step';
+import { WIZARD_STEPS, wizardStepsFor } from '../../lambdas/pages/wizard-steps';
 import { eventsApplied } from '../../operations/events';
 import { createActivationLink } from '../../operations/links';
 import { admin, adminJson } from '../support/cli';
@@ -523,6 +524,14 @@ describe('erasure', () => {
       { slug: partner.slug, email, name, pmsHotelId: 'E-NEW', products: ['assistant'], ttlSeconds: 3_600 },
       Date.now(),
     );
+    // What the host gave the wizard, every step's under its own attribute, names the host too.
+    for (const step of WIZARD_STEPS as readonly AnyWizardStep[])
+      if (step.attribute)
+        await saveAnswers(
+          { partnerId: partner.id, propertyId: mine.propertyId },
+          { attribute: step.attribute, value: `${step.id} of ${name}` },
+          at(),
+        );
 
     const erasure: PlatformEvent = {
       type: 'HostErasureRequested',

@@ -1,8 +1,10 @@
 import type { Page } from 'playwright-core';
 import type { ProductId } from '../../core/domain/catalog';
 import type { Language } from '../../core/domain/languages';
+import { hostLocale } from '../../lambdas/pages/messages';
+import type { AnyWizardStep, FormResult, WizardContext } from '../../lambdas/pages/wizard-step';
 import type { WizardStepId } from '../../lambdas/pages/wizard-steps';
-import { WIZARD_FINISH, wizardStepsFor } from '../../lambdas/pages/wizard-steps';
+import { WIZARD_FINISH, WIZARD_STEPS, wizardStepsFor } from '../../lambdas/pages/wizard-steps';
 
 /**
  * The onboarding wizard as the browser tests walk it. Which steps a host meets, and in which order,
@@ -67,6 +69,34 @@ export const STEP_FILLS: Record<WizardStepId, StepFill> = {
   // Nothing to fill: Continue finishes.
   review: async () => {},
 };
+
+/** What a step's parser reads from a form: its value, or what to fix. */
+type ParsedBy<Id extends WizardStepId> =
+  ReturnType<Extract<(typeof WIZARD_STEPS)[number], { readonly id: Id }>['parse']> extends infer Input
+    ? Input extends { ok: true; value: infer Value }
+      ? FormResult<Value>
+      : never
+    : never;
+
+/**
+ * A step's parser as the onboarding page calls it, for unit tests: the posted form of the step
+ * `id`, read in the pages' `language` (English unless given). Without what a refused form keeps as
+ * typed, which is the page's to show.
+ */
+export function parseStep<Id extends WizardStepId>(
+  id: Id,
+  form: URLSearchParams,
+  language: Language = 'en',
+): ParsedBy<Id> {
+  const step: AnyWizardStep | undefined = WIZARD_STEPS.find((candidate) => candidate.id === id);
+  if (!step) throw new Error(`No wizard step "${id}"`);
+  const locale = hostLocale(
+    { headers: {}, multiValueQueryStringParameters: {}, queryStringParameters: { lang: language } },
+    false,
+  );
+  const parsed = step.parse(form, { locale, steps: [] } as unknown as WizardContext);
+  return (parsed.ok ? parsed : { ok: false, errors: parsed.errors }) as ParsedBy<Id>;
+}
 
 /** The step a wizard page shows (its form's hidden field), or `done` for the closing page. */
 export async function stepOn(page: Page): Promise<string> {

@@ -1,17 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOGUES } from '../../lambdas/pages/messages';
-import {
-  parseDetails as parseDetailsIn,
-  parseFaqs as parseFaqsIn,
-  parsePrice,
-  parseUpsells as parseUpsellsIn,
-} from '../../lambdas/pages/onboarding-forms';
+import { parsePrice } from '../../lambdas/pages/wizard-steps';
+import { parseStep } from '../support/wizard';
 
 const form = (pairs: [string, string][]) => new URLSearchParams(pairs);
 const messages = CATALOGUES.en;
-const parseDetails = (posted: URLSearchParams) => parseDetailsIn(posted, messages);
-const parseFaqs = (posted: URLSearchParams) => parseFaqsIn(posted, messages);
-const parseUpsells = (posted: URLSearchParams) => parseUpsellsIn(posted, messages, ['25', '19.90']);
+const parseDetails = (posted: URLSearchParams) => parseStep('details', posted);
+const parseFaqs = (posted: URLSearchParams) => parseStep('faqs', posted);
+const parseUpsells = (posted: URLSearchParams) => parseStep('upsells', posted);
 
 describe('onboarding wizard forms', () => {
   it('reads guest prices into minor units', () => {

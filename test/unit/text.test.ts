@@ -5,8 +5,7 @@ import { propertySummarySchema } from '../../core/contract/api-schemas';
 import { checkPlatformEvent } from '../../core/contract/platform-events';
 import { activationClaimProblems, newNonce } from '../../core/domain/activation-token';
 import { isMultiLineText, isOneLine, quoted } from '../../core/domain/text';
-import { CATALOGUES } from '../../lambdas/pages/messages';
-import { parseDetails } from '../../lambdas/pages/onboarding-forms';
+import { parseStep } from '../support/wizard';
 
 /** Every code point text fields refuse, by the rule in docs/design/README.md (Text fields). */
 function refused(codePoint: number): boolean {
@@ -38,9 +37,9 @@ describe('one-line text', () => {
     expect(isOneLine(name)).toBe(false);
     expect(() => displayName('--name', name)).toThrow(/one line/);
     expect(
-      parseDetails(
+      parseStep(
+        'details',
         new URLSearchParams({ property_name: name, checkin_instructions: 'Keys in the box.' }),
-        CATALOGUES.en,
       ).ok,
     ).toBe(false);
     expect(propertySummarySchema.safeParse({ id: 1, name }).success).toBe(false);

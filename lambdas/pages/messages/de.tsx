@@ -117,7 +117,7 @@ function review(f: Formats): ReviewMessages {
     reviewTitle: 'Prüfen und abschließen',
     reviewStage: 'Prüfen',
     activeProducts: (products) => `Aktive Produkte: ${f.list(products)}.`,
-    reviewCheckin: 'Check-in',
+    reviewCheckin: f.same('Check-in'),
     notFilledIn: (step) => `Noch nicht ausgefüllt (Schritt ${n(step)}).`,
     missingCheckin: (step) => `Die Check-in-Hinweise fehlen (Schritt ${n(step)}).`,
     reviewQuestions: (count) => `Fragen (${n(count)})`,

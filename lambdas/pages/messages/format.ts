@@ -21,9 +21,21 @@ export interface Formats {
   list(items: readonly string[]): string;
   /** The form of `forms` that the language's plural rules choose for `count`. */
   plural(count: number, forms: PluralForms): string;
+  /**
+   * A text that is rightly the same in this language as in English ("Wi-Fi", "Check-in"),
+   * returned as is and noted as meant: the test of the catalogues refuses any other text equal to
+   * the English one as untranslated (`sameAsEnglish`).
+   */
+  same(text: string): string;
 }
 
 const cache = new Map<Language, Formats>();
+const meantSame = new Map<Language, Set<string>>();
+
+/** The texts a catalogue built so far marked as rightly the same as in English (`same`). */
+export function sameAsEnglish(language: Language): ReadonlySet<string> {
+  return meantSame.get(language) ?? new Set();
+}
 
 /** Made on first use: `Intl` constructors load locale data, and every catalogue asks at module load. */
 function lazy<T>(make: () => T): () => T {
@@ -70,6 +82,11 @@ export function formatsFor(language: Language): Formats {
     list: (items) => lists().format(items),
     plural: (count, forms) =>
       (forms[plurals().select(count)] ?? forms.other).replaceAll('#', numbers().format(count)),
+    same: (text) => {
+      const noted = meantSame.get(language) ?? new Set();
+      meantSame.set(language, noted.add(text));
+      return text;
+    },
   };
   cache.set(language, formats);
   return formats;

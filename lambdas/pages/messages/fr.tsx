@@ -67,12 +67,12 @@ function wizardSteps(f: Formats): WizardStepMessages {
       'Instructions d’arrivée : supprimez les caractères invisibles de contrôle ou de direction du texte (les retours à la ligne et les tabulations sont acceptés).',
 
     faqsTitle: 'Les questions de vos voyageurs',
-    faqsStage: 'Questions',
+    faqsStage: f.same('Questions'),
     faqsIntro:
       'Ajoutez les questions que les voyageurs posent le plus souvent, avec vos réponses. Les lignes vides sont ignorées.',
     addAnotherQuestion: 'Ajouter une autre question',
     questionNumber: (number) => `Question ${n(number)}`,
-    questionLabel: 'Question',
+    questionLabel: f.same('Question'),
     answerLabel: 'Réponse',
     errorFaqIncomplete: (number) => `Question ${n(number)} : remplissez la question et sa réponse.`,
     errorFaqTooLong: (number, questionMax, answerMax) =>
@@ -90,7 +90,7 @@ function wizardSteps(f: Formats): WizardStepMessages {
       'Des extras que les voyageurs peuvent réserver avant ou pendant leur séjour, comme une arrivée anticipée ou un transfert depuis l’aéroport. Vous pouvez laisser cette étape vide.',
     offerNumber: (number) => `Offre ${n(number)}`,
     offerTitle: 'Titre',
-    offerDescription: 'Description',
+    offerDescription: f.same('Description'),
     addAnotherOffer: 'Ajouter une autre offre',
     guestPrice: 'Prix pour les voyageurs',
     priceHint: (examples) => `Un nombre, par exemple ${examples[0]} ou ${examples[1]}.`,

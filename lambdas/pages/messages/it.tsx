@@ -120,7 +120,7 @@ function review(f: Formats): ReviewMessages {
     reviewTitle: 'Controlli e concluda',
     reviewStage: 'Riepilogo',
     activeProducts: (products) => `Prodotti attivi: ${f.list(products)}.`,
-    reviewCheckin: 'Check-in',
+    reviewCheckin: f.same('Check-in'),
     notFilledIn: (step) => `Non ancora compilato (passaggio ${n(step)}).`,
     missingCheckin: (step) => `Mancano le istruzioni per il check-in (passaggio ${n(step)}).`,
     reviewQuestions: (count) => `Domande (${n(count)})`,
