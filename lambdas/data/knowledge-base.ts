@@ -1,4 +1,6 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { propertyPartition } from '../../core/partitions';
 import { transactionCancellationCodes } from '../common/aws-errors';
 import type { AuditEvent } from './audit';
@@ -30,10 +32,20 @@ const knowledgeBaseKey = (propertyId: number) => ({
   SK: 'KNOWLEDGE_BASE',
 });
 
+/**
+ * The item as stored, every number as a JavaScript number: the document client's default refuses a
+ * number beyond ±2^53 with a fraction (it cannot be a BigInt) and would fail the whole page over one
+ * value no step wrote. A step's reader then leaves out what is not the shape it stores.
+ */
 export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBase> {
-  const { Item } = await dynamoDb().send(
-    new GetCommand({ TableName: tableName(), Key: knowledgeBaseKey(propertyId), ConsistentRead: true }),
+  const { Item: stored } = await dynamoDb().send(
+    new GetItemCommand({
+      TableName: tableName(),
+      Key: { PK: { S: propertyPartition(propertyId) }, SK: { S: 'KNOWLEDGE_BASE' } },
+      ConsistentRead: true,
+    }),
   );
+  const Item = stored ? unmarshall(stored, { wrapNumbers: Number }) : undefined;
   const { assistantLiveAt, updatedAt } = Item ?? {};
   return {
     answers: Object.fromEntries(Object.entries(Item ?? {}).filter(([name]) => !OWN_ATTRIBUTES.has(name))),

@@ -207,7 +207,7 @@ export function wizardStep<Typed, Value, Saved, const Id extends string>(
 
 /** What a stored record's attributes are: the reader of `storedRecord` and `storedList` checks each. */
 type StoredShape = Readonly<Record<string, 'string' | 'number'>>;
-type StoredOf<Shape extends StoredShape> = {
+export type StoredOf<Shape extends StoredShape> = {
   readonly [Name in keyof Shape]: Shape[Name] extends 'number' ? number : string;
 };
 

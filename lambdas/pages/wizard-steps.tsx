@@ -6,7 +6,7 @@ import { HOST_ACTOR } from '../data/audit';
 import { markLive } from '../data/knowledge-base';
 import type { HostLocale, Messages } from './messages';
 import type { FormLimits } from './posted-form';
-import type { AnyWizardStep, FormError, WizardContext } from './wizard-step';
+import type { AnyWizardStep, FormError, StoredOf, WizardContext } from './wizard-step';
 import {
   about,
   all,
@@ -48,6 +48,21 @@ const MIN_CHECKIN_INSTRUCTIONS = 10;
 
 /** An offer as the upsells step stores it; the price in minor units (cents) of `currency`. */
 const OFFER = { title: 'string', description: 'string', priceMinor: 'number', currency: 'string' } as const;
+/**
+ * A stored offer the page can show and save again: a currency it offers and a price its parser
+ * takes (at most 99,999.99). Anything else (written by no step) is left out rather than shown.
+ */
+const isOfferable = (offer: StoredOf<typeof OFFER>) =>
+  (CURRENCIES as readonly string[]).includes(offer.currency) &&
+  Number.isSafeInteger(offer.priceMinor) &&
+  offer.priceMinor >= 0 &&
+  offer.priceMinor <= 9_999_999;
+/**
+ * The rows a form posted: as many as its longest field list, so a row whose first field is missing
+ * is read (and refused as incomplete) rather than skipped, and saving never drops a row unseen.
+ */
+const rowIndexes = (...fields: readonly (readonly string[])[]) =>
+  Array.from({ length: Math.max(0, ...fields.map((values) => values.length)) }, (_, index) => index);
 /** A question and its answer, as the questions step stores it. */
 const FAQ = { question: 'string', answer: 'string' } as const;
 
@@ -190,7 +205,8 @@ export const WIZARD_STEPS = [
         return { ok: false, errors: [{ message: messages.errorFaqTooMany(MAX_FAQS) }] };
       const errors: FormError[] = [];
       const faqs: { question: string; answer: string }[] = [];
-      questions.forEach((question, index) => {
+      rowIndexes(questions, answers).forEach((index) => {
+        const question = questions[index] ?? '';
         const answer = answers[index] ?? '';
         const number = index + 1;
         const [questionField, answerField] = [`question-${index}`, `answer-${index}`];
@@ -282,7 +298,7 @@ export const WIZARD_STEPS = [
     title: (m) => m.upsellsTitle,
     stage: (m) => m.upsellsStage,
     rows: { field: 'title', max: MAX_UPSELLS },
-    answers: { attribute: 'upsells', read: (stored) => storedList(stored, OFFER) },
+    answers: { attribute: 'upsells', read: (stored) => storedList(stored, OFFER).filter(isOfferable) },
     parse: (form, { locale }) => {
       const { messages } = locale;
       const fields = TEXT_FIELDS.upsells;
@@ -294,7 +310,8 @@ export const WIZARD_STEPS = [
         return { ok: false, errors: [{ message: messages.errorOfferTooMany(MAX_UPSELLS) }] };
       const errors: FormError[] = [];
       const upsells: { title: string; description: string; priceMinor: number; currency: string }[] = [];
-      titles.forEach((title, index) => {
+      rowIndexes(titles, descriptions, prices).forEach((index) => {
+        const title = titles[index] ?? '';
         const description = descriptions[index] ?? '';
         const price = prices[index] ?? '';
         const number = index + 1;

@@ -1,3 +1,4 @@
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { renderToString } from 'preact-render-to-string';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +102,53 @@ describe('the knowledge base, one attribute per step', () => {
     const [details, faqs] = first.map(({ step }) => step);
     expect(details && page(details, context)).toContain('From 3 pm; the key box code is 4711.');
     expect(faqs && page(faqs, context)).toContain('value="Is there parking?"');
+  });
+
+  it('reads an item holding values no step writes: the pages draw, and leave those values out', async () => {
+    // Prepare: numbers JavaScript cannot hold exactly (one with a fraction beyond 2^53, which the
+    // document client's default refuses), and offers in a currency or at a price the page cannot show.
+    const { propertyId } = await sponsoredProperty(partner.id, { products: ['assistant', 'upsells'] });
+    const offer = (title: string, priceMinor: string, currency: string) => ({
+      M: {
+        title: { S: title },
+        description: { S: '' },
+        priceMinor: { N: priceMinor },
+        currency: { S: currency },
+      },
+    });
+    await dynamoDb().send(
+      new PutItemCommand({
+        TableName: tableName(),
+        Item: {
+          PK: { S: propertyPartition(propertyId) },
+          SK: { S: 'KNOWLEDGE_BASE' },
+          legacyThing: { N: '1E+125' },
+          updatedAt: { N: '99999999999999999999.9' },
+          upsells: {
+            L: [
+              offer('Breakfast', '1250', 'EUR'),
+              offer('Huge', '12345678901234567890.5', 'EUR'),
+              offer('Bogus', '500', 'bogus'),
+              offer('Empty', '500', ''),
+              offer('Yen', '500', 'JPY'),
+              offer('Cents', '12.5', 'EUR'),
+            ],
+          },
+        },
+      }),
+    );
+
+    // Act
+    const { context, steps } = await wizardOf(propertyId);
+    const [upsells] = stepsNamed(steps, ['upsells']);
+    const summary = upsells?.step.review?.summary(context, upsells.number);
+    const reviewText = !summary || typeof summary === 'string' ? (summary ?? '') : renderToString(summary);
+
+    // Assess
+    expect(upsells?.step.review?.known?.(context)).toBe('1 offer');
+    expect(reviewText).toContain('Breakfast');
+    for (const left of ['Huge', 'Bogus', 'Empty', 'Yen', 'Cents']) expect(reviewText).not.toContain(left);
+    expect(upsells && page(upsells.step, context)).toContain('value="Breakfast"');
   });
 
   it('saves each step’s answers under its own attribute, leaving the other steps’ as they are', async () => {

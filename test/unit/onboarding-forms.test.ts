@@ -72,6 +72,29 @@ describe('onboarding wizard forms', () => {
     ).toBe(false);
   });
 
+  it('reads as many rows as the longest field list, so a row missing its first field is refused, not dropped', () => {
+    // A crafted form (no browser posts it): offers without their titles, answers without questions.
+    const offers = parseUpsells(
+      form([
+        ['description', 'Late checkout until 2 pm'],
+        ['price', '20'],
+        ['currency', 'EUR'],
+      ]),
+    );
+    const questions = parseFaqs(
+      form([
+        ['question', 'Parking?'],
+        ['answer', 'Yes'],
+        ['answer', 'Behind the house'],
+      ]),
+    );
+
+    expect(offers.ok).toBe(false);
+    expect(offers.ok ? [] : offers.errors.map((error) => error.field)).toEqual(['title-0']);
+    expect(questions.ok).toBe(false);
+    expect(questions.ok ? [] : questions.errors.map((error) => error.field)).toEqual(['question-1']);
+  });
+
   it('refuses more rows than the page shows with one error, whatever each row holds', () => {
     // Prepare: a posted form of 40,000 half-filled rows would list an error per row.
     const questions = form(Array.from({ length: 40_000 }, (): [string, string] => ['question', 'a']));
