@@ -199,7 +199,7 @@ function getter(api: Client<paths>) {
  * link back to a page already read throws {@link PartnerApiPagingError}.
  */
 async function* propertyPagesOf(
-  get: ReturnType<typeof getter>,
+  get: Get,
   { limit = 1_000 }: { limit?: number } = {},
 ): AsyncGenerator<PropertySummary[]> {
   let query: { limit: number; cursor?: string } | undefined = { limit };
@@ -220,39 +220,13 @@ const fetched = async <T>(answer: Promise<Fetched<T> & { response: Response }>):
   return rest;
 };
 
-/** Creates a client; throws {@link PartnerApiConfigError} when the base URL or the key is missing. */
-export function createPartnerApiClient(options: PartnerApiClientOptions) {
-  const baseUrl = requiredSetting(
-    options.baseUrl,
-    'The API base URL',
-    'PARTNER_API to the base URL from your onboarding e-mail (…/partner-api/v1)',
-  );
-  if (!/^https?:\/\/[^\s/]+/.test(baseUrl))
-    throw new PartnerApiConfigError(
-      `The API base URL must start with https:// (or http:// for a local server); got "${baseUrl}".`,
-    );
-  const apiKey = requiredSetting(options.apiKey, 'The API key', 'PARTNER_API_KEY from your secret store');
-  const get = getter(
-    createClient<paths>({
-      baseUrl: baseUrl.replace(/\/+$/, ''),
-      fetch: retryingFetch(options),
-      headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
-    }),
-  );
+/** A GET of one route by its path: what `getter` makes. */
+type Get = ReturnType<typeof getter>;
+
+/** The client's methods by name: each is `get` of one route (or of its pages) with typed options. */
+function namedMethods(get: Get) {
   const propertyPages = (options: { limit?: number } = {}) => propertyPagesOf(get, options);
-
   return {
-    /**
-     * GET on any route of the API by its path in the document, typed from it, with the waits,
-     * problems and revalidation of the methods below (each of which is one of these):
-     * `get('/properties/{propertyId}/pricing-signals', { path: { propertyId: 2 } })`.
-     */
-    get: <Path extends GetPath>(
-      path: Path,
-      parameters: GetParameters<Path>,
-      revalidation?: Revalidation<GetBody<Path>>,
-    ): Promise<Fetched<GetBody<Path>>> => fetched(get(path, parameters, revalidation)),
-
     /** GET /usage: seat usage of the hosts you sponsor. */
     usage: ({ previous }: Revalidation<UsageReport> = {}): Promise<Fetched<UsageReport>> =>
       fetched(get('/usage', {}, { previous })),
@@ -294,6 +268,41 @@ export function createPartnerApiClient(options: PartnerApiClientOptions) {
           { previous },
         ),
       ),
+  };
+}
+
+/** Creates a client; throws {@link PartnerApiConfigError} when the base URL or the key is missing. */
+export function createPartnerApiClient(options: PartnerApiClientOptions) {
+  const baseUrl = requiredSetting(
+    options.baseUrl,
+    'The API base URL',
+    'PARTNER_API to the base URL from your onboarding e-mail (…/partner-api/v1)',
+  );
+  if (!/^https?:\/\/[^\s/]+/.test(baseUrl))
+    throw new PartnerApiConfigError(
+      `The API base URL must start with https:// (or http:// for a local server); got "${baseUrl}".`,
+    );
+  const apiKey = requiredSetting(options.apiKey, 'The API key', 'PARTNER_API_KEY from your secret store');
+  const get = getter(
+    createClient<paths>({
+      baseUrl: baseUrl.replace(/\/+$/, ''),
+      fetch: retryingFetch(options),
+      headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
+    }),
+  );
+  return {
+    /**
+     * GET on any route of the API by its path in the document, typed from it, with the waits,
+     * problems and revalidation of the named methods (each of which is one of these):
+     * `get('/properties/{propertyId}/pricing-signals', { path: { propertyId: 2 } })`.
+     */
+    get: <Path extends GetPath>(
+      path: Path,
+      parameters: GetParameters<Path>,
+      revalidation?: Revalidation<GetBody<Path>>,
+    ): Promise<Fetched<GetBody<Path>>> => fetched(get(path, parameters, revalidation)),
+
+    ...namedMethods(get),
   };
 }
 
