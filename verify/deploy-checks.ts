@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { openReveal } from '../core/contract/reveal-crypto';
-import type { FunctionAccess } from '../core/routes';
+import type { FunctionAccess, PartnerApiRoute } from '../core/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes, serviceFunctions } from '../core/routes';
 import { revokeKey } from '../operations/keys';
 import { createActivationLink } from '../operations/links';
@@ -107,18 +107,28 @@ export function grantsOf(functionName: string): string {
   return `the ${functionName} function's execution role: ${[...statements, ...secrets].join('; ') || 'no grant'}`;
 }
 
+/** The partner API routes the route table grants a `Query` on the global index. */
+const ROUTES_QUERYING_THE_INDEX: readonly PartnerApiRoute[] = partnerApiRoutes.filter(
+  (route) => (route.access as FunctionAccess).table?.queryIndex !== undefined,
+);
+const MARKETPLACE_INDEX_CHECK = 'index query (marketplacePage): GET the marketplace';
+const ONBOARDING_INDEX_CHECK = 'index query (onboardingPage): GET the onboarding wizard';
+
 /**
  * The checks that settle how AWS reads `dynamodb:LeadingKeys` for a `Query` on the global index
  * (the index's partition key, as the grants assume): one per function the route table grants an
- * index query, named by the request that makes the function query the index. They run first, right
- * after what they need (the partner, its key, the activation link), so that a deny is at the top of
- * the report. A function given `queryIndex` without a check here fails the verification's test.
+ * index query, named by the request that makes the function query the index. A partner API route
+ * gets its check from the table; a page's is written below, and a function given `queryIndex`
+ * without a check here fails the verification's test. They run first, right after what they need
+ * (the partner, its key, the activation link), so that a deny is at the top of the report.
  */
-export const INDEX_QUERY_CHECKS = {
-  pricingSignals: 'index query (pricingSignals): GET /properties/{id}/pricing-signals',
-  marketplacePage: 'index query (marketplacePage): GET the marketplace',
-  onboardingPage: 'index query (onboardingPage): GET the onboarding wizard',
-} as const;
+export const INDEX_QUERY_CHECKS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(
+    ROUTES_QUERYING_THE_INDEX.map((route) => [route.id, `index query (${route.id}): GET ${route.path}`]),
+  ),
+  marketplacePage: MARKETPLACE_INDEX_CHECK,
+  onboardingPage: ONBOARDING_INDEX_CHECK,
+};
 
 /** The operator policy's index query (`audit list` without a partner reads the trail's index). */
 export const OPERATOR_INDEX_CHECK = 'index query (OperatorPolicy): npm run admin -- audit list --since';
@@ -145,7 +155,13 @@ const NO_ACCEPT = "GET /properties, Accept-Encoding: gzip and no Accept (Go's de
 const DEPLOY_CHECKS: readonly CheckRow<StageRun>[] = [
   { name: APPROVE, run: approveTestPartner },
   { name: REVEAL, needs: APPROVE, run: revealTheKey },
-  { name: INDEX_QUERY_CHECKS.pricingSignals, needs: REVEAL, run: pricingSignalsThroughIndex },
+  // One per partner API route that queries the index, on a property the first of them writes.
+  () =>
+    ROUTES_QUERYING_THE_INDEX.map((route) => ({
+      name: INDEX_QUERY_CHECKS[route.id] ?? route.id,
+      needs: REVEAL,
+      run: (run) => routeThroughIndex(run, route),
+    })),
   {
     name: OPERATOR_INDEX_CHECK,
     needs: APPROVE,
@@ -154,19 +170,19 @@ const DEPLOY_CHECKS: readonly CheckRow<StageRun>[] = [
   },
   { name: OPEN_LINK, needs: APPROVE, run: openActivationLink },
   {
-    name: INDEX_QUERY_CHECKS.marketplacePage,
+    name: MARKETPLACE_INDEX_CHECK,
     needs: OPEN_LINK,
     run: (run) => catalogThroughIndex(run, 'marketplacePage'),
   },
-  { name: PROVISION, needs: INDEX_QUERY_CHECKS.marketplacePage, run: provisionTheHost },
+  { name: PROVISION, needs: MARKETPLACE_INDEX_CHECK, run: provisionTheHost },
   {
-    name: INDEX_QUERY_CHECKS.onboardingPage,
+    name: ONBOARDING_INDEX_CHECK,
     needs: PROVISION,
     run: (run) => catalogThroughIndex(run, 'onboardingPage'),
   },
   {
     name: 'complete the onboarding wizard',
-    needs: INDEX_QUERY_CHECKS.onboardingPage,
+    needs: ONBOARDING_INDEX_CHECK,
     run: completeTheWizard,
   },
   { name: 'GET /usage: authorizer key read, limiter write', needs: REVEAL, run: usage },
@@ -314,28 +330,30 @@ async function revealTheKey(run: StageRun): Promise<Verdict> {
 }
 
 /**
- * Pricing signals read bookings through the index (how AWS reads LeadingKeys there is what no
- * simulator settles). A property of the test partner, written straight into the table, lets them
- * run before any activation. A new API Gateway key can take a few seconds to reach the usage plan,
- * so a deployed stage gets a minute to accept it.
+ * A partner API route that reads through the index (how AWS reads LeadingKeys there is what no
+ * simulator settles), on a property of the test partner that the first of these checks writes
+ * straight into the table, so that they run before any activation. A new API Gateway key can take
+ * a few seconds to reach the usage plan, so a deployed stage gets a minute to accept it.
  */
-async function pricingSignalsThroughIndex(run: StageRun): Promise<Verdict> {
-  const written = await addProperties(known(run.partnerId, 'partner'), 1, BULK_PROPERTIES);
-  run.created.indexProperty = written.keys;
-  const [propertyId = 0] = written.ids;
-  run.propertyId = propertyId;
-  const path = api(run, `/properties/${propertyId}/pricing-signals?lookback_days=30`);
-  const keyDeadline = Date.now() + (run.context.target.usagePlanKeys ? 60_000 : 0);
-  let signals = await rawRequest(path, 'GET', withKey(run), run.context.timeoutMs);
-  while (signals.status !== 200 && Date.now() < keyDeadline) {
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
-    signals = await rawRequest(path, 'GET', withKey(run), run.context.timeoutMs);
+async function routeThroughIndex(run: StageRun, route: PartnerApiRoute): Promise<Verdict> {
+  if (run.propertyId === undefined) {
+    const written = await addProperties(known(run.partnerId, 'partner'), 1, BULK_PROPERTIES);
+    run.created.indexProperty = written.keys;
+    run.propertyId = written.ids[0] ?? 0;
   }
-  if (signals.status === 200 && json(signals.bytes)?.signals)
-    return pass(`200 for property ${propertyId}: bookings read through the index`);
+  const path = api(run, route.path.replace('{propertyId}', String(run.propertyId)));
+  const keyDeadline = Date.now() + (run.context.target.usagePlanKeys ? 60_000 : 0);
+  let answer = await rawRequest(path, 'GET', withKey(run), run.context.timeoutMs);
+  while (answer.status !== 200 && Date.now() < keyDeadline) {
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    answer = await rawRequest(path, 'GET', withKey(run), run.context.timeoutMs);
+  }
+  if (answer.status === 200 && json(answer.bytes))
+    return pass(`200 for property ${run.propertyId}: read through the index`);
+  const prefixes = (route.access as FunctionAccess).table?.queryIndex ?? [];
   return fail(
-    `${signals.status} ${problemName(signals) || header(signals, 'x-amzn-errortype')}`,
-    `dynamodb:Query on the index with LeadingKeys PROPERTY# (the index's partition key): ${grantsOf('pricingSignals')}; the authorizer and the usage plan key if /usage fails too`,
+    `${answer.status} ${problemName(answer) || header(answer, 'x-amzn-errortype')}`,
+    `dynamodb:Query on the index with LeadingKeys ${prefixes.join(', ')} (the index's partition key): ${grantsOf(route.id)}; the authorizer and the usage plan key if /usage fails too`,
   );
 }
 

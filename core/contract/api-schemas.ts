@@ -47,7 +47,7 @@ const hostSeatsSchema = z
     description: 'Per-host seat breakdown. Host e-mail addresses are deliberately omitted.',
   });
 
-export const usageReportSchema = z
+const usageReportSchema = z
   .object({
     partner_id: id('The authenticated partner.'),
     generated_at: timestamp('ISO 8601 UTC timestamp.'),

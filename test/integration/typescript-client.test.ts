@@ -7,12 +7,14 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { GetParameters, GetPath } from '../../clients/typescript/src/index';
 import {
   createPartnerApiClient,
   PartnerApiConfigError,
   PartnerApiError,
   PartnerApiPagingError,
 } from '../../clients/typescript/src/index';
+import { PROPERTY_ID, partnerApiRoutes } from '../../core/routes';
 import { bulkProperties } from '../support/bulk-properties';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner, sponsoredProperty } from '../support/partners';
@@ -50,6 +52,26 @@ describe('the TypeScript client (clients/typescript) against the local server', 
     expect(signals.data.property_id).toBe(propertyId);
     expect(Object.keys(signals.data.occupancy_30d)).toHaveLength(30);
     expect(usage.etag).toMatch(/^W\//);
+  });
+
+  it('reaches every route of the table by its path with get, and revalidates it', async () => {
+    const api = client(partner.key);
+
+    for (const route of partnerApiRoutes) {
+      // A path parameter other than a property id needs its own test data here first.
+      const path = Object.fromEntries(
+        route.pathParameters.map((parameter) => [
+          parameter.name,
+          parameter === PROPERTY_ID ? propertyId : undefined,
+        ]),
+      );
+      const parameters = { path } as GetParameters<GetPath>;
+      const first = await api.get(route.path as GetPath, parameters);
+      const again = await api.get(route.path as GetPath, parameters, { previous: first });
+
+      expect(first.notModified, route.path).toBe(false);
+      expect(again, route.path).toEqual({ data: first.data, etag: first.etag, notModified: true });
+    }
   });
 
   it('walks every page: exactly the whole list, in id order', async () => {

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { DescribeMetricFiltersCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { DeleteRolePolicyCommand, IAMClient, PutRolePolicyCommand } from '@aws-sdk/client-iam';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { API_BASE_PATH } from '../../core/routes';
+import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../core/routes';
 import { COUNT_CHECK, FORCE_CHECK } from '../../verify/authorizer-failure';
 import { localAuthorizerFailureProbe } from '../../verify/aws-probe';
 import type { CheckResult } from '../../verify/checks';
@@ -42,11 +42,19 @@ async function verifyLocal() {
 const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const named = (name: string) => new RegExp(`^${literally(name)}$`);
 
+/** A line about a route: its path with the property id the run filled in, or as the table has it. */
+const onRoute = (prefix: string, path: string, suffix = '') =>
+  new RegExp(
+    `^${literally(prefix)}${literally(path).replaceAll(literally('{propertyId}'), '(\\d+|\\{propertyId\\})')}${literally(suffix)}$`,
+  );
+
 /** Every call the verification must make, by the name of its line, in this order. */
 const CHECKS: RegExp[] = [
   named('approve a test partner'),
   named('reveal the key (GET and POST /reveal/{revealId})'),
-  named(INDEX_QUERY_CHECKS.pricingSignals ?? ''),
+  ...partnerApiRoutes
+    .filter((route) => functionsQueryingTheIndex().includes(route.id))
+    .map((route) => named(INDEX_QUERY_CHECKS[route.id] ?? '')),
   named(OPERATOR_INDEX_CHECK),
   named('open the activation link'),
   named(INDEX_QUERY_CHECKS.marketplacePage ?? ''),
@@ -54,13 +62,8 @@ const CHECKS: RegExp[] = [
   named(INDEX_QUERY_CHECKS.onboardingPage ?? ''),
   named('complete the onboarding wizard'),
   named('GET /usage: authorizer key read, limiter write'),
-  named('HEAD /usage'),
-  named('HEAD /properties'),
-  /^HEAD \/properties\/(\d+|\{propertyId\})\/pricing-signals$/,
-  named('HEAD /openapi.json'),
-  named('GET /usage, If-None-Match: its ETag'),
-  named('GET /properties, If-None-Match: its ETag'),
-  /^GET \/properties\/(\d+|\{propertyId\})\/pricing-signals, If-None-Match: its ETag$/,
+  ...[...partnerApiRoutes, ...publicApiRoutes].map((route) => onRoute('HEAD ', route.path)),
+  ...partnerApiRoutes.map((route) => onRoute('GET ', route.path, ', If-None-Match: its ETag')),
   named(FORCE_CHECK),
   named(COUNT_CHECK),
   named('GET /properties'),

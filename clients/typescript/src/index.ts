@@ -1,3 +1,4 @@
+import type { Client } from 'openapi-fetch';
 import createClient from 'openapi-fetch';
 import type { ProblemName } from './generated/problems.js';
 import { PROBLEM_STATUS, PROBLEM_TYPE_BASE } from './generated/problems.js';
@@ -149,90 +150,97 @@ export function nextPage(response: Response): { limit: number; cursor: string } 
   return cursor && Number.isInteger(limit) && limit > 0 ? { limit, cursor } : undefined;
 }
 
-/** Creates a client; throws {@link PartnerApiConfigError} when the base URL or the key is missing. */
-export function createPartnerApiClient(options: PartnerApiClientOptions) {
-  const baseUrl = requiredSetting(
-    options.baseUrl,
-    'The API base URL',
-    'PARTNER_API to the base URL from your onboarding e-mail (…/partner-api/v1)',
-  );
-  if (!/^https?:\/\/[^\s/]+/.test(baseUrl))
-    throw new PartnerApiConfigError(
-      `The API base URL must start with https:// (or http:// for a local server); got "${baseUrl}".`,
-    );
-  const apiKey = requiredSetting(options.apiKey, 'The API key', 'PARTNER_API_KEY from your secret store');
-  const api = createClient<paths>({
-    baseUrl: baseUrl.replace(/\/+$/, ''),
-    fetch: retryingFetch(options),
-    headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
-  });
+/** A GET route of the API, by its path in the document (`'/usage'`, `'/properties/{propertyId}/pricing-signals'`…). */
+export type GetPath = {
+  [Path in keyof paths]: paths[Path] extends { get: object } ? Path : never;
+}[keyof paths];
+type GetOperation<Path extends GetPath> = paths[Path]['get'];
+/** What a GET route takes, as the document types it: `path` and `query` parameters (`{}` for none). */
+export type GetParameters<Path extends GetPath> = Omit<GetOperation<Path>['parameters'], 'header' | 'cookie'>;
+/** The 200 body of a GET route. */
+export type GetBody<Path extends GetPath> =
+  GetOperation<Path>['responses'][200]['content']['application/json'];
 
-  /** The answer as data, the previous answer on 304, or a PartnerApiError. */
-  async function settle<T>(
-    call: Promise<{ data?: T; error?: unknown; response: Response }>,
-    previous: Fetched<T> | undefined,
-  ): Promise<Fetched<T> & { response: Response }> {
-    const { data, error, response } = await call;
-    const etag = response.headers.get('ETag') ?? undefined;
-    if (response.status === 304 && previous)
-      return { data: previous.data, etag, notModified: true, response };
-    if (response.ok && data !== undefined) return { data, etag, notModified: false, response };
-    const problem = typeof error === 'object' && error !== null ? (error as Partial<Problem>) : {};
-    throw new PartnerApiError(response.status, problem, retryAfterSeconds(response, Date.now()));
+/** The answer as data, the previous answer on 304, or a PartnerApiError. */
+async function settle<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+  previous: Fetched<T> | undefined,
+): Promise<Fetched<T> & { response: Response }> {
+  const { data, error, response } = await call;
+  const etag = response.headers.get('ETag') ?? undefined;
+  if (response.status === 304 && previous) return { data: previous.data, etag, notModified: true, response };
+  if (response.ok && data !== undefined) return { data, etag, notModified: false, response };
+  const problem = typeof error === 'object' && error !== null ? (error as Partial<Problem>) : {};
+  throw new PartnerApiError(response.status, problem, retryAfterSeconds(response, Date.now()));
+}
+
+/**
+ * A GET of any route of the document with the client's key, waits and problems, revalidating
+ * `previous` (If-None-Match); with the answer's response, for its headers.
+ */
+function getter(api: Client<paths>) {
+  return async <Path extends GetPath>(
+    path: Path,
+    parameters: GetParameters<Path>,
+    { previous }: Revalidation<GetBody<Path>> = {},
+  ): Promise<Fetched<GetBody<Path>> & { response: Response }> => {
+    // openapi-fetch types each call from a literal path; this one stands for every path at once.
+    const send = api.GET as unknown as (
+      path: string,
+      init: object,
+    ) => Promise<{ data?: GetBody<Path>; error?: unknown; response: Response }>;
+    const header = previous?.etag ? { 'If-None-Match': previous.etag } : {};
+    return settle(send(path, { params: { ...parameters, header } }), previous);
+  };
+}
+
+/**
+ * GET /properties with `limit`, page after page (following `Link: rel="next"`), in id order; a
+ * link back to a page already read throws {@link PartnerApiPagingError}.
+ */
+async function* propertyPagesOf(
+  get: Get,
+  { limit = 1_000 }: { limit?: number } = {},
+): AsyncGenerator<PropertySummary[]> {
+  let query: { limit: number; cursor?: string } | undefined = { limit };
+  const followed = new Set<string>();
+  for (let pages = 1; query; pages++) {
+    const { data, response } = await get('/properties', { query });
+    yield data.properties;
+    const next = nextPage(response);
+    if (next && followed.has(next.cursor)) throw new PartnerApiPagingError(next.cursor, pages);
+    if (next) followed.add(next.cursor);
+    query = next;
   }
+}
 
-  const ifNoneMatch = (previous: Fetched<unknown> | undefined) =>
-    previous?.etag ? { 'If-None-Match': previous.etag } : {};
+/** An answer without its response, as the client's methods return it. */
+const fetched = async <T>(answer: Promise<Fetched<T> & { response: Response }>): Promise<Fetched<T>> => {
+  const { response: _response, ...rest } = await answer;
+  return rest;
+};
 
-  /**
-   * GET /properties with `limit`, page after page (following `Link: rel="next"`), in id order; a
-   * link back to a page already read throws {@link PartnerApiPagingError}.
-   */
-  async function* propertyPages({
-    limit = 1_000,
-  }: {
-    limit?: number;
-  } = {}): AsyncGenerator<PropertySummary[]> {
-    let query: { limit: number; cursor?: string } | undefined = { limit };
-    const followed = new Set<string>();
-    for (let pages = 1; query; pages++) {
-      const { data, response } = await settle(api.GET('/properties', { params: { query } }), undefined);
-      yield data.properties;
-      const next = nextPage(response);
-      if (next && followed.has(next.cursor)) throw new PartnerApiPagingError(next.cursor, pages);
-      if (next) followed.add(next.cursor);
-      query = next;
-    }
-  }
+/** A GET of one route by its path: what `getter` makes. */
+type Get = ReturnType<typeof getter>;
 
+/** The client's methods by name: each is `get` of one route (or of its pages) with typed options. */
+function namedMethods(get: Get) {
+  const propertyPages = (options: { limit?: number } = {}) => propertyPagesOf(get, options);
   return {
     /** GET /usage: seat usage of the hosts you sponsor. */
-    async usage({ previous }: Revalidation<UsageReport> = {}): Promise<Fetched<UsageReport>> {
-      const { response: _response, ...fetched } = await settle(
-        api.GET('/usage', { params: { header: ifNoneMatch(previous) } }),
-        previous,
-      );
-      return fetched;
-    },
+    usage: ({ previous }: Revalidation<UsageReport> = {}): Promise<Fetched<UsageReport>> =>
+      fetched(get('/usage', {}, { previous })),
 
     /** GET /properties: the whole list in one answer. */
-    async properties({ previous }: Revalidation<PropertyList> = {}): Promise<Fetched<PropertyList>> {
-      const { response: _response, ...fetched } = await settle(
-        api.GET('/properties', { params: { header: ifNoneMatch(previous) } }),
-        previous,
-      );
-      return fetched;
-    },
+    properties: ({ previous }: Revalidation<PropertyList> = {}): Promise<Fetched<PropertyList>> =>
+      fetched(get('/properties', {}, { previous })),
 
     /**
      * GET /properties?pms_hotel_id=…: your property with this id of your own system (the
      * `pms_hotel_id` of its activation link), or undefined when none of the hosts you sponsor has it.
      */
     async propertyByPmsHotelId(pmsHotelId: string): Promise<PropertySummary | undefined> {
-      const { data } = await settle(
-        api.GET('/properties', { params: { query: { pms_hotel_id: pmsHotelId } } }),
-        undefined,
-      );
+      const { data } = await get('/properties', { query: { pms_hotel_id: pmsHotelId } });
       return data.properties[0];
     },
 
@@ -246,22 +254,55 @@ export function createPartnerApiClient(options: PartnerApiClientOptions) {
     },
 
     /** GET /properties/{propertyId}/pricing-signals. */
-    async pricingSignals(
+    pricingSignals: (
       propertyId: number,
       { lookbackDays, previous }: { lookbackDays?: number } & Revalidation<PricingSignals> = {},
-    ): Promise<Fetched<PricingSignals>> {
-      const { response: _response, ...fetched } = await settle(
-        api.GET('/properties/{propertyId}/pricing-signals', {
-          params: {
+    ): Promise<Fetched<PricingSignals>> =>
+      fetched(
+        get(
+          '/properties/{propertyId}/pricing-signals',
+          {
             path: { propertyId },
             ...(lookbackDays === undefined ? {} : { query: { lookback_days: lookbackDays } }),
-            header: ifNoneMatch(previous),
           },
-        }),
-        previous,
-      );
-      return fetched;
-    },
+          { previous },
+        ),
+      ),
+  };
+}
+
+/** Creates a client; throws {@link PartnerApiConfigError} when the base URL or the key is missing. */
+export function createPartnerApiClient(options: PartnerApiClientOptions) {
+  const baseUrl = requiredSetting(
+    options.baseUrl,
+    'The API base URL',
+    'PARTNER_API to the base URL from your onboarding e-mail (…/partner-api/v1)',
+  );
+  if (!/^https?:\/\/[^\s/]+/.test(baseUrl))
+    throw new PartnerApiConfigError(
+      `The API base URL must start with https:// (or http:// for a local server); got "${baseUrl}".`,
+    );
+  const apiKey = requiredSetting(options.apiKey, 'The API key', 'PARTNER_API_KEY from your secret store');
+  const get = getter(
+    createClient<paths>({
+      baseUrl: baseUrl.replace(/\/+$/, ''),
+      fetch: retryingFetch(options),
+      headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
+    }),
+  );
+  return {
+    /**
+     * GET on any route of the API by its path in the document, typed from it, with the waits,
+     * problems and revalidation of the named methods (each of which is one of these):
+     * `get('/properties/{propertyId}/pricing-signals', { path: { propertyId: 2 } })`.
+     */
+    get: <Path extends GetPath>(
+      path: Path,
+      parameters: GetParameters<Path>,
+      revalidation?: Revalidation<GetBody<Path>>,
+    ): Promise<Fetched<GetBody<Path>>> => fetched(get(path, parameters, revalidation)),
+
+    ...namedMethods(get),
   };
 }
 
