@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { GRANTABLE_SCOPES, SCOPES } from '../../core/domain/scopes';
 import { editProduct, ensureCatalog, listCatalog, translateProduct } from '../../lambdas/data/catalog';
 import { dynamoDb } from '../../lambdas/data/db';
 import { getPartner, keysIssuedItem } from '../../lambdas/data/partners';
@@ -154,9 +155,7 @@ describe('agreements: scopes and products as data', () => {
     expect(unknownProduct).toMatchObject({ code: 1 });
     expect(unknownProduct.stderr).toContain('Unknown product(s): wifi');
     expect(unknownScope).toMatchObject({ code: 2 });
-    expect(unknownScope.stderr).toContain(
-      'Unknown scope(s): admin:write. Scopes: metrics:read, revenue:read',
-    );
+    expect(unknownScope.stderr).toContain(`Unknown scope(s): admin:write. Scopes: ${SCOPES.join(', ')}`);
     expect(nothing).toMatchObject({ code: 2 });
     expect(duplicate).toMatchObject({ code: 1 });
     expect(duplicate.stderr).toContain('already has a product "assistant"');
@@ -164,14 +163,15 @@ describe('agreements: scopes and products as data', () => {
     expect(missing.stderr).toContain('No product "no-such-product"');
     expect(emptyEdit).toMatchObject({ code: 2 });
     expect(halfLive).toMatchObject({ code: 2 });
-    expect((await getPartner(partner.id))?.scopes).toEqual(['metrics:read', 'revenue:read']);
+    expect((await getPartner(partner.id))?.scopes).toEqual(SCOPES);
   });
 
   it('changes nothing for an unchanged agreement, and cancels an issue that read an older one', async () => {
     const partner = await approvedPartner({ revenue: true });
     const before = await getPartner(partner.id);
 
-    const same = await json('partners', 'update', '--partner', partner.slug, '--scopes', 'revenue:read');
+    const granted = GRANTABLE_SCOPES.join(',');
+    const same = await json('partners', 'update', '--partner', partner.slug, '--scopes', granted);
     const changed = await json('partners', 'update', '--partner', partner.slug, '--products', 'assistant');
     const stillReadable = await getPartner(partner.id);
     const events = (await json('audit', 'list', '--partner', partner.slug, '--action', 'agreement.changed'))
