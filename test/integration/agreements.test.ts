@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CATALOG, productIn } from '../../core/domain/catalog';
+import { LANGUAGES } from '../../core/domain/languages';
 import { GRANTABLE_SCOPES, SCOPES } from '../../core/domain/scopes';
 import { editProduct, ensureCatalog, listCatalog, translateProduct } from '../../lambdas/data/catalog';
 import { dynamoDb } from '../../lambdas/data/db';
@@ -18,6 +20,15 @@ async function eventually(path: string, key: string, status: number): Promise<nu
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
+
+/** A page's text with the entities its renderer writes decoded, to compare with the catalog's texts. */
+const htmlText = (html: string) =>
+  html
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
 
 /** `links create` for a host of the partner, offering `products`. */
 const linkFor = (slug: string, products: string) => [
@@ -123,6 +134,29 @@ describe('agreements: scopes and products as data', () => {
 
     const edited = await json('catalog', 'edit', id, '--name', 'Spa and sauna');
     expect(edited).toMatchObject({ id, name: 'Spa and sauna', description: added.description });
+  });
+
+  it('ships every default product: the marketplace offers each in the host’s language', async () => {
+    // DEFAULT_CATALOG is what every deployment starts with (npm start writes it, as a stage's first
+    // operator command does): a product added there reaches hosts with its translations.
+    const ids = DEFAULT_CATALOG.map((product) => product.id);
+    const partner = await approvedPartner({ products: ids });
+    const link = await json(...linkFor(partner.slug, ids.join(',')));
+    const opened = await fetch(link.url, { redirect: 'manual' });
+    const cookie = (opened.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const marketplace = new URL(opened.headers.get('location') ?? '', link.url);
+
+    for (const language of LANGUAGES) {
+      const page = await fetch(marketplace, { headers: { cookie, 'Accept-Language': language } });
+      const text = htmlText(await page.text());
+
+      expect(page.status).toBe(200);
+      for (const product of DEFAULT_CATALOG) {
+        const { name, description } = productIn(product, language);
+        expect(text, `${product.id} in ${language}`).toContain(name);
+        expect(text, `${product.id} in ${language}`).toContain(description);
+      }
+    }
   });
 
   it('refuses unknown products and scopes, duplicates and empty edits, naming what to fix', async () => {
