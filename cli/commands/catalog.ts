@@ -50,7 +50,7 @@ function productOptions(command: Command, required: boolean): Command {
 
 /** `catalog ...`: what `operations/catalog.ts` does, as commands. */
 export function catalogCommands(program: Command, define: Define): void {
-  const catalog = commandGroup(program, 'catalog', 'The product catalog: list, add, edit');
+  const catalog = commandGroup(program, 'catalog', 'The product catalog');
 
   define(catalog, 'list', {
     summary: 'List the products partners can offer hosts',

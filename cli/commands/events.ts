@@ -69,7 +69,7 @@ export function eventCommands(program: Command, define: Define): void {
   const events = commandGroup(
     program,
     'events',
-    "The platform's events (seats, properties, sponsorships, reservations, erasures): publish, failed, redrive",
+    "The platform's events (seats, properties, sponsorships, reservations, erasures)",
   );
   define(events, 'publish', {
     summary: "Send a JSON Lines file of the platform's events to the stage's event bus",

@@ -36,7 +36,7 @@ function keyStateInWords(key: {
 
 /** `keys ...`: what `operations/keys.ts` does, as commands. */
 export function keyCommands(program: Command, define: Define): void {
-  const keys = commandGroup(program, 'keys', "Partners' API keys: rotate, revoke, list, prune");
+  const keys = commandGroup(program, 'keys', "Partners' API keys");
 
   define(keys, 'rotate', {
     summary:

@@ -23,7 +23,7 @@ const flagOf = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowe
 
 /** `links ...`: what `operations/links.ts` and `link-batch.ts` do, as commands. */
 export function linkCommands(program: Command, define: Define): void {
-  const links = commandGroup(program, 'links', 'Host activation links: create, list');
+  const links = commandGroup(program, 'links', 'Host activation links');
 
   define(links, 'create', {
     summary: 'Mint a host activation link (operators only); with --file, one per row of a CSV file',
