@@ -76,6 +76,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SCOPES } from '../core/domain/scopes';
 import { ensureSynthesized } from './lib/cdk-assets';
 import { CHARTS } from './lib/charts';
 import { describeMachine } from './lib/machine';
@@ -179,7 +180,7 @@ if (needsService) {
 async function runServiceSections(service: ServiceProcess): Promise<void> {
   if (only.has('throughput')) {
     const { value: keys, seconds } = await timed(`minting ${THROUGHPUT_KEYS} keys for the demo partner`, () =>
-      mintKeys(1, THROUGHPUT_KEYS, ['metrics:read', 'revenue:read']),
+      mintKeys(1, THROUGHPUT_KEYS, [...SCOPES]),
     );
     preparation.mintKeysSeconds = seconds;
     await runSection('throughput', () => measureThroughput(service, keys));

@@ -1,6 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { EVENT_EXAMPLES } from '../asyncapi/examples';
 import { acceptedLine } from '../cli/commands/events';
+import type { Scope } from '../core/domain/scopes';
+import { BASE_SCOPES, SCOPE_SOURCE, SCOPES } from '../core/domain/scopes';
 import { partnerApiRoutes } from '../core/routes';
 import type { AnyWizardStep } from '../lambdas/pages/wizard-step';
 import { textFieldsOf, WIZARD_STEPS } from '../lambdas/pages/wizard-steps';
@@ -69,9 +71,49 @@ function publishExamples(): string {
   ].join('\n');
 }
 
+/** The routes that require `scope`, as the docs name them. */
+const routesNeeding = (scope: Scope) =>
+  partnerApiRoutes
+    .filter((route) => route.scope === scope)
+    .map((route) => `\`${route.method} ${route.path}\``);
+
+/** Words joined as prose: `a`, `a and b`, `a, b and c`. */
+const prose = (words: readonly string[]) =>
+  words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+
+/** The scopes, who gets each and the routes that need it (docs/design/api-keys.md), from `SCOPES`. */
+function scopeTable(): string {
+  return [
+    '| Scope | Given to | Needed by (route table, `core/routes.ts`) |',
+    '|---|---|---|',
+    ...SCOPES.map((scope) => {
+      const given = BASE_SCOPES.includes(scope)
+        ? 'every key: it is a base scope of every agreement (`BASE_SCOPES`)'
+        : `keys of partners whose agreement grants it: ${SCOPE_SOURCE[scope]}`;
+      return `| \`${scope}\` | ${cell(given)} | ${routesNeeding(scope).join(', ') || '(no route yet)'} |`;
+    }),
+  ].join('\n');
+}
+
+/** Where each scope comes from and what answers 403 without it (docs/partners.md), from `SCOPES`. */
+function scopeSentences(): string {
+  const code = (scope: Scope) => `\`${scope}\``;
+  const others = SCOPES.filter((scope) => !BASE_SCOPES.includes(scope)).map((scope) => {
+    const routes = routesNeeding(scope);
+    const without =
+      routes.length === 0
+        ? 'no route needs it yet'
+        : `without it ${prose(routes)} ${routes.length === 1 ? 'answers' : 'answer'} 403`;
+    return `${code(scope)} comes with ${SCOPE_SOURCE[scope]}; ${without}.`;
+  });
+  return [`Every key has ${prose(BASE_SCOPES.map(code))}.`, ...others].join(' ');
+}
+
 const BLOCKS: readonly GeneratedBlock[] = [
   { file: 'docs/design/host-pages.md', name: 'steps', text: wizardStepTable },
   { file: 'docs/partners.md', name: 'routes', text: partnerRouteTable },
+  { file: 'docs/partners.md', name: 'scopes', text: scopeSentences },
+  { file: 'docs/design/api-keys.md', name: 'scopes', text: scopeTable },
   { file: 'README.md', name: 'routes', text: partnerRouteList },
   { file: 'docs/operators.md', name: 'publish-examples', text: publishExamples },
 ];

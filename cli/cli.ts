@@ -136,6 +136,12 @@ function buildProgram(io: CliIo, targetOf: TargetOf, failed: () => void): Comman
   reservationCommands(program, define);
   eventCommands(program, define);
   trafficCommands(program, define);
+  // A group's description ends with its commands, in the order they are defined.
+  for (const group of program.commands)
+    if (group.commands.length > 0)
+      group.description(
+        `${group.description()}: ${group.commands.map((command) => command.name()).join(', ')}`,
+      );
   return program;
 }
 

@@ -61,9 +61,13 @@ export function commandLine(command: Command): string {
   return [ADMIN, ...names].join(' ');
 }
 
-/** A group of commands (`keys`, `links`...): a bare `npm run admin -- keys` shows its help. */
-export function commandGroup(program: Command, name: string, description: string): Command {
-  const group = program.command(name).description(description);
+/**
+ * A group of commands (`keys`, `links`...): a bare `npm run admin -- keys` shows its help. Its
+ * `subject` says what the commands act on; `cli.ts` adds the list of its commands once they are
+ * defined, so a new command is listed without an edit here.
+ */
+export function commandGroup(program: Command, name: string, subject: string): Command {
+  const group = program.command(name).description(subject);
   return group.showHelpAfterError(`Try "${commandLine(group)} --help" for its commands.`);
 }
 

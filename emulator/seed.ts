@@ -5,7 +5,7 @@ import { generateApiKey, isInForce } from '../core/domain/api-key';
 import type { ProductId } from '../core/domain/catalog';
 import { DEFAULT_CATALOG } from '../core/domain/catalog';
 import type { Scope } from '../core/domain/scopes';
-import { agreementScopes } from '../core/domain/scopes';
+import { agreementScopes, GRANTABLE_SCOPES } from '../core/domain/scopes';
 import { transactionCancellationCodes } from '../lambdas/common/aws-errors';
 import { pauseBeforeRetry } from '../lambdas/common/backoff';
 import { seal } from '../lambdas/common/secret-box';
@@ -36,7 +36,7 @@ const DEMO_PARTNERS: readonly DemoPartner[] = [
   {
     slug: 'demo-pms',
     name: 'Demo PMS',
-    scopes: ['revenue:read'],
+    scopes: GRANTABLE_SCOPES,
     products: ['assistant', 'upsells', 'guidebook', 'checkin'],
     hosts: SAMPLE_HOSTS,
     branding: {

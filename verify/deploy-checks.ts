@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { openReveal } from '../core/contract/reveal-crypto';
+import { GRANTABLE_SCOPES } from '../core/domain/scopes';
 import type { FunctionAccess, PartnerApiRoute } from '../core/routes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes, serviceFunctions } from '../core/routes';
 import { revokeKey } from '../operations/keys';
@@ -285,7 +286,7 @@ async function approveTestPartner(run: StageRun): Promise<Verdict> {
       slug: run.slug,
       email: `deploy-verification@${run.slug}.example.com`,
       products: ['assistant', 'upsells'],
-      scopes: ['revenue:read'],
+      scopes: GRANTABLE_SCOPES,
     },
     Date.now(),
   ).then(

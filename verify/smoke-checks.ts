@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { problemSchema, propertyListSchema, responseSchemas } from '../core/contract/api-schemas';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from '../core/contract/problems';
+import type { Scope } from '../core/domain/scopes';
 import { BASE_SCOPES } from '../core/domain/scopes';
 import type { PartnerApiRoute } from '../core/routes';
 import { PROPERTY_ID, partnerApiRoute, partnerApiRoutes } from '../core/routes';
@@ -16,7 +17,7 @@ import { fail, pass, runChecks, skip } from './checks';
  * It shares the runner and the report with `npm run verify` (checks.ts) but not the table:
  * verify's checks need AWS credentials and a test partner they create (every scope, a fresh
  * property), smoke's hold for whatever key they are given, which decides what each route must
- * answer (a key without revenue:read gets 403 from every revenue route).
+ * answer (a key without a route's scope gets that route's 403).
  */
 
 export interface SmokeContext {
@@ -77,8 +78,8 @@ const SMOKE_CHECKS: readonly CheckRow<SmokeRun>[] = [
         'GET',
         `/properties/${UNKNOWN_PROPERTY}/pricing-signals`,
         withKey(run),
-        revenue(run, 404),
-        revenueProblem(run, 404, 'property-not-found'),
+        scoped(run, PRICING_SCOPE, 404),
+        scopedProblem(run, PRICING_SCOPE, 404, 'property-not-found'),
       ),
   },
   (run) => {
@@ -92,8 +93,8 @@ const SMOKE_CHECKS: readonly CheckRow<SmokeRun>[] = [
             'GET',
             path,
             withKey(run),
-            revenue(run, 400),
-            revenueProblem(run, 400, 'invalid-request'),
+            scoped(run, PRICING_SCOPE, 400),
+            scopedProblem(run, PRICING_SCOPE, 400, 'invalid-request'),
           ),
       },
     ];
@@ -121,11 +122,31 @@ export function smokeCheck(
 
 const withKey = (run: SmokeRun) => ({ Authorization: `Bearer ${run.context.key}` });
 
-// Without revenue:read every revenue route answers 403 before looking at its input.
-const revenue = (run: SmokeRun, status: number): Expected =>
-  run.revenueScope ? { [status]: problemSchema } : { 403: problemSchema };
-const revenueProblem = (run: SmokeRun, status: number, type: string): ProblemNames =>
-  run.revenueScope ? { [status]: type } : { 403: 'insufficient-scope' };
+/** The scope GET /properties needs: its answer shows whether the key holds it. */
+const PROPERTIES_SCOPE = partnerApiRoute('properties').scope;
+const PRICING_SCOPE = partnerApiRoute('pricingSignals').scope;
+
+/**
+ * Whether the key holds `scope`: every key holds the base scopes, and GET /properties showed
+ * whether it holds that route's scope; of another scope the check cannot tell (undefined).
+ */
+function holds(run: SmokeRun, scope: Scope): boolean | undefined {
+  if (BASE_SCOPES.includes(scope)) return true;
+  return scope === PROPERTIES_SCOPE ? run.revenueScope : undefined;
+}
+
+// A key without a route's scope gets 403 before the route looks at its input; when the check
+// cannot tell whether the key holds it, either answer is right.
+function scoped(run: SmokeRun, scope: Scope, status: number): Expected {
+  const held = holds(run, scope);
+  if (held === undefined) return { [status]: problemSchema, 403: problemSchema };
+  return held ? { [status]: problemSchema } : { 403: problemSchema };
+}
+function scopedProblem(run: SmokeRun, scope: Scope, status: number, type: string): ProblemNames {
+  const held = holds(run, scope);
+  if (held === undefined) return { [status]: type, 403: 'insufficient-scope' };
+  return held ? { [status]: type } : { 403: 'insufficient-scope' };
+}
 
 async function call(
   run: SmokeRun,
@@ -211,7 +232,7 @@ async function judged(
   return judge(`${method} ${path}`, await call(run, method, path, headers), expected, problemName);
 }
 
-/** The key's properties, or 403: which shows whether the key holds revenue:read, and a property to ask about. */
+/** The key's properties, or 403: which shows whether the key holds their scope, and a property to ask about. */
 async function properties(run: SmokeRun): Promise<Verdict> {
   const answer = await call(run, 'GET', '/properties', withKey(run));
   run.revenueScope = answer.status === 200;
@@ -222,26 +243,23 @@ async function properties(run: SmokeRun): Promise<Verdict> {
     answer,
     { 200: propertyListSchema, 403: problemSchema },
     { 403: 'insufficient-scope' },
-    run.revenueScope ? 'key carries revenue:read' : 'key lacks revenue:read: revenue routes must answer 403',
+    run.revenueScope
+      ? `key carries ${PROPERTIES_SCOPE}`
+      : `key lacks ${PROPERTIES_SCOPE}: the routes that need it must answer 403`,
   );
 }
 
 /** A route of the table with its path filled in, against its response schema and the key's scopes. */
 function routeCheck(run: SmokeRun, route: PartnerApiRoute): Check<SmokeRun> {
-  // Whether the key holds the route's scope: every key holds the base scopes, and /properties
-  // showed whether it holds revenue:read; of another scope either answer is right.
-  const held = BASE_SCOPES.includes(route.scope)
-    ? true
-    : route.scope === partnerApiRoute('properties').scope
-      ? run.revenueScope
-      : undefined;
+  const held = holds(run, route.scope);
   const ids = route.pathParameters.map((parameter) =>
     parameter === PROPERTY_ID ? run.firstPropertyId : undefined,
   );
   if (ids.some((id) => id === undefined))
     return {
       name: `GET ${route.path}`,
-      run: async () => skip(run.revenueScope ? 'the partner has no property yet' : 'key lacks revenue:read'),
+      run: async () =>
+        skip(run.revenueScope ? 'the partner has no property yet' : `key lacks ${PROPERTIES_SCOPE}`),
     };
   const path = route.pathParameters.reduce<string>(
     (filled, parameter, index) => filled.replace(`{${parameter.name}}`, String(ids[index])),

@@ -3,6 +3,7 @@ import type { BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProductId } from '../../core/domain/catalog';
 import type { Reservation } from '../../core/domain/reservations';
+import { SCOPES } from '../../core/domain/scopes';
 
 /*
  * Data sets of the scaling section, written into the service's DynamoDB Local through the data
@@ -28,7 +29,7 @@ export async function createBenchPartner(label: string, nowMs: number): Promise<
           name: `Bench ${label}`,
           contactEmail: `api@${slug}.example`,
           products: ['assistant', 'upsells', 'guidebook', 'checkin'],
-          scopes: ['metrics:read', 'revenue:read'],
+          scopes: [...SCOPES],
           revision: 0,
           keyPrefixes: [],
           createdAt: new Date(nowMs).toISOString(),

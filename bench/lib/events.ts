@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { SCOPES } from '../../core/domain/scopes';
 import { authorizerEvent, lambdaContext, proxyEvent as testProxyEvent } from '../../test/support/events';
 
 /** A REST proxy event of an authorized request, built by the tests' own builder. */
@@ -23,7 +24,7 @@ export function proxyEvent(input: {
       principalId: `partner:${input.partnerId}`,
       partnerId: String(input.partnerId),
       keyPrefix: input.keyPrefix,
-      scopes: 'metrics:read revenue:read',
+      scopes: SCOPES.join(' '),
     },
   });
 }

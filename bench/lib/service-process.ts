@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Scope } from '../../core/domain/scopes';
 import { SERVICE_SECRET_NAMES, secretArnVariable } from '../../core/service-secrets';
 import { freePort } from '../../emulator/dynamodb-local';
 import type { LocalRuntime } from '../../emulator/runtime';
@@ -76,7 +77,7 @@ export function useServiceTable(runtime: LocalRuntime): void {
 export async function mintKeys(
   partnerId: number,
   count: number,
-  scopes: ('metrics:read' | 'revenue:read')[],
+  scopes: readonly Scope[],
 ): Promise<string[]> {
   const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
   const { dynamoDb } = await import('../../lambdas/data/db');

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
+import { SCOPES } from '../../core/domain/scopes';
 import { applyReservations } from '../lib/apply-events';
 import { functionBundles, REPOSITORY_ROOT } from '../lib/cdk-assets';
 import { childEnvironment, runProcess } from '../lib/child';
@@ -169,7 +170,7 @@ async function measureCalls(stage: Stage, settings: StackSettings): Promise<Map<
   const authorizerFn = byName.get('authorizer');
   const records = new Map<RouteId, CallRecord[]>();
   const { partnerId, propertyId } = await pricedPartner();
-  const keys = await mintKeys(partnerId, API_TARGETS.length, ['metrics:read', 'revenue:read']);
+  const keys = await mintKeys(partnerId, API_TARGETS.length, [...SCOPES]);
   for (const [index, target] of API_TARGETS.entries()) {
     const key = keys[index] ?? '';
     const keyPrefix = key.slice(0, 12);

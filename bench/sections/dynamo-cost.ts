@@ -1,4 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { SCOPES } from '../../core/domain/scopes';
 import type { DynamoUsage } from '../lib/dynamo-meter';
 import type { Metered } from '../lib/in-process';
 import { benchKeyPrefix, callApi, callAuthorizer, inProcess } from '../lib/in-process';
@@ -146,7 +147,7 @@ export async function measureDynamoCost(): Promise<SectionResult> {
   const { forgetCachedKeys } = await inProcess();
   const { generateApiKey } = await import('../../core/domain/api-key');
   forgetCachedKeys();
-  const keys = await mintKeys(DEMO_PARTNER, CALLS, ['metrics:read', 'revenue:read']);
+  const keys = await mintKeys(DEMO_PARTNER, CALLS, [...SCOPES]);
   progress('DynamoDB cost: authorizer');
   const misses: Metered<unknown>[] = [];
   const hits: Metered<unknown>[] = [];

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { SCOPES } from '../../core/domain/scopes';
 import { LAMBDA_RESPONSE_LIMIT_BYTES } from '../../lambdas/api/response-encoding';
 import { applyReservations } from '../lib/apply-events';
 import { runWorker } from '../lib/child';
@@ -197,7 +198,7 @@ const MODES: readonly { acceptsGzip: boolean; headers: Record<string, string> }[
 async function measureProperties(service: ServiceProcess, nowMs: number): Promise<PropertiesRow[]> {
   const rows: PropertiesRow[] = [];
   const partnerId = await createBenchPartner('properties', nowMs);
-  const [key = ''] = await mintKeys(partnerId, 1, ['metrics:read', 'revenue:read']);
+  const [key = ''] = await mintKeys(partnerId, 1, [...SCOPES]);
   const firstId = 100_000_000 + partnerId * 1_000_000;
   let written = 0;
   for (const size of PROPERTY_SIZES) {

@@ -9,6 +9,7 @@ import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
+import { GRANTABLE_SCOPES, SCOPES } from '../../core/domain/scopes';
 import {
   ADMITTED_RATE_WINDOW_WRITE,
   API_TARGETS,
@@ -60,12 +61,12 @@ const apiKeyItem = {
   prefix: key.prefix,
   partnerId: PARTNER_ID,
   digest: new Uint8Array(key.digest),
-  scopes: ['metrics:read', 'revenue:read'],
+  scopes: [...SCOPES],
   state: 'active',
   createdAt: new Date(nowMs - 86_400_000).toISOString(),
 };
 // The authorizer also reads the partner's standing: not suspended, its agreement's scopes.
-const partnerItem = { PK: `PARTNER#${PARTNER_ID}`, SK: 'PARTNER', scopes: ['revenue:read'] };
+const partnerItem = { PK: `PARTNER#${PARTNER_ID}`, SK: 'PARTNER', scopes: [...GRANTABLE_SCOPES] };
 const propertyItem = {
   PK: `PARTNER#${PARTNER_ID}`,
   SK: `PROPERTY#${String(PROPERTY_ID).padStart(12, '0')}`,

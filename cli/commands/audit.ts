@@ -17,7 +17,7 @@ function detailValue(value: string | number | readonly string[]): string {
 
 /** `audit list`: what `operations/audit.ts` reads, as a command. */
 export function auditCommands(program: Command, define: Define): void {
-  const audit = commandGroup(program, 'audit', 'The audit trail: who did what, and when');
+  const audit = commandGroup(program, 'audit', 'The audit trail (who did what, and when)');
   define(audit, 'list', {
     summary: 'Audit events, newest first (operator actions, reveals, activations)',
     examples: [

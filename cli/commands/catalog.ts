@@ -50,8 +50,12 @@ function productOptions(command: Command, required: boolean): Command {
 
 /** `catalog ...`: what `operations/catalog.ts` does, as commands. */
 export function catalogCommands(program: Command, define: Define): void {
-  const catalog = commandGroup(program, 'catalog', 'The product catalog: list, add, edit');
+  const catalog = commandGroup(program, 'catalog', 'The product catalog');
+  for (const command of [listCommand, addCommand, editCommand]) command(catalog, define);
+}
 
+/** `catalog list`: the products partners can offer. */
+function listCommand(catalog: Command, define: Define): void {
   define(catalog, 'list', {
     summary: 'List the products partners can offer hosts',
     examples: ['catalog list', 'catalog list --json'],
@@ -70,7 +74,10 @@ export function catalogCommands(program: Command, define: Define): void {
       };
     },
   });
+}
 
+/** `catalog add`: a product in the catalog, no code change. */
+function addCommand(catalog: Command, define: Define): void {
   productOptions(
     define(catalog, 'add', {
       summary: 'Add a product to the catalog',
@@ -90,7 +97,10 @@ export function catalogCommands(program: Command, define: Define): void {
     }).argument('<id>', 'the product id: lower-case letters, digits and hyphens'),
     true,
   );
+}
 
+/** `catalog edit`: a product's texts, or their translation into one language. */
+function editCommand(catalog: Command, define: Define): void {
   productOptions(
     define(catalog, 'edit', {
       summary: "Change a product's texts, or set their translation into one language",

@@ -69,8 +69,13 @@ export function eventCommands(program: Command, define: Define): void {
   const events = commandGroup(
     program,
     'events',
-    "The platform's events (seats, properties, sponsorships, reservations, erasures): publish, failed, redrive",
+    "The platform's events (seats, properties, sponsorships, reservations, erasures)",
   );
+  for (const command of [publishCommand, failedCommand, redriveCommand]) command(events, define);
+}
+
+/** `events publish`: a file of the platform's events sent to the bus, and optionally waited for. */
+function publishCommand(events: Command, define: Define): void {
   define(events, 'publish', {
     summary: "Send a JSON Lines file of the platform's events to the stage's event bus",
     examples: ['events publish --file events.jsonl', 'events publish --file events.jsonl --wait --json'],
@@ -112,7 +117,10 @@ export function eventCommands(program: Command, define: Define): void {
       '--wait',
       `wait until the queue is empty (at most ${EVENTS_WAIT_SECONDS} s) and say how many were refused`,
     );
+}
 
+/** `events failed`: the refused events, with the reason for each. */
+function failedCommand(events: Command, define: Define): void {
   define(events, 'failed', {
     summary: 'List the events the service refused (the dead-letter queue), with the reason for each',
     examples: ['events failed', 'events failed --json'],
@@ -139,7 +147,10 @@ export function eventCommands(program: Command, define: Define): void {
       };
     },
   });
+}
 
+/** `events redrive`: the refused events sent back to the queue. */
+function redriveCommand(events: Command, define: Define): void {
   define(events, 'redrive', {
     summary: 'Send every failed event back to the queue, to be applied again',
     examples: ['events redrive'],

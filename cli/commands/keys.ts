@@ -36,8 +36,12 @@ function keyStateInWords(key: {
 
 /** `keys ...`: what `operations/keys.ts` does, as commands. */
 export function keyCommands(program: Command, define: Define): void {
-  const keys = commandGroup(program, 'keys', "Partners' API keys: rotate, revoke, list, prune");
+  const keys = commandGroup(program, 'keys', "Partners' API keys");
+  for (const command of [rotateCommand, revokeCommand, listCommand, pruneCommand]) command(keys, define);
+}
 
+/** `keys rotate`: a new key, and the reveal link; the current key retires after a grace period. */
+function rotateCommand(keys: Command, define: Define): void {
   define(keys, 'rotate', {
     summary:
       "Issue a new key; the partner's current key retires a grace period after the new one is revealed",
@@ -87,7 +91,10 @@ export function keyCommands(program: Command, define: Define): void {
       false,
     )
     .option('--no-mail', 'print the reveal link without e-mailing it');
+}
 
+/** `keys revoke`: a key refused from now on (within the authorizer's cache). */
+function revokeCommand(keys: Command, define: Define): void {
   define(keys, 'revoke', {
     summary:
       "Revoke a key at once (refused by the API within 30 s); an unrevealed key's link stops working too",
@@ -106,7 +113,10 @@ export function keyCommands(program: Command, define: Define): void {
       };
     },
   }).requiredOption('--prefix <prefix>', 'the key prefix, e.g. svc_AbC123xy');
+}
 
+/** `keys list`: a partner's keys, their states, scopes and last use. */
+function listCommand(keys: Command, define: Define): void {
   define(keys, 'list', {
     summary: "List a partner's keys: state, times, scopes, last use",
     examples: ['keys list --partner acme', 'keys list --partner acme --json'],
@@ -135,7 +145,10 @@ export function keyCommands(program: Command, define: Define): void {
       };
     },
   }).requiredOption('--partner <slug>', 'the partner');
+}
 
+/** `keys prune`: the usage plan rid of the API Gateway keys of keys that no longer work. */
+function pruneCommand(keys: Command, define: Define): void {
   define(keys, 'prune', {
     summary:
       'Remove the API Gateway keys of revoked and expired partner keys from the usage plan (deployed stages)',

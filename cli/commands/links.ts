@@ -23,8 +23,12 @@ const flagOf = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowe
 
 /** `links ...`: what `operations/links.ts` and `link-batch.ts` do, as commands. */
 export function linkCommands(program: Command, define: Define): void {
-  const links = commandGroup(program, 'links', 'Host activation links: create, list');
+  const links = commandGroup(program, 'links', 'Host activation links');
+  for (const command of [createCommand, listCommand]) command(links, define);
+}
 
+/** `links create`: one host activation link, or one per row of a hosts file. */
+function createCommand(links: Command, define: Define): void {
   define(links, 'create', {
     summary: 'Mint a host activation link (operators only); with --file, one per row of a CSV file',
     examples: [
@@ -84,7 +88,10 @@ export function linkCommands(program: Command, define: Define): void {
       '--out <path>',
       'with --file: write the links there (.json for JSON, else CSV) instead of printing them',
     );
+}
 
+/** `links list`: a partner's activation links and their states. */
+function listCommand(links: Command, define: Define): void {
   define(links, 'list', {
     summary:
       "A partner's activation links, newest first, until a day after each expires: used, open or expired",

@@ -25,11 +25,7 @@ import { checkMail, sendAfterPrinting } from '../mail';
 
 /** `partners ...`: what `operations/partners.ts` and `branding.ts` do, as commands. */
 export function partnerCommands(program: Command, define: Define): void {
-  const partners = commandGroup(
-    program,
-    'partners',
-    'Partners: approve, update, brand, list, show, suspend, resume',
-  );
+  const partners = commandGroup(program, 'partners', 'Partners');
   for (const command of [
     approveCommand,
     updateCommand,

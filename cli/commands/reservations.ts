@@ -8,7 +8,7 @@ import { inputFile, integerInRange } from '../inputs';
 
 /** `reservations import`: what `operations/reservations.ts` does, as a command. */
 export function reservationCommands(program: Command, define: Define): void {
-  const reservations = commandGroup(program, 'reservations', "Properties' reservations: import");
+  const reservations = commandGroup(program, 'reservations', "Properties' reservations");
   define(reservations, 'import', {
     summary: "Import a property's reservations from a JSON array, as events (idempotent by id)",
     examples: [

@@ -1,7 +1,9 @@
 /**
- * Read scopes a partner key can carry; each route of `lambdas/routes.ts` requires one. A new
+ * Read scopes a partner key can carry; each route of `core/routes.ts` requires one. A new
  * scope is one entry here and one in {@link SCOPE_SOURCE}; agreements and keys store scope names,
- * so no stored data changes (docs/design/api-keys.md).
+ * so no stored data changes (docs/design/api-keys.md). The docs' scope table and sentence are
+ * written from these (`npm run docs`), and the test partners, the demo partner, the deploy
+ * verification's partner and the bench's keys get every scope from {@link GRANTABLE_SCOPES}.
  */
 export const SCOPES = ['metrics:read', 'revenue:read'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -19,6 +21,9 @@ export function missingScopeDetail(scope: Scope): string {
 
 /** Scopes every agreement includes, whatever else it grants. */
 export const BASE_SCOPES: readonly Scope[] = ['metrics:read'];
+
+/** Scopes an agreement may grant beyond the base scopes: all of them make a key that reads every route. */
+export const GRANTABLE_SCOPES: readonly Scope[] = SCOPES.filter((scope) => !BASE_SCOPES.includes(scope));
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

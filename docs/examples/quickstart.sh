@@ -12,7 +12,8 @@ partner_api() {
   case $status in
     200) printf '%s\n' "$body" ;;
     401) echo "401: the API key is missing, mistyped, revoked or expired: check PARTNER_API_KEY." >&2 ;;
-    403) echo "403: your agreement does not include this data (the property routes need revenue:read)." >&2 ;;
+    403) [[ $body =~ \"detail\":\"([^\"]*)\" ]] # names the scope the route needs
+         echo "403: your agreement does not include this data. ${BASH_REMATCH[1]:-}" >&2 ;;
     404) echo "404: no such property for your account (use an id from /properties), or a wrong path." >&2 ;;
     429) echo "429: rate limit reached (120 requests a minute per key): retry in ${retry:-60} s." >&2 ;;
     *) echo "$status: $body" >&2 ;;

@@ -13,8 +13,8 @@ function explain(error: unknown): string {
   switch (error.status) {
     case 401:
       return `401 ${error.type}: check PARTNER_API_KEY, or use the key that replaced it ${quote}`;
-    case 403:
-      return `403: your agreement does not include this data (the property routes need revenue:read) ${quote}`;
+    case 403: // the detail names the scope the route needs and the agreement it comes with
+      return `403: your agreement does not include this data. ${error.problem.detail ?? ''} ${quote}`;
     case 404:
       return error.type === 'property-not-found'
         ? `404: no such property for your account; use an id from GET /properties ${quote}`

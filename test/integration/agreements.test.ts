@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CATALOG, productIn } from '../../core/domain/catalog';
+import { LANGUAGES } from '../../core/domain/languages';
+import { GRANTABLE_SCOPES, SCOPES } from '../../core/domain/scopes';
 import { editProduct, ensureCatalog, listCatalog, translateProduct } from '../../lambdas/data/catalog';
 import { dynamoDb } from '../../lambdas/data/db';
 import { getPartner, keysIssuedItem } from '../../lambdas/data/partners';
@@ -17,6 +20,15 @@ async function eventually(path: string, key: string, status: number): Promise<nu
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
+
+/** A page's text with the entities its renderer writes decoded, to compare with the catalog's texts. */
+const htmlText = (html: string) =>
+  html
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
 
 /** `links create` for a host of the partner, offering `products`. */
 const linkFor = (slug: string, products: string) => [
@@ -124,6 +136,29 @@ describe('agreements: scopes and products as data', () => {
     expect(edited).toMatchObject({ id, name: 'Spa and sauna', description: added.description });
   });
 
+  it('ships every default product: the marketplace offers each in the host’s language', async () => {
+    // DEFAULT_CATALOG is what every deployment starts with (npm start writes it, as a stage's first
+    // operator command does): a product added there reaches hosts with its translations.
+    const ids = DEFAULT_CATALOG.map((product) => product.id);
+    const partner = await approvedPartner({ products: ids });
+    const link = await json(...linkFor(partner.slug, ids.join(',')));
+    const opened = await fetch(link.url, { redirect: 'manual' });
+    const cookie = (opened.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const marketplace = new URL(opened.headers.get('location') ?? '', link.url);
+
+    for (const language of LANGUAGES) {
+      const page = await fetch(marketplace, { headers: { cookie, 'Accept-Language': language } });
+      const text = htmlText(await page.text());
+
+      expect(page.status).toBe(200);
+      for (const product of DEFAULT_CATALOG) {
+        const { name, description } = productIn(product, language);
+        expect(text, `${product.id} in ${language}`).toContain(name);
+        expect(text, `${product.id} in ${language}`).toContain(description);
+      }
+    }
+  });
+
   it('refuses unknown products and scopes, duplicates and empty edits, naming what to fix', async () => {
     const partner = await approvedPartner();
     const unknownProduct = await admin('partners', 'update', '--partner', partner.slug, '--products', 'wifi');
@@ -154,9 +189,7 @@ describe('agreements: scopes and products as data', () => {
     expect(unknownProduct).toMatchObject({ code: 1 });
     expect(unknownProduct.stderr).toContain('Unknown product(s): wifi');
     expect(unknownScope).toMatchObject({ code: 2 });
-    expect(unknownScope.stderr).toContain(
-      'Unknown scope(s): admin:write. Scopes: metrics:read, revenue:read',
-    );
+    expect(unknownScope.stderr).toContain(`Unknown scope(s): admin:write. Scopes: ${SCOPES.join(', ')}`);
     expect(nothing).toMatchObject({ code: 2 });
     expect(duplicate).toMatchObject({ code: 1 });
     expect(duplicate.stderr).toContain('already has a product "assistant"');
@@ -164,14 +197,15 @@ describe('agreements: scopes and products as data', () => {
     expect(missing.stderr).toContain('No product "no-such-product"');
     expect(emptyEdit).toMatchObject({ code: 2 });
     expect(halfLive).toMatchObject({ code: 2 });
-    expect((await getPartner(partner.id))?.scopes).toEqual(['metrics:read', 'revenue:read']);
+    expect((await getPartner(partner.id))?.scopes).toEqual(SCOPES);
   });
 
   it('changes nothing for an unchanged agreement, and cancels an issue that read an older one', async () => {
     const partner = await approvedPartner({ revenue: true });
     const before = await getPartner(partner.id);
 
-    const same = await json('partners', 'update', '--partner', partner.slug, '--scopes', 'revenue:read');
+    const granted = GRANTABLE_SCOPES.join(',');
+    const same = await json('partners', 'update', '--partner', partner.slug, '--scopes', granted);
     const changed = await json('partners', 'update', '--partner', partner.slug, '--products', 'assistant');
     const stillReadable = await getPartner(partner.id);
     const events = (await json('audit', 'list', '--partner', partner.slug, '--action', 'agreement.changed'))

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -461,6 +461,12 @@ async function listedCommands(): Promise<string[]> {
 }
 
 describe('the help of every command', () => {
+  it('is in docs/operators.md, as an operator types the command', async () => {
+    const page = await readFile(new URL('../../docs/operators.md', import.meta.url), 'utf8');
+    for (const command of await listedCommands())
+      expect(page, command).toMatch(new RegExp(`npm run admin -- (--stage \\w+ )?${command}(?![\\w-])`));
+  });
+
   it('marks the required options, shows examples and the global --json and --stage', async () => {
     for (const command of await listedCommands()) {
       const { code, stdout } = await admin(...command.split(' '), '--help');

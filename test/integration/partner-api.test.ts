@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { BASE_SCOPES, GRANTABLE_SCOPES, missingScopeDetail } from '../../core/domain/scopes';
 import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../core/routes';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
@@ -131,6 +132,24 @@ describe('403: a valid key without the scope', () => {
       expect(headers.get('ratelimit')).toMatch(/^"per-key";r=\d+;t=\d+$/);
     },
   );
+
+  // Each route whose scope is not a base scope, to a key with every scope but that one: the route
+  // table's scope gates it, and the 403 names the scope and the agreement it comes with.
+  it.each(
+    partnerApiRoutes
+      .filter((route) => !BASE_SCOPES.includes(route.scope))
+      .map((route) => [`${route.method} ${route.path}`, route] as const),
+  )('%s with a key holding every scope but its own', async (_, route) => {
+    const partner = await approvedPartner({
+      scopes: GRANTABLE_SCOPES.filter((scope) => scope !== route.scope),
+    });
+
+    const { status, json } = await apiGet(route.path.replaceAll(/\{\w+\}/g, '1'), partner.key);
+
+    expect(status).toBe(403);
+    expect(json).toMatchObject({ status: 403, detail: missingScopeDetail(route.scope) });
+    expect(json.type).toContain('insufficient-scope');
+  });
 });
 
 describe('404: missing and foreign properties look the same', () => {

@@ -31,7 +31,7 @@ import { eventFingerprint, type PlatformEvent } from '../../core/contract/platfo
 import { createTableInput } from '../../core/contract/table-definition';
 import type { PricingSignalsResponse } from '../../core/domain/pricing-signals';
 import type { Reservation } from '../../core/domain/reservations';
-import { agreementScopes } from '../../core/domain/scopes';
+import { agreementScopes, GRANTABLE_SCOPES, SCOPES } from '../../core/domain/scopes';
 import { queueUrlVariable } from '../../core/event-delivery';
 import { secretArnVariable } from '../../core/service-secrets';
 import { handler as pricingSignalsHandler } from '../../lambdas/api/pricing-signals';
@@ -328,7 +328,7 @@ async function callApi(
         principalId: `partner:${partner.id}`,
         partnerId: String(partner.id),
         keyPrefix: `svc_${randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8)}`,
-        scopes: 'metrics:read revenue:read',
+        scopes: SCOPES.join(' '),
       },
     }),
     lambdaContext,
@@ -906,7 +906,7 @@ async function approve(
           name: `Model ${label}`,
           contactEmail: `api@${slug}.example`,
           products: agreement,
-          scopes: agreementScopes(['revenue:read']),
+          scopes: agreementScopes(GRANTABLE_SCOPES),
           revision: 0,
           keyPrefixes: [],
           createdAt: new Date(nowMs).toISOString(),

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { missingScopeDetail } from '../../core/domain/scopes';
+import { partnerApiRoute } from '../../core/routes';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner, sponsoredProperty } from '../support/partners';
 
@@ -41,6 +43,10 @@ const curl = (path: string, env: Record<string, string>) =>
 /** The TypeScript step, as `npx tsx quickstart.ts [propertyId]`. */
 const typescript = (env: Record<string, string>, ...args: string[]) =>
   outcome(process.execPath, ['--import', 'tsx', 'docs/examples/quickstart.ts', ...args], env);
+
+/** The 403 detail of /properties for a key without its scope: the quickstart quotes it, naming the scope. */
+const NEEDS_SCOPE = missingScopeDetail(partnerApiRoute('properties').scope);
+const NEEDS_SCOPE_PATTERN = NEEDS_SCOPE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The partner's own id of its one property: characters a URL must encode, to test that the steps do. */
 const PMS_HOTEL_ID = `QS/${Date.now()}&#1+%`;
@@ -126,7 +132,12 @@ describe('the curl step (docs/examples/quickstart.sh)', () => {
       /^401: the API key is missing, mistyped, revoked or expired/,
     ],
     ['401 (empty key)', { PARTNER_API_KEY: ' ' }, '/usage', /^401: the API key is missing/],
-    ['403', { kind: 'metrics' }, '/properties', /^403: your agreement does not include this data/],
+    [
+      '403',
+      { kind: 'metrics' },
+      '/properties',
+      new RegExp(`^403: your agreement does not include this data\\. ${NEEDS_SCOPE_PATTERN}$`),
+    ],
     ['404', {}, '/properties/999999999/pricing-signals', /^404: no such property for your account/],
     [
       '429',
@@ -205,7 +216,9 @@ describe('the TypeScript step (docs/examples/quickstart.ts, with the client of c
       '403',
       { kind: 'metrics' },
       [],
-      /^403: your agreement does not include this data.*\(request [0-9a-f-]{36}\)$/,
+      new RegExp(
+        `^403: your agreement does not include this data\\. ${NEEDS_SCOPE_PATTERN} \\(request [0-9a-f-]{36}\\)$`,
+      ),
     ],
     ['404', {}, ['999999999'], /^404: no such property for your account.*\(request [0-9a-f-]{36}\)$/],
     ['429', { kind: 'exhausted' }, [], /^429: rate limit reached; retry in \d+ s$/],

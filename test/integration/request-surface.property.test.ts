@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { BASE_SCOPES, SCOPES } from '../../core/domain/scopes';
 import { extraKeysFor } from '../support/keys';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner, sponsoredProperty } from '../support/partners';
@@ -32,7 +33,7 @@ beforeAll(async () => {
       propertyIds.push(propertyId);
       names.push(name);
     }
-    const scopes = revenue ? (['metrics:read', 'revenue:read'] as const) : (['metrics:read'] as const);
+    const scopes = revenue ? SCOPES : BASE_SCOPES;
     world.partners.push({
       partner,
       keys: [partner.key, ...(await extraKeysFor(partner.id, 8, [...scopes]))],

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { SCOPES } from '../../core/domain/scopes';
 
 /** An API Gateway REST proxy event as the authorizer-protected integration receives it. */
 export function proxyEvent(overrides: {
@@ -34,7 +35,7 @@ export function proxyEvent(overrides: {
               principalId: 'partner:7',
               partnerId: '7',
               keyPrefix: 'svc_TestKey1',
-              scopes: 'metrics:read revenue:read',
+              scopes: SCOPES.join(' '),
             }
           : overrides.authorizer,
     } as unknown as APIGatewayProxyEvent['requestContext'],

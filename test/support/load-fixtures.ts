@@ -5,6 +5,7 @@
  *     as operators do (events, a hundred rows at a time), waits until they are applied and counts them
  */
 
+import { BASE_SCOPES, SCOPES } from '../../core/domain/scopes';
 import { localDirectory, readRuntime } from '../../emulator/runtime';
 import { localEnvironment } from '../../emulator/service';
 import { useServiceEnvironment } from '../../lambdas/common/config';
@@ -20,8 +21,8 @@ if (mode === 'prepare') {
   const { createActivationLink } = await import('../../operations/links');
   const { outboxMailer } = await import('../../operations/mailer');
   const [keyCount = '0', linkCount = '0'] = args;
-  const keys = await extraKeysFor(1, Number(keyCount), ['metrics:read', 'revenue:read']);
-  const metricsOnlyKeys = await extraKeysFor(2, 20, ['metrics:read']);
+  const keys = await extraKeysFor(1, Number(keyCount), [...SCOPES]);
+  const metricsOnlyKeys = await extraKeysFor(2, 20, [...BASE_SCOPES]);
   const target = {
     stage: 'local' as const,
     actor: 'load-test',

@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { openReveal } from '../../core/contract/reveal-crypto';
 import type { ProductId } from '../../core/domain/catalog';
+import type { Scope } from '../../core/domain/scopes';
+import { GRANTABLE_SCOPES } from '../../core/domain/scopes';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
 import type { OutgoingMail } from '../../operations/mailer';
 import type { OperatorTarget } from '../../operations/target';
@@ -49,9 +51,13 @@ export interface TestPartner {
   readonly keyPrefix: string;
 }
 
-/** Approves a partner through the operator operation and reveals its first key over HTTP. */
+/**
+ * Approves a partner through the operator operation and reveals its first key over HTTP. Its
+ * agreement grants every scope (a key that reads every route), or the base scopes only with
+ * `revenue: false`, or exactly `scopes`.
+ */
 export async function approvedPartner(
-  options: { revenue?: boolean; products?: ProductId[]; name?: string } = {},
+  options: { revenue?: boolean; scopes?: readonly Scope[]; products?: ProductId[]; name?: string } = {},
 ): Promise<TestPartner> {
   const { approvePartner } = await import('../../operations/partners');
   const slug = uniqueSlug('test');
@@ -62,7 +68,7 @@ export async function approvedPartner(
       slug,
       email: `api@${slug}.example`,
       products: options.products ?? ['assistant', 'upsells', 'guidebook', 'checkin'],
-      scopes: (options.revenue ?? true) ? ['revenue:read'] : [],
+      scopes: options.scopes ?? ((options.revenue ?? true) ? GRANTABLE_SCOPES : []),
     },
     Date.now(),
   );

@@ -5,7 +5,8 @@ import { DEFAULT_CATALOG } from '../../core/domain/catalog';
 import { forgetCachedLookups, productCatalog } from '../../lambdas/pages/activation-lookups';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
-const spa = { id: 'spa', name: 'Spa booking', description: 'Lets guests book the spa.' };
+/** A product an operator adds after the pages cached the catalog: an id no default product has. */
+const added = { id: 'added-later', name: 'Added later', description: 'A product added with the CLI.' };
 
 beforeEach(() => {
   forgetCachedLookups();
@@ -30,13 +31,16 @@ describe('the pages’ product catalog', () => {
     // Prepare
     dynamo.on(QueryCommand).resolvesOnce({ Items: DEFAULT_CATALOG.map((product) => ({ ...product })) });
     await productCatalog();
-    dynamo.on(QueryCommand).resolves({ Items: [...DEFAULT_CATALOG, spa].map((product) => ({ ...product })) });
+    dynamo
+      .on(QueryCommand)
+      .resolves({ Items: [...DEFAULT_CATALOG, added].map((product) => ({ ...product })) });
 
     // Act
-    const catalog = await productCatalog(['assistant', 'spa']);
+    const catalog = await productCatalog(['assistant', added.id]);
 
     // Assess
-    expect(catalog.map((product) => product.id)).toContain('spa');
+    expect(DEFAULT_CATALOG.map((product) => product.id)).not.toContain(added.id);
+    expect(catalog.map((product) => product.id)).toContain(added.id);
     expect(dynamo.commandCalls(QueryCommand)).toHaveLength(2);
   });
 });
