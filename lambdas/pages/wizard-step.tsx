@@ -78,14 +78,8 @@ interface StepRows {
   readonly max: number;
 }
 
-/**
- * One step of the wizard as its entry in `WIZARD_STEPS` declares it. `Typed` is what its form
- * shows again when refused, `Value` what its parser reads, `Saved` its answers as stored and read
- * back. The page, the review and the closing page get the step's own answers (`saved`), read
- * through its own reader. Its text fields and their limits are its row of `TEXT_FIELDS`, beside
- * the table. (Methods, not function properties, so steps of different types share one type.)
- */
-interface StepDeclaration<Typed, Value, Saved, Id extends string> {
+/** What a step is, the same as declared and as run: its name, who needs it, its titles, its rows. */
+interface StepBasics<Id extends string> {
   /** The step's name in the address (`onboarding?step=…`) and in its form. */
   readonly id: Id;
   /** Why the host is asked this: the step table of docs/design/host-pages.md (`npm run docs`) shows it. */
@@ -103,6 +97,16 @@ interface StepDeclaration<Typed, Value, Saved, Id extends string> {
    * field each row has once (it counts the rows a form posted) and the most rows the step takes.
    */
   readonly rows?: StepRows;
+}
+
+/**
+ * One step of the wizard as its entry in `WIZARD_STEPS` declares it. `Typed` is what its form
+ * shows again when refused, `Value` what its parser reads, `Saved` its answers as stored and read
+ * back. The page, the review and the closing page get the step's own answers (`saved`), read
+ * through its own reader. Its text fields and their limits are its row of `TEXT_FIELDS`, beside
+ * the table. (Methods, not function properties, so steps of different types share one type.)
+ */
+interface StepDeclaration<Typed, Value, Saved, Id extends string> extends StepBasics<Id> {
   /**
    * Where the step keeps its answers: an attribute of the property's knowledge base item of its
    * own (lambdas/data/knowledge-base.ts), and how what is stored there reads back (`stored` is
@@ -128,13 +132,7 @@ interface StepDeclaration<Typed, Value, Saved, Id extends string> {
 }
 
 /** One step of the wizard as the onboarding page runs it: its answers read from the context. */
-export interface WizardStep<Typed, Value, Id extends string = string> {
-  readonly id: Id;
-  readonly purpose: string;
-  readonly products?: readonly ProductId[];
-  title(messages: Messages): string;
-  stage(messages: Messages): string;
-  readonly rows?: StepRows;
+export interface WizardStep<Typed, Value, Id extends string = string> extends StepBasics<Id> {
   /** The knowledge base's attribute the step's answers are stored under. */
   readonly attribute?: string;
   parse(form: URLSearchParams, context: WizardContext): StepInput<Typed, Value>;
