@@ -5,15 +5,15 @@
  *   lambdas/     what runs in Lambda: common/ < data/ < api/, pages/ and events/ (the event consumer)
  *   lib/         the CDK app: the stack, its constructs, the stages' settings, the template checks
  *   operations/  what an operator does (keys, links, partners, catalog, events …), on any target
- *   openapi/     the OpenAPI document, the code that writes it, the client's generated types and the
- *                contract run's Portman configuration
+ *   openapi/     the OpenAPI document and the code that writes it, and from it the client's generated
+ *                types (clients/) and the contract run's Portman configuration (test/contract/)
  *   asyncapi/    the AsyncAPI document of the platform's events and the code that writes it
  *   emulator/    AWS on one machine: API Gateway, Lambda, the event pipeline, IAM and Logs
  *   cli/         the operator CLI (`npm run admin`), locally or against a deployed stage
  *   verify/      the checks `npm run verify` and `npm run smoke` run against a deployed (or the local) stage
  *   bin/         entry points
  * A room imports only rooms on a lower layer (rooms on one layer know nothing of each other), and
- * nothing anywhere forms a cycle. test/, bench/ and docs/ sit above everything and nothing imports
+ * nothing anywhere forms a cycle of imports that run (see no-circular). test/, bench/ and docs/ sit above everything and nothing imports
  * them. A generated document (openapi/partner-api.json, which the API serves) is data, not code:
  * any room may read it. `npm run check` runs this.
  */
