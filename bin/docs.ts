@@ -53,10 +53,13 @@ function partnerRouteTable(): string {
   ].join('\n');
 }
 
+/** A sentence's first letter in lower case, as it reads after a colon (acronyms inside keep their case). */
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
 /** The partner routes as the README's opening list names them, from `partnerApiRoutes`. */
 function partnerRouteList(): string {
   return partnerApiRoutes
-    .map((route) => `- \`${route.method} ${route.path}\`: ${route.summary.toLowerCase()}`)
+    .map((route) => `- \`${route.method} ${route.path}\`: ${lowerFirst(route.summary)}`)
     .join('\n');
 }
 

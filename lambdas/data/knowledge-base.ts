@@ -1,6 +1,6 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { propertyPartition } from '../../core/partitions';
 import { transactionCancellationCodes } from '../common/aws-errors';
 import type { AuditEvent } from './audit';
@@ -41,7 +41,7 @@ export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBas
   const { Item: stored } = await dynamoDb().send(
     new GetItemCommand({
       TableName: tableName(),
-      Key: { PK: { S: propertyPartition(propertyId) }, SK: { S: 'KNOWLEDGE_BASE' } },
+      Key: marshall(knowledgeBaseKey(propertyId)),
       ConsistentRead: true,
     }),
   );

@@ -176,7 +176,7 @@ export class OperationsAlarms extends Construct {
     );
   }
 
-  /** The platform's events: any dead-lettered one, and the oldest waiting too long. */
+  /** The platform's events: each dead-lettered one, and the oldest waiting too long. */
   private eventAlarms(props: OperationsAlarmsProps): void {
     // Any dead-lettered event needs an operator: the partners' view misses it until it is redriven.
     // ApproximateNumberOfMessagesVisible, not NumberOfMessagesSent: SQS's own moves to a
