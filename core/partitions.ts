@@ -20,12 +20,19 @@ export const REVEAL_PARTITION = 'REVEAL#';
 export const PRODUCT_PARTITION = 'PRODUCT#';
 /** The audit trail: one partition per partner, and one for events of no partner (the catalog). */
 export const AUDIT_PARTITION = 'AUDIT#';
+/**
+ * The outbox: the events this service sends the platform, one partition per host, each written in
+ * the transaction of the change it reports (docs/design/events.md#what-this-service-sends).
+ */
+export const OUTBOX_PARTITION = 'OUTBOX#';
 
 /** Partitions of the global index (GSI1PK) that functions query. */
 export const PARTNERS_INDEX_PARTITION = 'PARTNERS';
 export const CATALOG_INDEX_PARTITION = 'PRODUCTS';
 /** Every audit event on the index, newest first by time: the trail across partners. */
 export const AUDIT_INDEX_PARTITION = 'AUDIT';
+/** The outbox's events of one UTC day on the index, by time (`events sent`): `OUTBOX_DAY#2026-11-28`. */
+export const OUTBOX_INDEX_PARTITION = 'OUTBOX_DAY#';
 
 export const partnerPartition = (partnerId: number) => `${PARTNER_PARTITION}${partnerId}`;
 export const propertyPartition = (propertyId: number) => `${PROPERTY_PARTITION}${propertyId}`;

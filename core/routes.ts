@@ -12,6 +12,7 @@ import {
   HOST_EMAIL_PARTITION,
   HOST_PARTITION,
   NONCE_PARTITION,
+  OUTBOX_PARTITION,
   PARTNER_PARTITION,
   PARTNER_SLUG_PARTITION,
   PROPERTY_PARTITION,
@@ -378,7 +379,7 @@ export const pageRoutes = [
     entry: 'pages/marketplace.tsx',
     // Provisions a host in one transaction: account and e-mail claim (or the existing account's
     // partners and properties), sponsorship, property with its own item and PMS claim, seats, the
-    // used nonce and its audit event; ids from counters.
+    // used nonce, its audit event and its `HostProvisioned` in the outbox; ids from counters.
     access: {
       table: {
         getItem: [...FINDS_PARTNER, NONCE_PARTITION, HOST_EMAIL_PARTITION],
@@ -392,6 +393,7 @@ export const pageRoutes = [
           HOST_EMAIL_PARTITION,
           NONCE_PARTITION,
           AUDIT_PARTITION,
+          OUTBOX_PARTITION,
         ],
         conditionCheckItem: [PARTNER_PARTITION, HOST_EMAIL_PARTITION],
       },
@@ -404,14 +406,15 @@ export const pageRoutes = [
     path: '/partner/{slug}/onboarding',
     entry: 'pages/onboarding.tsx',
     // The wizard: the property's name (the partner's item) and its knowledge base, each save on
-    // condition that the partner still sponsors the property; the audit event of its completion.
+    // condition that the partner still sponsors the property; each submission's
+    // `KnowledgeBaseSubmitted` in the outbox, and the audit event of the first.
     access: {
       table: {
         getItem: [...FINDS_PARTNER, PROPERTY_PARTITION],
         query: [PARTNER_PARTITION],
         queryIndex: [CATALOG_INDEX_PARTITION],
         updateItem: [PARTNER_PARTITION, PROPERTY_PARTITION],
-        putItem: [AUDIT_PARTITION],
+        putItem: [AUDIT_PARTITION, OUTBOX_PARTITION],
         conditionCheckItem: [PARTNER_PARTITION],
       },
       secrets: ['session'],
@@ -435,7 +438,8 @@ export const AUTHORIZER = {
  * applies each in one transaction guarded by its entity's version, and sends an event that can
  * never apply to the dead-letter queue, with its reason. It reads and changes what the events are
  * about: seats, sponsorships and properties (the partner's items), the property's own partition,
- * the host's account, its e-mail claim and the links issued for it, and records audit events.
+ * the host's account, its e-mail claim and the links issued for it, and records audit events. An
+ * erasure also takes the host's events in the outbox down to their ids, and puts `HostErased` there.
  */
 export const EVENT_CONSUMER = {
   id: 'platformEvents',
@@ -443,20 +447,33 @@ export const EVENT_CONSUMER = {
   access: {
     table: {
       getItem: [PROPERTY_PARTITION, PARTNER_PARTITION, HOST_PARTITION],
-      query: [PARTNER_PARTITION, PROPERTY_PARTITION, HOST_EMAIL_PARTITION],
-      putItem: [PARTNER_PARTITION, PROPERTY_PARTITION, NONCE_PARTITION, AUDIT_PARTITION],
+      query: [PARTNER_PARTITION, PROPERTY_PARTITION, HOST_EMAIL_PARTITION, OUTBOX_PARTITION],
+      putItem: [PARTNER_PARTITION, PROPERTY_PARTITION, NONCE_PARTITION, AUDIT_PARTITION, OUTBOX_PARTITION],
       updateItem: [
         PARTNER_PARTITION,
         PROPERTY_PARTITION,
         HOST_PARTITION,
         HOST_EMAIL_PARTITION,
         ACTIVATION_LINK_PARTITION,
+        OUTBOX_PARTITION,
       ],
       deleteItem: [PARTNER_PARTITION, PROPERTY_PARTITION, HOST_EMAIL_PARTITION],
       conditionCheckItem: [PROPERTY_PARTITION],
     },
     sendsTo: ['platformEventsDeadLetter'],
   } satisfies FunctionAccess,
+} as const;
+
+/**
+ * The enrichment of the EventBridge Pipe that delivers the outbox (docs/design/events.md#delivery-to-the-platform):
+ * given the keys of the outbox items the table's stream names, it reads each (marking when it was
+ * taken for delivery) and gives the pipe what to send. It reads nothing else, and writes only that
+ * mark: an UpdateItem that returns the item is its one read.
+ */
+export const OUTBOUND_ENRICHMENT = {
+  id: 'outboundEvents',
+  entry: 'events/outbound-enrichment.ts',
+  access: { table: { updateItem: [OUTBOX_PARTITION] } } satisfies FunctionAccess,
 } as const;
 
 /** Name of a page route's function (alarms, logs, the local runtime). */
@@ -471,12 +488,13 @@ export interface ServiceFunctionSpec {
 }
 
 /**
- * Every function of the service: the authorizer, one per API route, one per page route, and the
- * consumer of the platform's events.
+ * Every function of the service: the authorizer, one per API route, one per page route, the
+ * consumer of the platform's events and the enrichment that delivers this service's own.
  */
 export const serviceFunctions: readonly ServiceFunctionSpec[] = [
   { name: AUTHORIZER.id, entry: AUTHORIZER.entry, access: AUTHORIZER.access },
   { name: EVENT_CONSUMER.id, entry: EVENT_CONSUMER.entry, access: EVENT_CONSUMER.access },
+  { name: OUTBOUND_ENRICHMENT.id, entry: OUTBOUND_ENRICHMENT.entry, access: OUTBOUND_ENRICHMENT.access },
   ...[...partnerApiRoutes, ...publicApiRoutes].map((route) => ({
     name: route.id,
     entry: route.entry,

@@ -8,8 +8,10 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { createTableInput, tableDefinition } from '../core/contract/table-definition';
@@ -162,12 +164,30 @@ function localClient(endpoint: string): DynamoDBClient {
   });
 }
 
+/**
+ * Turns on the stream the outbox is delivered from on a table kept from before it existed (data
+ * kept with --persist), as a deploy turns it on for the stack's table.
+ */
+async function ensureStream(client: DynamoDBClient, tableName: string): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  if (Table?.StreamSpecification?.StreamEnabled) return;
+  await client.send(
+    new UpdateTableCommand({
+      TableName: tableName,
+      StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView },
+    }),
+  );
+}
+
 /** Creates the table from the shared definition unless it exists (persistent data, or another server's). */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = localClient(endpoint);
   try {
     const { TableNames = [] } = await client.send(new ListTablesCommand({}));
-    if (TableNames.includes(tableName)) return;
+    if (TableNames.includes(tableName)) {
+      await ensureStream(client, tableName);
+      return;
+    }
     try {
       await client.send(new CreateTableCommand(createTableInput(tableName)));
     } catch (error) {

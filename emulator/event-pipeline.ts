@@ -8,7 +8,9 @@ import {
   EVENT_CONSUMER_CONCURRENCY,
   EVENT_DELIVERY_ATTEMPTS,
 } from '../core/event-delivery';
+import { FORWARDING_PATTERN } from '../core/outbound-delivery';
 import { EVENT_CONSUMER } from '../core/routes';
+import { matchesPattern } from './event-patterns';
 import type { InvocationOutcome } from './lambda-runtime';
 
 /*
@@ -24,15 +26,22 @@ import type { InvocationOutcome } from './lambda-runtime';
 const ACCOUNT = '000000000000';
 const REGION = 'local';
 export const LOCAL_EVENT_BUS_NAME = 'partner-api-local-platform-events';
-const QUEUE_NAMES: Readonly<Record<ServiceQueueName, string>> = {
+/**
+ * The service's queues, and the local stand-in of the platform's bus: a queue that receives what
+ * the outbound bus's rule forwards to the platform (docs/design/events.md#on-one-machine), which a
+ * local platform reads with SQS's ReceiveMessage.
+ */
+type LocalQueueName = ServiceQueueName | 'platformInbox';
+const QUEUE_NAMES: Readonly<Record<LocalQueueName, string>> = {
   platformEvents: 'partner-api-local-platform-events',
   platformEventsDeadLetter: 'partner-api-local-platform-events-dead-letter',
+  platformInbox: 'partner-api-local-platform-inbox',
 };
 
 /** The local address of a queue, as SQS's QueueUrl (the local AWS endpoint answers it). */
-export const localQueueUrl = (awsEndpoint: string, name: ServiceQueueName) =>
+export const localQueueUrl = (awsEndpoint: string, name: LocalQueueName) =>
   `${awsEndpoint}/${ACCOUNT}/${QUEUE_NAMES[name]}`;
-const queueArn = (name: ServiceQueueName) => `arn:aws:sqs:${REGION}:${ACCOUNT}:${QUEUE_NAMES[name]}`;
+const queueArn = (name: LocalQueueName) => `arn:aws:sqs:${REGION}:${ACCOUNT}:${QUEUE_NAMES[name]}`;
 const busArn = `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${LOCAL_EVENT_BUS_NAME}`;
 
 type MessageAttributes = Record<string, { DataType: string; StringValue?: string }>;
@@ -61,7 +70,7 @@ class LocalQueue {
   private readonly listeners = new Set<() => void>();
 
   constructor(
-    readonly name: ServiceQueueName,
+    readonly name: LocalQueueName,
     readonly visibilityTimeoutMs: number,
     readonly redrive?: { readonly deadLetter: LocalQueue; readonly maxReceiveCount: number },
   ) {}
@@ -203,6 +212,8 @@ export interface EventCounts {
 export class LocalEventPipeline {
   readonly queue: LocalQueue;
   readonly deadLetterQueue: LocalQueue;
+  /** What the service sent the platform: the local platform's bus, as a queue it reads. */
+  readonly platformInbox: LocalQueue;
   private readonly batchingWindowMs: number;
   private invoke: InvokeConsumer | undefined;
   private inFlight = 0;
@@ -223,11 +234,20 @@ export class LocalEventPipeline {
       deadLetter: this.deadLetterQueue,
       maxReceiveCount: EVENT_DELIVERY_ATTEMPTS,
     });
+    this.platformInbox = new LocalQueue('platformInbox', 30_000);
+  }
+
+  /**
+   * The outbound bus: its rule forwards the service's events to the platform's bus (locally, the
+   * platform's inbox queue), as the stack's forwarding rule does on AWS.
+   */
+  putOutbound(event: Record<string, unknown>): void {
+    if (matchesPattern(FORWARDING_PATTERN, event)) this.platformInbox.send(JSON.stringify(event));
   }
 
   queueByUrl(url: unknown): LocalQueue {
     const name = typeof url === 'string' ? url.split('/').at(-1) : undefined;
-    const queue = [this.queue, this.deadLetterQueue].find(
+    const queue = [this.queue, this.deadLetterQueue, this.platformInbox].find(
       (candidate) => QUEUE_NAMES[candidate.name] === name,
     );
     if (!queue)
@@ -533,7 +553,13 @@ export async function answerQueueOrBusCall(
         operation === 'StartMessageMoveTask'
           ? { TaskHandle: pipeline.startMessageMove(body.SourceArn, body.DestinationArn) }
           : { Results: pipeline.listMoveTasks() };
-      return { status: 200, body: answer, action, resource: source.arn, queue: source.name };
+      return {
+        status: 200,
+        body: answer,
+        action,
+        resource: source.arn,
+        ...(source.name === 'platformInbox' ? {} : { queue: source.name }),
+      };
     }
     const queue = pipeline.queueByUrl(body.QueueUrl);
     const answered = (answer: Record<string, unknown>) => ({
@@ -541,7 +567,7 @@ export async function answerQueueOrBusCall(
       body: answer,
       action,
       resource: queue.arn,
-      queue: queue.name,
+      ...(queue.name === 'platformInbox' ? {} : { queue: queue.name }),
     });
     switch (operation) {
       case 'SendMessage': {

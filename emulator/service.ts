@@ -29,6 +29,7 @@ import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
 import { DEFAULT_LAMBDA_RUNTIME_OPTIONS, LocalLambdaRuntime } from './lambda-runtime';
 import type { LocalMetricFilter } from './metric-filters';
 import { LOCAL_ACCESS_LOG_GROUP, partnerApiMetricFilters } from './metric-filters';
+import { LocalOutboundPipe } from './outbound-pipe';
 import { ensurePrivateFolder, ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
 import type { DemoKey } from './seed';
 import { seedLocalData } from './seed';
@@ -90,6 +91,10 @@ export interface LocalService {
   awsCalls(): readonly AwsCall[];
   /** Resolves once every platform event sent so far is handled (applied or dead-lettered). */
   eventsSettled(): Promise<void>;
+  /** Resolves once the outbound pipe has delivered every outbox event committed before the call. */
+  outboundDelivered(): Promise<void>;
+  /** Where a local platform reads what the service sends it: an SQS queue on the local AWS endpoint. */
+  readonly platformInboxUrl: string;
   /** A fresh one-hour activation link of the demo partner, for a new demo host. */
   readonly activationLink: string;
   /** Heap of the server's own thread and of the idle Lambda instances, after a full GC where Node allows it. */
@@ -244,6 +249,7 @@ interface StartedParts {
   dynamoDb?: DynamoDbLocal;
   aws?: LocalAwsEndpoint;
   lambdas?: LocalLambdaRuntime;
+  outbound?: LocalOutboundPipe;
   accessLog?: AccessLogWriter;
   server?: Server;
 }
@@ -251,7 +257,7 @@ interface StartedParts {
 /** What the service's handle and runtime file say about it, the running parts aside. */
 type ServiceSettings = Omit<
   LocalService,
-  'activationLink' | 'awsCalls' | 'eventsSettled' | 'memory' | 'stop'
+  'activationLink' | 'awsCalls' | 'eventsSettled' | 'outboundDelivered' | 'memory' | 'stop'
 >;
 
 /**
@@ -274,6 +280,15 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     await ensureTable(dynamoDbEndpoint, LOCAL_TABLE_NAME);
     const lambdas = await startLambdas(options, awsSettings, started, progress);
     events.start((name, event) => lambdas.invoke(name, event));
+    // Started before seeding: the demo hosts' provisionings are sent to the platform like any other.
+    started.outbound = new LocalOutboundPipe({
+      dynamoDbEndpoint,
+      tableName: LOCAL_TABLE_NAME,
+      invoke: (name, records) => lambdas.invoke(name, records),
+      put: (event) => events.putOutbound({ ...event }),
+      onError: options.log,
+    });
+    started.outbound.start();
     const demoKeys = await seedDemoData(events, progress);
     const { server, accessLog } = await startServer(options, lambdas, started);
     const origin = serverOrigin(options, server);
@@ -286,12 +301,23 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       outboxDirectory,
       accessLogFile: accessLog.path,
       ...awsSettings,
+      platformInboxUrl: localQueueUrl(awsSettings.awsEndpoint, 'platformInbox'),
       demoKeys,
     };
     const activationLink = await demoActivationLink(origin, outboxDirectory);
     await writeRuntime(options.directory, runtimeRecord(service, started.dynamoDb));
     const { directory } = options;
-    const parts = { server, events, lambdas, accessLog, aws, dynamoDb: started.dynamoDb, directory };
+    const outbound = started.outbound;
+    const parts = {
+      server,
+      events,
+      outbound,
+      lambdas,
+      accessLog,
+      aws,
+      dynamoDb: started.dynamoDb,
+      directory,
+    };
     return runningService(service, activationLink, parts);
   } catch (error) {
     await stopStarted(started, events);
@@ -448,6 +474,7 @@ function runtimeRecord(service: ServiceSettings, dynamoDb: DynamoDbLocal | undef
 interface RunningParts {
   readonly server: Server;
   readonly events: LocalEventPipeline;
+  readonly outbound: LocalOutboundPipe;
   readonly lambdas: LocalLambdaRuntime;
   readonly accessLog: AccessLogWriter;
   readonly aws: LocalAwsEndpoint;
@@ -457,12 +484,13 @@ interface RunningParts {
 
 /** The handle of a started service: what it is, and how to watch and stop it. */
 function runningService(service: ServiceSettings, activationLink: string, parts: RunningParts): LocalService {
-  const { server, events, lambdas, accessLog, aws, dynamoDb, directory } = parts;
+  const { server, events, outbound, lambdas, accessLog, aws, dynamoDb, directory } = parts;
   return {
     ...service,
     activationLink,
     awsCalls: () => aws.calls(),
     eventsSettled: () => events.settled(),
+    outboundDelivered: () => outbound.caughtUp(),
     async memory() {
       // gc is there when the server runs with --expose-gc (the load test starts it so).
       (globalThis as { gc?: () => void }).gc?.();
@@ -473,6 +501,7 @@ function runningService(service: ServiceSettings, activationLink: string, parts:
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await outbound.stop();
       await events.stop();
       await lambdas.stop();
       await accessLog.close();
@@ -486,6 +515,7 @@ function runningService(service: ServiceSettings, activationLink: string, parts:
 /** After a failed start: stops what had started, in the order `stop()` would. */
 async function stopStarted(started: StartedParts, events: LocalEventPipeline): Promise<void> {
   started.server?.close();
+  await started.outbound?.stop();
   await events.stop();
   await started.lambdas?.stop();
   await started.accessLog?.close();

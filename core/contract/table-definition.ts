@@ -1,4 +1,5 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { STREAM_VIEW } from '../outbound-delivery';
 
 /**
  * The one table, as data: the CDK stack and the local server both build it from here.
@@ -10,6 +11,8 @@ export const tableDefinition = {
   globalIndex: { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
   /** Epoch seconds after which DynamoDB may delete the item (reveals, used nonces, sessions). */
   timeToLiveAttribute: 'ttl',
+  /** The stream the outbox is delivered from: keys only (core/outbound-delivery.ts). */
+  streamView: STREAM_VIEW,
 } as const;
 
 /** The `CreateTable` input the local server uses (the stack maps the same fields to TableV2). */
@@ -18,6 +21,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
+    StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView },
     AttributeDefinitions: [partitionKey, sortKey, globalIndex.partitionKey, globalIndex.sortKey].map(
       (AttributeName) => ({ AttributeName, AttributeType: 'S' as const }),
     ),

@@ -9,6 +9,8 @@ import { isOneLine } from './text';
 
 /** Longest token accepted: far above a real one (~500 characters), checked before any parsing. */
 export const MAX_TOKEN_LENGTH = 4_096;
+/** The longest contact name a link carries (and `HostProvisioned` passes on). */
+export const MAX_CONTACT_NAME_LENGTH = 120;
 const DEFAULT_TOKEN_TTL_SECONDS = 3_600;
 /** The longest life a link may have (`links create --ttl-seconds`); a later `exp` is refused. */
 export const MAX_TOKEN_TTL_SECONDS = 7 * 24 * 3_600;
@@ -25,7 +27,7 @@ let claimsSchema: ReturnType<typeof buildClaimsSchema> | undefined;
 function buildClaimsSchema() {
   return z.strictObject({
     contact_email: emailAddressSchema(),
-    contact_name: z.string().check(z.minLength(1), z.maxLength(120), z.refine(isOneLine)),
+    contact_name: z.string().check(z.minLength(1), z.maxLength(MAX_CONTACT_NAME_LENGTH), z.refine(isOneLine)),
     pms_hotel_id: z.string().check(z.regex(new RegExp(PMS_HOTEL_ID_PATTERN))),
     requested_product_ids: z
       .array(z.string().check(z.regex(PRODUCT_ID_PATTERN)))

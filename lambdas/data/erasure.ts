@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlatformEventDetail } from '../../core/contract/platform-events';
+import type { ServiceEvent } from '../../core/contract/service-events';
 import { partnerPartition, propertyPartition } from '../../core/partitions';
 import { transactionCancellationCodes } from '../common/aws-errors';
 import { linkOfErasedHostItems, listLinksOfEmail } from './activation-links';
@@ -9,8 +11,9 @@ import { dynamoDb, MAX_TRANSACTION_ITEMS, sortableId, type TransactItem, tableNa
 import type { EventOutcome } from './event-versions';
 import { publishedBeforeCreation, RefusedEventError } from './event-versions';
 import type { HostRecord } from './hosts';
-import { getHostRecord, hostErasureItems, markEmailClaimErasing } from './hosts';
+import { getHostRecord, hostErasureAnnouncedItem, hostErasureItems, markEmailClaimErasing } from './hosts';
 import { knowledgeBaseDeletionItem } from './knowledge-base';
+import { eraseOutboxOfHost, outboxEventItem } from './outbox';
 import {
   getPropertyAnchor,
   getPropertyOfPartner,
@@ -29,7 +32,9 @@ import { getSponsorship, sponsorshipDeletionItem } from './sponsorships';
  *    sponsorships go. Partners stop seeing the host here. One transaction for a host with up to 24
  *    properties under one partner; beyond, the account and the first properties in the first, the
  *    rest right after;
- * 3. what is left and names no one is deleted: seats, reservations and their aggregates.
+ * 3. what is left and names no one is deleted: seats, reservations and their aggregates;
+ * 4. the events about the host in the outbox keep their ids and lose the rest (an event still
+ *    waiting to be delivered then never is), and `HostErased` goes to the platform, once.
  * The event is acknowledged only when all of it is done; a delivery cut short is delivered again
  * and carries on (the tombstone remembers what to look for).
  */
@@ -215,5 +220,25 @@ export async function eraseHost(
   const tombstone = (await getHostRecord(hostId)) ?? found;
   await eraseDecisively(tombstone, [], nowIso);
   await deleteWhatIsLeft(tombstone, deadlineMs);
+  await eraseOutboxOfHost(hostId, nowIso);
+  await announceErasure(hostId, tombstone.erasureRequestedAt ?? detail.requested_at, nowIso);
   return account ? 'applied' : 'duplicate';
+}
+
+/** Step 4's last write: `HostErased` from the outbox, with the tombstone's mark that it was sent. */
+async function announceErasure(hostId: number, requestedAt: string, nowIso: string): Promise<void> {
+  const event: ServiceEvent<'HostErased'> = {
+    type: 'HostErased',
+    detail: { event_id: randomUUID(), host_user_id: hostId, requested_at: requestedAt, erased_at: nowIso },
+  };
+  try {
+    await dynamoDb().send(
+      new TransactWriteCommand({
+        TransactItems: [hostErasureAnnouncedItem(hostId, nowIso), outboxEventItem(event)],
+      }),
+    );
+  } catch (error) {
+    // Sent by an earlier delivery of the request: nothing more to say.
+    if (transactionCancellationCodes(error)?.[0] !== 'ConditionalCheckFailed') throw error;
+  }
 }

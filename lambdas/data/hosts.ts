@@ -37,6 +37,8 @@ export interface HostRecord {
   readonly sponsors: readonly number[];
   readonly propertyIds: readonly number[];
   readonly erasedAt?: string;
+  /** When the erased host asked to be forgotten (the request's `requested_at`). */
+  readonly erasureRequestedAt?: string;
 }
 
 const numbers = (value: unknown) =>
@@ -51,7 +53,12 @@ export async function getHostRecord(hostId: number): Promise<HostRecord | undefi
   return {
     id: Number(Item.id),
     ...(erased
-      ? { erasedAt: String(Item.erasedAt) }
+      ? {
+          erasedAt: String(Item.erasedAt),
+          ...(typeof Item.erasureRequestedAt === 'string'
+            ? { erasureRequestedAt: Item.erasureRequestedAt }
+            : {}),
+        }
       : {
           account: {
             id: Number(Item.id),
@@ -167,6 +174,22 @@ export function hostErasureItems(account: HostAccount, requestedAt: string, nowI
       },
     },
   ];
+}
+
+/**
+ * The erasure's last write: the tombstone records that `HostErased` was sent (in the same
+ * transaction as its outbox item), so a delivery of the request after the first sends none again.
+ */
+export function hostErasureAnnouncedItem(hostId: number, nowIso: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: hostKey(hostId),
+      UpdateExpression: 'SET erasureAnnouncedAt = :now',
+      ConditionExpression: 'attribute_exists(erasedAt) AND attribute_not_exists(erasureAnnouncedAt)',
+      ExpressionAttributeValues: { ':now': nowIso },
+    },
+  };
 }
 
 /**

@@ -1,11 +1,13 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { ServiceEvent } from '../../core/contract/service-events';
 import { propertyPartition } from '../../core/partitions';
 import { transactionCancellationCodes } from '../common/aws-errors';
 import type { AuditEvent } from './audit';
 import { auditEventItem } from './audit';
 import { dynamoDb, type TransactItem, tableName } from './db';
+import { outboxEventItem } from './outbox';
 import { propertySponsoredCheckItem } from './properties';
 
 /**
@@ -18,13 +20,24 @@ import { propertySponsoredCheckItem } from './properties';
 export interface KnowledgeBase {
   /** Each step's answers, by the attribute the step names, as stored: only the step knows their shape. */
   readonly answers: Readonly<Record<string, unknown>>;
-  /** Set when the wizard is submitted: from then on the assistant answers guests. */
+  /** Set when the wizard is first submitted: from then on the assistant answers guests. */
   readonly assistantLiveAt?: string;
   readonly updatedAt?: string;
+  /** How many times the host submitted the wizard: the version of its last `KnowledgeBaseSubmitted`. */
+  readonly submissionVersion?: number;
+  /** When the host last submitted it: answers saved after it (`updatedAt`) were not sent yet. */
+  readonly submittedAt?: string;
 }
 
 /** The item's own attributes: no step may name one for its answers. */
-export const KNOWLEDGE_BASE_ATTRIBUTES = ['PK', 'SK', 'assistantLiveAt', 'updatedAt'] as const;
+export const KNOWLEDGE_BASE_ATTRIBUTES = [
+  'PK',
+  'SK',
+  'assistantLiveAt',
+  'updatedAt',
+  'submissionVersion',
+  'submittedAt',
+] as const;
 const OWN_ATTRIBUTES: ReadonlySet<string> = new Set(KNOWLEDGE_BASE_ATTRIBUTES);
 
 const knowledgeBaseKey = (propertyId: number) => ({
@@ -46,11 +59,13 @@ export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBas
     }),
   );
   const Item = stored ? unmarshall(stored, { wrapNumbers: Number }) : undefined;
-  const { assistantLiveAt, updatedAt } = Item ?? {};
+  const { assistantLiveAt, updatedAt, submissionVersion, submittedAt } = Item ?? {};
   return {
     answers: Object.fromEntries(Object.entries(Item ?? {}).filter(([name]) => !OWN_ATTRIBUTES.has(name))),
     ...(typeof assistantLiveAt === 'string' ? { assistantLiveAt } : {}),
     ...(typeof updatedAt === 'string' ? { updatedAt } : {}),
+    ...(typeof submissionVersion === 'number' ? { submissionVersion } : {}),
+    ...(typeof submittedAt === 'string' ? { submittedAt } : {}),
   };
 }
 
@@ -102,17 +117,37 @@ export async function saveAnswers(
   }
 }
 
+/** The knowledge base changed since it was read (another tab saved or submitted): nothing was written. */
+export class KnowledgeBaseChangedError extends Error {
+  override readonly name = 'KnowledgeBaseChangedError';
+}
+
+/** What a submission of the wizard records: the event it sends, and the audit event of a first one. */
+export interface Submission {
+  /** `KnowledgeBaseSubmitted` of this version, from the knowledge base as read. */
+  event(version: number, first: boolean): ServiceEvent<'KnowledgeBaseSubmitted'>;
+  /** Recorded with the first submission only (`onboarding.completed`). */
+  readonly firstAudit: AuditEvent;
+}
+
 /**
- * Makes the property live, once: sets `assistantLiveAt` only if it is not set, and records the
- * event (`onboarding.completed`) in the same transaction. False when it already was live (a
- * second click, another tab): nothing is written and no second event recorded.
+ * The host submits the wizard: the property goes live on the first submission (`assistantLiveAt`),
+ * and every submission, the first and each later "Save my changes", sends the whole knowledge base
+ * to the platform (`KnowledgeBaseSubmitted`, the next version) from the outbox, in one transaction
+ * conditioned on the knowledge base being as `read` (so the event carries what is stored) and on the
+ * partner still sponsoring the property. Says whether this was the first submission.
  */
-export async function markLive(
+export async function submitKnowledgeBase(
   property: { readonly partnerId: number; readonly propertyId: number },
+  read: KnowledgeBase,
+  submission: Submission,
   nowIso: string,
-  event: AuditEvent,
-): Promise<boolean> {
+): Promise<{ first: boolean; version: number }> {
   const { propertyId } = property;
+  const first = read.assistantLiveAt === undefined;
+  const version = (read.submissionVersion ?? 0) + 1;
+  const asRead = (name: string, placeholder: string, value: unknown) =>
+    value === undefined ? `attribute_not_exists(${name})` : `${name} = ${placeholder}`;
   try {
     await dynamoDb().send(
       new TransactWriteCommand({
@@ -121,22 +156,33 @@ export async function markLive(
             Update: {
               TableName: tableName(),
               Key: knowledgeBaseKey(propertyId),
-              UpdateExpression: 'SET #live = :now, #updated = :now',
-              ConditionExpression: 'attribute_not_exists(#live)',
-              ExpressionAttributeNames: { '#live': 'assistantLiveAt', '#updated': 'updatedAt' },
-              ExpressionAttributeValues: { ':now': nowIso },
+              UpdateExpression:
+                'SET #live = if_not_exists(#live, :now), submissionVersion = :version, submittedAt = :now',
+              ConditionExpression: [
+                asRead('submissionVersion', ':read', read.submissionVersion),
+                asRead('updatedAt', ':updated', read.updatedAt),
+                first ? 'attribute_not_exists(#live)' : 'attribute_exists(#live)',
+              ].join(' AND '),
+              ExpressionAttributeNames: { '#live': 'assistantLiveAt' },
+              ExpressionAttributeValues: {
+                ':now': nowIso,
+                ':version': version,
+                ...(read.submissionVersion === undefined ? {} : { ':read': read.submissionVersion }),
+                ...(read.updatedAt === undefined ? {} : { ':updated': read.updatedAt }),
+              },
             },
           },
-          auditEventItem(event),
           propertySponsoredCheckItem(property.partnerId, propertyId),
+          outboxEventItem(submission.event(version, first)),
+          ...(first ? [auditEventItem(submission.firstAudit)] : []),
         ],
       }),
     );
-    return true;
+    return { first, version };
   } catch (error) {
     const codes = transactionCancellationCodes(error);
-    if (codes?.[2] === 'ConditionalCheckFailed') throw new PropertyNotSponsoredError();
-    if (codes?.[0] === 'ConditionalCheckFailed') return false;
+    if (codes?.[1] === 'ConditionalCheckFailed') throw new PropertyNotSponsoredError();
+    if (codes?.[0] === 'ConditionalCheckFailed') throw new KnowledgeBaseChangedError();
     throw error;
   }
 }

@@ -19,6 +19,11 @@ export interface Property {
   readonly sponsorshipEndedAt?: string;
   /** The version of the platform's last `PropertyUpdated` applied (docs/design/events.md). */
   readonly version?: number;
+  /**
+   * How many times activation links provisioned the property: the version of its last
+   * `HostProvisioned` (docs/design/events.md#what-this-service-sends). Absent on items written before.
+   */
+  readonly provisionVersion?: number;
 }
 
 const propertyKey = (partnerId: number, propertyId: number) => ({
@@ -157,6 +162,7 @@ function toProperty(item: Record<string, unknown> | undefined): Property | undef
     createdAt: String(item.createdAt),
     ...(typeof item.sponsorshipEndedAt === 'string' ? { sponsorshipEndedAt: item.sponsorshipEndedAt } : {}),
     ...(typeof item.version === 'number' ? { version: item.version } : {}),
+    ...(typeof item.provisionVersion === 'number' ? { provisionVersion: item.provisionVersion } : {}),
   };
 }
 
@@ -182,21 +188,27 @@ export async function getPropertyOfPartner(
 }
 
 /**
- * Asserts, inside a transaction, that the property is still the given host's, and sponsors it
- * again if its sponsorship had ended (docs/design/events.md#sponsorships).
+ * Asserts, inside a transaction, that the property is still the given host's, sponsors it again if
+ * its sponsorship had ended (docs/design/events.md#sponsorships), and counts the provisioning: its
+ * `HostProvisioned` takes the next version, on condition that no other provisioning took it first.
  */
 export function propertyOwnerCheckItem(
   partnerId: number,
   propertyId: number,
   hostUserId: number,
+  provisionVersionAsRead: number | undefined,
 ): TransactItem {
   return {
     Update: {
       TableName: tableName(),
       Key: propertyKey(partnerId, propertyId),
-      UpdateExpression: 'REMOVE sponsorshipEndedAt',
-      ConditionExpression: 'hostUserId = :hostId',
-      ExpressionAttributeValues: { ':hostId': hostUserId },
+      UpdateExpression: 'SET provisionVersion = :next REMOVE sponsorshipEndedAt',
+      ConditionExpression: `hostUserId = :hostId AND ${provisionVersionAsRead === undefined ? 'attribute_not_exists(provisionVersion)' : 'provisionVersion = :read'}`,
+      ExpressionAttributeValues: {
+        ':hostId': hostUserId,
+        ':next': (provisionVersionAsRead ?? 0) + 1,
+        ...(provisionVersionAsRead === undefined ? {} : { ':read': provisionVersionAsRead }),
+      },
     },
   };
 }

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { ServiceEvent } from '../../core/contract/service-events';
 import type { ProductId } from '../../core/domain/catalog';
+import type { Language } from '../../core/domain/languages';
 import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
 import { pauseBeforeRetry } from '../common/backoff';
 import type { ConsumedNonce } from './activation-nonces';
@@ -8,7 +11,9 @@ import { auditEventItem } from './audit';
 import { allocateId } from './counters';
 import { dynamoDb, MAX_TRANSACTION_ITEMS, type TransactItem } from './db';
 import { getHostIdByEmail, hostCreationItems, hostSponsoredItems } from './hosts';
+import { outboxEventItem } from './outbox';
 import { partnerNotSuspendedItem } from './partners';
+import type { Property } from './properties';
 import {
   getPropertyIdForPmsHotel,
   getPropertyOfPartner,
@@ -27,6 +32,8 @@ export interface ProvisioningRequest {
   readonly pmsHotelId: string;
   readonly propertyName: string;
   readonly productIds: readonly ProductId[];
+  /** The language the host used the pages in (`HostProvisioned` tells the platform). @default 'en' */
+  readonly language?: Language;
   /**
    * The activation link's nonce: consumed in the same transaction, so a link provisions once,
    * with the host session that used it.
@@ -86,6 +93,8 @@ function earlierResult(consumed: ConsumedNonce): ProvisioningResult {
 interface ProvisioningState {
   readonly existingHostId: number | undefined;
   readonly existingPropertyId: number | undefined;
+  /** The partner's item of the existing property, as read (its name, its provisionings). */
+  readonly existingProperty: Property | undefined;
   readonly hostUserId: number;
   readonly propertyId: number;
   readonly seats: ReadonlyMap<ProductId, SeatStatus>;
@@ -170,10 +179,11 @@ async function readProvisioningState(
   const hostUserId = existingHostId ?? (await allocateId('host'));
   const propertyId = existingPropertyId ?? (await allocateId('property'));
   let seats = new Map<ProductId, SeatStatus>();
+  let property: Property | undefined;
   if (existingPropertyId !== undefined) {
     // Strongly consistent: a property created a moment ago by another host must be seen here.
     // One whose sponsorship ended is found too: provisioning sponsors it again.
-    const property = await getPropertyOfPartner(partnerId, existingPropertyId, {
+    property = await getPropertyOfPartner(partnerId, existingPropertyId, {
       consistent: true,
       includeEnded: true,
     });
@@ -188,7 +198,15 @@ async function readProvisioningState(
   // An ended sponsorship is sponsored again: its other properties come back with it.
   const sponsorship =
     existingHostId === undefined ? undefined : await getSponsorship(partnerId, existingHostId);
-  return { existingHostId, existingPropertyId, hostUserId, propertyId, seats, sponsorship };
+  return {
+    existingHostId,
+    existingPropertyId,
+    existingProperty: property,
+    hostUserId,
+    propertyId,
+    seats,
+    sponsorship,
+  };
 }
 
 /** The requested products without an active seat get one; the active ones stay. */
@@ -224,6 +242,8 @@ function provisioningTransaction(plan: ProvisioningPlan): ProvisioningTransactio
   const partnerCheckIndex = nonceIndex + 1;
   if (request.nonce) items.push(...linkItems(plan, request.nonce));
   if (request.audit) items.push(provisionedAuditItem(plan, request.audit));
+  // What the platform hears of it, committed with it (docs/design/events.md#what-this-service-sends).
+  items.push(outboxEventItem(hostProvisionedEvent(plan)));
   const resumed =
     sponsorship?.endedAt === undefined
       ? { now: [], later: [] }
@@ -251,10 +271,10 @@ function hostItems({
 
 /** A new property, or a check that the existing one is still this host's when the transaction commits. */
 function propertyItems(plan: ProvisioningPlan): TransactItem[] {
-  const { request, existingPropertyId, hostUserId, propertyId, nowIso } = plan;
+  const { request, existingPropertyId, existingProperty, hostUserId, propertyId, nowIso } = plan;
   const { partnerId } = request;
   return existingPropertyId !== undefined
-    ? [propertyOwnerCheckItem(partnerId, existingPropertyId, hostUserId)]
+    ? [propertyOwnerCheckItem(partnerId, existingPropertyId, hostUserId, existingProperty?.provisionVersion)]
     : propertyCreationItems({
         id: propertyId,
         partnerId,
@@ -263,7 +283,37 @@ function propertyItems(plan: ProvisioningPlan): TransactItem[] {
         units: 1,
         pmsHotelId: request.pmsHotelId,
         createdAt: nowIso,
+        provisionVersion: 1,
       });
+}
+
+/**
+ * `HostProvisioned`: the ids the platform must use in its own events, who the host is, and the
+ * products chosen. Its version counts the property's provisionings under this partner (the next
+ * after the one read; the property's item is conditioned on it).
+ */
+function hostProvisionedEvent(plan: ProvisioningPlan): ServiceEvent<'HostProvisioned'> {
+  const { request, existingHostId, existingProperty, hostUserId, propertyId, nowIso } = plan;
+  return {
+    type: 'HostProvisioned',
+    detail: {
+      event_id: randomUUID(),
+      host_user_id: hostUserId,
+      partner_id: request.partnerId,
+      account: existingHostId === undefined ? 'created' : 'linked',
+      contact_email: request.contactEmail.trim(),
+      contact_name: request.contactName,
+      language: request.language ?? 'en',
+      property: {
+        property_id: propertyId,
+        pms_hotel_id: request.pmsHotelId,
+        name: existingProperty?.name ?? request.propertyName,
+      },
+      products: [...new Set(request.productIds)],
+      version: (existingProperty?.provisionVersion ?? 0) + 1,
+      occurred_at: nowIso,
+    },
+  };
 }
 
 /** A seat activated per new product, and the requested products already active chosen again. */

@@ -133,6 +133,7 @@ async function provision(
       pmsHotelId: session.claims.pms_hotel_id,
       propertyName: session.claims.contact_name,
       productIds,
+      language: locale.language,
       nonce: {
         value: session.claims.nonce,
         tokenExpiresAtMs: session.claims.exp * 1000,

@@ -1,4 +1,5 @@
 import type { ComponentChildren, VNode } from 'preact';
+import type { SubmittedKnowledgeBase } from '../../core/contract/service-events';
 import type { Product, ProductId } from '../../core/domain/catalog';
 import { withUnixLineBreaks } from '../../core/domain/text';
 import type { KnowledgeBase } from '../data/knowledge-base';
@@ -121,6 +122,11 @@ interface StepDeclaration<Typed, Value, Saved, Id extends string> extends StepBa
   render(page: StepPage, saved: Saved, typed?: Typed): VNode;
   /** Writes what `parse` read: `store` saves the step's answers (and the property's new name). */
   save(value: Value, store: StoreAnswers<Saved>, context: WizardContext, nowIso: string): Promise<void>;
+  /**
+   * What the step's answers are in the knowledge base the platform is sent when the host submits
+   * the wizard (`KnowledgeBaseSubmitted`, core/contract/service-events.ts): the fields it fills.
+   */
+  submitted?(saved: Saved, context: WizardContext): Partial<SubmittedKnowledgeBase>;
   /** What the review page shows of this step; `number` is the step's place in the wizard (1 = first). */
   readonly review?: {
     summary(saved: Saved, context: WizardContext, number: number): VNode;
@@ -138,6 +144,7 @@ export interface WizardStep<Typed, Value, Id extends string = string> extends St
   parse(form: URLSearchParams, context: WizardContext): StepInput<Typed, Value>;
   render(page: StepPage, typed?: Typed): VNode;
   save(value: Value, context: WizardContext, nowIso: string): Promise<void>;
+  submitted?(context: WizardContext): Partial<SubmittedKnowledgeBase>;
   readonly review?: {
     summary(context: WizardContext, number: number): VNode;
     missing?(context: WizardContext, number: number): string | undefined;
@@ -189,6 +196,7 @@ export function wizardStep<Typed, Value, Saved, const Id extends string>(
     },
     render: (page, typed) => step.render(page, saved(page.context), typed),
     save: (value, context, nowIso) => step.save(value, store(context, nowIso), context, nowIso),
+    ...(step.submitted ? { submitted: (context) => step.submitted?.(saved(context), context) ?? {} } : {}),
     ...(review
       ? {
           review: {

@@ -1,9 +1,20 @@
+import { randomUUID } from 'node:crypto';
+import type { SubmittedKnowledgeBase } from '../../core/contract/service-events';
 import type { ProductId } from '../../core/domain/catalog';
 import { productGoingLive, productIn } from '../../core/domain/catalog';
-import { MAX_PROPERTY_NAME_LENGTH } from '../../core/domain/properties';
+import {
+  KNOWLEDGE_BASE_TEXT_LIMITS,
+  MAX_FAQS,
+  MAX_OFFERS,
+  MAX_PRICE_MINOR,
+  MIN_CHECKIN_INSTRUCTIONS,
+  OFFER_CURRENCIES,
+  type OfferCurrency,
+} from '../../core/domain/knowledge-base';
 import { isMultiLineText, isOneLine } from '../../core/domain/text';
 import { HOST_ACTOR } from '../data/audit';
-import { markLive } from '../data/knowledge-base';
+import { getKnowledgeBase, KnowledgeBaseChangedError, submitKnowledgeBase } from '../data/knowledge-base';
+import { getPropertyOfPartner } from '../data/properties';
 import type { HostLocale, Messages } from './messages';
 import type { FormLimits } from './posted-form';
 import type { AnyWizardStep, FormError, StoredOf, WizardContext } from './wizard-step';
@@ -25,26 +36,17 @@ import {
  * 413 page's words, which name the field (`FIELD_NAMES` in each message catalogue: the compiler
  * asks each for a new field's name). A table beside the steps rather than a property of each
  * entry: the catalogues' type names these fields, and the entries' types depend on the
- * catalogues', so TypeScript could not infer one from the other.
+ * catalogues', so TypeScript could not infer one from the other. Its limits are the knowledge
+ * base's (core/domain/knowledge-base.ts), which the `KnowledgeBaseSubmitted` event promises too.
  */
-const TEXT_FIELDS = {
-  details: { property_name: MAX_PROPERTY_NAME_LENGTH, checkin_instructions: 4_000 },
-  faqs: { question: 300, answer: 2_000 },
-  upsells: { title: 120, description: 1_000 },
-} as const satisfies Readonly<Record<string, Readonly<Record<string, number>>>>;
+const TEXT_FIELDS = KNOWLEDGE_BASE_TEXT_LIMITS;
 
 /** A text field of the wizard, whatever its step (the catalogues name each in `FIELD_NAMES`). */
 export type TextField = {
   [Step in keyof typeof TEXT_FIELDS]: keyof (typeof TEXT_FIELDS)[Step];
 }[keyof typeof TEXT_FIELDS];
 
-/** The most questions and offers the wizard takes. */
-const MAX_FAQS = 20;
-const MAX_UPSELLS = 20;
-/** Guest prices are in one of these. */
-const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'AUD', 'CAD'] as const;
-/** The fewest characters check-in instructions take. */
-const MIN_CHECKIN_INSTRUCTIONS = 10;
+const CURRENCIES = OFFER_CURRENCIES;
 
 /** An offer as the upsells step stores it; the price in minor units (cents) of `currency`. */
 const OFFER = { title: 'string', description: 'string', priceMinor: 'number', currency: 'string' } as const;
@@ -56,7 +58,7 @@ const isOfferable = (offer: StoredOf<typeof OFFER>) =>
   (CURRENCIES as readonly string[]).includes(offer.currency) &&
   Number.isSafeInteger(offer.priceMinor) &&
   offer.priceMinor >= 0 &&
-  offer.priceMinor <= 9_999_999;
+  offer.priceMinor <= MAX_PRICE_MINOR;
 /**
  * The rows a form posted: as many as its longest field list, so a row whose first field is missing
  * is read (and refused as incomplete) rather than skipped, and saving never drops a row unseen.
@@ -173,6 +175,10 @@ export const WIZARD_STEPS = [
     },
     // The name is the property's own (the partner's property item), renamed in the same transaction.
     save: (value, store) => store(value.checkInInstructions, value.propertyName),
+    submitted: (checkInInstructions, context) => ({
+      property_name: context.propertyName,
+      checkin_instructions: checkInInstructions,
+    }),
     review: {
       summary: (checkInInstructions, context, number) => {
         const m = context.locale.messages;
@@ -273,6 +279,7 @@ export const WIZARD_STEPS = [
       );
     },
     save: (faqs, store) => store(faqs),
+    submitted: (faqs) => ({ faqs: faqs.map(({ question, answer }) => ({ question, answer })) }),
     review: {
       summary: (faqs, context) => (
         <>
@@ -297,7 +304,7 @@ export const WIZARD_STEPS = [
     products: ['upsells'],
     title: (m) => m.upsellsTitle,
     stage: (m) => m.upsellsStage,
-    rows: { field: 'title', max: MAX_UPSELLS },
+    rows: { field: 'title', max: MAX_OFFERS },
     answers: { attribute: 'upsells', read: (stored) => storedList(stored, OFFER).filter(isOfferable) },
     parse: (form, { locale }) => {
       const { messages } = locale;
@@ -306,8 +313,8 @@ export const WIZARD_STEPS = [
       const descriptions = all(form, 'description');
       const prices = all(form, 'price');
       const currencies = form.getAll('currency');
-      if (Math.max(titles.length, descriptions.length, prices.length, currencies.length) > MAX_UPSELLS)
-        return { ok: false, errors: [{ message: messages.errorOfferTooMany(MAX_UPSELLS) }] };
+      if (Math.max(titles.length, descriptions.length, prices.length, currencies.length) > MAX_OFFERS)
+        return { ok: false, errors: [{ message: messages.errorOfferTooMany(MAX_OFFERS) }] };
       const errors: FormError[] = [];
       const upsells: { title: string; description: string; priceMinor: number; currency: string }[] = [];
       rowIndexes(titles, descriptions, prices).forEach((index) => {
@@ -358,7 +365,7 @@ export const WIZARD_STEPS = [
         currency: offer.currency,
       }));
       const blank = { title: '', description: '', price: '', currency: 'EUR' };
-      const { rows, focus } = rowsOf(page, saved, typed, blank, MAX_UPSELLS);
+      const { rows, focus } = rowsOf(page, saved, typed, blank, MAX_OFFERS);
       return (
         <StepForm page={page} submit={m.saveAndContinue} add={m.addAnotherOffer}>
           <p>{m.upsellsIntro}</p>
@@ -421,6 +428,14 @@ export const WIZARD_STEPS = [
       );
     },
     save: (upsells, store) => store(upsells),
+    submitted: (upsells) => ({
+      offers: upsells.map((offer) => ({
+        title: offer.title,
+        description: offer.description,
+        price_minor: offer.priceMinor,
+        currency: offer.currency as OfferCurrency,
+      })),
+    }),
     review: {
       summary: (upsells, context) => {
         const { messages: m, formats } = context.locale;
@@ -484,23 +499,79 @@ export const WIZARD_STEPS = [
         </>
       );
     },
-    // Finishing: live once, with its audit event in the same transaction (a second finish, after
-    // a new link reopened the wizard, only saves: the steps already did).
-    save: async (_value, _store, context, nowIso) => {
-      const { partner, session, requestId } = context;
-      await markLive(sponsoredProperty(context), nowIso, {
-        at: nowIso,
-        actor: HOST_ACTOR,
-        action: 'onboarding.completed',
-        partnerId: partner.id,
-        hostId: session.provisioned.hostUserId,
-        propertyId: session.provisioned.propertyId,
-        linkNonce: session.claims.nonce,
-        ...(requestId ? { requestId } : {}),
-      });
-    },
+    // Submitting: the whole knowledge base goes to the platform (the first time, live with its audit
+    // event; every later "Save my changes" again), in one transaction with what it reports.
+    save: (_value, _store, context, nowIso) => submitWizard(context, nowIso),
   }),
 ] as const satisfies readonly [AnyWizardStep, ...AnyWizardStep[]];
+
+/**
+ * The knowledge base the platform is sent: what each of the host's steps fills in from its answers
+ * as stored (`submitted` of its entry), and empty where the host has no step for a field.
+ */
+export function submittedKnowledgeBase(context: WizardContext): SubmittedKnowledgeBase {
+  return Object.assign(
+    { property_name: context.propertyName, checkin_instructions: '', faqs: [], offers: [] },
+    ...context.steps.map((step) => step.submitted?.(context) ?? {}),
+  );
+}
+
+/** Tries of a submission that found the knowledge base changed since it was read (another tab). */
+const SUBMISSION_ATTEMPTS = 3;
+
+/**
+ * Submits the wizard: `KnowledgeBaseSubmitted` with the knowledge base as stored. A save in another
+ * tab between the page's read and the submission makes it read the property and its answers again.
+ */
+async function submitWizard(context: WizardContext, nowIso: string): Promise<void> {
+  const { partner, session, requestId, locale } = context;
+  const { hostUserId, propertyId } = session.provisioned;
+  let current = context;
+  for (let attempt = 1; ; attempt++) {
+    const read = current;
+    try {
+      await submitKnowledgeBase(
+        sponsoredProperty(read),
+        read.knowledgeBase,
+        {
+          event: (version, first) => ({
+            type: 'KnowledgeBaseSubmitted',
+            detail: {
+              event_id: randomUUID(),
+              host_user_id: hostUserId,
+              partner_id: partner.id,
+              property_id: propertyId,
+              first_submission: first,
+              language: locale.language,
+              knowledge_base: submittedKnowledgeBase(read),
+              version,
+              occurred_at: nowIso,
+            },
+          }),
+          firstAudit: {
+            at: nowIso,
+            actor: HOST_ACTOR,
+            action: 'onboarding.completed',
+            partnerId: partner.id,
+            hostId: hostUserId,
+            propertyId,
+            linkNonce: session.claims.nonce,
+            ...(requestId ? { requestId } : {}),
+          },
+        },
+        nowIso,
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof KnowledgeBaseChangedError) || attempt >= SUBMISSION_ATTEMPTS) throw error;
+      const [knowledgeBase, property] = await Promise.all([
+        getKnowledgeBase(propertyId),
+        getPropertyOfPartner(partner.id, propertyId, { consistent: true }),
+      ]);
+      current = { ...current, knowledgeBase, propertyName: property?.name ?? current.propertyName };
+    }
+  }
+}
 
 /** A step's id (`details`, `faqs`, …): tests key their tables of steps by it, so none can be left out. */
 export type WizardStepId = (typeof WIZARD_STEPS)[number]['id'];

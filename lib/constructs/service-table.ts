@@ -1,5 +1,12 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  Billing,
+  ProjectionType,
+  StreamViewType,
+  TableEncryptionV2,
+  TableV2,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../../core/contract/table-definition';
 import { acknowledgeGuardFinding } from './nag';
@@ -24,7 +31,7 @@ export class ServiceTable extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceTableProps = {}) {
     super(scope, id);
-    const { partitionKey, sortKey, globalIndex, timeToLiveAttribute } = tableDefinition;
+    const { partitionKey, sortKey, globalIndex, timeToLiveAttribute, streamView } = tableDefinition;
     const retain = props.retain ?? false;
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
@@ -39,6 +46,8 @@ export class ServiceTable extends Construct {
         },
       ],
       timeToLiveAttribute,
+      // The outbox is delivered from it (docs/design/events.md#delivery-to-the-platform): keys only.
+      dynamoStream: StreamViewType[streamView],
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       // DynamoDB encrypts every table; a KMS key (SSEEnabled) makes its use visible in CloudTrail
       // and is what the encryption rule asks for. The AWS managed key needs no key policy or grant

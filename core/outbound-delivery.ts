@@ -1,0 +1,95 @@
+import { OUTBOX_PARTITION } from './partitions';
+
+/**
+ * How the events this service sends reach the platform (docs/design/events.md#delivery-to-the-platform):
+ * the same settings for the stack (the table's stream, the EventBridge Pipe, its enrichment and
+ * target, the forwarding rule) and the local runtime that emulates them. Side-effect free: the
+ * stack imports it.
+ */
+
+/**
+ * The `source` of every event this service sends, and their detail-types: the contract's schemas
+ * are in core/contract/service-events.ts (which the functions that write events import only as types,
+ * so no schema library lands in their bundles).
+ */
+export const SERVICE_EVENT_SOURCE = 'partner-api';
+export const SERVICE_EVENT_TYPES = ['HostProvisioned', 'KnowledgeBaseSubmitted', 'HostErased'] as const;
+
+/**
+ * What the table's stream carries: the keys of each changed item and nothing else, so the 24 hours
+ * DynamoDB keeps a stream record hold no one's answers; the pipe's enrichment reads the outbox item
+ * itself, as it is when it delivers (an erasure in between leaves nothing to deliver).
+ */
+export const STREAM_VIEW = 'KEYS_ONLY' as const;
+
+/**
+ * The pipe's filter (an EventBridge event pattern on the stream record): outbox items only, when
+ * they are written. Pipes bills only the records that match
+ * (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes.html): the rate limiter's
+ * writes and every other item's changes are dropped before they cost anything but the stream read.
+ */
+export const OUTBOX_FILTER = {
+  eventName: ['INSERT'],
+  dynamodb: { Keys: { PK: { S: [{ prefix: OUTBOX_PARTITION }] } } },
+} as const;
+
+/** One record of the pipe's source, as its filter and enrichment see it (DynamoDB Streams' record). */
+export interface OutboxStreamRecord {
+  readonly eventID?: string;
+  readonly eventName?: string;
+  readonly eventSourceARN?: string;
+  readonly dynamodb?: {
+    readonly Keys?: Readonly<Record<string, { readonly S?: string }>>;
+    readonly SequenceNumber?: string;
+    readonly ApproximateCreationDateTime?: number;
+  };
+}
+
+/** What the enrichment gives the target for each outbox item it delivers. */
+export interface OutboundEntry {
+  readonly detailType: string;
+  /** When the change committed (the event's `time`). */
+  readonly time: string;
+  readonly detail: Record<string, unknown>;
+}
+
+/**
+ * The pipe's target, the stage's outbound bus: each entry the enrichment returns becomes one event,
+ * its detail-type and time read from the entry (dynamic path parameters), its detail the entry's
+ * `detail` (the input template).
+ */
+export const OUTBOUND_TARGET = {
+  source: SERVICE_EVENT_SOURCE,
+  detailType: '$.detailType',
+  time: '$.time',
+  inputTemplate: '<$.detail>',
+} as const;
+
+/**
+ * The rule on the stage's outbound bus that forwards to the platform's bus (the stage setting
+ * `platformEventBus`, another account allowed): every event this service sends, and nothing else.
+ */
+export const FORWARDING_PATTERN = {
+  source: [SERVICE_EVENT_SOURCE],
+  'detail-type': [...SERVICE_EVENT_TYPES],
+} as const;
+
+/** The pipe's batches: at most 10 (an event bus target's most), gathered for at most a second. */
+export const OUTBOUND_BATCH_SIZE = 10;
+export const OUTBOUND_BATCHING_WINDOW_SECONDS = 1;
+/**
+ * A batch whose enrichment or target failed is tried again (halved each time, so one bad record
+ * holds up no other) until its records are a day old, as long as the stream keeps them: an outage
+ * of the bus up to a day loses nothing. -1 is "no limit but the age"
+ * (https://docs.aws.amazon.com/eventbridge/latest/pipes-reference/API_PipeSourceDynamoDBStreamParameters.html).
+ * What is left then goes to the pipe's dead-letter queue; failures alarm long before
+ * (docs/operators.md#the-events-this-service-sends).
+ */
+export const OUTBOUND_MAXIMUM_RETRY_ATTEMPTS = -1;
+export const OUTBOUND_MAXIMUM_RECORD_AGE_SECONDS = 86_400;
+
+/**
+ * How long an outbox item is kept after its change: long past the day the stream and the pipe
+ * may still need it, for `events sent` to show what went out; the table's TTL then deletes it.
+ */
+export const OUTBOX_RETENTION_DAYS = 14;
