@@ -407,10 +407,11 @@ export const pageRoutes = [
     entry: 'pages/onboarding.tsx',
     // The wizard: the property's name (the partner's item) and its knowledge base, each save on
     // condition that the partner still sponsors the property; each submission's
-    // `KnowledgeBaseSubmitted` in the outbox, and the audit event of the first.
+    // `KnowledgeBaseSubmitted` in the outbox (and, for the closing page, whether it was sent), and
+    // the audit event of the first.
     access: {
       table: {
-        getItem: [...FINDS_PARTNER, PROPERTY_PARTITION],
+        getItem: [...FINDS_PARTNER, PROPERTY_PARTITION, OUTBOX_PARTITION],
         query: [PARTNER_PARTITION],
         queryIndex: [CATALOG_INDEX_PARTITION],
         updateItem: [PARTNER_PARTITION, PROPERTY_PARTITION],

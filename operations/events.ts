@@ -12,9 +12,12 @@ import { checkPlatformEvent, PLATFORM_EVENT_SOURCE } from '../core/contract/plat
 import { quoted } from '../core/domain/text';
 import type { ServiceQueueName } from '../core/event-delivery';
 import { DEAD_LETTER_ATTRIBUTES, queueUrlVariable } from '../core/event-delivery';
+import { SERVICE_EVENT_SOURCE } from '../core/outbound-delivery';
 import { pauseBeforeRetry } from '../lambdas/common/backoff';
 import { serviceConfig } from '../lambdas/common/config';
 import { sqs } from '../lambdas/common/sqs';
+import type { OutboxEvent } from '../lambdas/data/outbox';
+import { listOutboxOfHost, listOutboxSince } from '../lambdas/data/outbox';
 import { recordOperatorEvent } from './audit';
 import { OperatorError } from './operator-error';
 import type { OperatorTarget } from './target';
@@ -22,8 +25,9 @@ import type { OperatorTarget } from './target';
 /*
  * The platform's events as operators handle them (docs/operators.md#events): publish a file of
  * them to the stage's bus (locally, the local runtime's), list what was dead-lettered and why,
- * and send it again. Every command here uses the AWS SDK's own EventBridge and SQS clients, on
- * the local AWS endpoint or on the stage.
+ * and send it again; and the events this service sends the platform, as its outbox keeps them.
+ * Every command here uses the AWS SDK's own EventBridge, SQS and DynamoDB clients, on the local
+ * AWS endpoint or on the stage.
  */
 
 let eventBridgeClient: { readonly config: unknown; readonly client: EventBridgeClient } | undefined;
@@ -330,4 +334,66 @@ export async function redriveFailedEvents(target: Pick<OperatorTarget, 'actor'>,
       throw new OperatorError(`SQS refused the redrive: ${(error as Error).message}`);
     throw error;
   }
+}
+
+/** How far back `events sent` looks when not told: a day. */
+export const SENT_EVENTS_DEFAULT_HOURS = 24;
+/** Most events one `events sent` lists. */
+export const MAX_SENT_LISTED = 1_000;
+
+/** An event this service sent (or is sending) the platform, as `events sent --json` prints it. */
+export interface SentEvent {
+  readonly id: string;
+  readonly 'detail-type': string;
+  readonly source: string;
+  /** When its change committed (the event's `time` on the bus). */
+  readonly time: string;
+  readonly version: number | null;
+  readonly host_user_id: number;
+  readonly property_id: number | null;
+  /** The detail as delivered; ids only once an erasure took the rest out (`erased_at`). */
+  readonly detail: Record<string, unknown>;
+  /** When the pipe took it for delivery; null while it waits. */
+  readonly sent_at: string | null;
+  readonly erased_at: string | null;
+}
+
+function sentEventOf(event: OutboxEvent): SentEvent {
+  const ids = {
+    event_id: event.eventId,
+    host_user_id: event.hostUserId,
+    ...(event.propertyId === undefined ? {} : { property_id: event.propertyId }),
+    ...(event.partnerId === undefined ? {} : { partner_id: event.partnerId }),
+    ...(event.version === undefined ? {} : { version: event.version }),
+  };
+  return {
+    id: event.eventId,
+    'detail-type': event.detailType,
+    source: SERVICE_EVENT_SOURCE,
+    time: event.occurredAt,
+    version: event.version ?? null,
+    host_user_id: event.hostUserId,
+    property_id: event.propertyId ?? null,
+    detail: event.detail ?? ids,
+    sent_at: event.sentAt ?? null,
+    erased_at: event.erasedAt ?? null,
+  };
+}
+
+/**
+ * `events sent`: the events this service sent the platform (docs/operators.md#the-events-this-service-sends),
+ * oldest first, from the outbox: about one host (every event kept of it), or since a time. An
+ * erased host's events show their ids, type, version and times only.
+ */
+export async function listSentEvents(
+  query: { readonly sinceMs: number; readonly hostUserId?: number },
+  nowMs: number,
+): Promise<{ events: SentEvent[]; more: boolean }> {
+  const found =
+    query.hostUserId === undefined
+      ? await listOutboxSince(query.sinceMs, nowMs, MAX_SENT_LISTED + 1)
+      : (await listOutboxOfHost(query.hostUserId)).filter(
+          (event) => Date.parse(event.occurredAt) >= query.sinceMs,
+        );
+  return { events: found.slice(0, MAX_SENT_LISTED).map(sentEventOf), more: found.length > MAX_SENT_LISTED };
 }

@@ -3,18 +3,21 @@ import type { Command } from 'commander';
 import type { PlatformEvent } from '../../core/contract/platform-events';
 import { PLATFORM_EVENT_TYPES } from '../../core/contract/platform-events';
 import { quoted } from '../../core/domain/text';
+import { SERVICE_EVENT_TYPES } from '../../core/outbound-delivery';
 import {
   EVENTS_WAIT_SECONDS,
   eventsApplied,
   listFailedEvents,
+  listSentEvents,
   parseEventLines,
   publishEventsFile,
   queueDepth,
   redriveFailedEvents,
+  SENT_EVENTS_DEFAULT_HOURS,
 } from '../../operations/events';
 import type { Define } from '../command';
 import { commandGroup, minuteOf, table, text, UsageError } from '../command';
-import { inputFile } from '../inputs';
+import { inputFile, integerInRange, isoTime } from '../inputs';
 
 /** Largest events file: 50 MB, as for reservation imports. */
 const MAX_FILE_BYTES = 50 * 1024 * 1024;
@@ -64,14 +67,80 @@ export function acceptedLine(accepted: number, events: readonly PlatformEvent[])
   return `Accepted ${accepted} event(s): ${byType.join(', ')}.`;
 }
 
-/** `events publish`, `events failed`, `events redrive`: what `operations/events.ts` does, as commands. */
+/**
+ * `events publish`, `events failed`, `events redrive`, `events sent`: what `operations/events.ts`
+ * does, as commands.
+ */
 export function eventCommands(program: Command, define: Define): void {
   const events = commandGroup(
     program,
     'events',
-    "The platform's events (seats, properties, sponsorships, reservations, erasures)",
+    "The platform's events (seats, properties, sponsorships, reservations, erasures), and the events this service sends it",
   );
-  for (const command of [publishCommand, failedCommand, redriveCommand]) command(events, define);
+  for (const command of [publishCommand, failedCommand, redriveCommand, sentCommand]) command(events, define);
+}
+
+/** `events sent`: what this service sent the platform, from its outbox. */
+function sentCommand(events: Command, define: Define): void {
+  define(events, 'sent', {
+    summary: `List the events this service sent the platform (${SERVICE_EVENT_TYPES.join(', ')}), oldest first`,
+    examples: ['events sent', 'events sent --since 2026-11-01 --json', 'events sent --host 12'],
+    action: (options) => {
+      const hostUserId =
+        typeof options.host === 'string'
+          ? integerInRange('--host', options.host, 1, Number.MAX_SAFE_INTEGER)
+          : undefined;
+      const since = typeof options.since === 'string' ? isoTime('--since', options.since) : undefined;
+      return async () => {
+        const nowMs = Date.now();
+        const sinceMs =
+          since !== undefined
+            ? Date.parse(since)
+            : hostUserId !== undefined
+              ? 0
+              : nowMs - SENT_EVENTS_DEFAULT_HOURS * 3_600_000;
+        const { events: sent, more } = await listSentEvents(
+          { sinceMs, ...(hostUserId === undefined ? {} : { hostUserId }) },
+          nowMs,
+        );
+        const scope =
+          hostUserId === undefined
+            ? `since ${minuteOf(new Date(sinceMs).toISOString())}`
+            : `about host ${hostUserId}`;
+        return {
+          json: { events: sent, more },
+          text:
+            sent.length === 0
+              ? [`No events sent ${scope}.`]
+              : [
+                  ...table(
+                    ['TIME', 'TYPE', 'VERSION', 'HOST', 'PROPERTY', 'EVENT ID', 'SENT'],
+                    sent.map((event) => [
+                      minuteOf(event.time),
+                      event['detail-type'],
+                      event.version === null ? '-' : String(event.version),
+                      String(event.host_user_id),
+                      event.property_id === null ? '-' : String(event.property_id),
+                      event.id,
+                      event.erased_at
+                        ? `erased ${minuteOf(event.erased_at)}`
+                        : event.sent_at
+                          ? minuteOf(event.sent_at)
+                          : 'waiting',
+                    ]),
+                  ),
+                  ...(more ? ['...and more: narrow it with --since or --host.'] : []),
+                  '--json prints each event as delivered (its detail; ids only after an erasure).',
+                ],
+        };
+      };
+    },
+  })
+    .option(
+      '--since <time>',
+      `only events at or after this ISO 8601 date or time (default: the last ${SENT_EVENTS_DEFAULT_HOURS} hours)`,
+    )
+    .option('--host <id>', 'only events about this host (host_user_id), every one kept');
 }
 
 /** `events publish`: a file of the platform's events sent to the bus, and optionally waited for. */

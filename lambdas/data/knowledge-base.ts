@@ -7,7 +7,7 @@ import { transactionCancellationCodes } from '../common/aws-errors';
 import type { AuditEvent } from './audit';
 import { auditEventItem } from './audit';
 import { dynamoDb, type TransactItem, tableName } from './db';
-import { outboxEventItem } from './outbox';
+import { outboxEventItem, outboxSortKey } from './outbox';
 import { propertySponsoredCheckItem } from './properties';
 
 /**
@@ -27,6 +27,8 @@ export interface KnowledgeBase {
   readonly submissionVersion?: number;
   /** When the host last submitted it: answers saved after it (`updatedAt`) were not sent yet. */
   readonly submittedAt?: string;
+  /** The last submission's event in the host's outbox partition (`outboxSortKey`): was it sent yet? */
+  readonly submittedEvent?: string;
 }
 
 /** The item's own attributes: no step may name one for its answers. */
@@ -37,6 +39,7 @@ export const KNOWLEDGE_BASE_ATTRIBUTES = [
   'updatedAt',
   'submissionVersion',
   'submittedAt',
+  'submittedEvent',
 ] as const;
 const OWN_ATTRIBUTES: ReadonlySet<string> = new Set(KNOWLEDGE_BASE_ATTRIBUTES);
 
@@ -59,13 +62,14 @@ export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBas
     }),
   );
   const Item = stored ? unmarshall(stored, { wrapNumbers: Number }) : undefined;
-  const { assistantLiveAt, updatedAt, submissionVersion, submittedAt } = Item ?? {};
+  const { assistantLiveAt, updatedAt, submissionVersion, submittedAt, submittedEvent } = Item ?? {};
   return {
     answers: Object.fromEntries(Object.entries(Item ?? {}).filter(([name]) => !OWN_ATTRIBUTES.has(name))),
     ...(typeof assistantLiveAt === 'string' ? { assistantLiveAt } : {}),
     ...(typeof updatedAt === 'string' ? { updatedAt } : {}),
     ...(typeof submissionVersion === 'number' ? { submissionVersion } : {}),
     ...(typeof submittedAt === 'string' ? { submittedAt } : {}),
+    ...(typeof submittedEvent === 'string' ? { submittedEvent } : {}),
   };
 }
 
@@ -146,6 +150,7 @@ export async function submitKnowledgeBase(
   const { propertyId } = property;
   const first = read.assistantLiveAt === undefined;
   const version = (read.submissionVersion ?? 0) + 1;
+  const event = submission.event(version, first);
   const asRead = (name: string, placeholder: string, value: unknown) =>
     value === undefined ? `attribute_not_exists(${name})` : `${name} = ${placeholder}`;
   try {
@@ -157,7 +162,7 @@ export async function submitKnowledgeBase(
               TableName: tableName(),
               Key: knowledgeBaseKey(propertyId),
               UpdateExpression:
-                'SET #live = if_not_exists(#live, :now), submissionVersion = :version, submittedAt = :now',
+                'SET #live = if_not_exists(#live, :now), submissionVersion = :version, submittedAt = :now, submittedEvent = :event',
               ConditionExpression: [
                 asRead('submissionVersion', ':read', read.submissionVersion),
                 asRead('updatedAt', ':updated', read.updatedAt),
@@ -167,13 +172,14 @@ export async function submitKnowledgeBase(
               ExpressionAttributeValues: {
                 ':now': nowIso,
                 ':version': version,
+                ':event': outboxSortKey(event),
                 ...(read.submissionVersion === undefined ? {} : { ':read': read.submissionVersion }),
                 ...(read.updatedAt === undefined ? {} : { ':updated': read.updatedAt }),
               },
             },
           },
           propertySponsoredCheckItem(property.partnerId, propertyId),
-          outboxEventItem(submission.event(version, first)),
+          outboxEventItem(event),
           ...(first ? [auditEventItem(submission.firstAudit)] : []),
         ],
       }),

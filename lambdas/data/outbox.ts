@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent, ServiceEventType } from '../../core/contract/service-events';
 import type { OutboundEntry } from '../../core/outbound-delivery';
 import { OUTBOX_RETENTION_DAYS, SERVICE_EVENT_TYPES } from '../../core/outbound-delivery';
@@ -41,6 +41,24 @@ function occurredAtOf(event: ServiceEvent): string {
   return event.type === 'HostErased' ? event.detail.erased_at : event.detail.occurred_at;
 }
 
+/** Where an event is in its host's partition: what a page keeps to ask later whether it was sent. */
+export const outboxSortKey = (event: ServiceEvent) => `${occurredAtOf(event)}#${event.detail.event_id}`;
+
+/**
+ * When the pipe took an event of the outbox for delivery: none while it waits (strongly consistent).
+ */
+export async function sentAtOf(hostUserId: number, sortKey: string): Promise<string | undefined> {
+  const { Item } = await dynamoDb().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: { PK: `${OUTBOX_PARTITION}${hostUserId}`, SK: sortKey },
+      ProjectionExpression: 'sentAt',
+      ConsistentRead: true,
+    }),
+  );
+  return typeof Item?.sentAt === 'string' ? Item.sentAt : undefined;
+}
+
 /**
  * The put that records an event in the outbox, inside the transaction of the change it reports
  * (never alone: an event without its change, or a change without its event, is what the outbox
@@ -54,7 +72,8 @@ export function outboxEventItem(event: ServiceEvent): TransactItem {
     Put: {
       TableName: tableName(),
       Item: {
-        ...outboxKey(ids.hostUserId, occurredAt, event.detail.event_id),
+        PK: `${OUTBOX_PARTITION}${ids.hostUserId}`,
+        SK: outboxSortKey(event),
         GSI1PK: dayPartition(occurredAt),
         GSI1SK: `${occurredAt}#${event.detail.event_id}`,
         eventId: event.detail.event_id,

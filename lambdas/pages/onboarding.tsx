@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { VNode } from 'preact';
 import { PropertyNotSponsoredError } from '../data/knowledge-base';
+import { sentAtOf } from '../data/outbox';
 import { ActivationLayout } from './activation-layout';
 import { openSession, productCatalog, provisionedProperty } from './activation-lookups';
 import { csrfToken, isValidCsrfToken } from './host-session';
@@ -130,6 +131,32 @@ async function saveStep(
   return seeOther(addressOf(back ? previous : (steps[index + 1] ?? WIZARD_FINISH)));
 }
 
+/** How long the closing page waits for a submission made a moment ago to be taken for delivery. */
+const SENDING_WAIT_MS = 3_000;
+const SENDING_POLL_MS = 250;
+/** A submission older than this is not waited for: what the outbox says is what the page says. */
+const JUST_SUBMITTED_MS = 30_000;
+
+/**
+ * Whether the last submission's event was taken for delivery to the platform. Right after the host
+ * submitted, the pipe usually takes it within a second or two: the page waits up to 3 s for it, so
+ * that it can say the answers were sent rather than that they are on their way.
+ */
+async function submissionSent(context: WizardContext): Promise<boolean> {
+  const { submittedEvent, submittedAt } = context.knowledgeBase;
+  if (submittedEvent === undefined) return true; // submitted before the events existed, or no wizard
+  const { hostUserId } = context.session.provisioned;
+  const waitUntil =
+    submittedAt !== undefined && Date.now() - Date.parse(submittedAt) < JUST_SUBMITTED_MS
+      ? Date.now() + SENDING_WAIT_MS
+      : 0;
+  for (;;) {
+    if ((await sentAtOf(hostUserId, submittedEvent)) !== undefined) return true;
+    if (Date.now() >= waitUntil) return false;
+    await new Promise((resolve) => setTimeout(resolve, SENDING_POLL_MS));
+  }
+}
+
 /** The rows a step's address asks for (`rows=`, after "Add another"), if it names a sensible number. */
 function requestedRows(event: APIGatewayProxyEvent): number | undefined {
   const rows = Number(event.queryStringParameters?.rows);
@@ -170,11 +197,11 @@ export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, local
   };
   if (event.httpMethod === 'POST') return saveStep(event, context, key);
   const requested = event.queryStringParameters?.step;
-  const finish = () =>
+  const finish = async () =>
     wizardPage(
       context,
       { title: WIZARD_FINISH.title(locale.messages), stage: context.steps.length + 1 },
-      WIZARD_FINISH.render(context),
+      WIZARD_FINISH.render(context, await submissionSent(context)),
     );
   // With no product that needs a step, `last` is undefined: straight to the confirmation.
   const last = context.steps.at(-1);

@@ -627,26 +627,58 @@ export function wizardStepsFor(
   return WIZARD_STEPS.filter((step) => !step.products || needed.includes(step));
 }
 
-/** The page after the last step (or instead of the wizard, when it has no step): never numbered. */
+/**
+ * The page after the last step (or instead of the wizard, when it has no step): never numbered. It
+ * says what is true (docs/design/host-pages.md#the-done-page): the answers were sent to the
+ * platform, which runs the assistant, once the pipe took the submission's event (`sentAt`); until
+ * then they are on their way. Answers saved after the last submission were not sent: the page says
+ * so and leads back to the review, instead of counting them as known.
+ */
 export const WIZARD_FINISH = {
   id: 'done',
   title: (m: Messages) => m.doneTitle,
   reached: (context: WizardContext) =>
     context.steps.length === 0 || Boolean(context.knowledgeBase.assistantLiveAt),
-  render: (context: WizardContext) => {
+  /** `sent`: whether the last submission's event was taken for delivery (true for one from before events). */
+  render: (context: WizardContext, sent: boolean) => {
     const { messages: m, language } = context.locale;
+    const { knowledgeBase } = context;
     const going = productGoingLive(context.catalog, context.products);
-    const live = going ? productIn(going, language).goesLive : undefined;
+    const goingTexts = going ? productIn(going, language) : undefined;
+    const live = goingTexts?.goesLive;
     const known = context.steps.flatMap((step) => step.review?.known?.(context) ?? []);
+    const changedSince =
+      knowledgeBase.submittedAt !== undefined &&
+      knowledgeBase.updatedAt !== undefined &&
+      knowledgeBase.updatedAt > knowledgeBase.submittedAt;
     return (
-      <div class="notice success" role="status">
-        <p class="lead">
-          <strong>{live ? live.liveMessage : m.setupComplete}</strong>
-        </p>
-        <p>{m.nowActive(productNames(context), context.propertyName)}</p>
-        {live && known.length > 0 ? <p>{m.knowledgeSummary(known, context.propertyName)}</p> : null}
-        <p>{m.closeTab(context.partner.name, context.face.website)}</p>
-      </div>
+      <>
+        <div class="notice success" role="status">
+          <p class="lead">
+            <strong>
+              {live && goingTexts
+                ? sent
+                  ? live.liveMessage
+                  : m.answersOnTheirWay(goingTexts.name)
+                : m.setupComplete}
+            </strong>
+          </p>
+          <p>{m.nowActive(productNames(context), context.propertyName)}</p>
+          {live && known.length > 0 && !changedSince ? (
+            <p>
+              {sent
+                ? m.knowledgeSummary(known, context.propertyName)
+                : m.knowledgeOnItsWay(known, context.propertyName)}
+            </p>
+          ) : null}
+          <p>{m.closeTab(context.partner.name, context.face.website)}</p>
+        </div>
+        {changedSince ? (
+          <p class="notice">
+            {m.unsentChanges} <a href="onboarding?step=review">{m.reviewAndSend}</a>
+          </p>
+        ) : null}
+      </>
     );
   },
 } as const;

@@ -139,6 +139,12 @@ function review(f: Formats): ReviewMessages {
     setupComplete: 'Ihre Einrichtung ist abgeschlossen.',
     nowActive: (products, property) => `Jetzt aktiv für ${property}: ${f.list(products)}.`,
     knowledgeSummary: (known, property) => `Er kennt ${f.list(known)} für ${property}.`,
+    knowledgeOnItsWay: (known, property) =>
+      `In spätestens einer Minute kennt er ${f.list(known)} für ${property}. Laden Sie die Seite neu, um zu sehen, wann Ihre Antworten gesendet sind.`,
+    answersOnTheirWay: (product) => `Ihre Antworten sind unterwegs zu „${product}“.`,
+    unsentChanges:
+      'Sie haben Antworten geändert, nachdem Sie sie zuletzt gesendet haben: Die Änderungen sind hier gespeichert, aber noch nicht gesendet.',
+    reviewAndSend: 'Prüfen und senden',
     knownCheckin: 'die Check-in-Hinweise',
     knownAnswers: (count) => f.plural(count, { one: '# Antwort', other: '# Antworten' }),
     knownOffers: (count) => f.plural(count, { one: '# Angebot', other: '# Angebote' }),

@@ -150,6 +150,12 @@ function review(f: Formats) {
       `Now active for ${property}: ${f.list(products)}.`,
     knowledgeSummary: (known: readonly string[], property: string) =>
       `It knows ${f.list(known)} for ${property}.`,
+    knowledgeOnItsWay: (known: readonly string[], property: string) =>
+      `Within a minute it will know ${f.list(known)} for ${property}. Reload this page to see when your answers are sent.`,
+    answersOnTheirWay: (product: string) => `Your answers are on their way to “${product}”.`,
+    unsentChanges:
+      'You changed answers after you last sent them: the changes are saved here, but not sent yet.',
+    reviewAndSend: 'Review and send them',
     knownCheckin: 'the check-in instructions',
     knownAnswers: (count: number) => f.plural(count, { one: '# answer', other: '# answers' }),
     knownOffers: (count: number) => f.plural(count, { one: '# offer', other: '# offers' }),

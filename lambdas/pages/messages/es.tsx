@@ -136,6 +136,12 @@ function review(f: Formats): ReviewMessages {
     setupComplete: 'Su configuración está completa.',
     nowActive: (products, property) => `Ahora activo para ${property}: ${f.list(products)}.`,
     knowledgeSummary: (known, property) => `Conoce ${f.list(known)} de ${property}.`,
+    knowledgeOnItsWay: (known, property) =>
+      `En menos de un minuto conocerá ${f.list(known)} de ${property}. Vuelva a cargar la página para ver cuándo se han enviado sus respuestas.`,
+    answersOnTheirWay: (product) => `Sus respuestas están en camino a «${product}».`,
+    unsentChanges:
+      'Ha cambiado respuestas después de enviarlas: los cambios están guardados aquí, pero aún no se han enviado.',
+    reviewAndSend: 'Revisar y enviar',
     knownCheckin: 'las instrucciones de llegada',
     knownAnswers: (count) => f.plural(count, { one: '# respuesta', other: '# respuestas' }),
     knownOffers: (count) => f.plural(count, { one: '# oferta', other: '# ofertas' }),

@@ -137,6 +137,12 @@ function review(f: Formats): ReviewMessages {
     setupComplete: 'Votre configuration est terminée.',
     nowActive: (products, property) => `Désormais actif pour ${property} : ${f.list(products)}.`,
     knowledgeSummary: (known, property) => `Il connaît ${f.list(known)} pour ${property}.`,
+    knowledgeOnItsWay: (known, property) =>
+      `D’ici une minute, il connaîtra ${f.list(known)} pour ${property}. Rechargez la page pour voir quand vos réponses sont envoyées.`,
+    answersOnTheirWay: (product) => `Vos réponses sont en route vers « ${product} ».`,
+    unsentChanges:
+      'Vous avez modifié des réponses après les avoir envoyées : les modifications sont enregistrées ici, mais pas encore envoyées.',
+    reviewAndSend: 'Vérifier et envoyer',
     knownCheckin: 'les instructions d’arrivée',
     knownAnswers: (count) => f.plural(count, { one: '# réponse', other: '# réponses' }),
     knownOffers: (count) => f.plural(count, { one: '# offre', other: '# offres' }),

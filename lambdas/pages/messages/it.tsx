@@ -142,6 +142,12 @@ function review(f: Formats): ReviewMessages {
     setupComplete: 'La configurazione è completa.',
     nowActive: (products, property) => `Ora attivo per ${property}: ${f.list(products)}.`,
     knowledgeSummary: (known, property) => `Conosce ${f.list(known)} per ${property}.`,
+    knowledgeOnItsWay: (known, property) =>
+      `Entro un minuto conoscerà ${f.list(known)} per ${property}. Ricarichi la pagina per vedere quando le sue risposte sono state inviate.`,
+    answersOnTheirWay: (product) => `Le sue risposte stanno arrivando a «${product}».`,
+    unsentChanges:
+      'Ha modificato alcune risposte dopo averle inviate: le modifiche sono salvate qui, ma non ancora inviate.',
+    reviewAndSend: 'Rivedi e invia',
     knownCheckin: 'le istruzioni per il check-in',
     knownAnswers: (count) => f.plural(count, { one: '# risposta', other: '# risposte' }),
     knownOffers: (count) => f.plural(count, { one: '# offerta', other: '# offerte' }),
