@@ -92,6 +92,16 @@ export class LocalOutboundPipe {
     this.loop = this.run();
   }
 
+  /**
+   * Reads the stream to its end now and delivers what it finds, without the polling loop: what a
+   * test steps through (the model-based test of the outbound events). Returns how many records it read.
+   */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (let read = await this.readOnce(); read > 0; read = await this.readOnce()) total += read;
+    return total;
+  }
+
   /** Events the pipe put on the bus since it started. */
   deliveredCount(): number {
     return this.delivered;
