@@ -61,6 +61,11 @@
  *    INIT and section 7's contended write units when they ran. Budget: ≤ $7.00 per million calls
  *    in production.
  *
+ * 11. The events this service sends (sections/outbound.ts): commit-to-delivered lag of provisionings
+ *    through the local server's own outbound pipe to the platform's inbox (budget: p99 ≤ 5 s, none
+ *    lost); write units the outbox adds to a provisioning (≤ 2) and to a wizard submission (≤ 4),
+ *    measured with and without its item in the same transaction; stream records per API call.
+ *
  * Charts (bench/lib/charts.ts) are drawn from sections 2, 7 and 10 into bench/charts/*.svg when
  * those sections run, and linked from their sections of results.md.
  *
@@ -92,6 +97,7 @@ import { measureCost } from './sections/cost';
 import { measureDynamoCost } from './sections/dynamo-cost';
 import { measureEvents } from './sections/events';
 import { measureLimiter } from './sections/limiter';
+import { measureOutbound } from './sections/outbound';
 import { measurePagination } from './sections/pagination';
 import { measureScaling } from './sections/scaling';
 import { measureThroughput } from './sections/throughput';
@@ -110,6 +116,7 @@ const SECTIONS = [
   { id: 'pagination', title: '8. Pages of GET /properties' },
   { id: 'events', title: "9. The platform's events" },
   { id: 'cost', title: '10. What a call costs' },
+  { id: 'outbound', title: '11. The events this service sends' },
 ] as const;
 type SectionId = (typeof SECTIONS)[number]['id'];
 
@@ -163,6 +170,7 @@ const needsService = [
   'pagination',
   'events',
   'cost',
+  'outbound',
 ].some((id) => only.has(id));
 if (needsService) {
   const { value: service, seconds } = await timed('starting the local server (npm start, own process)', () =>
@@ -194,6 +202,7 @@ async function runServiceSections(service: ServiceProcess): Promise<void> {
   await runSection('cost', () =>
     measureCost({ bundles: results.get('bundles'), limiter: results.get('limiter') }),
   );
+  await runSection('outbound', () => measureOutbound(service.runtime));
 }
 
 /** Draws each section's chart into bench/charts/ and names it in the section (bench/lib/charts.ts). */
