@@ -44,7 +44,7 @@ export interface OutboundEvent {
 }
 
 /** Invokes the enrichment with a batch, as the pipe does (synchronously, the batch as an array). */
-export type InvokeEnrichment = (
+type InvokeEnrichment = (
   functionName: string,
   records: readonly OutboxStreamRecord[],
 ) => Promise<InvocationOutcome>;

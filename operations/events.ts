@@ -339,7 +339,7 @@ export async function redriveFailedEvents(target: Pick<OperatorTarget, 'actor'>,
 /** How far back `events sent` looks when not told: a day. */
 export const SENT_EVENTS_DEFAULT_HOURS = 24;
 /** Most events one `events sent` lists. */
-export const MAX_SENT_LISTED = 1_000;
+const MAX_SENT_LISTED = 1_000;
 
 /** An event this service sent (or is sending) the platform, as `events sent --json` prints it. */
 export interface SentEvent {

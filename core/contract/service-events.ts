@@ -26,7 +26,6 @@ import { oneLineText, onFirstUse } from './reservation-schema';
  * check every event delivered against them, and `npm run asyncapi` writes their JSON Schema into the
  * AsyncAPI document (the `send` operation). Built on first use, as the platform's are.
  */
-export { SERVICE_EVENT_SOURCE, SERVICE_EVENT_TYPES } from '../outbound-delivery';
 
 const id = (description: string) =>
   z.int('must be an integer').check(z.positive('must be positive')).register(eventSchemas, { description });
