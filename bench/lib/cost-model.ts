@@ -467,6 +467,33 @@ export interface MonthlyItem {
  * with the data rather than the calls (table storage, point-in-time recovery, AWS Backup copies) at
  * `tableGb`. Logs are not here: they are written per call.
  */
+/**
+ * How often a pipe reads each shard of a DynamoDB stream, records or not ("at a base rate of four
+ * times per second", the EventBridge Pipes page on DynamoDB streams).
+ */
+const STREAM_POLLS_PER_SECOND = 4;
+
+/** The outbound pipe's reads of the table's stream: a fixed cost per shard, whatever the traffic. */
+function streamPipeItems(pipes: readonly Json[]): MonthlyItem[] {
+  const fromStreams = pipes.filter(
+    (pipe) => (pipe.SourceParameters as Json | undefined)?.DynamoDBStreamParameters !== undefined,
+  );
+  if (fromStreams.length === 0) return [];
+  return [
+    {
+      resource: 'DynamoDB stream reads of the outbound pipe (per stream shard)',
+      quantity: `${fromStreams.length} pipe, ${STREAM_POLLS_PER_SECOND} reads a second per shard`,
+      dollars:
+        (fromStreams.length *
+          STREAM_POLLS_PER_SECOND *
+          SECONDS_PER_MONTH *
+          PRICES.dynamoDbStreamReads.dollars) /
+        100_000,
+      basis: `$${PRICES.dynamoDbStreamReads.dollars} per 100,000 reads, whatever the traffic (each returns up to 1,000 records, so API calls add reads only above about 4,000 writes a second per shard); the events the pipe sends: $${PRICES.pipesRequests.dollars} per million`,
+    },
+  ];
+}
+
 export function monthlyItems(template: Template, tableGb: number): MonthlyItem[] {
   const entries = Object.entries(template.Resources);
   const ofType = (type: string) =>
@@ -550,6 +577,7 @@ export function monthlyItems(template: Template, tableGb: number): MonthlyItem[]
       basis: `$${PRICES.dynamoDbPitr.dollars} per GB-month of table`,
     });
   }
+  items.push(...streamPipeItems(ofType('AWS::Pipes::Pipe')));
   const plans = ofType('AWS::Backup::BackupPlan');
   if (plans.length > 0) {
     const copies = plans.reduce((sum, plan) => {

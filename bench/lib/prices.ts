@@ -139,6 +139,24 @@ export const PRICES = {
       note: 'not re-read on 2026-11-26; per platform event, not per API call',
     },
   ),
+  dynamoDbStreamReads: price(
+    0.02,
+    '100,000 DynamoDB Streams read requests (GetRecords; a read returns up to 1,000 records or 1 MB)',
+    'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+    {
+      confirmed: false,
+      note: 'not read on the pricing page here; AWS’s guide says reads by non-Lambda readers are billed, the first 2.5 million a month free (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CostOptimization_StreamsUsage.html), not counted',
+    },
+  ),
+  pipesRequests: price(
+    0.4,
+    'million EventBridge Pipes requests (after filtering; 64 KB chunks)',
+    'https://aws.amazon.com/eventbridge/pricing/',
+    {
+      confirmed: false,
+      note: 'not read on the pricing page here; "You are only charged for those events that match the filter" (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes.html); per event sent, not per API call',
+    },
+  ),
   sqsRequests: price(0.4, 'million requests (standard queue)', 'https://aws.amazon.com/sqs/pricing/', {
     confirmed: false,
     note: 'not re-read on 2026-11-26; per platform event, not per API call',

@@ -197,6 +197,28 @@ describe('what a call costs: the arithmetic', () => {
     });
   });
 
+  it('prices the outbound pipe’s reads of the table’s stream as a fixed cost, four reads a second per shard', () => {
+    const pipe = (sourceParameters: Record<string, unknown>) =>
+      monthlyItems(
+        {
+          Resources: {
+            Pipe: { Type: 'AWS::Pipes::Pipe', Properties: { SourceParameters: sourceParameters } },
+          },
+        },
+        1,
+      ).find((entry) => entry.resource.startsWith('DynamoDB stream reads'));
+
+    const fromStream = pipe({ DynamoDBStreamParameters: { StartingPosition: 'TRIM_HORIZON' } });
+
+    // 4 reads a second for a month of 30.4375 days, at the price per 100,000 reads: about $2.10.
+    expect(fromStream?.dollars).toBeCloseTo(
+      (4 * 30.4375 * 86_400 * PRICES.dynamoDbStreamReads.dollars) / 100_000,
+      6,
+    );
+    expect(fromStream?.dollars).toBeGreaterThan(2);
+    expect(pipe({ SqsQueueParameters: {} })).toBeUndefined();
+  });
+
   it('prices the month of a stage from its template: web ACLs, alarm metrics, secrets, backups', () => {
     const items = monthlyItems(
       {
