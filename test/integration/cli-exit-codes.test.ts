@@ -363,6 +363,33 @@ const COMMANDS: Record<string, readonly Case[]> = {
   ],
   'events failed': [['an argument too many', ['events', 'failed', 'all'], 2, 'too many arguments']],
   'events redrive': [['an unknown option', ['events', 'redrive', '--force'], 2, "unknown option '--force'"]],
+  'events sent': [
+    [
+      'a malformed time',
+      ['events', 'sent', '--since', 'yesterday'],
+      2,
+      '--since must be an ISO 8601 date or date-time with a zone, like 2026-11-01 or 2026-11-01T09:30:00Z; got "yesterday".',
+    ],
+    [
+      'a day that does not exist',
+      ['events', 'sent', '--since', '2026-02-30'],
+      2,
+      '--since must be an ISO 8601 date or date-time with a zone',
+    ],
+    [
+      'a malformed host id',
+      ['events', 'sent', '--host', 'abc'],
+      2,
+      `--host must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}; got "abc".`,
+    ],
+    [
+      'a host id out of range',
+      ['events', 'sent', '--host', '0'],
+      2,
+      `--host must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}; got "0".`,
+    ],
+    ['an argument too many', ['events', 'sent', 'all'], 2, 'too many arguments'],
+  ],
   traffic: [
     ['a missing option', ['traffic'], 2, "required option '--partner <slug>' not specified"],
     [

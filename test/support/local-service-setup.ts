@@ -18,6 +18,8 @@ declare module 'vitest' {
     metricsOnlyKey: string;
     /** Secret ARNs the functions are given (tests that run a page's handler in-process need them). */
     secretArns: Record<string, string>;
+    /** The local platform's inbox: the SQS queue the service's own events are forwarded to. */
+    platformInboxUrl: string;
   }
 }
 
@@ -58,6 +60,7 @@ export default async function setup(project: TestProject) {
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
   project.provide('secretArns', { ...service.secretArns });
+  project.provide('platformInboxUrl', service.platformInboxUrl);
   project.provide('demoKey', service.demoKeys[0]?.key ?? '');
   project.provide('metricsOnlyKey', service.demoKeys[1]?.key ?? '');
   return async () => {

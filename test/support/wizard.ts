@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import type { ProductId } from '../../core/domain/catalog';
 import type { Language } from '../../core/domain/languages';
-import { hostLocale } from '../../lambdas/pages/messages';
+import { LANGUAGES } from '../../core/domain/languages';
+import { CATALOGUES, hostLocale } from '../../lambdas/pages/messages';
 import type { AnyWizardStep, FormResult, WizardContext } from '../../lambdas/pages/wizard-step';
 import type { WizardStepId } from '../../lambdas/pages/wizard-steps';
 import { WIZARD_FINISH, WIZARD_STEPS, wizardStepsFor } from '../../lambdas/pages/wizard-steps';
@@ -144,6 +145,11 @@ export interface WalkOptions {
   readonly left?: (step: WizardStepId) => Promise<void>;
   /** Stops when this step is shown, before it is looked at or filled (instead of at the closing page). */
   readonly to?: WizardStepId;
+  /**
+   * Leaves the closing page as it first shows, the answers perhaps still on their way, instead of
+   * reloading it until they are sent (`untilAnswersSent`).
+   */
+  readonly asFirstShown?: boolean;
 }
 
 /**
@@ -186,6 +192,38 @@ export async function walkWizard(
   const end = await stepOn(page);
   if (end !== WIZARD_FINISH.id)
     throw new Error(`After ${walked.at(-1) ?? 'the start'}, the page shows "${end}" where ${of} has ended`);
+  if (!options.asFirstShown) await untilAnswersSent(page);
   await options.look?.(WIZARD_FINISH.id);
   return walked;
+}
+
+/**
+ * Whether the closing page says the answers are on their way to the product (in the page's
+ * language, whatever the product): the pipe has not yet taken the submission's event for delivery.
+ */
+export async function saysOnTheirWay(page: Page): Promise<boolean> {
+  const lead = page.locator('main .notice.success .lead');
+  if ((await lead.count()) === 0) return false;
+  const lang = (await page.locator('html').getAttribute('lang')) ?? 'en';
+  const messages = CATALOGUES[LANGUAGES.find((language) => language === lang) ?? 'en'];
+  const [before = '', after = ''] = messages.answersOnTheirWay('\u0000').split('\u0000');
+  const text = ((await lead.textContent()) ?? '').trim();
+  return text.startsWith(before) && text.endsWith(after);
+}
+
+/**
+ * On the closing page: reloads it until it no longer says the answers are on their way, at most
+ * `timeoutMs`. Right after a submission it may say so: the outbound pipe takes the event about a
+ * second after the commit, and the page waits at most 3 s for it. Every test that expects the
+ * product's live message goes through here (`walkWizard` does, unless `asFirstShown`).
+ */
+export async function untilAnswersSent(page: Page, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (await saysOnTheirWay(page)) {
+    if (Date.now() > deadline)
+      throw new Error(
+        `The closing page still says the answers are on their way after ${timeoutMs / 1000} s: ${await page.locator('main').innerText()}`,
+      );
+    await page.reload();
+  }
 }

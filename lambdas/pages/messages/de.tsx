@@ -140,7 +140,7 @@ function review(f: Formats): ReviewMessages {
     nowActive: (products, property) => `Jetzt aktiv für ${property}: ${f.list(products)}.`,
     knowledgeSummary: (known, property) => `Er kennt ${f.list(known)} für ${property}.`,
     knowledgeOnItsWay: (known, property) =>
-      `In spätestens einer Minute kennt er ${f.list(known)} für ${property}. Laden Sie die Seite neu, um zu sehen, wann Ihre Antworten gesendet sind.`,
+      `Sobald Ihre Antworten gesendet sind, kennt er ${f.list(known)} für ${property}. Laden Sie die Seite neu, um zu sehen, wann es so weit ist.`,
     answersOnTheirWay: (product) => `Ihre Antworten sind unterwegs zu „${product}“.`,
     unsentChanges:
       'Sie haben Antworten geändert, nachdem Sie sie zuletzt gesendet haben: Die Änderungen sind hier gespeichert, aber noch nicht gesendet.',

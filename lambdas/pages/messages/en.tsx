@@ -151,7 +151,7 @@ function review(f: Formats) {
     knowledgeSummary: (known: readonly string[], property: string) =>
       `It knows ${f.list(known)} for ${property}.`,
     knowledgeOnItsWay: (known: readonly string[], property: string) =>
-      `Within a minute it will know ${f.list(known)} for ${property}. Reload this page to see when your answers are sent.`,
+      `Once your answers are sent, it will know ${f.list(known)} for ${property}. Reload this page to see when they are.`,
     answersOnTheirWay: (product: string) => `Your answers are on their way to “${product}”.`,
     unsentChanges:
       'You changed answers after you last sent them: the changes are saved here, but not sent yet.',

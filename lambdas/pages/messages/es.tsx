@@ -137,7 +137,7 @@ function review(f: Formats): ReviewMessages {
     nowActive: (products, property) => `Ahora activo para ${property}: ${f.list(products)}.`,
     knowledgeSummary: (known, property) => `Conoce ${f.list(known)} de ${property}.`,
     knowledgeOnItsWay: (known, property) =>
-      `En menos de un minuto conocerá ${f.list(known)} de ${property}. Vuelva a cargar la página para ver cuándo se han enviado sus respuestas.`,
+      `En cuanto se envíen sus respuestas, conocerá ${f.list(known)} de ${property}. Vuelva a cargar la página para ver cuándo se han enviado.`,
     answersOnTheirWay: (product) => `Sus respuestas están en camino a «${product}».`,
     unsentChanges:
       'Ha cambiado respuestas después de enviarlas: los cambios están guardados aquí, pero aún no se han enviado.',

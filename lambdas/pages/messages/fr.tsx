@@ -138,7 +138,7 @@ function review(f: Formats): ReviewMessages {
     nowActive: (products, property) => `Désormais actif pour ${property} : ${f.list(products)}.`,
     knowledgeSummary: (known, property) => `Il connaît ${f.list(known)} pour ${property}.`,
     knowledgeOnItsWay: (known, property) =>
-      `D’ici une minute, il connaîtra ${f.list(known)} pour ${property}. Rechargez la page pour voir quand vos réponses sont envoyées.`,
+      `Dès que vos réponses seront envoyées, il connaîtra ${f.list(known)} pour ${property}. Rechargez la page pour voir quand elles le sont.`,
     answersOnTheirWay: (product) => `Vos réponses sont en route vers « ${product} ».`,
     unsentChanges:
       'Vous avez modifié des réponses après les avoir envoyées : les modifications sont enregistrées ici, mais pas encore envoyées.',

@@ -143,7 +143,7 @@ function review(f: Formats): ReviewMessages {
     nowActive: (products, property) => `Ora attivo per ${property}: ${f.list(products)}.`,
     knowledgeSummary: (known, property) => `Conosce ${f.list(known)} per ${property}.`,
     knowledgeOnItsWay: (known, property) =>
-      `Entro un minuto conoscerà ${f.list(known)} per ${property}. Ricarichi la pagina per vedere quando le sue risposte sono state inviate.`,
+      `Appena le sue risposte saranno inviate, conoscerà ${f.list(known)} per ${property}. Ricarichi la pagina per vedere quando lo sono.`,
     answersOnTheirWay: (product) => `Le sue risposte stanno arrivando a «${product}».`,
     unsentChanges:
       'Ha modificato alcune risposte dopo averle inviate: le modifiche sono salvate qui, ma non ancora inviate.',
