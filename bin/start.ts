@@ -93,8 +93,8 @@ try {
     `  DynamoDB:       ${service.dynamoDbEndpoint} (${externalDynamoDb ? 'external, from DYNAMODB_ENDPOINT' : options.persist ? 'DynamoDB Local, data in .local/dynamodb' : 'DynamoDB Local in memory; --persist keeps data'})`,
     `  Lambda runtime: up to ${options.lambda.maxInstances} instances per function (worker threads), idle ones retired after ${options.lambda.idleSeconds} s`,
     `  Functions:      ${options.bundles ? `the bundles synthesized into ${options.bundles} (the sandbox stack)` : 'bundled from the sources at start, as the stack bundles them'}`,
-    `  To the platform: the events this service sends (HostProvisioned, KnowledgeBaseSubmitted, HostErased) arrive in`,
-    `                  the SQS queue ${service.platformInboxUrl}`,
+    `  Platform inbox: the events this service sends the platform (HostProvisioned, KnowledgeBaseSubmitted, HostErased),`,
+    `                  in the SQS queue ${service.platformInboxUrl}`,
     `                  (a local platform reads it with the AWS SDK's ReceiveMessage, signed with secretAccessKey of ${relative(process.cwd(), join(localDirectory(), 'runtime', `${process.pid}.json`))};`,
     '                  npm run admin -- events sent lists them)',
   ];

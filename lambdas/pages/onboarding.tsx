@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { VNode } from 'preact';
+import { productGoingLive } from '../../core/domain/catalog';
 import { PropertyNotSponsoredError } from '../data/knowledge-base';
 import { sentAtOf } from '../data/outbox';
 import { ActivationLayout } from './activation-layout';
@@ -145,6 +146,8 @@ const JUST_SUBMITTED_MS = 30_000;
 async function submissionSent(context: WizardContext): Promise<boolean> {
   const { submittedEvent, submittedAt } = context.knowledgeBase;
   if (submittedEvent === undefined) return true; // submitted before the events existed, or no wizard
+  // Only a product that goes live says when the answers were sent: without one, nothing to wait for.
+  if (!productGoingLive(context.catalog, context.products)) return true;
   const { hostUserId } = context.session.provisioned;
   const waitUntil =
     submittedAt !== undefined && Date.now() - Date.parse(submittedAt) < JUST_SUBMITTED_MS

@@ -173,8 +173,14 @@ export function wizardStep<Typed, Value, Saved, const Id extends string>(
     (answers ? answers.read(context.knowledgeBase.answers[answers.attribute]) : undefined) as Saved;
   const store =
     (context: WizardContext, nowIso: string): StoreAnswers<Saved> =>
-    (value, propertyName) => {
+    async (value, propertyName) => {
       if (!answers) throw new Error(`The wizard step "${step.id}" declares no answers to store`);
+      // Saved again as it is stored (Continue on an unchanged step): nothing changed, and nothing is
+      // written, so the closing page does not report a change the platform was not sent.
+      const unchanged =
+        sameStoredValue(context.knowledgeBase.answers[answers.attribute], value) &&
+        (propertyName === undefined || propertyName === context.propertyName);
+      if (unchanged) return;
       return saveAnswers(
         sponsoredProperty(context),
         { attribute: answers.attribute, value },
@@ -210,6 +216,21 @@ export function wizardStep<Typed, Value, Saved, const Id extends string>(
       : {}),
   };
 }
+
+/** Keys sorted at every level: one text per value, whatever order DynamoDB returned a map's fields in. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+/** Whether a step's answers, as it would save them, are what is stored already. */
+const sameStoredValue = (stored: unknown, value: unknown) =>
+  stored !== undefined && canonical(stored) === canonical(value);
 
 /** What a stored record's attributes are: the reader of `storedRecord` and `storedList` checks each. */
 type StoredShape = Readonly<Record<string, 'string' | 'number'>>;
