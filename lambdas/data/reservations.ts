@@ -14,7 +14,7 @@ import {
   TooManyChannelsError,
 } from '../../core/domain/reservations';
 import type { EventSource } from '../../core/event-delivery';
-import { PLATFORM_EVENT_SOURCE } from '../../core/event-delivery';
+import { OPERATOR_EVENT_SOURCE, PLATFORM_EVENT_SOURCE } from '../../core/event-delivery';
 import { propertyPartition } from '../../core/partitions';
 import { dynamoDb, GSI1, MAX_TRANSACTION_ITEMS, queryAll, type TransactItem, tableName } from './db';
 import type { EventOutcome, StoredVersion } from './event-versions';
@@ -173,7 +173,10 @@ function channelsOfBookedItem(item: Record<string, unknown>): Set<string> {
 /** A row of an import whose content differs from what is stored, and the version it gets. */
 interface ReservationImportChange {
   readonly reservation: Reservation;
-  /** One above the stored reservation's version (1 for a new one): what its event carries. */
+  /**
+   * One above the version the operators' imports last applied to the reservation (1 for the first):
+   * what its event carries, in the operators' own sequence, never the platform's.
+   */
   readonly version: number;
 }
 
@@ -187,9 +190,10 @@ export interface ReservationImportPlan {
 
 /**
  * Reads what is stored for these rows and decides which of them change anything, each with the
- * next version of its reservation. Writes nothing. Throws `TooManyChannelsError` when the rows
- * would take a month of the property over `MAX_CHANNELS_PER_MONTH` channels (counting those
- * already stored), so an import that cannot fit is refused before its first event, every time.
+ * next version of its reservation in the operators' sequence. Writes nothing. Throws
+ * `TooManyChannelsError` when the rows would take a month of the property over
+ * `MAX_CHANNELS_PER_MONTH` channels (counting those already stored), so an import that cannot fit
+ * is refused before its first event, every time.
  * Operator tooling only: it reads with BatchGetItem, which no function may call.
  */
 export async function planReservationImport(
@@ -206,7 +210,7 @@ export async function planReservationImport(
     if (!previous || !sameReservation(previous.reservation, next))
       changes.push({
         reservation: next,
-        version: (previous?.versions[PLATFORM_EVENT_SOURCE].version ?? 0) + 1,
+        version: (previous?.versions[OPERATOR_EVENT_SOURCE].version ?? 0) + 1,
       });
   }
   const added = channelsBookedByMonth(changes.map((change) => change.reservation));
