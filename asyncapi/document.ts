@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { eventSchemas, PLATFORM_EVENT_SOURCE, platformEventTypes } from '../core/contract/platform-events';
+import { isOneLine, WELL_FORMED_ONE_LINE_PATTERN } from '../core/domain/text';
 import {
   EVENT_BATCH_SIZE,
   EVENT_DELIVERY_ATTEMPTS,
@@ -11,15 +12,36 @@ import { EVENT_EXAMPLES } from './examples';
 type Json = Record<string, unknown>;
 
 /** The document's version: its major follows breaking changes of the contract. */
-const CONTRACT_VERSION = '1.0.0';
+const CONTRACT_VERSION = '1.0.1';
+
+/** The parts of a zod check the document reads: its kind and, for a refinement, its function. */
+interface CheckDef {
+  readonly check?: string;
+  readonly fn?: unknown;
+}
+
+/**
+ * The consumer's refinements that a JSON Schema can state too, stated: a text refined with
+ * `isOneLine` (every one of them trimmed and non-empty: `oneLineText`) gets the pattern of exactly
+ * what `isOneLine` accepts, and refuses a text of whitespace alone (empty once trimmed). Found by the
+ * refinement itself, so a new field of one line is in the document without a word here.
+ */
+function stateRefinements({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: Json }): void {
+  const checks = (zodSchema as { _zod?: { def?: { checks?: { _zod: { def: CheckDef } }[] } } })._zod?.def
+    ?.checks;
+  if (!checks?.some(({ _zod: { def } }) => def.check === 'custom' && def.fn === isOneLine)) return;
+  jsonSchema.pattern = WELL_FORMED_ONE_LINE_PATTERN;
+  jsonSchema.not = { pattern: '^\\s*$' };
+}
 
 function detailSchema(schema: z.ZodMiniType): Json {
   const { $schema: _schema, ...json } = z.toJSONSchema(schema, {
     target: 'draft-7',
     metadata: eventSchemas,
     io: 'input',
-    // Refinements (one line of text, dates in range, a field to change) are in the descriptions.
+    // Rules between fields (a reservation's dates) stay in the descriptions.
     unrepresentable: 'any',
+    override: stateRefinements,
   }) as Json;
   return json;
 }
@@ -34,7 +56,8 @@ export function platformEventsDocument(): Json {
   const messages: Record<string, Json> = {};
   const schemas: Record<string, Json> = {};
   for (const [type, { detail, summary }] of Object.entries(platformEventTypes)) {
-    schemas[`${type}Detail`] = detailSchema(detail as z.ZodMiniType);
+    // Titled, so that generated models are named after it.
+    schemas[`${type}Detail`] = { title: `${type}Detail`, ...detailSchema(detail as z.ZodMiniType) };
     const example = EVENT_EXAMPLES[type as keyof typeof EVENT_EXAMPLES];
     messages[type] = {
       name: type,

@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { PRODUCT_ID_PATTERN } from '../domain/catalog';
 import { MAX_PROPERTY_NAME_LENGTH, MAX_UNITS } from '../domain/properties';
 import type { Reservation } from '../domain/reservations';
+import { MAX_LEAD_TIME_DAYS, MAX_STAY_NIGHTS, RESERVATION_DATE_RANGE } from '../domain/reservations';
 import type { EventSource } from '../event-delivery';
 import { OPERATOR_EVENT_SOURCE, PLATFORM_EVENT_SOURCE } from '../event-delivery';
 import { oneLineText, onFirstUse, reservationDateRules, reservationFields } from './reservation-schema';
@@ -87,7 +88,10 @@ const propertyUpdate = onFirstUse(() =>
         (update) => update.name !== undefined || update.units !== undefined,
         'names no field to change: give name, units or both',
       ),
-    ),
+    )
+    // The refinement, in the JSON Schema's words; inside allOf, so that generators (Modelina) keep
+    // the object's model rather than make a union of the two branches.
+    .register(eventSchemas, { allOf: [{ anyOf: [{ required: ['name'] }, { required: ['units'] }] }] }),
 );
 
 const sponsorshipEnd = onFirstUse(() =>
@@ -99,16 +103,26 @@ const sponsorshipEnd = onFirstUse(() =>
   }),
 );
 
-const reservationChange = onFirstUse(() =>
-  z.object({
+const reservationChange = onFirstUse(() => {
+  const fields = reservationFields();
+  fields.status.register(eventSchemas, { title: 'ReservationStatus' });
+  // check_in and check_out are one schema: a calendar date, in the JSON Schema's words too.
+  fields.check_in.register(eventSchemas, {
+    format: 'date',
+    description: `A calendar date, YYYY-MM-DD, between ${RESERVATION_DATE_RANGE.from} and ${RESERVATION_DATE_RANGE.to}.`,
+  });
+  return z.object({
     property_id: id('The property the reservation is for.'),
     version: version(),
-    reservation: z.object(reservationFields()).check(reservationDateRules()).register(eventSchemas, {
-      description:
-        'A reservation, with the fields and rules of the reservation import file (without property_id). status "cancelled" takes it out of every signal.',
-    }),
-  }),
-);
+    reservation: z
+      .object(fields)
+      .check(reservationDateRules())
+      .register(eventSchemas, {
+        title: 'Reservation',
+        description: `A reservation, with the fields and rules of the reservation import file (without property_id): booked_at between ${RESERVATION_DATE_RANGE.from} and ${RESERVATION_DATE_RANGE.to} (UTC), check_out after check_in and at most ${MAX_STAY_NIGHTS} nights later, check_in at most ${MAX_LEAD_TIME_DAYS} days before or after the booking day. status "cancelled" takes it out of every signal.`,
+      }),
+  });
+});
 
 const erasureRequest = onFirstUse(() =>
   z.object({
