@@ -2,9 +2,10 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { platformEventsDocument } from '../../asyncapi/document';
-import { EVENT_EXAMPLES } from '../../asyncapi/examples';
+import { eventsDocument } from '../../asyncapi/document';
+import { EVENT_EXAMPLES, SERVICE_EVENT_EXAMPLES } from '../../asyncapi/examples';
 import { checkPlatformEvent, PLATFORM_EVENT_SOURCE } from '../../core/contract/platform-events';
+import { SERVICE_EVENT_SOURCE, serviceEventProblems } from '../../core/contract/service-events';
 import { isOneLine, WELL_FORMED_ONE_LINE_PATTERN } from '../../core/domain/text';
 
 /*
@@ -18,7 +19,7 @@ import { isOneLine, WELL_FORMED_ONE_LINE_PATTERN } from '../../core/domain/text'
 type Json = Record<string, unknown>;
 type Event = { readonly type: string; readonly detail: unknown };
 
-const document = platformEventsDocument();
+const document = eventsDocument();
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
@@ -38,6 +39,12 @@ const platformPayload = (event: Event) => ({
   'detail-type': event.type,
   detail: event.detail,
 });
+const servicePayload = (event: Event) => ({
+  source: SERVICE_EVENT_SOURCE,
+  'detail-type': event.type,
+  time: '2026-11-18T14:02:11.482Z',
+  detail: event.detail,
+});
 
 /** What the document's schema says of a platform event, and what the consumer's contract says. */
 function judged(event: Event) {
@@ -45,6 +52,14 @@ function judged(event: Event) {
   return {
     schema: validate(platformPayload(event)) ? 'valid' : 'refused',
     consumer: checkPlatformEvent(event.type, event.detail).ok ? 'valid' : 'refused',
+  };
+}
+
+function judgedService(event: Event) {
+  const validate = payloadOf(event.type);
+  return {
+    schema: validate(servicePayload(event)) ? 'valid' : 'refused',
+    contract: serviceEventProblems(event.type, event.detail).length === 0 ? 'valid' : 'refused',
   };
 }
 
@@ -169,6 +184,29 @@ describe('the AsyncAPI document, as strict as the consumer', () => {
     for (const text of NOT_ONE_LINE) expect([plain.test(text), unicode.test(text)]).toEqual([false, false]);
   });
 
+  it('refuses what the service’s own contract refuses in what it sends', () => {
+    const provisioned = SERVICE_EVENT_EXAMPLES.HostProvisioned.detail;
+    const cases: Event[] = [
+      ...NOT_ONE_LINE.map((contact_name) => ({
+        type: 'HostProvisioned',
+        detail: { ...provisioned, contact_name },
+      })),
+      {
+        type: 'HostProvisioned',
+        detail: { ...provisioned, property: { ...provisioned.property, name: 'Seaside\nLoft' } },
+      },
+      { type: 'HostProvisioned', detail: { ...provisioned, event_id: 'not-a-uuid' } },
+      { type: 'HostProvisioned', detail: { ...provisioned, products: [] } },
+      { type: 'HostErased', detail: { ...SERVICE_EVENT_EXAMPLES.HostErased.detail, erased_at: 'today' } },
+    ];
+
+    for (const event of cases)
+      expect(judgedService(event), JSON.stringify(event.detail)).toEqual({
+        schema: 'refused',
+        contract: 'refused',
+      });
+  });
+
   it('has a valid example of each message, for the schema and for the zod contract alike', () => {
     const messages = (document.components as { messages: Record<string, Json> }).messages;
     const checked: string[] = [];
@@ -176,11 +214,19 @@ describe('the AsyncAPI document, as strict as the consumer', () => {
       const validate = payloadOf(type);
       for (const { payload } of message.examples as { payload: Json }[]) {
         expect(validate(payload), `${type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
-        expect(checkPlatformEvent(type, payload.detail).ok, type).toBe(true);
+        const problems =
+          payload.source === PLATFORM_EVENT_SOURCE
+            ? checkPlatformEvent(type, payload.detail).ok
+              ? []
+              : ['refused']
+            : serviceEventProblems(type, payload.detail);
+        expect(problems, type).toEqual([]);
         checked.push(type);
       }
     }
 
-    expect(checked.sort()).toEqual(Object.keys(EVENT_EXAMPLES).sort());
+    expect(checked.sort()).toEqual(
+      [...Object.keys(EVENT_EXAMPLES), ...Object.keys(SERVICE_EVENT_EXAMPLES)].sort(),
+    );
   });
 });

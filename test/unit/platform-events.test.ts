@@ -1,7 +1,7 @@
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_EXAMPLES, eventExamplesFile } from '../../asyncapi/examples';
+import { EVENT_EXAMPLES, eventExamplesFile, SERVICE_EVENT_EXAMPLES } from '../../asyncapi/examples';
 import {
   checkPlatformEvent,
   eventFingerprint,
@@ -10,6 +10,7 @@ import {
   PLATFORM_EVENT_TYPES,
   parseEventEnvelope,
 } from '../../core/contract/platform-events';
+import { SERVICE_EVENT_TYPES, serviceEventProblems } from '../../core/contract/service-events';
 import { DEAD_LETTER_ATTRIBUTES, queueUrlVariable } from '../../core/event-delivery';
 import { useServiceEnvironment } from '../../lambdas/common/config';
 import {
@@ -30,6 +31,16 @@ describe('the contract of the platform’s events', () => {
     }
     const lines = parseEventLines(eventExamplesFile());
     expect(lines.ok && lines.events.map((event) => event.type)).toEqual(Object.keys(EVENT_EXAMPLES));
+  });
+
+  it('has one example of each event this service sends, each following its contract', () => {
+    expect(Object.keys(SERVICE_EVENT_EXAMPLES).sort()).toEqual([...SERVICE_EVENT_TYPES].sort());
+    for (const example of Object.values(SERVICE_EVENT_EXAMPLES))
+      expect(serviceEventProblems(example.type, example.detail), example.type).toEqual([]);
+    // And the check names what breaks it.
+    expect(
+      serviceEventProblems('HostErased', { ...SERVICE_EVENT_EXAMPLES.HostErased.detail, host_user_id: 0 }),
+    ).toEqual(['detail.host_user_id: must be positive']);
   });
 
   it('names each field that breaks it', () => {
