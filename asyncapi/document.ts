@@ -7,7 +7,11 @@ import {
   EVENT_DELIVERY_ATTEMPTS,
   EVENT_VISIBILITY_TIMEOUT_SECONDS,
 } from '../core/event-delivery';
-import { OUTBOUND_MAXIMUM_RECORD_AGE_SECONDS, OUTBOX_RETENTION_DAYS } from '../core/outbound-delivery';
+import {
+  OUTBOUND_MAXIMUM_RECORD_AGE_SECONDS,
+  OUTBOUND_MAXIMUM_RETRY_ATTEMPTS,
+  OUTBOX_RETENTION_DAYS,
+} from '../core/outbound-delivery';
 import { DEPLOYED_STAGES } from '../core/stages';
 import { EVENT_EXAMPLES, SERVICE_EVENT_EXAMPLES } from './examples';
 
@@ -118,7 +122,7 @@ const SERVICE: Direction = {
 const RECEIVE_DELIVERY = `Delivery: an EventBridge rule sends the events to an SQS queue; the consumer takes batches of up to ${EVENT_BATCH_SIZE} with partial batch responses. An event that breaks this contract, names an unknown id, or disagrees with another event of the same version goes to the dead-letter queue with its reason at once; one that keeps failing for another reason goes there after ${EVENT_DELIVERY_ATTEMPTS} deliveries, ${EVENT_VISIBILITY_TIMEOUT_SECONDS} s apart.`;
 
 const SEND_DELIVERY = [
-  `Delivery: each event is written in the same DynamoDB transaction as the change it reports; an EventBridge Pipe reads it from the table's stream and puts it on the stage's outbound bus, whose rule forwards it to the platform's bus. At least once, in any order: an event may come more than once, and a later change before an earlier one. A failed delivery is tried again until the change is ${OUTBOUND_MAXIMUM_RECORD_AGE_SECONDS / 3_600} hours old; the partner API's operators can list what it sent for ${OUTBOX_RETENTION_DAYS} days.`,
+  `Delivery: each event is written in the same DynamoDB transaction as the change it reports; an EventBridge Pipe reads it from the table's stream and puts it on the stage's outbound bus, whose rule forwards it to the platform's bus. At least once, in any order: an event may come more than once, and a later change before an earlier one. A failed delivery is tried again${OUTBOUND_MAXIMUM_RETRY_ATTEMPTS < 0 ? '' : ` up to ${OUTBOUND_MAXIMUM_RETRY_ATTEMPTS} times`} until the change is ${OUTBOUND_MAXIMUM_RECORD_AGE_SECONDS / 3_600} hours old; the partner API's operators can list what it sent for ${OUTBOX_RETENTION_DAYS} days.`,
   'How to apply them: event_id is the same on every delivery of an event (deduplicate by it, not by the envelope id). Apply an event only when its version is greater than the last one applied to its entity: a HostProvisioned is about partner_id + property.property_id, a KnowledgeBaseSubmitted about property_id. HostErased is final: after it, drop any event about that host_user_id delivered later, whatever its version (one sent before the erasure may arrive after it).',
 ].join(' ');
 
