@@ -7,7 +7,7 @@
  *   operations/  what an operator does (keys, links, partners, catalog, events …), on any target
  *   openapi/     the OpenAPI document and the code that writes it, and from it the client's generated
  *                types (clients/) and the contract run's Portman configuration (test/contract/)
- *   asyncapi/    the AsyncAPI document of the platform's events and the code that writes it
+ *   asyncapi/    the AsyncAPI document of the events to and from the platform and the code that writes it
  *   emulator/    AWS on one machine: API Gateway, Lambda, the event pipeline, IAM and Logs
  *   cli/         the operator CLI (`npm run admin`), locally or against a deployed stage
  *   verify/      the checks `npm run verify` and `npm run smoke` run against a deployed (or the local) stage

@@ -1,16 +1,17 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Parser } from '@asyncapi/parser';
-import { platformEventsDocument } from '../asyncapi/document';
+import { eventsDocument } from '../asyncapi/document';
 import { eventExamplesFile } from '../asyncapi/examples';
 
 /**
- * `npm run asyncapi` writes asyncapi/platform-events.json (the contract of the platform's events,
- * from the consumer's own zod schemas) and docs/examples/events.jsonl (one example of each event,
- * for `events publish`); `npm run asyncapi -- --check` fails when either is stale, or when
- * AsyncAPI's own parser finds the document invalid (run by `npm run check`).
+ * `npm run asyncapi` writes asyncapi/platform-events.json (the contract of the events between the
+ * platform and this service, both directions, from the zod schemas each side is checked with) and
+ * docs/examples/events.jsonl (one example of each of the platform's events, for `events publish`);
+ * `npm run asyncapi -- --check` fails when either is stale, or when AsyncAPI's own parser finds the
+ * document invalid (run by `npm run check`).
  */
 const FILES: Record<string, string> = {
-  'asyncapi/platform-events.json': `${JSON.stringify(platformEventsDocument(), null, 2)}\n`,
+  'asyncapi/platform-events.json': `${JSON.stringify(eventsDocument(), null, 2)}\n`,
   'docs/examples/events.jsonl': eventExamplesFile(),
 };
 

@@ -4,6 +4,21 @@
  * emulates them. Side-effect free: the stack imports it.
  */
 
+/**
+ * The `source` of the platform's events (docs/design/events.md#the-contract), and that of this
+ * service's own events to its consumer: an operator's `reservations import` (and the sample data
+ * that goes its way) sends each changed row as a `ReservationChanged` in a sequence of versions of
+ * its own, never in the platform's (docs/design/events.md#versions). Only principals of the stage's
+ * own account can put the operators' source: the bus policy lets the platform's publishers put
+ * `host-platform` alone. Here, not with the schemas (core/contract/platform-events.ts re-exports
+ * them), so that the data modules that store each source's versions load no schema library.
+ */
+export const PLATFORM_EVENT_SOURCE = 'host-platform';
+export const OPERATOR_EVENT_SOURCE = 'partner-api.operator';
+
+/** Whose sequence of versions an event is in. */
+export type EventSource = typeof PLATFORM_EVENT_SOURCE | typeof OPERATOR_EVENT_SOURCE;
+
 /** The service's queues: the consumer's, and its dead-letter queue. */
 export const SERVICE_QUEUE_NAMES = ['platformEvents', 'platformEventsDeadLetter'] as const;
 export type ServiceQueueName = (typeof SERVICE_QUEUE_NAMES)[number];

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { PLATFORM_EVENT_SOURCE, PLATFORM_EVENT_TYPES } from '../core/contract/platform-events';
+import { CONSUMER_EVENT_PATTERN } from '../core/contract/platform-events';
 import type { ServiceQueueName } from '../core/event-delivery';
 import {
   EVENT_BATCH_SIZE,
@@ -276,8 +276,9 @@ export class LocalEventPipeline {
 
   /**
    * EventBridge's PutEvents on the local bus: each entry checked as EventBridge checks it (its
-   * source, detail-type and JSON object detail), given an id, and matched against the rule (the
-   * contract's source and detail-types), which sends the whole event to the queue.
+   * source, detail-type and JSON object detail), given an id, and matched against the rule
+   * (`CONSUMER_EVENT_PATTERN`, the stack's: the contract's detail-types from the platform's source
+   * or the operators'), which sends the whole event to the queue.
    */
   putEvents(
     entries: readonly Record<string, unknown>[],
@@ -299,23 +300,18 @@ export class LocalEventPipeline {
       if (typeof detail !== 'object' || detail === null || Array.isArray(detail))
         return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
       const id = randomUUID();
-      const matches =
-        entry.Source === PLATFORM_EVENT_SOURCE &&
-        (PLATFORM_EVENT_TYPES as readonly string[]).includes(entry.DetailType);
-      if (matches)
-        this.queue.send(
-          JSON.stringify({
-            version: '0',
-            id,
-            'detail-type': entry.DetailType,
-            source: entry.Source,
-            account: ACCOUNT,
-            time: eventTime(entry.Time),
-            region: REGION,
-            resources: Array.isArray(entry.Resources) ? entry.Resources : [],
-            detail,
-          }),
-        );
+      const event = {
+        version: '0',
+        id,
+        'detail-type': entry.DetailType,
+        source: entry.Source,
+        account: ACCOUNT,
+        time: eventTime(entry.Time),
+        region: REGION,
+        resources: Array.isArray(entry.Resources) ? entry.Resources : [],
+        detail,
+      };
+      if (matchesPattern(CONSUMER_EVENT_PATTERN, event)) this.queue.send(JSON.stringify(event));
       return { EventId: id };
     });
   }

@@ -125,7 +125,7 @@ export async function publishPlatformEvents(events: readonly PlatformEvent[]): P
   for (let start = 0; start < events.length; start += PUT_EVENTS_BATCH) {
     let entries: PutEventsRequestEntry[] = events.slice(start, start + PUT_EVENTS_BATCH).map((event) => ({
       EventBusName: bus,
-      Source: PLATFORM_EVENT_SOURCE,
+      Source: event.source ?? PLATFORM_EVENT_SOURCE,
       DetailType: event.type,
       Detail: JSON.stringify(event.detail),
     }));

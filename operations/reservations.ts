@@ -1,10 +1,11 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import type { PlatformEvent } from '../core/contract/platform-events';
+import { OPERATOR_EVENT_SOURCE } from '../core/contract/platform-events';
 import type { Reservation } from '../core/domain/reservations';
 import { TooManyChannelsError } from '../core/domain/reservations';
 import type { Property } from '../lambdas/data/properties';
-import { findPropertyById } from '../lambdas/data/properties';
+import { findPropertyById, setPropertyUnits } from '../lambdas/data/properties';
 import type { ReservationImportPlan } from '../lambdas/data/reservations';
 import { planReservationImport } from '../lambdas/data/reservations';
 import { recordOperatorEvent } from './audit';
@@ -97,37 +98,35 @@ async function planImport(propertyId: number, reservations: Reservation[]): Prom
 }
 
 /**
- * What an import sends: a `ReservationChanged` for each row that differs from what is stored, with
- * the next version of its reservation, and a `PropertyUpdated` for new units. The consumer applies
- * them as it applies the platform's (docs/design/events.md): one piece of code changes
- * reservations and their aggregates.
+ * What an import sends: a `ReservationChanged` for each row that differs from what is stored, in
+ * the operators' own sequence of versions of its reservation (`OPERATOR_EVENT_SOURCE`), never the
+ * platform's: each sequence has one writer (docs/design/events.md#versions). The consumer applies
+ * them as it applies the platform's: one piece of code changes reservations and their aggregates.
  */
-export function importEvents(
-  property: Pick<Property, 'id' | 'version'>,
-  plan: ReservationImportPlan,
-  units?: number,
-): PlatformEvent[] {
-  return [
-    ...(units === undefined
-      ? []
-      : [
-          {
-            type: 'PropertyUpdated' as const,
-            detail: { property_id: property.id, version: (property.version ?? 0) + 1, units },
-          },
-        ]),
-    ...plan.changes.map(({ reservation: { property_id, ...reservation }, version }) => ({
-      type: 'ReservationChanged' as const,
-      detail: { property_id, version, reservation },
-    })),
-  ];
+export function importEvents(plan: ReservationImportPlan): PlatformEvent<'ReservationChanged'>[] {
+  return plan.changes.map(({ reservation: { property_id, ...reservation }, version }) => ({
+    type: 'ReservationChanged' as const,
+    source: OPERATOR_EVENT_SOURCE,
+    detail: { property_id, version, reservation },
+  }));
 }
 
 /**
- * Imports a JSON array of reservations for one property, as events. The file's size, its JSON,
- * every row and the channels per month (`MAX_CHANNELS_PER_MONTH`, with those already stored) are
- * checked first: a refused import sends nothing, not even `units`, and every bad row is reported
- * by index. The events apply within seconds; a row the consumer refuses is in `events failed`.
+ * `--units`: the operator's own change, written on the property as the wizard's rename is, with no
+ * version (the platform's `PropertyUpdated` stays the only writer of the property's versions):
+ * of it and the platform's units, the later to arrive stands (docs/design/events.md#properties).
+ */
+export async function setImportedUnits(property: Pick<Property, 'id' | 'partnerId'>, units: number) {
+  if (!(await setPropertyUnits(property.partnerId, property.id, units)))
+    throw new OperatorError(`Property ${property.id} is gone (its host was erased); nothing was imported.`);
+}
+
+/**
+ * Imports a JSON array of reservations for one property, as events, and `units` on the property.
+ * The file's size, its JSON, every row and the channels per month (`MAX_CHANNELS_PER_MONTH`, with
+ * those already stored) are checked first: a refused import sends nothing and writes nothing, not
+ * even `units`, and every bad row is reported by index. The events apply within seconds; a row the
+ * consumer refuses is in `events failed`.
  */
 export async function importReservationFile(
   target: Pick<OperatorTarget, 'actor'>,
@@ -141,8 +140,8 @@ export async function importReservationFile(
     );
   const reservations = await readReservations(input.file, input.propertyId);
   const plan = await planImport(input.propertyId, reservations);
-  const events = importEvents(property, plan, input.units);
-  const { accepted } = await publishPlatformEvents(events);
+  if (input.units !== undefined) await setImportedUnits(property, input.units);
+  const { accepted } = await publishPlatformEvents(importEvents(plan));
   const result = { published: plan.changes.length, unchanged: plan.unchanged };
   await recordOperatorEvent(
     target,

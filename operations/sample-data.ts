@@ -9,7 +9,7 @@ import { getPropertyOfPartner } from '../lambdas/data/properties';
 import { provisionSponsoredHost } from '../lambdas/data/provisioning';
 import { planReservationImport } from '../lambdas/data/reservations';
 import { publishPlatformEvents } from './events';
-import { importEvents } from './reservations';
+import { importEvents, setImportedUnits } from './reservations';
 
 /**
  * Realistic sample data for a partner: sponsored hosts with properties of several units and
@@ -36,8 +36,8 @@ function pick(next: () => number): string {
 
 /**
  * Nights of sample stays: five months back (the default lookback of 90 days, and more) and three
- * ahead (the 30 nights of occupancy, and bookings made for later). Each stay is one event of the
- * platform when it is seeded, and DynamoDB Local applies about a hundred a second: the span is what
+ * ahead (the 30 nights of occupancy, and bookings made for later). Each stay is one event (an
+ * import's) when it is seeded, and DynamoDB Local applies about a hundred a second: the span is what
  * `npm start` waits for.
  */
 const SAMPLE_HISTORY_DAYS = 150;
@@ -151,10 +151,11 @@ function interleaved<T>(lists: readonly (readonly T[])[]): T[] {
 }
 
 /**
- * Sponsors the hosts for a partner (only with products of its agreement), then sends each
- * property's units and five months of reservations as events, as the platform would: they apply within
- * seconds, through the same consumer. Idempotent: same hosts, same properties, same reservations
- * (what is stored already is not sent again).
+ * Sponsors the hosts for a partner (only with products of its agreement), then gives each property
+ * its units and five months of reservations as `reservations import` does: the units written on the
+ * property, the reservations sent as the operators' own events, which apply within seconds through
+ * the same consumer. Idempotent: same hosts, same properties, same reservations (what is stored
+ * already is not sent again).
  */
 export async function sponsorSampleHosts(
   partner: Partner,
@@ -189,8 +190,9 @@ export async function sponsorSampleHosts(
         partner.id * 1_000 + hostIndex * 97 + propertyIndex,
       );
       const plan = await planReservationImport(propertyId, sample);
-      const units = stored?.units === property.units ? undefined : property.units;
-      events.push(importEvents({ id: propertyId, version: stored?.version }, plan, units));
+      if (stored?.units !== property.units)
+        await setImportedUnits({ id: propertyId, partnerId: partner.id }, property.units);
+      events.push(importEvents(plan));
       properties += 1;
       reservations += sample.length;
     }

@@ -3,18 +3,23 @@ import * as z from 'zod/mini';
 import { PRODUCT_ID_PATTERN } from '../domain/catalog';
 import { MAX_PROPERTY_NAME_LENGTH, MAX_UNITS } from '../domain/properties';
 import type { Reservation } from '../domain/reservations';
+import { MAX_LEAD_TIME_DAYS, MAX_STAY_NIGHTS, RESERVATION_DATE_RANGE } from '../domain/reservations';
+import type { EventSource } from '../event-delivery';
+import { OPERATOR_EVENT_SOURCE, PLATFORM_EVENT_SOURCE } from '../event-delivery';
 import { oneLineText, onFirstUse, reservationDateRules, reservationFields } from './reservation-schema';
 
 /**
  * The platform's events (docs/design/events.md): what the rest of the service publishes about
- * hosts after onboarding, to the stage's EventBridge bus, with `source` `host-platform`. These
+ * hosts after onboarding, to the stage's EventBridge bus, with `source` `host-platform` (and an
+ * operator's reservation import, its `ReservationChanged` with `source` `partner-api.operator`, in
+ * a sequence of versions of its own: docs/design/events.md#versions). These
  * zod/mini schemas are the contract: the consumer validates every event with them, the operator
  * CLI checks a file with them before it sends any line, and `npm run asyncapi` generates the
  * AsyncAPI document (`asyncapi/platform-events.json`) from them. Each is built on its first use
  * (`detail` is a getter), not when the module loads: a consumer's cold start builds none, and an
  * instance builds only those of the events it is given (docs/design/README.md#cold-start-is-billed).
  */
-export const PLATFORM_EVENT_SOURCE = 'host-platform';
+export { OPERATOR_EVENT_SOURCE, PLATFORM_EVENT_SOURCE } from '../event-delivery';
 
 /** Metadata of the schemas, for the AsyncAPI document. */
 export interface EventSchemaMeta {
@@ -83,7 +88,10 @@ const propertyUpdate = onFirstUse(() =>
         (update) => update.name !== undefined || update.units !== undefined,
         'names no field to change: give name, units or both',
       ),
-    ),
+    )
+    // The refinement, in the JSON Schema's words; inside allOf, so that generators (Modelina) keep
+    // the object's model rather than make a union of the two branches.
+    .register(eventSchemas, { allOf: [{ anyOf: [{ required: ['name'] }, { required: ['units'] }] }] }),
 );
 
 const sponsorshipEnd = onFirstUse(() =>
@@ -95,16 +103,26 @@ const sponsorshipEnd = onFirstUse(() =>
   }),
 );
 
-const reservationChange = onFirstUse(() =>
-  z.object({
+const reservationChange = onFirstUse(() => {
+  const fields = reservationFields();
+  fields.status.register(eventSchemas, { title: 'ReservationStatus' });
+  // check_in and check_out are one schema: a calendar date, in the JSON Schema's words too.
+  fields.check_in.register(eventSchemas, {
+    format: 'date',
+    description: `A calendar date, YYYY-MM-DD, between ${RESERVATION_DATE_RANGE.from} and ${RESERVATION_DATE_RANGE.to}.`,
+  });
+  return z.object({
     property_id: id('The property the reservation is for.'),
     version: version(),
-    reservation: z.object(reservationFields()).check(reservationDateRules()).register(eventSchemas, {
-      description:
-        'A reservation, with the fields and rules of the reservation import file (without property_id). status "cancelled" takes it out of every signal.',
-    }),
-  }),
-);
+    reservation: z
+      .object(fields)
+      .check(reservationDateRules())
+      .register(eventSchemas, {
+        title: 'Reservation',
+        description: `A reservation, with the fields and rules of the reservation import file (without property_id): booked_at between ${RESERVATION_DATE_RANGE.from} and ${RESERVATION_DATE_RANGE.to} (UTC), check_out after check_in and at most ${MAX_STAY_NIGHTS} nights later, check_in at most ${MAX_LEAD_TIME_DAYS} days before or after the booking day. status "cancelled" takes it out of every signal.`,
+      }),
+  });
+});
 
 const erasureRequest = onFirstUse(() =>
   z.object({
@@ -158,6 +176,19 @@ export const platformEventTypes = {
 export type PlatformEventType = keyof typeof platformEventTypes;
 export const PLATFORM_EVENT_TYPES = Object.keys(platformEventTypes) as PlatformEventType[];
 
+/** The only event an operator's source sends: the consumer refuses any other from it. */
+const OPERATOR_EVENT_TYPES: readonly PlatformEventType[] = ['ReservationChanged'];
+
+/**
+ * The rule from the bus to the consumer's queue (an EventBridge event pattern): the contract's
+ * events from the platform and from this service's operators. The stack's rule and the local bus
+ * both read it; what an operator's source may send is the consumer's to check.
+ */
+export const CONSUMER_EVENT_PATTERN = {
+  source: [PLATFORM_EVENT_SOURCE, OPERATOR_EVENT_SOURCE],
+  'detail-type': PLATFORM_EVENT_TYPES,
+} as const;
+
 export type PlatformEventDetail<Type extends PlatformEventType> = z.output<
   (typeof platformEventTypes)[Type]['detail']
 >;
@@ -169,6 +200,8 @@ export type PlatformEvent<Of extends PlatformEventType = PlatformEventType> = {
     readonly detail: PlatformEventDetail<Type>;
     /** When it was published (the envelope's `time`), when the consumer was told. */
     readonly publishedAt?: string;
+    /** Whose sequence its `version` is in (the envelope's `source`); absent, the platform's. */
+    readonly source?: EventSource;
   };
 }[Of];
 
@@ -218,7 +251,10 @@ export function checkPlatformEvent(detailType: unknown, detail: unknown): EventC
 const envelopeSchema = onFirstUse(() =>
   z.object({
     id: z.optional(z.string()),
-    source: z.literal(PLATFORM_EVENT_SOURCE, `source must be "${PLATFORM_EVENT_SOURCE}"`),
+    source: z.enum(
+      [PLATFORM_EVENT_SOURCE, OPERATOR_EVENT_SOURCE],
+      `source must be "${PLATFORM_EVENT_SOURCE}" (or "${OPERATOR_EVENT_SOURCE}", this service's own)`,
+    ),
     'detail-type': z.string('detail-type must be a string'),
     // EventBridge sets it (or keeps the publisher's PutEvents Time): when the event was published.
     time: z.iso.datetime({ error: 'time must be the ISO 8601 UTC time EventBridge gives every event' }),
@@ -253,6 +289,18 @@ export function parseEventEnvelope(body: string, nowMs: number): EventCheck & { 
       problems: [`time ${envelope.data.time} is more than 5 minutes ahead of the consumer's clock`],
       ...eventId,
     };
+  const { source } = envelope.data;
+  if (
+    source !== PLATFORM_EVENT_SOURCE &&
+    !(OPERATOR_EVENT_TYPES as readonly string[]).includes(envelope.data['detail-type'])
+  )
+    return {
+      ok: false,
+      problems: [
+        `source "${source}" sends only ${OPERATOR_EVENT_TYPES.join(', ')}: the other events are the platform's alone`,
+      ],
+      ...eventId,
+    };
   const checked = checkPlatformEvent(envelope.data['detail-type'], envelope.data.detail);
   // A change dated in the future would beat every later change delivered before it.
   const dated = checked.ok ? changeTimeOf(checked.event) : undefined;
@@ -264,7 +312,7 @@ export function parseEventEnvelope(body: string, nowMs: number): EventCheck & { 
     };
   return {
     ...(checked.ok
-      ? { ok: true, event: { ...checked.event, publishedAt: new Date(publishedMs).toISOString() } }
+      ? { ok: true, event: { ...checked.event, publishedAt: new Date(publishedMs).toISOString(), source } }
       : checked),
     ...eventId,
   };

@@ -55,6 +55,7 @@ const hostProvisioned = onFirstUse(() =>
       host_user_id: id('The host: the id of its account here (host_user_id of GET /usage).'),
       partner_id: id('The partner whose activation link provisioned the host.'),
       account: z.enum(['created', 'linked']).register(eventSchemas, {
+        title: 'HostAccount',
         description:
           '"created": a new account. "linked": the account that already had this e-mail address, now sponsored by this partner for this property (also when the partner sponsors the host again).',
       }),
@@ -65,6 +66,7 @@ const hostProvisioned = onFirstUse(() =>
         description: 'The contact name the activation link was issued with.',
       }),
       language: z.enum(LANGUAGES).register(eventSchemas, {
+        title: 'Language',
         description: 'The language the host used the pages in: what the assistant should speak to them.',
       }),
       property: z
@@ -132,7 +134,10 @@ const knowledgeBase = () => {
                 .register(eventSchemas, {
                   description: 'The guest price in minor units (cents) of currency.',
                 }),
-              currency: z.enum(OFFER_CURRENCIES),
+              currency: z.enum(OFFER_CURRENCIES).register(eventSchemas, {
+                title: 'Currency',
+                description: 'The currency of price_minor.',
+              }),
             })
             .register(eventSchemas, { title: 'Offer', description: 'An offer guests can book.' }),
         )
@@ -158,6 +163,7 @@ const knowledgeBaseSubmitted = onFirstUse(() =>
           'True the first time the host finishes the wizard (the assistant goes live); false for every later "Save my changes".',
       }),
       language: z.enum(LANGUAGES).register(eventSchemas, {
+        title: 'Language',
         description: 'The language the host wrote in (the pages’ language).',
       }),
       knowledge_base: knowledgeBase(),

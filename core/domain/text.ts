@@ -24,6 +24,14 @@ const CONTROL_CHARACTER_IN_TEXT = new RegExp(`[${UNSAFE_IN_TEXT}]`);
 /** The same rule as a JSON Schema `pattern` (the OpenAPI document's text fields). */
 export const ONE_LINE_PATTERN = `^[^${UNSAFE_RANGES}]*$`;
 
+/**
+ * Exactly what `isOneLine` accepts, as a JSON Schema `pattern` (the AsyncAPI document's one-line
+ * texts, so that an event its schema accepts is never refused for one): the characters above
+ * refused, and a surrogate only as half of a pair. ECMAScript reads it the same with or without the
+ * `u` flag: a pair is one character there, and two halves of the second branch here.
+ */
+export const WELL_FORMED_ONE_LINE_PATTERN = `^(?:[^${UNSAFE_RANGES}\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])*$`;
+
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

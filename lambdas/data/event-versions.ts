@@ -1,3 +1,5 @@
+import type { EventSource } from '../../core/event-delivery';
+import { OPERATOR_EVENT_SOURCE, PLATFORM_EVENT_SOURCE } from '../../core/event-delivery';
 import {
   isConditionFailure,
   isRetryableCancellation,
@@ -57,10 +59,48 @@ export interface StoredVersion {
   readonly eventFingerprint?: string;
 }
 
-export const storedVersionOf = (item: Record<string, unknown> | undefined): StoredVersion => ({
-  ...(typeof item?.version === 'number' ? { version: item.version } : {}),
-  ...(typeof item?.eventFingerprint === 'string' ? { eventFingerprint: item.eventFingerprint } : {}),
+/**
+ * Where an entity stores each source's sequence of versions (docs/design/events.md#versions): the
+ * platform's, and that of this service's operators (a reservation import), apart, so that each
+ * source's events are judged only against its own.
+ */
+const VERSION_ATTRIBUTES: Readonly<Record<EventSource, { version: string; fingerprint: string }>> = {
+  [PLATFORM_EVENT_SOURCE]: { version: 'version', fingerprint: 'eventFingerprint' },
+  [OPERATOR_EVENT_SOURCE]: { version: 'operatorVersion', fingerprint: 'operatorFingerprint' },
+};
+
+/** The version `source` (the platform, unless named) last applied to the item, and its fingerprint. */
+export const storedVersionOf = (
+  item: Record<string, unknown> | undefined,
+  source: EventSource = PLATFORM_EVENT_SOURCE,
+): StoredVersion => {
+  const { version, fingerprint } = VERSION_ATTRIBUTES[source];
+  return {
+    ...(typeof item?.[version] === 'number' ? { version: item[version] } : {}),
+    ...(typeof item?.[fingerprint] === 'string' ? { eventFingerprint: item[fingerprint] } : {}),
+  };
+};
+
+/** What each source last applied to the item. */
+export const storedVersionsOf = (
+  item: Record<string, unknown> | undefined,
+): Record<EventSource, StoredVersion> => ({
+  [PLATFORM_EVENT_SOURCE]: storedVersionOf(item, PLATFORM_EVENT_SOURCE),
+  [OPERATOR_EVENT_SOURCE]: storedVersionOf(item, OPERATOR_EVENT_SOURCE),
 });
+
+/** Each source's stored version as the item's attributes (what `storedVersionOf` reads back). */
+export function versionAttributes(
+  versions: Readonly<Partial<Record<EventSource, StoredVersion>>>,
+): Record<string, string | number> {
+  const attributes: Record<string, string | number> = {};
+  for (const [source, stored] of Object.entries(versions) as [EventSource, StoredVersion][]) {
+    const names = VERSION_ATTRIBUTES[source];
+    if (stored.version !== undefined) attributes[names.version] = stored.version;
+    if (stored.eventFingerprint !== undefined) attributes[names.fingerprint] = stored.eventFingerprint;
+  }
+  return attributes;
+}
 
 /**
  * Whether an event of `version` applies to an entity at `stored`: newer, a duplicate (same

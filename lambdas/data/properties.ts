@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlatformEventDetail } from '../../core/contract/platform-events';
 import { partnerPartition, propertyPartition } from '../../core/partitions';
+import { isConditionFailure } from '../common/aws-errors';
 import { dynamoDb, GSI1, queryAll, sortableId, type TransactItem, tableName } from './db';
 import type { EventOutcome } from './event-versions';
 import { storedVersionOf, versionVerdict } from './event-versions';
@@ -238,6 +239,36 @@ export function propertySponsoredCheckItem(
           ExpressionAttributeValues: { ':name': newName },
         },
       };
+}
+
+/**
+ * An operator's units for the property (`reservations import --units`): the operator's own change,
+ * like the wizard's rename, with no version. The versions stay the platform's (`version`,
+ * `unitsVersion`), so the platform's next `PropertyUpdated` with units applies after it, and of the
+ * two the later to arrive stands (docs/design/events.md#properties). One conditional write; false
+ * when the partner's item of the property is gone (its host was erased).
+ */
+export async function setPropertyUnits(
+  partnerId: number,
+  propertyId: number,
+  units: number,
+): Promise<boolean> {
+  try {
+    await dynamoDb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: propertyKey(partnerId, propertyId),
+        UpdateExpression: 'SET #units = :units',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#units': 'units' },
+        ExpressionAttributeValues: { ':units': units },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** The partner's item of a property and its PMS claim, deleted (an erasure). */

@@ -13,10 +13,12 @@ import {
   storedReservation,
   TooManyChannelsError,
 } from '../../core/domain/reservations';
+import type { EventSource } from '../../core/event-delivery';
+import { OPERATOR_EVENT_SOURCE, PLATFORM_EVENT_SOURCE } from '../../core/event-delivery';
 import { propertyPartition } from '../../core/partitions';
 import { dynamoDb, GSI1, MAX_TRANSACTION_ITEMS, queryAll, type TransactItem, tableName } from './db';
 import type { EventOutcome, StoredVersion } from './event-versions';
-import { RefusedEventError, storedVersionOf, versionVerdict } from './event-versions';
+import { RefusedEventError, storedVersionsOf, versionAttributes, versionVerdict } from './event-versions';
 import { propertyNotErasedCheckItem } from './properties';
 
 /*
@@ -91,13 +93,15 @@ export function aggregateDeltas(
 interface StoredReservation {
   readonly reservation: Reservation;
   readonly revision: number;
-  readonly version?: number;
-  readonly eventFingerprint?: string;
+  /** The version each source last applied, in its own sequence (docs/design/events.md#versions). */
+  readonly versions: Readonly<Record<EventSource, StoredVersion>>;
 }
 
 function toStoredReservation(item: Record<string, unknown> | undefined): StoredReservation | undefined {
   const reservation = storedReservation(item?.reservation);
-  return reservation && { reservation, revision: Number(item?.revision ?? 0), ...storedVersionOf(item) };
+  return (
+    reservation && { reservation, revision: Number(item?.revision ?? 0), versions: storedVersionsOf(item) }
+  );
 }
 
 /** What is stored of these reservations of a property, by id (strongly consistent). */
@@ -169,7 +173,10 @@ function channelsOfBookedItem(item: Record<string, unknown>): Set<string> {
 /** A row of an import whose content differs from what is stored, and the version it gets. */
 interface ReservationImportChange {
   readonly reservation: Reservation;
-  /** One above the stored reservation's version (1 for a new one): what its event carries. */
+  /**
+   * One above the version the operators' imports last applied to the reservation (1 for the first):
+   * what its event carries, in the operators' own sequence, never the platform's.
+   */
   readonly version: number;
 }
 
@@ -183,9 +190,10 @@ export interface ReservationImportPlan {
 
 /**
  * Reads what is stored for these rows and decides which of them change anything, each with the
- * next version of its reservation. Writes nothing. Throws `TooManyChannelsError` when the rows
- * would take a month of the property over `MAX_CHANNELS_PER_MONTH` channels (counting those
- * already stored), so an import that cannot fit is refused before its first event, every time.
+ * next version of its reservation in the operators' sequence. Writes nothing. Throws
+ * `TooManyChannelsError` when the rows would take a month of the property over
+ * `MAX_CHANNELS_PER_MONTH` channels (counting those already stored), so an import that cannot fit
+ * is refused before its first event, every time.
  * Operator tooling only: it reads with BatchGetItem, which no function may call.
  */
 export async function planReservationImport(
@@ -200,7 +208,10 @@ export async function planReservationImport(
   for (const next of reservations) {
     const previous = stored.get(next.id);
     if (!previous || !sameReservation(previous.reservation, next))
-      changes.push({ reservation: next, version: (previous?.version ?? 0) + 1 });
+      changes.push({
+        reservation: next,
+        version: (previous?.versions[OPERATOR_EVENT_SOURCE].version ?? 0) + 1,
+      });
   }
   const added = channelsBookedByMonth(changes.map((change) => change.reservation));
   const storedChannels = await getStoredChannels(propertyId, [...added.keys()]);
@@ -244,8 +255,8 @@ const MAX_ATTRIBUTES_PER_ITEM = 150;
 /** A reservation change that applies: the reservation as it will be, and what is stored now. */
 interface ReservationChange {
   readonly index: number;
-  readonly version: number;
-  readonly fingerprint: string;
+  /** Each source's version and fingerprint once it is written: of its last event judged newer. */
+  readonly versions: Readonly<Record<EventSource, StoredVersion>>;
   readonly next: Reservation;
   readonly previous?: StoredReservation;
 }
@@ -292,8 +303,7 @@ function reservationPutItem(propertyId: number, change: ReservationChange, nowIs
         ...reservationKey(propertyId, next.id),
         reservation: next,
         revision: (previous?.revision ?? 0) + 1,
-        version: change.version,
-        eventFingerprint: change.fingerprint,
+        ...versionAttributes(change.versions),
         changedAt: nowIso,
         // Only confirmed reservations are in the booked_at index that the edge days read.
         ...(next.status === 'confirmed'
@@ -313,10 +323,12 @@ async function getStoredReservation(propertyId: number, id: string): Promise<Sto
   return toStoredReservation(Item);
 }
 
-/** One `ReservationChanged` of a property, with its fingerprint. */
+/** One `ReservationChanged` of a property, with its fingerprint and whose sequence its version is in. */
 export interface ReservationEvent {
   readonly detail: PlatformEventDetail<'ReservationChanged'>;
   readonly fingerprint: string;
+  /** @default the platform's */
+  readonly source?: EventSource;
 }
 
 /** What applying each event did, or why it never can (`RefusedEventError`). */
@@ -349,9 +361,10 @@ interface OverCap {
  * `ReservationChanged`: the one piece of code that changes a property's reservations and their
  * aggregates (docs/design/events.md#reservations), for one event or several of one property (a
  * batch of the queue). A reservation's events are judged in their order, as if each were applied
- * before the next (docs/design/events.md#versions); the last that is newer than what is stored is
- * written, by a transaction that replaces the reservation and moves the aggregate counters from its
- * old contribution to its new one, on condition that the reservation is still as read and the
+ * before the next, each against the version its own source stored (the platform's, or the
+ * operators' imports': docs/design/events.md#versions); the last that is newer is written, by a
+ * transaction that replaces the reservation and moves the aggregate counters from its old
+ * contribution to its new one, on condition that the reservation is still as read and the
  * property not erased. The changes of several reservations share one transaction while they fit
  * DynamoDB's limits (their aggregate deltas merged): each event applies whole or not at all, and a
  * hot property's backlog drains a transaction per batch, not per event. A transaction that loses a
@@ -409,19 +422,18 @@ async function judgeReservationEvents(
   const entity = `reservation "${id}" of property ${propertyId}`;
   const needsRead = batch.fresh || indexes.some((index) => (events[index]?.detail.version ?? 0) > 1);
   const previous = needsRead ? await getStoredReservation(propertyId, id) : undefined;
-  let stored: StoredVersion = {
-    ...(previous?.version !== undefined ? { version: previous.version } : {}),
-    ...(previous?.eventFingerprint !== undefined ? { eventFingerprint: previous.eventFingerprint } : {}),
-  };
+  // Each event is judged against its own source's sequence only; across sources, the later stands.
+  const stored = { ...(previous?.versions ?? storedVersionsOf(undefined)) };
   const newer: number[] = [];
   for (const index of indexes) {
-    const { detail, fingerprint } = events[index] as ReservationEvent;
+    const { detail, fingerprint, source = PLATFORM_EVENT_SOURCE } = events[index] as ReservationEvent;
+    const named = source === PLATFORM_EVENT_SOURCE ? entity : `${entity} (${source})`;
     try {
-      const verdict = versionVerdict(stored, detail.version, fingerprint, entity);
+      const verdict = versionVerdict(stored[source], detail.version, fingerprint, named);
       if (verdict !== 'newer') results[index] = verdict;
       else {
         newer.push(index);
-        stored = { version: detail.version, eventFingerprint: fingerprint };
+        stored[source] = { version: detail.version, eventFingerprint: fingerprint };
       }
     } catch (error) {
       if (!(error instanceof RefusedEventError)) throw error;
@@ -430,11 +442,10 @@ async function judgeReservationEvents(
   }
   const last = newer.pop();
   if (last === undefined) return undefined;
-  const { detail, fingerprint } = events[last] as ReservationEvent;
+  const { detail } = events[last] as ReservationEvent;
   return {
     index: last,
-    version: detail.version,
-    fingerprint,
+    versions: stored,
     next: { ...detail.reservation, property_id: propertyId },
     ...(previous ? { previous } : {}),
     superseded: newer,
@@ -541,13 +552,12 @@ async function applyOverCapOneByOne(
 
 /** One `ReservationChanged`: what `applyReservationChanges` does for a group of one. */
 export async function applyReservationChange(
-  detail: PlatformEventDetail<'ReservationChanged'>,
+  event: ReservationEvent,
   propertyId: number,
-  fingerprint: string,
   nowIso: string,
   fresh = true,
 ): Promise<EventOutcome> {
-  const [result] = await applyReservationChanges([{ detail, fingerprint }], propertyId, nowIso, fresh);
+  const [result] = await applyReservationChanges([event], propertyId, nowIso, fresh);
   if (result instanceof RefusedEventError) throw result;
   return result ?? 'applied';
 }

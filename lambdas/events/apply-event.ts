@@ -82,7 +82,12 @@ export function applyPlatformEvent(
           event.detail.property_id,
           fresh,
           unlessEarlier(event, (anchor) =>
-            applyReservationChange(event.detail, anchor.propertyId, fingerprint, nowIso, fresh),
+            applyReservationChange(
+              { detail: event.detail, fingerprint, ...(event.source ? { source: event.source } : {}) },
+              anchor.propertyId,
+              nowIso,
+              fresh,
+            ),
           ),
           erased,
         );
@@ -104,7 +109,11 @@ export async function applyReservationEvents(
   propertyId: number,
   nowMs: number,
 ): Promise<ReservationResult[]> {
-  const named = events.map((event) => ({ detail: event.detail, fingerprint: eventFingerprint(event) }));
+  const named = events.map((event) => ({
+    detail: event.detail,
+    fingerprint: eventFingerprint(event),
+    ...(event.source ? { source: event.source } : {}),
+  }));
   const nowIso = new Date(nowMs).toISOString();
   try {
     return await applyOptimistically((fresh) =>

@@ -6,7 +6,11 @@ import { AccountPrincipal, ArnPrincipal, PolicyStatement } from 'aws-cdk-lib/aws
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { PLATFORM_EVENT_SOURCE, PLATFORM_EVENT_TYPES } from '../../core/contract/platform-events';
+import {
+  CONSUMER_EVENT_PATTERN,
+  PLATFORM_EVENT_SOURCE,
+  PLATFORM_EVENT_TYPES,
+} from '../../core/contract/platform-events';
 import {
   DEAD_LETTER_RETENTION_DAYS,
   EVENT_BATCH_SIZE,
@@ -100,8 +104,11 @@ export class PlatformEvents extends Construct {
 
     this.rule = new Rule(this, 'ToQueue', {
       eventBus: this.bus,
-      description: "The contract's events, to the consumer's queue",
-      eventPattern: { source: [PLATFORM_EVENT_SOURCE], detailType: [...PLATFORM_EVENT_TYPES] },
+      description: "The contract's events (the platform's, and the operators' own), to the consumer's queue",
+      eventPattern: {
+        source: [...CONSUMER_EVENT_PATTERN.source],
+        detailType: [...CONSUMER_EVENT_PATTERN['detail-type']],
+      },
       // What EventBridge cannot deliver to the queue, after its own retries, waits with the rest.
       targets: [new SqsQueue(this.queue, { deadLetterQueue: this.deadLetterQueue })],
     });

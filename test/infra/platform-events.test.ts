@@ -1,7 +1,11 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PLATFORM_EVENT_SOURCE, PLATFORM_EVENT_TYPES } from '../../core/contract/platform-events';
+import {
+  OPERATOR_EVENT_SOURCE,
+  PLATFORM_EVENT_SOURCE,
+  PLATFORM_EVENT_TYPES,
+} from '../../core/contract/platform-events';
 import {
   EVENT_BATCH_SIZE,
   EVENT_BATCHING_WINDOW_SECONDS,
@@ -41,7 +45,7 @@ const idOf = (found: Resources, prefix: string) => {
 describe.each(DEPLOYED_STAGES)('platform events of PartnerApi-%s', (stage) => {
   const config = stageConfig(stage, TEST_DEPLOYMENT[stage]);
 
-  it('has a bus per stage, and a rule that sends exactly the contract’s events to the queue', () => {
+  it('has a bus per stage, and a rule that sends exactly the contract’s events, the platform’s and the operators’, to the queue', () => {
     const assess = template(stage);
 
     assess.resourceCountIs('AWS::Events::EventBus', 1);
@@ -51,7 +55,10 @@ describe.each(DEPLOYED_STAGES)('platform events of PartnerApi-%s', (stage) => {
     const deadLetters = idOf(queues, 'PlatformEventsDeadLetterQueue');
     assess.hasResourceProperties('AWS::Events::Rule', {
       EventBusName: { Ref: Match.stringLikeRegexp('^PlatformEventsBus') },
-      EventPattern: { source: [PLATFORM_EVENT_SOURCE], 'detail-type': [...PLATFORM_EVENT_TYPES] },
+      EventPattern: {
+        source: [PLATFORM_EVENT_SOURCE, OPERATOR_EVENT_SOURCE],
+        'detail-type': [...PLATFORM_EVENT_TYPES],
+      },
       Targets: [
         Match.objectLike({
           Arn: { 'Fn::GetAtt': [queue, 'Arn'] },
@@ -186,7 +193,7 @@ describe('who may publish', () => {
     return Template.fromStack(stack);
   };
 
-  it('lets the platform’s accounts and roles put only the contract’s events on the bus', () => {
+  it('lets the platform’s accounts and roles put only the contract’s events on the bus, from host-platform alone (never the operators’ source)', () => {
     const role = 'arn:aws:iam::210987654321:role/host-platform-publisher';
     const assess = synthesizeWith(['210987654321', role]);
 

@@ -76,7 +76,7 @@ if (mode === 'prepare') {
   let published = 0;
   for (let start = 0; start < reservations.length; start += 100) {
     const plan = await planReservationImport(property.id, reservations.slice(start, start + 100));
-    published += (await publishPlatformEvents(importEvents(property, plan))).accepted;
+    published += (await publishPlatformEvents(importEvents(plan))).accepted;
   }
   await eventsApplied(120_000);
   const stored = await queryAll({

@@ -1,16 +1,25 @@
 import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_EXAMPLES, eventExamplesFile } from '../../asyncapi/examples';
+import { EVENT_EXAMPLES, eventExamplesFile, SERVICE_EVENT_EXAMPLES } from '../../asyncapi/examples';
 import {
   checkPlatformEvent,
   eventFingerprint,
+  OPERATOR_EVENT_SOURCE,
+  PLATFORM_EVENT_SOURCE,
   PLATFORM_EVENT_TYPES,
   parseEventEnvelope,
 } from '../../core/contract/platform-events';
+import { SERVICE_EVENT_TYPES, serviceEventProblems } from '../../core/contract/service-events';
 import { DEAD_LETTER_ATTRIBUTES, queueUrlVariable } from '../../core/event-delivery';
 import { useServiceEnvironment } from '../../lambdas/common/config';
-import { RefusedEventError, versionVerdict } from '../../lambdas/data/event-versions';
+import {
+  RefusedEventError,
+  storedVersionOf,
+  storedVersionsOf,
+  versionAttributes,
+  versionVerdict,
+} from '../../lambdas/data/event-versions';
 import { listFailedEvents, parseEventLines } from '../../operations/events';
 
 describe('the contract of the platform’s events', () => {
@@ -22,6 +31,16 @@ describe('the contract of the platform’s events', () => {
     }
     const lines = parseEventLines(eventExamplesFile());
     expect(lines.ok && lines.events.map((event) => event.type)).toEqual(Object.keys(EVENT_EXAMPLES));
+  });
+
+  it('has one example of each event this service sends, each following its contract', () => {
+    expect(Object.keys(SERVICE_EVENT_EXAMPLES).sort()).toEqual([...SERVICE_EVENT_TYPES].sort());
+    for (const example of Object.values(SERVICE_EVENT_EXAMPLES))
+      expect(serviceEventProblems(example.type, example.detail), example.type).toEqual([]);
+    // And the check names what breaks it.
+    expect(
+      serviceEventProblems('HostErased', { ...SERVICE_EVENT_EXAMPLES.HostErased.detail, host_user_id: 0 }),
+    ).toEqual(['detail.host_user_id: must be positive']);
   });
 
   it('names each field that breaks it', () => {
@@ -87,7 +106,7 @@ describe('the contract of the platform’s events', () => {
     });
     expect(parseEventEnvelope(envelope('someone-else'), now)).toEqual({
       ok: false,
-      problems: ['source must be "host-platform"'],
+      problems: [`source must be "host-platform" (or "partner-api.operator", this service's own)`],
     });
     expect(parseEventEnvelope('{"not": "closed"', now)).toEqual({
       ok: false,
@@ -107,6 +126,40 @@ describe('the contract of the platform’s events', () => {
       problems: ["time 2099-01-01T00:00:00Z is more than 5 minutes ahead of the consumer's clock"],
       eventId: 'e-1',
     });
+  });
+
+  it('reads the source as whose sequence the version is in: the operators’ send ReservationChanged alone', () => {
+    // Prepare
+    const now = Date.parse('2026-11-22T09:00:00Z');
+    const body = (source: string, example: { type: string; detail: unknown }) =>
+      JSON.stringify({
+        source,
+        'detail-type': example.type,
+        time: '2026-11-22T08:59:59Z',
+        detail: example.detail,
+      });
+
+    // Act
+    const platforms = parseEventEnvelope(body(PLATFORM_EVENT_SOURCE, EVENT_EXAMPLES.ReservationChanged), now);
+    const operators = parseEventEnvelope(body(OPERATOR_EVENT_SOURCE, EVENT_EXAMPLES.ReservationChanged), now);
+    const others = PLATFORM_EVENT_TYPES.filter((type) => type !== 'ReservationChanged').map((type) =>
+      parseEventEnvelope(body(OPERATOR_EVENT_SOURCE, EVENT_EXAMPLES[type]), now),
+    );
+
+    // Assess
+    expect(platforms).toMatchObject({ ok: true, event: { source: PLATFORM_EVENT_SOURCE } });
+    expect(operators).toMatchObject({ ok: true, event: { source: OPERATOR_EVENT_SOURCE } });
+    // The same event either way: the fingerprint is of what it says, each source's kept apart.
+    expect(operators.ok && eventFingerprint(operators.event)).toBe(
+      platforms.ok && eventFingerprint(platforms.event),
+    );
+    for (const refused of others)
+      expect(refused).toEqual({
+        ok: false,
+        problems: [
+          `source "${OPERATOR_EVENT_SOURCE}" sends only ReservationChanged: the other events are the platform's alone`,
+        ],
+      });
   });
 
   it('refuses a change dated in the future, which would beat every later change', () => {
@@ -155,6 +208,27 @@ describe('versions', () => {
     );
     // Nothing applied yet: any version is newer.
     expect(versionVerdict({}, 1, 'abc', 'x')).toBe('newer');
+  });
+
+  it('are stored apart per source, so each source is judged against its own sequence alone', () => {
+    const item = versionAttributes({
+      [PLATFORM_EVENT_SOURCE]: { version: 1, eventFingerprint: 'platform' },
+      [OPERATOR_EVENT_SOURCE]: { version: 4, eventFingerprint: 'import' },
+    });
+
+    expect(item).toEqual({
+      version: 1,
+      eventFingerprint: 'platform',
+      operatorVersion: 4,
+      operatorFingerprint: 'import',
+    });
+    expect(storedVersionsOf(item)).toEqual({
+      [PLATFORM_EVENT_SOURCE]: { version: 1, eventFingerprint: 'platform' },
+      [OPERATOR_EVENT_SOURCE]: { version: 4, eventFingerprint: 'import' },
+    });
+    // The platform's version 2 is newer to the platform, whatever the imports' sequence is at.
+    expect(versionVerdict(storedVersionOf(item), 2, 'next', 'x')).toBe('newer');
+    expect(versionVerdict(storedVersionOf(item, OPERATOR_EVENT_SOURCE), 2, 'next', 'x')).toBe('stale');
   });
 });
 
