@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { eventSchemas, PLATFORM_EVENT_SOURCE, platformEventTypes } from '../core/contract/platform-events';
-import { SERVICE_EVENT_SOURCE, serviceEventTypes } from '../core/contract/service-events';
+import { serviceEventTypes } from '../core/contract/service-events';
 import { isOneLine, WELL_FORMED_ONE_LINE_PATTERN } from '../core/domain/text';
 import {
   EVENT_BATCH_SIZE,
@@ -11,6 +11,7 @@ import {
   OUTBOUND_MAXIMUM_RECORD_AGE_SECONDS,
   OUTBOUND_MAXIMUM_RETRY_ATTEMPTS,
   OUTBOX_RETENTION_DAYS,
+  SERVICE_EVENT_SOURCE,
 } from '../core/outbound-delivery';
 import { DEPLOYED_STAGES } from '../core/stages';
 import { EVENT_EXAMPLES, SERVICE_EVENT_EXAMPLES } from './examples';

@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { eventsDocument } from '../../asyncapi/document';
 import { EVENT_EXAMPLES, SERVICE_EVENT_EXAMPLES } from '../../asyncapi/examples';
 import { checkPlatformEvent, PLATFORM_EVENT_SOURCE } from '../../core/contract/platform-events';
-import { SERVICE_EVENT_SOURCE, serviceEventProblems } from '../../core/contract/service-events';
+import { serviceEventProblems } from '../../core/contract/service-events';
 import { isOneLine, WELL_FORMED_ONE_LINE_PATTERN } from '../../core/domain/text';
+import { SERVICE_EVENT_SOURCE } from '../../core/outbound-delivery';
 
 /*
  * The AsyncAPI document is as strict as the consumer: for each rule of an event's shape that a JSON

@@ -10,8 +10,9 @@ import {
   PLATFORM_EVENT_TYPES,
   parseEventEnvelope,
 } from '../../core/contract/platform-events';
-import { SERVICE_EVENT_TYPES, serviceEventProblems } from '../../core/contract/service-events';
+import { serviceEventProblems } from '../../core/contract/service-events';
 import { DEAD_LETTER_ATTRIBUTES, queueUrlVariable } from '../../core/event-delivery';
+import { SERVICE_EVENT_TYPES } from '../../core/outbound-delivery';
 import { useServiceEnvironment } from '../../lambdas/common/config';
 import {
   RefusedEventError,
