@@ -124,6 +124,13 @@ export interface StageConfig extends RuntimeSettings {
    * @default - this account only
    */
   readonly platformEventPublishers?: readonly string[];
+  /**
+   * The platform's EventBridge bus (its ARN; another account or Region allowed) that the stage's
+   * outbound bus forwards this service's events to (`-c platformEventBus:<stage>=…`). Its resource
+   * policy, on the platform's side, must let this stage's account put events (docs/deploying.md).
+   * @default - the events stay on the stage's outbound bus
+   */
+  readonly platformEventBus?: string;
 }
 
 /** What a deployment supplies itself; everything else of a stage is in `stageSettings`. */
@@ -131,6 +138,7 @@ export interface DeploymentSettings {
   readonly mailFrom: string;
   readonly alarmTopicArn?: string;
   readonly platformEventPublishers?: readonly string[];
+  readonly platformEventBus?: string;
 }
 
 /**
@@ -218,6 +226,11 @@ const SNS_TOPIC_ARN = new RegExp(
 /** A publisher of the platform's events: an AWS account id (12 digits) or an IAM role ARN. */
 const EVENT_PUBLISHER = new RegExp(`^(?:\\d{12}|arn:${PARTITION}:iam::\\d{12}:role/[\\w+=,.@/-]+)$`);
 
+/** An EventBridge event bus ARN: `arn:<partition>:events:<region>:<account>:event-bus/<name>`. */
+const EVENT_BUS_ARN = new RegExp(
+  `^arn:${PARTITION}:events:[a-z]{2}(?:-[a-z]+)+-\\d:\\d{12}:event-bus/[/.\\-_A-Za-z0-9]{1,256}$`,
+);
+
 /** True when `publisher` is an account id or an IAM role ARN (the stack's bus lets it put events). */
 export function isEventPublisher(publisher: string): boolean {
   return EVENT_PUBLISHER.test(publisher);
@@ -231,7 +244,8 @@ export class StageConfigError extends Error {
 /**
  * A stage's whole configuration: its settings and what the deployment supplies. Refuses a sender
  * that is not an address, a placeholder sender in production (mail from it never arrives), an
- * alarm topic that is not an SNS topic ARN, and a stage that requires an alarm topic without one.
+ * alarm topic that is not an SNS topic ARN, a stage that requires an alarm topic without one, and a
+ * platform bus that is not an event bus ARN.
  */
 export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings): StageConfig {
   const address = senderAddress(deployment.mailFrom);
@@ -258,6 +272,11 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
   if (wrongPublisher !== undefined)
     throw new StageConfigError(
       `platformEventPublishers of ${stage} must be AWS account ids (12 digits) or IAM role ARNs: "${wrongPublisher}".`,
+    );
+  const { platformEventBus } = deployment;
+  if (platformEventBus !== undefined && !EVENT_BUS_ARN.test(platformEventBus))
+    throw new StageConfigError(
+      `platformEventBus of ${stage} is not an EventBridge event bus ARN: "${platformEventBus}" (arn:aws:events:<region>:<account>:event-bus/<name>).`,
     );
   return { ...settings, ...deployment };
 }
