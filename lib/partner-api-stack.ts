@@ -12,13 +12,14 @@ import {
   PARTNERS_INDEX_PARTITION,
 } from '../core/partitions';
 import type { ServiceSecretName } from '../core/routes';
-import { EVENT_CONSUMER, pageFunctionName } from '../core/routes';
+import { EVENT_CONSUMER, OUTBOUND_ENRICHMENT, pageFunctionName } from '../core/routes';
 import { runtimeSettingsOf } from '../core/runtime-settings';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
 import { OperationsAlarms } from './constructs/operations-alarms';
 import { OperationsDashboard } from './constructs/operations-dashboard';
 import { OperatorPolicy } from './constructs/operator-policy';
+import { OutboundEvents } from './constructs/outbound-events';
 import { PartnerApi } from './constructs/partner-api';
 import { PlatformEvents } from './constructs/platform-events';
 import type { FunctionSettings, ServiceFunction } from './constructs/service-function';
@@ -52,6 +53,8 @@ export class PartnerApiStack extends Stack {
   public readonly apiGatewayLogsRole: Role;
   /** The platform's events: bus, rule, queues and consumer. */
   public readonly platformEvents: PlatformEvents;
+  /** This service's own events: outbound bus, the pipe from the table's stream, its enrichment, forwarding. */
+  public readonly outboundEvents: OutboundEvents;
   /** AWS Backup of the table, on the stages that keep backups beyond point-in-time recovery. */
   public readonly tableBackup?: TableBackup;
 
@@ -113,6 +116,13 @@ export class PartnerApiStack extends Stack {
       functionSettings,
       stage: config.stage,
       ...(config.platformEventPublishers ? { publishers: config.platformEventPublishers } : {}),
+    });
+    this.outboundEvents = new OutboundEvents(this, 'OutboundEvents', {
+      resources,
+      functionSettings,
+      stage: config.stage,
+      metricsNamespace: stackName(config.stage),
+      ...(config.platformEventBus ? { platformEventBus: config.platformEventBus } : {}),
     });
     this.tellPagesWhereToPoint(config);
     this.orderAccountSetting(apiGatewayAccount);
@@ -234,6 +244,7 @@ export class PartnerApiStack extends Stack {
       functions.set(pageFunctionName(routeId), pageFunction);
     }
     functions.set(EVENT_CONSUMER.id, this.platformEvents.consumer);
+    functions.set(OUTBOUND_ENRICHMENT.id, this.outboundEvents.enrichment);
     return new OperationsAlarms(this, 'Alarms', {
       name: stackName(config.stage),
       apis: new Map([
@@ -302,6 +313,15 @@ export class PartnerApiStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.platformEventsDeadLetterQueueUrl, {
       value: this.platformEvents.deadLetterQueue.queueUrl,
       description: 'Events the consumer refused or could not apply, with the reason (`events failed`)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.outboundEventBusName, {
+      value: this.outboundEvents.bus.eventBusName,
+      description: 'The bus this service sends its own events to, from its outbox (docs/deploying.md)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.outboundEventBusArn, {
+      value: this.outboundEvents.bus.eventBusArn,
+      description:
+        "The outbound bus's ARN: the source of the events the platform's bus receives from this stage",
     });
     new CfnOutput(this, STACK_OUTPUTS.mailFrom, {
       value: config.mailFrom,

@@ -303,4 +303,10 @@ export const STACK_OUTPUTS = {
   /** The consumer's queue (`events publish --wait` watches it) and its dead-letter queue (`events failed`). */
   platformEventsQueueUrl: 'PlatformEventsQueueUrl',
   platformEventsDeadLetterQueueUrl: 'PlatformEventsDeadLetterQueueUrl',
+  /**
+   * The bus this service sends its own events to (for operators, not the CLI): the platform's side
+   * names it, or the stage's account, in its bus policy and rules (docs/deploying.md).
+   */
+  outboundEventBusName: 'OutboundEventBusName',
+  outboundEventBusArn: 'OutboundEventBusArn',
 } as const;
