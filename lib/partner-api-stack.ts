@@ -255,6 +255,7 @@ export class PartnerApiStack extends Stack {
       functions,
       thresholds: config.alarms,
       platformEvents: this.platformEvents,
+      outboundEvents: this.outboundEvents,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
       ...(this.tableBackup ? { backupVault: this.tableBackup.vault } : {}),
     });
@@ -276,6 +277,7 @@ export class PartnerApiStack extends Stack {
       authorizedApi: partnerApiView,
       table: this.table.table,
       platformEvents: this.platformEvents,
+      outboundEvents: this.outboundEvents,
     });
   }
 

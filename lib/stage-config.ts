@@ -32,6 +32,17 @@ export interface AlarmThresholds {
    * view falling behind (the consumer failing, throttled, or too few instances for the flow).
    */
   readonly oldestEventSeconds: number;
+  /**
+   * Failed executions and failed enrichment or target stages of the pipe that delivers this
+   * service's own events, in 5 minutes. The pipe tries a failed batch again, so one failure may
+   * heal by itself; many mean the platform's view of our hosts is falling behind.
+   */
+  readonly outboundDeliveryFailures: number;
+  /**
+   * p99, over 5 minutes, of the seconds from a change's commit to its event's delivery (the
+   * enrichment's `OutboundLagSeconds` metric): the pipe failing, retrying, or stuck behind a batch.
+   */
+  readonly outboundLagSeconds: number;
 }
 
 /**
@@ -176,6 +187,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       authorizerFailures: 5,
       lambdaErrors: 5,
       oldestEventSeconds: 900,
+      outboundDeliveryFailures: 5,
+      outboundLagSeconds: 900,
     },
     auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
   },
@@ -202,6 +215,9 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       authorizerFailures: 1,
       lambdaErrors: 1,
       oldestEventSeconds: 300,
+      outboundDeliveryFailures: 1,
+      // The platform learns of a new host, a knowledge base or an erasure within 5 minutes.
+      outboundLagSeconds: 300,
     },
     auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
   },

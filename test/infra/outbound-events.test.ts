@@ -10,6 +10,7 @@ import {
   FORWARDING_PATTERN,
   OUTBOUND_BATCH_SIZE,
   OUTBOUND_BATCHING_WINDOW_SECONDS,
+  OUTBOUND_LAG_METRIC,
   OUTBOUND_MAXIMUM_RECORD_AGE_SECONDS,
   OUTBOUND_MAXIMUM_RETRY_ATTEMPTS,
   OUTBOUND_TARGET,
@@ -73,6 +74,21 @@ const functionIdOf = (template: TemplateJson, name: string) =>
       .map(([id]) => id),
     `function ${name}`,
   );
+const alarmNamed = (template: TemplateJson, name: string) =>
+  only(
+    byType(template, 'AWS::CloudWatch::Alarm')
+      .map(([, alarm]) => alarm.Properties)
+      .filter((alarm) => alarm.AlarmName === name),
+    `alarm ${name}`,
+  );
+/** The metrics of a math-expression alarm, by id: namespace, name, dimensions and statistic. */
+const alarmMetrics = (alarm: Record<string, unknown>) =>
+  Object.fromEntries(
+    (alarm.Metrics as { Id: string; MetricStat?: { Metric: Record<string, unknown>; Stat: string } }[])
+      .filter((metric) => metric.MetricStat)
+      .map((metric) => [metric.Id, { ...metric.MetricStat?.Metric, Stat: metric.MetricStat?.Stat }]),
+  );
+
 /** The stage's stack with a deployment's settings, synthesized without bundling; optionally checked. */
 function synthesizeWith(stage: DeployedStage, deployment: Partial<DeploymentSettings>, checked = false) {
   const outdir = mkdtempSync(join(tmpdir(), 'partner-api-outbound-'));
@@ -272,6 +288,79 @@ describe.each(DEPLOYED_STAGES)('outbound events of PartnerApi-%s', (stage) => {
     });
   });
 
+  it('alarms on the pipe’s failures, its dead letters, old deliveries and the enrichment’s errors; no forwarding without a platform bus', () => {
+    const template = templateOf();
+    const pipeName = `partner-api-${stage}-outbox`;
+    const pipeMetric = (metricName: string) => ({
+      Namespace: 'AWS/EventBridge/Pipes',
+      MetricName: metricName,
+      Dimensions: [{ Name: 'PipeName', Value: pipeName }],
+      Stat: 'Sum',
+    });
+
+    const failed = alarmNamed(template, `${stackName(stage)}-outbound-delivery-failed`);
+    expect(alarmMetrics(failed)).toEqual({
+      execution: pipeMetric('ExecutionFailed'),
+      enrichment: pipeMetric('EnrichmentStageFailed'),
+      target: pipeMetric('TargetStageFailed'),
+    });
+    expect(failed.Threshold).toBe(config.alarms.outboundDeliveryFailures);
+    expect(alarmNamed(template, `${stackName(stage)}-outbound-dead-lettered`)).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        {
+          Name: 'QueueName',
+          Value: {
+            'Fn::GetAtt': [
+              idStartingWith(template, 'AWS::SQS::Queue', 'OutboundEventsDeadLetterQueue'),
+              'QueueName',
+            ],
+          },
+        },
+      ],
+      Threshold: 1,
+    });
+    expect(alarmNamed(template, `${stackName(stage)}-outbound-lag`)).toMatchObject({
+      Namespace: stackName(stage),
+      MetricName: OUTBOUND_LAG_METRIC,
+      Dimensions: [{ Name: 'service', Value: POWERTOOLS_SERVICE_NAME }],
+      ExtendedStatistic: 'p99',
+      Threshold: config.alarms.outboundLagSeconds,
+    });
+    expect(alarmNamed(template, `${stackName(stage)}-${OUTBOUND_ENRICHMENT.id}-errors`).Threshold).toBe(
+      config.alarms.lambdaErrors,
+    );
+    // Production learns within 5 minutes that deliveries are late.
+    if (stage === 'production') expect(config.alarms.outboundLagSeconds).toBeLessThanOrEqual(300);
+    expect(byType(template, 'AWS::Events::Rule')).toHaveLength(1);
+    expect(
+      byType(template, 'AWS::CloudWatch::Alarm').filter(([, alarm]) =>
+        String(alarm.Properties.AlarmName).includes('forwarding'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('shows the pipe, the lag and its dead letters on the dashboard', () => {
+    // The body is JSON inside a JSON string: its quotes read back plain.
+    const body = JSON.stringify(
+      Object.values(synthesized.templates[stage].findResources('AWS::CloudWatch::Dashboard'))[0]?.Properties
+        .DashboardBody,
+    ).replaceAll('\\"', '"');
+
+    for (const text of [
+      'Outbound events: pipe invocations, events and failures',
+      'Outbound events: commit-to-delivery lag (s)',
+      'Outbound events: dead-lettered',
+      `"AWS/EventBridge/Pipes","ExecutionFailed","PipeName","partner-api-${stage}-outbox"`,
+      `"AWS/EventBridge/Pipes","Invocations","PipeName","partner-api-${stage}-outbox"`,
+      `"${stackName(stage)}","${OUTBOUND_LAG_METRIC}","service","${POWERTOOLS_SERVICE_NAME}"`,
+      '"stat":"p99"',
+    ])
+      expect(body).toContain(text);
+    expect(body).not.toContain("forwarding to the platform's bus");
+  });
+
   it('outputs the outbound bus for the platform’s side', () => {
     const template = templateOf();
     const bus = idStartingWith(template, 'AWS::Events::EventBus', 'OutboundEventsBus');
@@ -356,5 +445,42 @@ describe('forwarding to the platform’s bus (platformEventBus)', () => {
     expect((policy as { Statement: unknown[] }).Statement).toEqual([
       { Effect: 'Allow', Action: 'events:PutEvents', Resource: PLATFORM_BUS },
     ]);
+  });
+
+  it('alarms on what the rule could not deliver and on its dead letters, and shows its deliveries', () => {
+    const { template } = forwarded;
+    const ruleId = only(
+      byType(template, 'AWS::Events::Rule')
+        .map(([id]) => id)
+        .filter((id) => id.startsWith('OutboundEventsToPlatform')),
+      'rule',
+    );
+    const bus = idStartingWith(template, 'AWS::Events::EventBus', 'OutboundEventsBus');
+    // A rule of a custom bus: RuleName and EventBusName.
+    const ruleMetric = (metricName: string) => ({
+      Namespace: 'AWS/Events',
+      MetricName: metricName,
+      Dimensions: [
+        { Name: 'EventBusName', Value: { Ref: bus } },
+        { Name: 'RuleName', Value: { Ref: ruleId } },
+      ],
+      Stat: 'Sum',
+    });
+
+    expect(alarmMetrics(alarmNamed(template, 'PartnerApi-production-outbound-forwarding-failed'))).toEqual({
+      failed: ruleMetric('FailedInvocations'),
+      sentToDlq: ruleMetric('InvocationsSentToDlq'),
+      lost: ruleMetric('InvocationsFailedToBeSentToDlq'),
+    });
+    expect(alarmNamed(template, 'PartnerApi-production-outbound-forwarding-dead-lettered')).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      AlarmActions: [TEST_DEPLOYMENT.production.alarmTopicArn],
+    });
+    const body = JSON.stringify(
+      Object.values(forwarded.assess.findResources('AWS::CloudWatch::Dashboard'))[0],
+    );
+    expect(body).toContain("Outbound events: forwarding to the platform's bus");
+    expect(body).toContain('InvocationsFailedToBeSentToDlq');
   });
 });

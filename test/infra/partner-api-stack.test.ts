@@ -837,10 +837,11 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     const assess = template(stage);
 
     // Per API: API Gateway's 5xx rate, the 5xx rate clients received, 429s; the platform's events:
-    // dead letters and the oldest waiting (test/infra/platform-events.test.ts); failed backups
-    // where the table is backed up.
+    // dead letters and the oldest waiting (test/infra/platform-events.test.ts); this service's own:
+    // the pipe's failures, its dead letters and the lag (test/infra/outbound-events.test.ts); failed
+    // backups where the table is backed up.
     const backups = config.tableBackup === 'none' ? 0 : 1;
-    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions + 2 + backups);
+    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions + 2 + 3 + backups);
     for (const api of ['partnerApi', 'pages']) {
       assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
         AlarmName: `PartnerApi-${stage}-${api}-5xx-rate`,

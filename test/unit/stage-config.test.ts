@@ -106,6 +106,16 @@ describe('stage configuration', () => {
       );
   });
 
+  it('alarms on outbound deliveries later than 5 minutes in production, and on any failure of them there', () => {
+    expect(stageSettings.production.alarms).toMatchObject({
+      outboundLagSeconds: 300,
+      outboundDeliveryFailures: 1,
+    });
+    expect(stageSettings.sandbox.alarms.outboundLagSeconds).toBeGreaterThanOrEqual(
+      stageSettings.production.alarms.outboundLagSeconds,
+    );
+  });
+
   it('samples 1 % of production requests with no reservoir, quiets Lambda’s own lines there and backs its table up', () => {
     const { production, sandbox } = stageSettings;
 
