@@ -7,6 +7,8 @@ import type { Construct } from 'constructs';
 import {
   AUDIT_INDEX_PARTITION,
   AUDIT_PARTITION,
+  OUTBOX_INDEX_PARTITION,
+  OUTBOX_PARTITION,
   PARTNER_PARTITION,
   PARTNER_SLUG_PARTITION,
   PARTNERS_INDEX_PARTITION,
@@ -331,7 +333,10 @@ export class PartnerApiStack extends Stack {
     });
   }
 
-  /** The managed policy of operators who read (`traffic`, `audit list`, `events failed`), and its outputs. */
+  /**
+   * The managed policy of operators who read (`traffic`, `audit list`, `events failed`, `events sent`),
+   * and its outputs.
+   */
   private operatorPolicyOf(config: StageConfig): OperatorPolicy {
     const accessLogGroup = this.partnerApi.restApi.accessLogGroup;
     const operatorPolicy = new OperatorPolicy(this, 'OperatorPolicy', {
@@ -353,6 +358,19 @@ export class PartnerApiStack extends Stack {
         sid: 'ReadFailedEvents',
         actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
         resources: [this.platformEvents.deadLetterQueue.queueArn],
+      }),
+      // `events sent`: the outbox of one host on the table, and of one UTC day on the index; read-only.
+      new PolicyStatement({
+        sid: 'ReadEventsSentOfHost',
+        actions: ['dynamodb:Query'],
+        resources: [this.table.table.tableArn],
+        conditions: leadingKeys([`${OUTBOX_PARTITION}*`]),
+      }),
+      new PolicyStatement({
+        sid: 'ReadEventsSentByDay',
+        actions: ['dynamodb:Query'],
+        resources: [`${this.table.table.tableArn}/index/${this.table.indexName}`],
+        conditions: leadingKeys([`${OUTBOX_INDEX_PARTITION}*`]),
       }),
       new PolicyStatement({
         sid: 'FindPartner',
