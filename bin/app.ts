@@ -15,6 +15,8 @@ import { attachTemplateChecks } from '../lib/template-checks';
  *   SNS topic of the stage's alarms.
  * - `-c platformPublishers:<stage>=123456789012,arn:aws:iam::…:role/…` (optional): the platform's
  *   accounts or roles allowed to put events on the stage's bus.
+ * - `-c platformEventBus:<stage>=arn:aws:events:…:event-bus/…` (optional): the platform's bus that
+ *   this service's own events are forwarded to.
  *
  * Every stage's settings are checked before any stack is built, so a refused setting ends the
  * synthesis with its one line at once, before bundling. Stacks are environment-agnostic (no
@@ -42,12 +44,14 @@ for (const stage of DEPLOYED_STAGES) {
     ?.split(',')
     .map((publisher) => publisher.trim())
     .filter((publisher) => publisher !== '');
+  const platformEventBus = context(`platformEventBus:${stage}`);
   try {
     configs.push(
       stageConfig(stage, {
         mailFrom,
         ...(alarmTopicArn ? { alarmTopicArn } : {}),
         ...(publishers?.length ? { platformEventPublishers: publishers } : {}),
+        ...(platformEventBus ? { platformEventBus } : {}),
       }),
     );
   } catch (error) {

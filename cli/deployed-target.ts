@@ -12,8 +12,14 @@ import type { OperatorTarget } from '../operations/target';
 import { apiGatewayUsagePlanKeys, cloudWatchAccessLog, sesMailer } from './aws-operator-services';
 import { deployedOperator } from './operator-identity';
 
-/** The outputs the CLI reads (the operator policy's ARN is for people attaching it, not for the CLI). */
-type StackOutputs = Record<Exclude<keyof typeof STACK_OUTPUTS, 'operatorPolicyArn'>, string>;
+/**
+ * The outputs the CLI reads (the operator policy's ARN is for people attaching it, the outbound bus
+ * for the platform's side to name in its bus policy: neither is for the CLI).
+ */
+type StackOutputs = Record<
+  Exclude<keyof typeof STACK_OUTPUTS, 'operatorPolicyArn' | 'outboundEventBusName' | 'outboundEventBusArn'>,
+  string
+>;
 
 /** Stack states in which the outputs describe what is deployed. */
 const USABLE_STATUSES = new Set([

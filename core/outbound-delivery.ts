@@ -89,6 +89,14 @@ export const OUTBOUND_MAXIMUM_RETRY_ATTEMPTS = -1;
 export const OUTBOUND_MAXIMUM_RECORD_AGE_SECONDS = 86_400;
 
 /**
+ * The metric the enrichment publishes for each event it takes for delivery (CloudWatch's embedded
+ * metric format, in the namespace the stack gives it): seconds from the change's commit (the
+ * event's `occurredAt`) to that moment. Pipes publishes no iterator age for a stream source; this is
+ * how old the deliveries are, and the stack alarms on its p99.
+ */
+export const OUTBOUND_LAG_METRIC = 'OutboundLagSeconds';
+
+/**
  * How long an outbox item is kept after its change: long past the day the stream and the pipe
  * may still need it, for `events sent` to show what went out; the table's TTL then deletes it.
  */

@@ -8,7 +8,7 @@ import { API_BASE_PATH, pageFunctionName, serviceFunctions } from '../core/route
 import { runtimeEnvironment } from '../core/runtime-settings';
 import { secretArnVariable } from '../core/service-secrets';
 import { useServiceEnvironment } from '../lambdas/common/config';
-import { FUNCTION_NODE_OPTIONS } from '../lib/function-defaults';
+import { FUNCTION_NODE_OPTIONS, POWERTOOLS_SERVICE_NAME } from '../lib/function-defaults';
 import { senderAddress, stackName } from '../lib/stage-config';
 import { createActivationLink } from '../operations/links';
 import { FROM_LOCAL, outboxMailer } from '../operations/mailer';
@@ -143,8 +143,10 @@ function functionEnvironment(spec: ServiceFunctionSpec, aws: LocalAwsSettings): 
   const sendsTo = spec.access.sendsTo ?? [];
   return {
     STAGE: 'local',
-    POWERTOOLS_SERVICE_NAME: 'partner-api',
+    POWERTOOLS_SERVICE_NAME,
     POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    // No CloudWatch here: the embedded-metric lines (the outbound lag) would only fill the terminal.
+    POWERTOOLS_METRICS_DISABLED: 'true',
     NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
     ...runtimeEnvironment(),
     AWS_REGION: 'local',
@@ -206,6 +208,7 @@ async function synthesizedFunctions(cdkOut: string, aws: LocalAwsSettings): Prom
       'AWS_ENDPOINT_URL_SECRETS_MANAGER',
       'AWS_ENDPOINT_URL_SQS',
       'DYNAMODB_ENDPOINT',
+      'POWERTOOLS_METRICS_DISABLED',
     ];
     for (const name of onlyLocal) if (local[name] !== undefined) environment[name] = local[name];
     return {

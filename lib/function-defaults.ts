@@ -13,6 +13,12 @@ export const FUNCTION_TIMEOUT_SECONDS = 15;
 
 export const FUNCTION_MEMORY_MB = 512;
 
+/**
+ * The service every function's log lines and metrics name (`POWERTOOLS_SERVICE_NAME`): Powertools
+ * Metrics gives each metric a `service` dimension of this value, which an alarm on it must name.
+ */
+export const POWERTOOLS_SERVICE_NAME = 'partner-api';
+
 /** Node's `require` for the rare CommonJS dependency inside an ESM bundle. */
 const CREATE_REQUIRE_BANNER =
   "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);";

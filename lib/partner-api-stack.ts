@@ -7,18 +7,21 @@ import type { Construct } from 'constructs';
 import {
   AUDIT_INDEX_PARTITION,
   AUDIT_PARTITION,
+  OUTBOX_INDEX_PARTITION,
+  OUTBOX_PARTITION,
   PARTNER_PARTITION,
   PARTNER_SLUG_PARTITION,
   PARTNERS_INDEX_PARTITION,
 } from '../core/partitions';
 import type { ServiceSecretName } from '../core/routes';
-import { EVENT_CONSUMER, pageFunctionName } from '../core/routes';
+import { EVENT_CONSUMER, OUTBOUND_ENRICHMENT, pageFunctionName } from '../core/routes';
 import { runtimeSettingsOf } from '../core/runtime-settings';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
 import { OperationsAlarms } from './constructs/operations-alarms';
 import { OperationsDashboard } from './constructs/operations-dashboard';
 import { OperatorPolicy } from './constructs/operator-policy';
+import { OutboundEvents } from './constructs/outbound-events';
 import { PartnerApi } from './constructs/partner-api';
 import { PlatformEvents } from './constructs/platform-events';
 import type { FunctionSettings, ServiceFunction } from './constructs/service-function';
@@ -52,6 +55,8 @@ export class PartnerApiStack extends Stack {
   public readonly apiGatewayLogsRole: Role;
   /** The platform's events: bus, rule, queues and consumer. */
   public readonly platformEvents: PlatformEvents;
+  /** This service's own events: outbound bus, the pipe from the table's stream, its enrichment, forwarding. */
+  public readonly outboundEvents: OutboundEvents;
   /** AWS Backup of the table, on the stages that keep backups beyond point-in-time recovery. */
   public readonly tableBackup?: TableBackup;
 
@@ -113,6 +118,13 @@ export class PartnerApiStack extends Stack {
       functionSettings,
       stage: config.stage,
       ...(config.platformEventPublishers ? { publishers: config.platformEventPublishers } : {}),
+    });
+    this.outboundEvents = new OutboundEvents(this, 'OutboundEvents', {
+      resources,
+      functionSettings,
+      stage: config.stage,
+      metricsNamespace: stackName(config.stage),
+      ...(config.platformEventBus ? { platformEventBus: config.platformEventBus } : {}),
     });
     this.tellPagesWhereToPoint(config);
     this.orderAccountSetting(apiGatewayAccount);
@@ -234,6 +246,7 @@ export class PartnerApiStack extends Stack {
       functions.set(pageFunctionName(routeId), pageFunction);
     }
     functions.set(EVENT_CONSUMER.id, this.platformEvents.consumer);
+    functions.set(OUTBOUND_ENRICHMENT.id, this.outboundEvents.enrichment);
     return new OperationsAlarms(this, 'Alarms', {
       name: stackName(config.stage),
       apis: new Map([
@@ -244,6 +257,7 @@ export class PartnerApiStack extends Stack {
       functions,
       thresholds: config.alarms,
       platformEvents: this.platformEvents,
+      outboundEvents: this.outboundEvents,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
       ...(this.tableBackup ? { backupVault: this.tableBackup.vault } : {}),
     });
@@ -265,6 +279,7 @@ export class PartnerApiStack extends Stack {
       authorizedApi: partnerApiView,
       table: this.table.table,
       platformEvents: this.platformEvents,
+      outboundEvents: this.outboundEvents,
     });
   }
 
@@ -303,13 +318,25 @@ export class PartnerApiStack extends Stack {
       value: this.platformEvents.deadLetterQueue.queueUrl,
       description: 'Events the consumer refused or could not apply, with the reason (`events failed`)',
     });
+    new CfnOutput(this, STACK_OUTPUTS.outboundEventBusName, {
+      value: this.outboundEvents.bus.eventBusName,
+      description: 'The bus this service sends its own events to, from its outbox (docs/deploying.md)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.outboundEventBusArn, {
+      value: this.outboundEvents.bus.eventBusArn,
+      description:
+        "The outbound bus's ARN: the source of the events the platform's bus receives from this stage",
+    });
     new CfnOutput(this, STACK_OUTPUTS.mailFrom, {
       value: config.mailFrom,
       description: 'Sender of operator mail (must be a verified SES identity)',
     });
   }
 
-  /** The managed policy of operators who read (`traffic`, `audit list`, `events failed`), and its outputs. */
+  /**
+   * The managed policy of operators who read (`traffic`, `audit list`, `events failed`, `events sent`),
+   * and its outputs.
+   */
   private operatorPolicyOf(config: StageConfig): OperatorPolicy {
     const accessLogGroup = this.partnerApi.restApi.accessLogGroup;
     const operatorPolicy = new OperatorPolicy(this, 'OperatorPolicy', {
@@ -331,6 +358,19 @@ export class PartnerApiStack extends Stack {
         sid: 'ReadFailedEvents',
         actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
         resources: [this.platformEvents.deadLetterQueue.queueArn],
+      }),
+      // `events sent`: the outbox of one host on the table, and of one UTC day on the index; read-only.
+      new PolicyStatement({
+        sid: 'ReadEventsSentOfHost',
+        actions: ['dynamodb:Query'],
+        resources: [this.table.table.tableArn],
+        conditions: leadingKeys([`${OUTBOX_PARTITION}*`]),
+      }),
+      new PolicyStatement({
+        sid: 'ReadEventsSentByDay',
+        actions: ['dynamodb:Query'],
+        resources: [`${this.table.table.tableArn}/index/${this.table.indexName}`],
+        conditions: leadingKeys([`${OUTBOX_INDEX_PARTITION}*`]),
       }),
       new PolicyStatement({
         sid: 'FindPartner',

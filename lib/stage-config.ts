@@ -32,6 +32,17 @@ export interface AlarmThresholds {
    * view falling behind (the consumer failing, throttled, or too few instances for the flow).
    */
   readonly oldestEventSeconds: number;
+  /**
+   * Failed executions and failed enrichment or target stages of the pipe that delivers this
+   * service's own events, in 5 minutes. The pipe tries a failed batch again, so one failure may
+   * heal by itself; many mean the platform's view of our hosts is falling behind.
+   */
+  readonly outboundDeliveryFailures: number;
+  /**
+   * p99, over 5 minutes, of the seconds from a change's commit to its event's delivery (the
+   * enrichment's `OutboundLagSeconds` metric): the pipe failing, retrying, or stuck behind a batch.
+   */
+  readonly outboundLagSeconds: number;
 }
 
 /**
@@ -124,6 +135,13 @@ export interface StageConfig extends RuntimeSettings {
    * @default - this account only
    */
   readonly platformEventPublishers?: readonly string[];
+  /**
+   * The platform's EventBridge bus (its ARN; another account or Region allowed) that the stage's
+   * outbound bus forwards this service's events to (`-c platformEventBus:<stage>=…`). Its resource
+   * policy, on the platform's side, must let this stage's account put events (docs/deploying.md).
+   * @default - the events stay on the stage's outbound bus
+   */
+  readonly platformEventBus?: string;
 }
 
 /** What a deployment supplies itself; everything else of a stage is in `stageSettings`. */
@@ -131,6 +149,7 @@ export interface DeploymentSettings {
   readonly mailFrom: string;
   readonly alarmTopicArn?: string;
   readonly platformEventPublishers?: readonly string[];
+  readonly platformEventBus?: string;
 }
 
 /**
@@ -168,6 +187,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       authorizerFailures: 5,
       lambdaErrors: 5,
       oldestEventSeconds: 900,
+      outboundDeliveryFailures: 5,
+      outboundLagSeconds: 900,
     },
     auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
   },
@@ -194,6 +215,9 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       authorizerFailures: 1,
       lambdaErrors: 1,
       oldestEventSeconds: 300,
+      outboundDeliveryFailures: 1,
+      // The platform learns of a new host, a knowledge base or an erasure within 5 minutes.
+      outboundLagSeconds: 300,
     },
     auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
   },
@@ -218,6 +242,11 @@ const SNS_TOPIC_ARN = new RegExp(
 /** A publisher of the platform's events: an AWS account id (12 digits) or an IAM role ARN. */
 const EVENT_PUBLISHER = new RegExp(`^(?:\\d{12}|arn:${PARTITION}:iam::\\d{12}:role/[\\w+=,.@/-]+)$`);
 
+/** An EventBridge event bus ARN: `arn:<partition>:events:<region>:<account>:event-bus/<name>`. */
+const EVENT_BUS_ARN = new RegExp(
+  `^arn:${PARTITION}:events:[a-z]{2}(?:-[a-z]+)+-\\d:\\d{12}:event-bus/[/.\\-_A-Za-z0-9]{1,256}$`,
+);
+
 /** True when `publisher` is an account id or an IAM role ARN (the stack's bus lets it put events). */
 export function isEventPublisher(publisher: string): boolean {
   return EVENT_PUBLISHER.test(publisher);
@@ -231,7 +260,8 @@ export class StageConfigError extends Error {
 /**
  * A stage's whole configuration: its settings and what the deployment supplies. Refuses a sender
  * that is not an address, a placeholder sender in production (mail from it never arrives), an
- * alarm topic that is not an SNS topic ARN, and a stage that requires an alarm topic without one.
+ * alarm topic that is not an SNS topic ARN, a stage that requires an alarm topic without one, and a
+ * platform bus that is not an event bus ARN.
  */
 export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings): StageConfig {
   const address = senderAddress(deployment.mailFrom);
@@ -259,6 +289,11 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
     throw new StageConfigError(
       `platformEventPublishers of ${stage} must be AWS account ids (12 digits) or IAM role ARNs: "${wrongPublisher}".`,
     );
+  const { platformEventBus } = deployment;
+  if (platformEventBus !== undefined && !EVENT_BUS_ARN.test(platformEventBus))
+    throw new StageConfigError(
+      `platformEventBus of ${stage} is not an EventBridge event bus ARN: "${platformEventBus}" (arn:aws:events:<region>:<account>:event-bus/<name>).`,
+    );
   return { ...settings, ...deployment };
 }
 
@@ -284,4 +319,10 @@ export const STACK_OUTPUTS = {
   /** The consumer's queue (`events publish --wait` watches it) and its dead-letter queue (`events failed`). */
   platformEventsQueueUrl: 'PlatformEventsQueueUrl',
   platformEventsDeadLetterQueueUrl: 'PlatformEventsDeadLetterQueueUrl',
+  /**
+   * The bus this service sends its own events to (for operators, not the CLI): the platform's side
+   * names it, or the stage's account, in its bus policy and rules (docs/deploying.md).
+   */
+  outboundEventBusName: 'OutboundEventBusName',
+  outboundEventBusArn: 'OutboundEventBusArn',
 } as const;

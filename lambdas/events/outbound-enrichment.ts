@@ -1,7 +1,15 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import type { OutboundEntry, OutboxStreamRecord } from '../../core/outbound-delivery';
+import { OUTBOUND_LAG_METRIC } from '../../core/outbound-delivery';
 import { logger } from '../common/logger';
 import { takeForDelivery } from '../data/outbox';
+
+/**
+ * The commit-to-delivery lag of each event taken, as CloudWatch's embedded metric format: one log
+ * line per batch, its namespace and `service` dimension from the environment the stack sets.
+ */
+const metrics = new Metrics();
 
 /**
  * The enrichment of the EventBridge Pipe that delivers the outbox (docs/design/events.md#delivery-to-the-platform).
@@ -18,7 +26,8 @@ export async function handler(
   records: readonly OutboxStreamRecord[],
   _context?: Context,
 ): Promise<OutboundEntry[]> {
-  const nowIso = new Date().toISOString();
+  const nowMs = Date.now();
+  const nowIso = new Date(nowMs).toISOString();
   // Read side by side; the entries keep the batch's order.
   const taken = await Promise.all(
     (Array.isArray(records) ? records : []).map(async (record) => {
@@ -32,5 +41,17 @@ export async function handler(
       return entry;
     }),
   );
-  return taken.filter((entry) => entry !== undefined);
+  const entries = taken.filter((entry) => entry !== undefined);
+  publishLag(entries, nowMs);
+  return entries;
+}
+
+/** Seconds from each event's commit (`time`, its `occurredAt`) to now, published in one line. */
+function publishLag(entries: readonly OutboundEntry[], nowMs: number): void {
+  for (const entry of entries) {
+    const committedMs = Date.parse(entry.time);
+    if (Number.isFinite(committedMs))
+      metrics.addMetric(OUTBOUND_LAG_METRIC, MetricUnit.Seconds, Math.max(0, (nowMs - committedMs) / 1000));
+  }
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
 }

@@ -15,6 +15,7 @@ import { Construct } from 'constructs';
 import type { AlarmThresholds } from '../stage-config';
 import { AccessLogMetrics, METRIC_PERIOD } from './access-log-metrics';
 import { acknowledgeGuardFinding } from './nag';
+import type { OutboundEvents } from './outbound-events';
 import type { PlatformEvents } from './platform-events';
 import type { ServiceFunction } from './service-function';
 import type { ServiceRestApi } from './service-rest-api';
@@ -36,6 +37,11 @@ export interface OperationsAlarmsProps {
   readonly thresholds: AlarmThresholds;
   /** The platform's events: their dead-letter queue, and how long the oldest waits. */
   readonly platformEvents: Pick<PlatformEvents, 'queue' | 'deadLetterQueue'>;
+  /** This service's own events: the pipe, its dead letters, the lag, and the forwarding rule if any. */
+  readonly outboundEvents: Pick<
+    OutboundEvents,
+    'deadLetterQueue' | 'forwarding' | 'metricPipe' | 'metricForwarding' | 'metricLag'
+  >;
   /** @default - alarms notify no one */
   readonly alarmTopicArn?: string;
   /** The vault of the table's backups, whose failed jobs alarm. @default - no backups, no alarm */
@@ -63,6 +69,7 @@ export class OperationsAlarms extends Construct {
     );
     this.authorizerAlarm(props);
     this.eventAlarms(props);
+    this.outboundAlarms(props);
     if (props.backupVault) this.backupAlarm(props, props.backupVault);
     this.functionAlarms(props);
   }
@@ -209,6 +216,96 @@ export class OperationsAlarms extends Construct {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
+    );
+  }
+
+  /**
+   * This service's own events: the pipe failing (execution, enrichment or target stage), a batch it
+   * gave up on, deliveries older than the stage allows, and, when it forwards to the platform's bus,
+   * events that rule could not deliver. Every metric: eb-pipes-monitoring.html and eb-monitoring.html
+   * of the EventBridge user guide (OutboundEvents' metric methods).
+   */
+  private outboundAlarms(props: OperationsAlarmsProps): void {
+    const { outboundEvents, thresholds } = props;
+    const alarm = (id: string, name: string, description: string, metric: IMetric, threshold: number) =>
+      this.add(
+        new Alarm(this, id, {
+          alarmName: `${props.name}-${name}`,
+          alarmDescription: description,
+          metric,
+          threshold,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    alarm(
+      'OutboundDeliveryFailed',
+      'outbound-delivery-failed',
+      `The outbound pipe failed at least ${thresholds.outboundDeliveryFailures} times in 5 minutes (executions, enrichment or target stage): it tries again, but the platform hears late. Its log group has each error.`,
+      new MathExpression({
+        label: 'outbound pipe failures',
+        expression: 'FILL(execution, 0) + FILL(enrichment, 0) + FILL(target, 0)',
+        usingMetrics: {
+          execution: outboundEvents.metricPipe('ExecutionFailed'),
+          enrichment: outboundEvents.metricPipe('EnrichmentStageFailed'),
+          target: outboundEvents.metricPipe('TargetStageFailed'),
+        },
+        period: PERIOD,
+      }),
+      thresholds.outboundDeliveryFailures,
+    );
+    alarm(
+      'OutboundDeadLettered',
+      'outbound-dead-lettered',
+      "The outbound pipe gave up on a batch: its record waits in the pipe's dead-letter queue and names the stream records; the outbox items (kept 14 days, no sentAt) are the events to send again.",
+      outboundEvents.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        statistic: Stats.MAXIMUM,
+        period: PERIOD,
+      }),
+      1,
+    );
+    alarm(
+      'OutboundLag',
+      'outbound-lag',
+      `The p99 of the outbound events' commit-to-delivery lag reached ${thresholds.outboundLagSeconds} s in 5 minutes: the platform learns of hosts, knowledge bases or erasures late.`,
+      outboundEvents.metricLag(Stats.p(99)),
+      thresholds.outboundLagSeconds,
+    );
+    this.forwardingAlarms(props, alarm);
+  }
+
+  /** The rule that forwards to the platform's bus, if the stage has one: anything it could not deliver. */
+  private forwardingAlarms(
+    props: OperationsAlarmsProps,
+    alarm: (id: string, name: string, description: string, metric: IMetric, threshold: number) => void,
+  ): void {
+    const { outboundEvents } = props;
+    const failed = outboundEvents.metricForwarding('FailedInvocations');
+    const sentToDlq = outboundEvents.metricForwarding('InvocationsSentToDlq');
+    const lost = outboundEvents.metricForwarding('InvocationsFailedToBeSentToDlq');
+    if (!outboundEvents.forwarding || !failed || !sentToDlq || !lost) return;
+    alarm(
+      'ForwardingFailed',
+      'outbound-forwarding-failed',
+      "The rule that forwards this service's events to the platform's bus could not deliver at least one in 5 minutes (failed for good, dead-lettered, or not even dead-lettered): check the platform's bus policy and the forwarding role.",
+      new MathExpression({
+        label: 'forwarding failures',
+        expression: 'FILL(failed, 0) + FILL(sentToDlq, 0) + FILL(lost, 0)',
+        usingMetrics: { failed, sentToDlq, lost },
+        period: PERIOD,
+      }),
+      1,
+    );
+    alarm(
+      'ForwardingDeadLettered',
+      'outbound-forwarding-dead-lettered',
+      "At least one of this service's events waits in the forwarding rule's dead-letter queue: the platform never got it. Fix the cause, then send it again.",
+      outboundEvents.forwarding.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        statistic: Stats.MAXIMUM,
+        period: PERIOD,
+      }),
+      1,
     );
   }
 

@@ -13,6 +13,7 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import type { AccessLogMetrics } from './access-log-metrics';
 import { METRIC_PERIOD } from './access-log-metrics';
+import type { OutboundEvents } from './outbound-events';
 import type { PlatformEvents } from './platform-events';
 import type { ServiceRestApi } from './service-rest-api';
 
@@ -41,6 +42,11 @@ export interface OperationsDashboardProps {
   readonly table: TableV2;
   /** The platform's events: queue depth and age, dead letters, the consumer. */
   readonly platformEvents: Pick<PlatformEvents, 'queue' | 'deadLetterQueue' | 'consumer'>;
+  /** This service's own events: the pipe, the lag, both dead-letter queues, the forwarding rule. */
+  readonly outboundEvents: Pick<
+    OutboundEvents,
+    'deadLetterQueue' | 'forwarding' | 'metricPipe' | 'metricForwarding' | 'metricLag'
+  >;
 }
 
 /**
@@ -64,8 +70,8 @@ export const TOP_PARTNERS_QUERY = [
 
 /**
  * One CloudWatch dashboard per stage: what clients were answered (per API and per route),
- * latency, the authorizer and the exact limiter, DynamoDB, the firewall, and the partners that
- * send the most. Every widget reads a metric or log group this stack defines. Logs Insights
+ * latency, the authorizer and the exact limiter, DynamoDB, the firewall, the platform's events and
+ * this service's own, and the partners that send the most. Every widget reads a metric or log group this stack defines. Logs Insights
  * widgets are billed per GB scanned each time the dashboard loads them, so they cover the
  * dashboard's time range only when opened; the graphs are metrics and cost nothing to view.
  */
@@ -83,6 +89,7 @@ export class OperationsDashboard extends Construct {
         firewallWidget([...props.apis.values()], Stack.of(this).region),
       ],
       platformEventWidgets(props.platformEvents),
+      ...outboundEventWidgets(props.outboundEvents),
       [topPartnersWidget(props.authorizedApi)],
     ];
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.name, widgets });
@@ -228,6 +235,73 @@ function platformEventWidgets({
       ],
       width: 8,
     }),
+  ];
+}
+
+/**
+ * This service's own events: the pipe's executions and failures, the commit-to-delivery lag, what
+ * waits in either dead-letter queue, and the forwarding rule's deliveries when the stage has one.
+ */
+function outboundEventWidgets(outbound: OperationsDashboardProps['outboundEvents']): IWidget[][] {
+  const queueMetric = { statistic: Stats.MAXIMUM, period: METRIC_PERIOD };
+  const pipe = (metricName: string, label: string) => outbound.metricPipe(metricName, { label });
+  const row: IWidget[] = [
+    new GraphWidget({
+      title: 'Outbound events: pipe invocations, events and failures',
+      left: [pipe('Invocations', 'invocations'), pipe('EventCount', 'events')],
+      right: [
+        pipe('ExecutionFailed', 'failed executions'),
+        pipe('EnrichmentStageFailed', 'failed enrichments'),
+        pipe('TargetStageFailed', 'failed puts on the bus'),
+      ],
+      width: 8,
+    }),
+    new GraphWidget({
+      title: 'Outbound events: commit-to-delivery lag (s)',
+      left: [
+        outbound.metricLag(Stats.p(50), METRIC_PERIOD, 'p50'),
+        outbound.metricLag(Stats.p(99), METRIC_PERIOD, 'p99'),
+        outbound.metricLag(Stats.MAXIMUM, METRIC_PERIOD, 'max'),
+      ],
+      width: 8,
+    }),
+    new GraphWidget({
+      title: 'Outbound events: dead-lettered',
+      left: [
+        outbound.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          ...queueMetric,
+          label: 'batches the pipe gave up on',
+        }),
+        ...(outbound.forwarding
+          ? [
+              outbound.forwarding.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+                ...queueMetric,
+                label: 'events not forwarded to the platform',
+              }),
+            ]
+          : []),
+      ],
+      width: 8,
+    }),
+  ];
+  const forwarded = (
+    [
+      ['Invocations', 'forwarded'],
+      ['FailedInvocations', 'failed'],
+      ['InvocationsSentToDlq', 'dead-lettered'],
+      ['InvocationsFailedToBeSentToDlq', 'lost (not even dead-lettered)'],
+    ] as const
+  ).flatMap(([metricName, label]) => outbound.metricForwarding(metricName, { label }) ?? []);
+  if (forwarded.length === 0) return [row];
+  return [
+    row,
+    [
+      new GraphWidget({
+        title: "Outbound events: forwarding to the platform's bus",
+        left: forwarded,
+        width: 8,
+      }),
+    ],
   ];
 }
 

@@ -16,6 +16,7 @@ import {
   FUNCTION_MEMORY_MB,
   FUNCTION_NODE_OPTIONS,
   FUNCTION_TIMEOUT_SECONDS,
+  POWERTOOLS_SERVICE_NAME,
 } from '../function-defaults';
 
 /**
@@ -57,7 +58,7 @@ export function baseEnvironment(
 ): Record<string, string> {
   return {
     STAGE: stage,
-    POWERTOOLS_SERVICE_NAME: 'partner-api',
+    POWERTOOLS_SERVICE_NAME,
     POWERTOOLS_LOG_LEVEL: logLevel,
     NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
     ...runtimeEnvironment(runtimeSettings),

@@ -70,6 +70,21 @@ describe('the alarm topic given to bin/app.ts', () => {
   });
 });
 
+describe('the platform bus given to bin/app.ts', () => {
+  it('refuses a value that is not an event bus ARN in one line, before building any stack', async () => {
+    const result = await synth({
+      'mailFrom:sandbox': 'partners-sandbox@example.com',
+      'platformEventBus:sandbox': 'host-platform',
+    });
+
+    expect(result.code).toBe(1);
+    // No bundling output before it, and nothing of production after it: the app ends at the first refusal.
+    expect(result.stderr.split('\n')).toEqual([
+      'PartnerApi-sandbox cannot be synthesized: platformEventBus of sandbox is not an EventBridge event bus ARN: "host-platform" (arn:aws:events:<region>:<account>:event-bus/<name>).',
+    ]);
+  });
+});
+
 describe('the mail senders given to bin/app.ts', () => {
   it('refuses a placeholder production sender in one line, as it names a missing one', async () => {
     const result = await synth({ 'mailFrom:production': 'Partner Team <partners@example.com>' });

@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { OUTBOUND_LAG_METRIC } from '../../core/outbound-delivery';
+import { OUTBOUND_ENRICHMENT } from '../../core/routes';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { ANSWERS_BY_ROUTE_QUERY, TOP_PARTNERS_QUERY } from '../../lib/constructs/operations-dashboard';
@@ -97,6 +99,17 @@ describe.each(DEPLOYED_STAGES)('the dashboard of PartnerApi-%s', (stage) => {
     const queues = Object.keys(resourcesOf(stage, 'AWS::SQS::Queue'));
     const functions = Object.keys(resourcesOf(stage, 'AWS::Lambda::Function'));
     const webAcls = Object.values(resourcesOf(stage, 'AWS::WAFv2::WebACL'));
+    const pipes = Object.values(resourcesOf(stage, 'AWS::Pipes::Pipe'));
+    const rules = Object.keys(resourcesOf(stage, 'AWS::Events::Rule'));
+    const buses = Object.keys(resourcesOf(stage, 'AWS::Events::EventBus'));
+    // What the functions publish themselves (embedded metric format): the namespace their environment gives.
+    const published = Object.values(resourcesOf(stage, 'AWS::Lambda::Function')).flatMap((fn) => {
+      const tagged = (fn.Properties.Tags as { Key: string; Value: string }[]).some(
+        (tag) => tag.Key === 'service-function' && tag.Value === OUTBOUND_ENRICHMENT.id,
+      );
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      return tagged ? [`${String(variables.POWERTOOLS_METRICS_NAMESPACE)} ${OUTBOUND_LAG_METRIC}`] : [];
+    });
     const metrics = dashboardWidgets(stage).flatMap(metricsOf);
     expect(metrics.length).toBeGreaterThan(0);
 
@@ -108,9 +121,19 @@ describe.each(DEPLOYED_STAGES)('the dashboard of PartnerApi-%s', (stage) => {
             filters.some(
               (filter) =>
                 filter.MetricNamespace === metric.namespace && filter.MetricName === metric.metricName,
-            ),
+            ) || published.includes(`${metric.namespace} ${metric.metricName}`),
             what,
           ).toBe(true);
+          break;
+        case 'AWS/EventBridge/Pipes':
+          expect(
+            pipes.map((pipe) => pipe.Properties.Name),
+            what,
+          ).toContain(metric.dimensions.PipeName);
+          break;
+        case 'AWS/Events':
+          expect(rules.map(ref), what).toContain(metric.dimensions.RuleName);
+          expect(buses.map(ref), what).toContain(metric.dimensions.EventBusName);
           break;
         case 'AWS/ApiGateway': {
           const stageId = Object.keys(stages).find((id) => ref(id) === metric.dimensions.Stage);

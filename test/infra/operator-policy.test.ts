@@ -97,7 +97,7 @@ function resolvedDocument(template: TemplateJson, document: unknown): unknown {
 }
 
 describe.each(DEPLOYED_STAGES)('operator policy (%s)', (stage) => {
-  it('grants Logs Insights on the access log group, StopQuery, the audit trail reads and a look at failed events, nothing else', () => {
+  it('grants Logs Insights on the access log group, StopQuery, the audit trail reads, a look at failed events and the events sent, nothing else', () => {
     const template = templateOf(stage);
     const logGroup = partnerApiAccessLogGroup(template);
     const [, policy] = operatorPolicy(template);
@@ -146,6 +146,21 @@ describe.each(DEPLOYED_STAGES)('operator policy (%s)', (stage) => {
         Effect: 'Allow',
         Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
         Resource: { 'Fn::GetAtt': [deadLetterQueueOf(template), 'Arn'] },
+      },
+      // `events sent`: one host's outbox on the table, one day's on the index.
+      {
+        Sid: 'ReadEventsSentOfHost',
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: { 'Fn::GetAtt': [tableOf(template), 'Arn'] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } },
+      },
+      {
+        Sid: 'ReadEventsSentByDay',
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableOf(template), 'Arn'] }, '/index/GSI1']] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX_DAY#*'] } },
       },
       expect.objectContaining({
         Sid: 'FindPartner',
@@ -223,6 +238,26 @@ describe.each(DEPLOYED_STAGES)('operator policy (%s)', (stage) => {
     expect(await check('Query', 'PARTNER#12')).not.toBe('Allowed');
     expect(await check('Query', 'PRODUCTS', `${table}/index/GSI1`)).not.toBe('Allowed');
     expect(await decision(document, { action: 'dynamodb:Scan', resource: table })).not.toBe('Allowed');
+  });
+
+  it('lets AWS allow the reads of events sent, by host and by day, and nothing else of the outbox', async () => {
+    const template = templateOf(stage);
+    const [, policy] = operatorPolicy(template);
+    const document = resolvedDocument(template, policy.Properties?.PolicyDocument);
+    const table = tableArn(tableOf(template));
+    const index = `${table}/index/GSI1`;
+    const check = (action: string, leadingKey: string, resource = table) =>
+      decision(document, { action: `dynamodb:${action}`, resource, leadingKeys: [leadingKey] });
+
+    expect(await check('Query', 'OUTBOX#7')).toBe('Allowed');
+    expect(await check('Query', 'OUTBOX_DAY#2026-11-28', index)).toBe('Allowed');
+
+    // The day partitions live on the index only, the hosts' on the table only.
+    expect(await check('Query', 'OUTBOX_DAY#2026-11-28')).not.toBe('Allowed');
+    expect(await check('Query', 'OUTBOX#7', index)).not.toBe('Allowed');
+    for (const action of ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'])
+      expect(await check(action, 'OUTBOX#7')).not.toBe('Allowed');
+    expect(await check('Query', 'HOST#7')).not.toBe('Allowed');
   });
 
   it('acknowledges the "*" of StopQuery with a reason, on the operator policy only', () => {

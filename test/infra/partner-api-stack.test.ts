@@ -99,14 +99,17 @@ const pageDescription = (route: (typeof pageRoutes)[number]) =>
   `${route.methods.join(', ')} ${route.path} (page)`;
 
 const partnerPaths = [...new Set([...partnerApiRoutes, ...publicApiRoutes].map((route) => route.path))];
-/** Route functions of the API (partner routes and public routes), the authorizer, the pages, the event consumer. */
-const FUNCTION_COUNT = partnerApiRoutes.length + publicApiRoutes.length + 1 + pageRoutes.length + 1;
+/**
+ * Route functions of the API (partner routes and public routes), the authorizer, the pages, the event
+ * consumer and the outbound pipe's enrichment.
+ */
+const FUNCTION_COUNT = partnerApiRoutes.length + publicApiRoutes.length + 1 + pageRoutes.length + 1 + 1;
 const pagePaths = [...new Set(pageRoutes.map((route) => route.path))];
 
 describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
   const config = stageConfig(stage, TEST_DEPLOYMENT[stage]);
 
-  it('creates one function per route, the authorizer, one per page and the event consumer', () => {
+  it('creates one function per route, the authorizer, one per page, the event consumer and the outbound enrichment', () => {
     const assess = template(stage);
 
     assess.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
@@ -169,11 +172,11 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         expect(variables.TABLE_NAME, spec.name).toEqual({ Ref: expect.stringMatching(/^DataTable/) });
       else expect(variables.TABLE_NAME, spec.name).toBeUndefined();
     }
-    // Each function's, and each API's access and execution logs.
+    // Each function's, each API's access and execution logs, and the outbound pipe's.
     template(stage).resourcePropertiesCountIs(
       'AWS::Logs::LogGroup',
       { RetentionInDays: config.logRetentionDays },
-      functions.length + 2 * 2,
+      functions.length + 2 * 2 + 1,
     );
   });
 
@@ -621,11 +624,21 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     ]);
   });
 
-  it('grants every resource ("*") to functions only for X-Ray', () => {
+  it('grants every resource ("*") to functions only for X-Ray, and to other roles only what has no resource type', () => {
+    const functionRoles = new Set(
+      Object.values(resources(stage, 'AWS::Lambda::Function')).map((fn) =>
+        JSON.stringify({ Ref: (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0] }),
+      ),
+    );
     for (const policy of Object.values(resources(stage, 'AWS::IAM::Policy'))) {
+      const ofFunction = (policy.Properties.Roles as unknown[]).some((role) =>
+        functionRoles.has(JSON.stringify(role)),
+      );
       for (const statement of (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement) {
-        if (statement.Resource === '*')
-          expect(actionsOf(statement).every((action) => action.startsWith('xray:'))).toBe(true);
+        if (statement.Resource !== '*') continue;
+        // The outbound pipe lists streams (dynamodb:ListStreams has no resource type: outbound-events.test.ts).
+        const allowed = ofFunction ? /^xray:/ : /^(xray:|dynamodb:ListStreams$)/;
+        expect(actionsOf(statement).every((action) => allowed.test(action))).toBe(true);
       }
     }
   });
@@ -824,10 +837,11 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     const assess = template(stage);
 
     // Per API: API Gateway's 5xx rate, the 5xx rate clients received, 429s; the platform's events:
-    // dead letters and the oldest waiting (test/infra/platform-events.test.ts); failed backups
-    // where the table is backed up.
+    // dead letters and the oldest waiting (test/infra/platform-events.test.ts); this service's own:
+    // the pipe's failures, its dead letters and the lag (test/infra/outbound-events.test.ts); failed
+    // backups where the table is backed up.
     const backups = config.tableBackup === 'none' ? 0 : 1;
-    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions + 2 + backups);
+    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions + 2 + 3 + backups);
     for (const api of ['partnerApi', 'pages']) {
       assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
         AlarmName: `PartnerApi-${stage}-${api}-5xx-rate`,
@@ -1103,6 +1117,7 @@ describe('cdk-nag (AwsSolutions)', () => {
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores]',
         'AwsSolutions-IAM5[Resource::*]',
         'AwsSolutions-SMG4',
+        'AwsSolutions-SQS3',
       ]),
     );
     for (const finding of acknowledged)
@@ -1153,6 +1168,8 @@ describe('cfn-guard (AWS Control Tower proactive controls and lib/guard-rules/)'
         'cloudwatch_log_group_retention_period_check',
         'lambda_function_public_access_prohibited_check',
         'lambda_inside_vpc_check',
+        // The outbound pipe's and its forwarding rule's dead-letter queues, which no queue may use.
+        'sqs_dlq_check',
         // Ours (lib/guard-rules/), the one exception: the sandbox table goes with its stack.
         'dynamodb_global_table_deletion_protection_enabled',
       ]),

@@ -48,7 +48,8 @@ describe.each(DEPLOYED_STAGES)('platform events of PartnerApi-%s', (stage) => {
   it('has a bus per stage, and a rule that sends exactly the contract’s events, the platform’s and the operators’, to the queue', () => {
     const assess = template(stage);
 
-    assess.resourceCountIs('AWS::Events::EventBus', 1);
+    // The platform's bus, and the outbound bus of this service's own events (outbound-events.test.ts).
+    assess.resourceCountIs('AWS::Events::EventBus', 2);
     assess.hasResourceProperties('AWS::Events::EventBus', { Name: `partner-api-${stage}-platform-events` });
     const queues = resources(stage, 'AWS::SQS::Queue');
     const queue = idOf(queues, 'PlatformEventsQueue');

@@ -177,6 +177,40 @@ const samplingRule = (overrides: Record<string, unknown> = {}): Resources => ({
   },
 });
 
+/**
+ * A pipe from a table's stream as the stack builds it: `source` overrides its stream parameters,
+ * `target` its target (the Arn of the template's bus unless given).
+ */
+const streamPipe = (
+  source: Record<string, unknown> = {},
+  target: unknown = { 'Fn::GetAtt': ['Bus', 'Arn'] },
+) => {
+  // A parameter given as undefined is left out.
+  const parameters = Object.fromEntries(
+    Object.entries({ BatchSize: 10, ...source }).filter(([, value]) => value !== undefined),
+  );
+  return {
+    Bus: { type: 'AWS::Events::EventBus', properties: { Name: 'outbound' } },
+    Pipe: {
+      type: 'AWS::Pipes::Pipe',
+      properties: {
+        RoleArn: 'arn:aws:iam::123456789012:role/pipe',
+        Source: 'arn:aws:dynamodb:eu-west-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+        SourceParameters: {
+          DynamoDBStreamParameters: {
+            StartingPosition: 'TRIM_HORIZON',
+            MaximumRetryAttempts: -1,
+            MaximumRecordAgeInSeconds: 86_400,
+            ...parameters,
+          },
+          FilterCriteria: { Filters: [{ Pattern: '{"eventName":["INSERT"]}' }] },
+        },
+        Target: target,
+      },
+    },
+  } satisfies Resources;
+};
+
 const cases: readonly {
   readonly rule: string;
   readonly breaks: string;
@@ -316,6 +350,48 @@ const cases: readonly {
     breaks: 'a global table with KMS encryption disabled',
     broken: globalTable({ sse: { SSEEnabled: false } }),
     fixed: globalTable({ sse: { SSEEnabled: true, SSEType: 'KMS' } }),
+  },
+  {
+    rule: 'pipe_event_bus_target_batch_size',
+    breaks: 'a batch of 11 from a table’s stream to the template’s event bus',
+    broken: streamPipe({ BatchSize: 11 }),
+    fixed: streamPipe({ BatchSize: 10 }),
+  },
+  {
+    rule: 'pipe_event_bus_target_batch_size',
+    breaks: 'no batch size (the source’s default of 100) to an event bus named by ARN',
+    broken: streamPipe({ BatchSize: undefined }, 'arn:aws:events:eu-west-1:123456789012:event-bus/outbound'),
+    fixed: streamPipe({ BatchSize: 1 }, 'arn:aws:events:eu-west-1:123456789012:event-bus/outbound'),
+  },
+  {
+    rule: 'pipe_event_bus_target_batch_size',
+    breaks: 'a batch of 0',
+    broken: streamPipe({ BatchSize: 0 }),
+    fixed: streamPipe({ BatchSize: 1 }),
+  },
+  {
+    rule: 'pipe_dynamodb_stream_retry_limits',
+    breaks: 'MaximumRetryAttempts of -2',
+    broken: streamPipe({ MaximumRetryAttempts: -2 }),
+    fixed: streamPipe({ MaximumRetryAttempts: -1 }),
+  },
+  {
+    rule: 'pipe_dynamodb_stream_retry_limits',
+    breaks: 'MaximumRetryAttempts of 10,001',
+    broken: streamPipe({ MaximumRetryAttempts: 10_001 }),
+    fixed: streamPipe({ MaximumRetryAttempts: 10_000 }),
+  },
+  {
+    rule: 'pipe_dynamodb_stream_retry_limits',
+    breaks: 'MaximumRecordAgeInSeconds of -2',
+    broken: streamPipe({ MaximumRecordAgeInSeconds: -2 }),
+    fixed: streamPipe({ MaximumRecordAgeInSeconds: -1 }),
+  },
+  {
+    rule: 'pipe_dynamodb_stream_retry_limits',
+    breaks: 'MaximumRecordAgeInSeconds of 604,801 (over a week)',
+    broken: streamPipe({ MaximumRecordAgeInSeconds: 604_801 }),
+    fixed: streamPipe({ MaximumRecordAgeInSeconds: 604_800 }),
   },
   {
     rule: 'xray_sampling_rule_limits',

@@ -53,7 +53,14 @@ function resolver(template: Template) {
       return `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${id}-AbCdEf`;
     if (type === 'AWS::Logs::LogGroup') return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${id}:*`;
     if (type === 'AWS::SQS::Queue') return `arn:aws:sqs:${REGION}:${ACCOUNT}:${id}`;
+    if (type === 'AWS::Lambda::Function') return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${id}`;
+    if (type === 'AWS::Events::EventBus') return `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${id}`;
     throw new Error(`No ARN for ${id} (${type})`);
+  };
+  /** A table's stream (`Fn::GetAtt: [table, StreamArn]`): the table's ARN and a stream label. */
+  const streamArnOf = (id: string): string => {
+    if (template.Resources[id]?.Type !== 'AWS::DynamoDB::GlobalTable') throw new Error(`No stream of ${id}`);
+    return `${arnOf(id)}/stream/2026-01-01T00:00:00.000`;
   };
   const pseudo: Record<string, string> = {
     'AWS::Partition': 'aws',
@@ -68,13 +75,14 @@ function resolver(template: Template) {
     if (typeof expression.Ref === 'string') return pseudo[expression.Ref] ?? arnOf(expression.Ref);
     const getAtt = expression['Fn::GetAtt'] as [string, string] | undefined;
     if (getAtt && getAtt[1] === 'Arn') return arnOf(getAtt[0]);
+    if (getAtt && getAtt[1] === 'StreamArn') return streamArnOf(getAtt[0]);
     const join = expression['Fn::Join'] as [string, unknown[]] | undefined;
     if (join) return join[1].map(resolve).join(join[0]);
     if (value && typeof value === 'object' && Object.keys(expression).every((key) => !key.startsWith('Fn::')))
       return Object.fromEntries(Object.entries(expression).map(([key, entry]) => [key, resolve(entry)]));
     throw new Error(`Cannot resolve ${JSON.stringify(value)}`);
   };
-  return { resolve, arnOf };
+  return { resolve, arnOf, streamArnOf };
 }
 
 /** Each function's policy with concrete ARNs, and the table's and secrets' ARNs. */
@@ -110,14 +118,45 @@ export function functionPolicies(template: Template): FunctionPolicies {
       arnOf(id),
     ]),
   );
-  // The queues' logical ids are `PlatformEvents<Queue|DeadLetterQueue><hash>`: by name, as the route table says.
+  // The queues a function may send to (the route table's `sendsTo`), by their logical ids
+  // `PlatformEvents<Queue|DeadLetterQueue><hash>`; the other queues (the outbound pipe's and its
+  // forwarding rule's dead-letter queues) no function sends to.
+  const QUEUE_IDS = {
+    PlatformEventsDeadLetterQueue: 'platformEventsDeadLetter',
+    PlatformEventsQueue: 'platformEvents',
+  };
   const queueArns = new Map(
-    byType('AWS::SQS::Queue').map(([id]) => [
-      id.startsWith('PlatformEventsDeadLetterQueue') ? 'platformEventsDeadLetter' : 'platformEvents',
-      arnOf(id),
-    ]),
+    byType('AWS::SQS::Queue').flatMap(([id]) => {
+      const name = Object.entries(QUEUE_IDS).find(([prefix]) =>
+        new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id),
+      )?.[1];
+      return name ? [[name, arnOf(id)] as const] : [];
+    }),
   );
   return { policies, tableArn: arnOf(tableId), secretArns, queueArns };
+}
+
+/**
+ * The identity policy of any role of the template (every AWS::IAM::Policy attached to it), with
+ * concrete ARNs: for roles no function has, like the outbound pipe's. Also gives the ARN the
+ * resolver gives a resource, and a table's stream.
+ */
+export function rolePolicyOf(
+  template: Template,
+  roleId: string,
+): { policy: unknown; arnOf: (id: string) => string; streamArnOf: (id: string) => string } {
+  const { resolve, arnOf, streamArnOf } = resolver(template);
+  const statements = Object.values(template.Resources)
+    .filter(
+      (resource) =>
+        resource.Type === 'AWS::IAM::Policy' &&
+        JSON.stringify(resource.Properties?.Roles) === JSON.stringify([{ Ref: roleId }]),
+    )
+    .flatMap(
+      (policy) =>
+        (policy.Properties?.PolicyDocument as { Statement: unknown[] } | undefined)?.Statement ?? [],
+    );
+  return { policy: { Version: '2012-10-17', Statement: resolve(statements) }, arnOf, streamArnOf };
 }
 
 /** AWS's decision on a request made with a function's role. */

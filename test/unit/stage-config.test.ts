@@ -80,6 +80,42 @@ describe('stage configuration', () => {
     },
   );
 
+  it('forwards to a platform bus of another account or Region, given as an event bus ARN', () => {
+    const bus = 'arn:aws:events:us-east-1:210987654321:event-bus/host-platform/v1.events-in_2';
+    for (const stage of DEPLOYED_STAGES)
+      expect(
+        stageConfig(stage, { mailFrom: 'partners@hostly.io', alarmTopicArn: TOPIC, platformEventBus: bus })
+          .platformEventBus,
+      ).toBe(bus);
+    expect(stageConfig('sandbox', { mailFrom: 'partners@hostly.io' }).platformEventBus).toBeUndefined();
+  });
+
+  it.each([
+    'host-platform',
+    'arn:aws:sns:eu-west-1:210987654321:host-platform',
+    'arn:aws:events:eu-west-1:210987654321:rule/host-platform',
+    'arn:aws:events:eu-west-1:21098765432:event-bus/host-platform',
+    'arn:aws:events:eu-west-1:210987654321:event-bus/',
+    'arn:aws:events:eu-west-1:210987654321:event-bus/host platform',
+  ])('refuses %s as the platform’s bus, in one line naming the form it takes', (platformEventBus) => {
+    for (const stage of DEPLOYED_STAGES)
+      expect(() =>
+        stageConfig(stage, { mailFrom: 'partners@hostly.io', alarmTopicArn: TOPIC, platformEventBus }),
+      ).toThrow(
+        `platformEventBus of ${stage} is not an EventBridge event bus ARN: "${platformEventBus}" (arn:aws:events:<region>:<account>:event-bus/<name>).`,
+      );
+  });
+
+  it('alarms on outbound deliveries later than 5 minutes in production, and on any failure of them there', () => {
+    expect(stageSettings.production.alarms).toMatchObject({
+      outboundLagSeconds: 300,
+      outboundDeliveryFailures: 1,
+    });
+    expect(stageSettings.sandbox.alarms.outboundLagSeconds).toBeGreaterThanOrEqual(
+      stageSettings.production.alarms.outboundLagSeconds,
+    );
+  });
+
   it('samples 1 % of production requests with no reservoir, quiets Lambda’s own lines there and backs its table up', () => {
     const { production, sandbox } = stageSettings;
 
