@@ -13,11 +13,11 @@ import { apiGatewayUsagePlanKeys, cloudWatchAccessLog, sesMailer } from './aws-o
 import { deployedOperator } from './operator-identity';
 
 /**
- * The outputs the CLI reads (the operator policy's ARN is for people attaching it, the outbound bus
- * for the platform's side to name in its bus policy: neither is for the CLI).
+ * The outputs the CLI reads (the operator policy's ARN is for people attaching it, the outbound
+ * bus's ARN for the platform's side to name in its bus policy: neither is for the CLI).
  */
 type StackOutputs = Record<
-  Exclude<keyof typeof STACK_OUTPUTS, 'operatorPolicyArn' | 'outboundEventBusName' | 'outboundEventBusArn'>,
+  Exclude<keyof typeof STACK_OUTPUTS, 'operatorPolicyArn' | 'outboundEventBusArn'>,
   string
 >;
 
@@ -68,6 +68,7 @@ function readOutputs(outputs: readonly Output[], name: string): StackOutputs {
     mailFrom: read(STACK_OUTPUTS.mailFrom),
     accessLogGroupName: read(STACK_OUTPUTS.accessLogGroupName),
     eventBusName: read(STACK_OUTPUTS.eventBusName),
+    outboundEventBusName: read(STACK_OUTPUTS.outboundEventBusName),
     platformEventsQueueUrl: read(STACK_OUTPUTS.platformEventsQueueUrl),
     platformEventsDeadLetterQueueUrl: read(STACK_OUTPUTS.platformEventsDeadLetterQueueUrl),
   };
@@ -101,6 +102,7 @@ export async function deployedTarget(
     [secretArnVariable('sealing')]: outputs.sealingSecretArn,
     ...runtimeEnvironment(runtimeSettingsOf(stageSettings[stage])),
     EVENT_BUS_NAME: outputs.eventBusName,
+    OUTBOUND_EVENT_BUS_NAME: outputs.outboundEventBusName,
     [queueUrlVariable('platformEvents')]: outputs.platformEventsQueueUrl,
     [queueUrlVariable('platformEventsDeadLetter')]: outputs.platformEventsDeadLetterQueueUrl,
   });

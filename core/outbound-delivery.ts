@@ -79,14 +79,15 @@ export const OUTBOUND_BATCH_SIZE = 10;
 export const OUTBOUND_BATCHING_WINDOW_SECONDS = 1;
 /**
  * A batch whose enrichment or target failed is tried again (halved each time, so one bad record
- * holds up no other) until its records are a day old, as long as the stream keeps them: an outage
- * of the bus up to a day loses nothing. -1 is "no limit but the age"
+ * holds up no other) until its records are 23 hours old: an outage of the bus that long loses
+ * nothing. -1 is "no limit but the age"
  * (https://docs.aws.amazon.com/eventbridge/latest/pipes-reference/API_PipeSourceDynamoDBStreamParameters.html).
- * What is left then goes to the pipe's dead-letter queue; failures alarm long before
- * (docs/operators.md#the-events-this-service-sends).
+ * An hour inside the stream's 24 hours, so a record the pipe gives up on is still in the stream
+ * when its dead-letter message names it, as AWS advises for stream sources. Failures alarm long
+ * before; the outbox keeps the event 14 days, for `events resend` (docs/operators.md#the-events-this-service-sends).
  */
 export const OUTBOUND_MAXIMUM_RETRY_ATTEMPTS = -1;
-export const OUTBOUND_MAXIMUM_RECORD_AGE_SECONDS = 86_400;
+export const OUTBOUND_MAXIMUM_RECORD_AGE_SECONDS = 82_800;
 
 /**
  * The metric the enrichment publishes for each event it takes for delivery (CloudWatch's embedded

@@ -26,6 +26,8 @@ import type { InvocationOutcome } from './lambda-runtime';
 const ACCOUNT = '000000000000';
 const REGION = 'local';
 export const LOCAL_EVENT_BUS_NAME = 'partner-api-local-platform-events';
+/** The local outbound bus: what the pipe (and `events resend`) put this service's events on. */
+export const LOCAL_OUTBOUND_BUS_NAME = 'partner-api-local-service-events';
 /**
  * The service's queues, and the local stand-in of the platform's bus: a queue that receives what
  * the outbound bus's rule forwards to the platform (docs/design/events.md#on-one-machine), which a
@@ -43,6 +45,7 @@ export const localQueueUrl = (awsEndpoint: string, name: LocalQueueName) =>
   `${awsEndpoint}/${ACCOUNT}/${QUEUE_NAMES[name]}`;
 const queueArn = (name: LocalQueueName) => `arn:aws:sqs:${REGION}:${ACCOUNT}:${QUEUE_NAMES[name]}`;
 const busArn = `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${LOCAL_EVENT_BUS_NAME}`;
+const outboundBusArn = `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${LOCAL_OUTBOUND_BUS_NAME}`;
 
 type MessageAttributes = Record<string, { DataType: string; StringValue?: string }>;
 
@@ -275,17 +278,19 @@ export class LocalEventPipeline {
   }
 
   /**
-   * EventBridge's PutEvents on the local bus: each entry checked as EventBridge checks it (its
-   * source, detail-type and JSON object detail), given an id, and matched against the rule
-   * (`CONSUMER_EVENT_PATTERN`, the stack's: the contract's detail-types from the platform's source
-   * or the operators'), which sends the whole event to the queue.
+   * EventBridge's PutEvents on the local buses: each entry checked as EventBridge checks it (its
+   * source, detail-type and JSON object detail), given an id, and matched against its bus's rule:
+   * on the platform's bus `CONSUMER_EVENT_PATTERN` (the stack's: the contract's detail-types from the
+   * platform's source or the operators'), which sends the whole event to the queue; on the outbound
+   * bus the forwarding rule to the platform's inbox (`putOutbound`).
    */
   putEvents(
     entries: readonly Record<string, unknown>[],
   ): { EventId?: string; ErrorCode?: string; ErrorMessage?: string }[] {
     return entries.map((entry) => {
       const busName = String(entry.EventBusName ?? 'default');
-      if (busName !== LOCAL_EVENT_BUS_NAME && busName !== busArn)
+      const outbound = busName === LOCAL_OUTBOUND_BUS_NAME || busName === outboundBusArn;
+      if (busName !== LOCAL_EVENT_BUS_NAME && busName !== busArn && !outbound)
         return { ErrorCode: 'MalformedDetail', ErrorMessage: `Event bus ${busName} does not exist.` };
       if (typeof entry.Source !== 'string' || entry.Source === '')
         return { ErrorCode: 'InvalidArgument', ErrorMessage: 'Parameter Source is not valid.' };
@@ -311,7 +316,8 @@ export class LocalEventPipeline {
         resources: Array.isArray(entry.Resources) ? entry.Resources : [],
         detail,
       };
-      if (matchesPattern(CONSUMER_EVENT_PATTERN, event)) this.queue.send(JSON.stringify(event));
+      if (outbound) this.putOutbound(event);
+      else if (matchesPattern(CONSUMER_EVENT_PATTERN, event)) this.queue.send(JSON.stringify(event));
       return { EventId: id };
     });
   }

@@ -22,7 +22,12 @@ import { deployedFunctions } from './deployed-bundles';
 import type { DynamoDbLocal } from './dynamodb-local';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import type { EventCounts, EventPipelineOptions } from './event-pipeline';
-import { LOCAL_EVENT_BUS_NAME, LocalEventPipeline, localQueueUrl } from './event-pipeline';
+import {
+  LOCAL_EVENT_BUS_NAME,
+  LOCAL_OUTBOUND_BUS_NAME,
+  LocalEventPipeline,
+  localQueueUrl,
+} from './event-pipeline';
 import type { HttpServerOptions } from './http-server';
 import { checkPortFree, startHttpServer } from './http-server';
 import type { LambdaRuntimeOptions, LocalFunction } from './lambda-runtime';
@@ -240,6 +245,7 @@ export function localEnvironment(
     AWS_ENDPOINT_URL_EVENTBRIDGE: input.awsEndpoint,
     AWS_ENDPOINT_URL_SQS: input.awsEndpoint,
     EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
+    OUTBOUND_EVENT_BUS_NAME: LOCAL_OUTBOUND_BUS_NAME,
     ...Object.fromEntries(
       SERVICE_QUEUE_NAMES.map((name) => [queueUrlVariable(name), localQueueUrl(input.awsEndpoint, name)]),
     ),

@@ -114,21 +114,15 @@ const PUT_EVENTS_BATCH = 10;
 const PUT_EVENTS_ATTEMPTS = 4;
 
 /**
- * Sends events to the stage's bus, ten per call, sending again the entries EventBridge did not
- * accept (a partial failure answers 200 with `FailedEntryCount`). Returns how many were
- * accepted; an entry still refused after the retries is an `OperatorError` that says how many got
- * through, so nothing is lost silently.
+ * Puts entries on a bus, ten per call, sending again the entries EventBridge did not accept (a
+ * partial failure answers 200 with `FailedEntryCount`). Returns how many were accepted; an entry
+ * still refused after the retries is an `OperatorError` that says how many got through, so nothing
+ * is lost silently.
  */
-export async function publishPlatformEvents(events: readonly PlatformEvent[]): Promise<{ accepted: number }> {
-  const bus = eventBusName();
+async function putOnBus(all: readonly PutEventsRequestEntry[]): Promise<{ accepted: number }> {
   let accepted = 0;
-  for (let start = 0; start < events.length; start += PUT_EVENTS_BATCH) {
-    let entries: PutEventsRequestEntry[] = events.slice(start, start + PUT_EVENTS_BATCH).map((event) => ({
-      EventBusName: bus,
-      Source: event.source ?? PLATFORM_EVENT_SOURCE,
-      DetailType: event.type,
-      Detail: JSON.stringify(event.detail),
-    }));
+  for (let start = 0; start < all.length; start += PUT_EVENTS_BATCH) {
+    let entries = all.slice(start, start + PUT_EVENTS_BATCH);
     for (let attempt = 1; entries.length > 0; attempt++) {
       const { Entries = [] } = await eventBridge().send(new PutEventsCommand({ Entries: entries }));
       const refused = entries.filter((_, index) => Entries[index]?.EventId === undefined);
@@ -136,7 +130,7 @@ export async function publishPlatformEvents(events: readonly PlatformEvent[]): P
       if (refused.length > 0 && attempt === PUT_EVENTS_ATTEMPTS) {
         const why = Entries.find((entry) => entry.ErrorCode)?.ErrorMessage ?? 'no reason given';
         throw new OperatorError(
-          `${accepted} of ${events.length} events were accepted; EventBridge kept refusing ${refused.length} (${why}). Publish the rest again: a repeated event changes nothing.`,
+          `${accepted} of ${all.length} events were accepted; EventBridge kept refusing ${refused.length} (${why}). Send the rest again: a repeated event changes nothing.`,
         );
       }
       if (refused.length > 0) await pauseBeforeRetry(attempt, 200);
@@ -144,6 +138,19 @@ export async function publishPlatformEvents(events: readonly PlatformEvent[]): P
     }
   }
   return { accepted };
+}
+
+/** Sends the platform's events (or the operators' own) to the stage's bus of the platform's events. */
+export function publishPlatformEvents(events: readonly PlatformEvent[]): Promise<{ accepted: number }> {
+  const bus = eventBusName();
+  return putOnBus(
+    events.map((event) => ({
+      EventBusName: bus,
+      Source: event.source ?? PLATFORM_EVENT_SOURCE,
+      DetailType: event.type,
+      Detail: JSON.stringify(event.detail),
+    })),
+  );
 }
 
 /** `events publish`: sends checked events and records how many in the audit trail. */
@@ -396,4 +403,40 @@ export async function listSentEvents(
           (event) => Date.parse(event.occurredAt) >= query.sinceMs,
         );
   return { events: found.slice(0, MAX_SENT_LISTED).map(sentEventOf), more: found.length > MAX_SENT_LISTED };
+}
+
+/**
+ * `events resend`: the events the outbox keeps, about one host or since a time, put on the stage's
+ * outbound bus again, as the pipe put them (its rule forwards them to the platform's bus): after
+ * an alarm said the platform did not get them. The platform applies them by version, so an event
+ * it had changes nothing. An erased host's events are ids only, and are not sent.
+ */
+export async function resendEvents(
+  target: Pick<OperatorTarget, 'actor'>,
+  query: { readonly sinceMs: number; readonly hostUserId?: number },
+  nowMs: number,
+): Promise<{ resent: number; erased: number; more: boolean }> {
+  const bus = serviceConfig().outboundEventBusName;
+  if (!bus)
+    throw new OperatorError(
+      'This stage has no outbound bus of the events it sends (OUTBOUND_EVENT_BUS_NAME).',
+    );
+  const { events, more } = await listSentEvents(query, nowMs);
+  const sendable = events.filter((event) => event.erased_at === null);
+  const { accepted } = await putOnBus(
+    sendable.map((event) => ({
+      EventBusName: bus,
+      Source: SERVICE_EVENT_SOURCE,
+      DetailType: event['detail-type'],
+      Detail: JSON.stringify(event.detail),
+      Time: new Date(event.time),
+    })),
+  );
+  await recordOperatorEvent(
+    target,
+    'events.resent',
+    { details: { events: accepted, ...(query.hostUserId === undefined ? {} : { host: query.hostUserId }) } },
+    nowMs,
+  );
+  return { resent: accepted, erased: events.length - sendable.length, more };
 }

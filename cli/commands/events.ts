@@ -13,9 +13,10 @@ import {
   publishEventsFile,
   queueDepth,
   redriveFailedEvents,
+  resendEvents,
   SENT_EVENTS_DEFAULT_HOURS,
 } from '../../operations/events';
-import type { Define } from '../command';
+import type { Define, Options } from '../command';
 import { commandGroup, minuteOf, table, text, UsageError } from '../command';
 import { inputFile, integerInRange, isoTime } from '../inputs';
 
@@ -68,8 +69,8 @@ export function acceptedLine(accepted: number, events: readonly PlatformEvent[])
 }
 
 /**
- * `events publish`, `events failed`, `events redrive`, `events sent`: what `operations/events.ts`
- * does, as commands.
+ * `events publish`, `events failed`, `events redrive`, `events sent`, `events resend`: what
+ * `operations/events.ts` does, as commands.
  */
 export function eventCommands(program: Command, define: Define): void {
   const events = commandGroup(
@@ -77,7 +78,61 @@ export function eventCommands(program: Command, define: Define): void {
     'events',
     "The platform's events (seats, properties, sponsorships, reservations, erasures), and the events this service sends it",
   );
-  for (const command of [publishCommand, failedCommand, redriveCommand, sentCommand]) command(events, define);
+  for (const command of [publishCommand, failedCommand, redriveCommand, sentCommand, resendCommand])
+    command(events, define);
+}
+
+/**
+ * Which events of the outbox a command is about: `--host` (every one kept of the host, or since
+ * `--since`), or those since `--since` (by default the last `SENT_EVENTS_DEFAULT_HOURS` hours).
+ */
+function outboxSelection(options: Options) {
+  const hostUserId =
+    typeof options.host === 'string'
+      ? integerInRange('--host', options.host, 1, Number.MAX_SAFE_INTEGER)
+      : undefined;
+  const since = typeof options.since === 'string' ? isoTime('--since', options.since) : undefined;
+  const selection = (nowMs: number) => ({
+    sinceMs:
+      since !== undefined
+        ? Date.parse(since)
+        : hostUserId !== undefined
+          ? 0
+          : nowMs - SENT_EVENTS_DEFAULT_HOURS * 3_600_000,
+    ...(hostUserId === undefined ? {} : { hostUserId }),
+  });
+  return { hostUserId, since, selection };
+}
+
+/** `events resend`: the outbox's events put on the outbound bus again, after the platform missed them. */
+function resendCommand(events: Command, define: Define): void {
+  define(events, 'resend', {
+    summary: 'Send the events this service sent (about a host, or since a time) to the platform again',
+    examples: ['events resend --host 12', 'events resend --since 2026-11-28T09:00:00Z'],
+    action: (options) => {
+      const { hostUserId, since, selection } = outboxSelection(options);
+      if (hostUserId === undefined && since === undefined)
+        throw new UsageError(
+          'events resend needs --host <id>, --since <time>, or both: which events to send again.',
+        );
+      return async (target) => {
+        const nowMs = Date.now();
+        const { resent, erased, more } = await resendEvents(target, selection(nowMs), nowMs);
+        return {
+          json: { resent, erased, more },
+          text: [
+            resent === 0
+              ? 'No event to send again.'
+              : `Sent ${resent} event(s) again; the platform applies them by version, so one it had changes nothing.`,
+            ...(erased > 0 ? [`${erased} event(s) of erased hosts left out: they keep their ids only.`] : []),
+            ...(more ? ['...and more: send the rest with a later --since.'] : []),
+          ],
+        };
+      };
+    },
+  })
+    .option('--since <time>', 'the events at or after this ISO 8601 date or time')
+    .option('--host <id>', 'the events about this host (host_user_id)');
 }
 
 /** `events sent`: what this service sent the platform, from its outbox. */
@@ -86,23 +141,12 @@ function sentCommand(events: Command, define: Define): void {
     summary: `List the events this service sent the platform (${SERVICE_EVENT_TYPES.join(', ')}), oldest first`,
     examples: ['events sent', 'events sent --since 2026-11-01 --json', 'events sent --host 12'],
     action: (options) => {
-      const hostUserId =
-        typeof options.host === 'string'
-          ? integerInRange('--host', options.host, 1, Number.MAX_SAFE_INTEGER)
-          : undefined;
-      const since = typeof options.since === 'string' ? isoTime('--since', options.since) : undefined;
+      const { hostUserId, selection } = outboxSelection(options);
       return async () => {
         const nowMs = Date.now();
-        const sinceMs =
-          since !== undefined
-            ? Date.parse(since)
-            : hostUserId !== undefined
-              ? 0
-              : nowMs - SENT_EVENTS_DEFAULT_HOURS * 3_600_000;
-        const { events: sent, more } = await listSentEvents(
-          { sinceMs, ...(hostUserId === undefined ? {} : { hostUserId }) },
-          nowMs,
-        );
+        const query = selection(nowMs);
+        const { sinceMs } = query;
+        const { events: sent, more } = await listSentEvents(query, nowMs);
         const scope =
           hostUserId === undefined
             ? `since ${minuteOf(new Date(sinceMs).toISOString())}`

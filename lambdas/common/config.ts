@@ -24,6 +24,8 @@ export interface ServiceConfig extends RuntimeSettings {
   readonly queueUrls: Partial<Record<ServiceQueueName, string>>;
   /** The stage's event bus of the platform's events (the operator CLI publishes to it). */
   readonly eventBusName?: string;
+  /** The stage's bus of the events this service sends (`events resend` puts them on it again). */
+  readonly outboundEventBusName?: string;
   /**
    * Locally only: where DynamoDB (Local) and the local Secrets Manager answer, and the credential
    * every call is signed with (the local AWS endpoint checks it). In AWS, the SDK's defaults apply.
@@ -64,6 +66,7 @@ function configFrom(environment: Environment): ServiceConfig {
   const sqsEndpoint = read(environment, 'AWS_ENDPOINT_URL_SQS');
   const eventBridgeEndpoint = read(environment, 'AWS_ENDPOINT_URL_EVENTBRIDGE');
   const eventBusName = read(environment, 'EVENT_BUS_NAME');
+  const outboundEventBusName = read(environment, 'OUTBOUND_EVENT_BUS_NAME');
   const localEndpoints = { dynamoDbEndpoint, secretsEndpoint, sqsEndpoint, eventBridgeEndpoint };
   return {
     stage,
@@ -82,6 +85,7 @@ function configFrom(environment: Environment): ServiceConfig {
       }),
     ),
     ...(eventBusName === undefined ? {} : { eventBusName }),
+    ...(outboundEventBusName === undefined ? {} : { outboundEventBusName }),
     ...(Object.values(localEndpoints).every((endpoint) => endpoint === undefined)
       ? {}
       : {

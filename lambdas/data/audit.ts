@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   'host.erased',
   'events.published',
   'events.redriven',
+  'events.resent',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

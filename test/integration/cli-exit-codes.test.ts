@@ -390,6 +390,21 @@ const COMMANDS: Record<string, readonly Case[]> = {
     ],
     ['an argument too many', ['events', 'sent', 'all'], 2, 'too many arguments'],
   ],
+  'events resend': [
+    [
+      'no events named',
+      ['events', 'resend'],
+      2,
+      'events resend needs --host <id>, --since <time>, or both: which events to send again.',
+    ],
+    [
+      'a malformed host id',
+      ['events', 'resend', '--host', 'x1'],
+      2,
+      `--host must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}; got "x1".`,
+    ],
+    ['a malformed time', ['events', 'resend', '--since', 'now'], 2, '--since must be an ISO 8601 date'],
+  ],
   traffic: [
     ['a missing option', ['traffic'], 2, "required option '--partner <slug>' not specified"],
     [

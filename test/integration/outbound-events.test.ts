@@ -277,6 +277,36 @@ describe('events sent', () => {
   });
 });
 
+describe('events resend', () => {
+  it('puts a host’s events on the outbound bus again, as the pipe did, and audits it', async () => {
+    // Prepare: a host provisioned, its event delivered once.
+    const host = { email: `resend.${tag()}@example.com`, name: 'Resend Inn', pmsHotelId: `RES-${tag()}` };
+    await new HostBrowser('en').activate(await linkFor(host), PRODUCTS);
+    const hostUserId = (await getHostIdByEmail(host.email)) ?? 0;
+    const [event] = await sentEvents('--host', String(hostUserId));
+    if (!event) throw new Error('No HostProvisioned listed');
+    await inbox.until(event.id, 10_000);
+
+    // Act
+    const run = await admin('events', 'resend', '--host', String(hostUserId), '--json');
+
+    // Assess: the same event (its event_id and detail) reaches the platform a second time.
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ resent: 1, erased: 0, more: false });
+    const deadline = Date.now() + 10_000;
+    while (inbox.about(event.id).length < 2 && Date.now() < deadline) await inbox.receive(1);
+    const copies = inbox.about(event.id);
+    expect(copies).toHaveLength(2);
+    expect(copies[1]).toMatchObject({
+      source: 'partner-api',
+      'detail-type': 'HostProvisioned',
+      detail: event.detail,
+    });
+    const audit = await adminJson('audit', 'list', '--action', 'events.resent');
+    expect(JSON.stringify(audit)).toContain(`"host":${hostUserId}`);
+  });
+});
+
 describe('an erasure', () => {
   it('leaves the host’s events with ids only, nothing of the host in the table, and says HostErased once', async () => {
     // Prepare: a host who finished the wizard in German, every answer marked with this test's tag.
