@@ -20,7 +20,7 @@ const metrics = new Metrics();
  *
  * What it leaves out is never sent: a record that is not an outbox item's insert (the filter should
  * have kept it out), and an item gone or erased since it was written. A failure to read throws: the
- * pipe tries the batch again, halving it, until the records are a day old.
+ * pipe tries the batch again, halving it, until the records are 23 hours old.
  */
 export async function handler(
   records: readonly OutboxStreamRecord[],
