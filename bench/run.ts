@@ -20,7 +20,8 @@
  *    options (bench/baselines/), with a 95% bootstrap interval of each median delta, and V8 CPU
  *    profiles of the imports mapped through the source maps to packages. Budget: ≤ 10 ms over
  *    the bare DocumentClient (main-thread CPU time of the import, each function paired with a run
- *    of the baseline next to it; INIT is billed); no schema compiled at load (the global Function constructor and
+ *    of the baseline next to it, more pairs while the interval holds the budget; INIT is billed);
+ *    no schema compiled at load (the global Function constructor and
  *    eval are counted during the import, with a classic-zod positive control).
  * 3. Warm handler cost (sections/warm-handlers.ts, workers/warm-handlers.ts): p50/p99 per
  *    invocation of each API handler and of the authorizer (key cache hit and miss), in its own
