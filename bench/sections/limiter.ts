@@ -353,12 +353,17 @@ function report(results: ReadonlyMap<Mode['id'], SizeResult[]>): SectionResult {
           },
         ]
       : []),
-    {
-      name: 'paced, p99 at 20 instances',
-      budget: '≤ 3 × the 1-instance p99',
-      measured: `${f1(twenty?.p99Ms ?? Number.NaN)} ms vs ${f1(baselineP99)} ms: ${formatNumber((twenty?.p99Ms ?? Number.NaN) / baselineP99, 2)}×`,
-      pass: (twenty?.p99Ms ?? Number.POSITIVE_INFINITY) <= 3 * baselineP99,
-    },
+    // Judged when both sizes ran (BENCH_LIMITER_INSTANCES=50 measures neither).
+    ...(twenty && Number.isFinite(baselineP99)
+      ? [
+          {
+            name: 'paced, p99 at 20 instances',
+            budget: '≤ 3 × the 1-instance p99',
+            measured: `${f1(twenty.p99Ms)} ms vs ${f1(baselineP99)} ms: ${formatNumber(twenty.p99Ms / baselineP99, 2)}×`,
+            pass: twenty.p99Ms <= 3 * baselineP99,
+          },
+        ]
+      : []),
     ...paced.map((row) => ({
       name: `paced, ${row.instances} instance(s): write units per admission`,
       budget: '≤ 1 on average (the window item stays under 1 KB)',
