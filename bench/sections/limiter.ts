@@ -7,7 +7,7 @@ import type { LocalRuntime } from '../../emulator/runtime';
 import { childEnvironment } from '../lib/child';
 import { progress } from '../lib/progress';
 import type { BudgetCheck, SectionResult, Table } from '../lib/report';
-import { formatNumber, median, percentile } from '../lib/stats';
+import { formatNumber, median, medianConfidenceInterval, percentile } from '../lib/stats';
 
 /** BENCH_LIMITER_INSTANCES=50 (a comma list) measures only those sizes, for quicker experiments. */
 const INSTANCE_COUNTS: readonly number[] = process.env.BENCH_LIMITER_INSTANCES
@@ -19,13 +19,27 @@ const BURSTS = [
 ] as const;
 const ROUNDS = Number(process.env.BENCH_LIMITER_ROUNDS ?? 5);
 /**
+ * Untimed rounds of every arrival shape at each size before its timed rounds: the first bursts at
+ * a size meet new instances' connections and DynamoDB Local code paths its JIT has not compiled.
+ */
+const WARM_UP_ROUNDS = 1;
+/** At most this many rounds of the shared key's p99 and its baseline (settleSharedP99). */
+const MAX_SHARED_P99_ROUNDS = 21;
+/**
  * Budgets of a key shared by the most instances, back to back. Write units: every admitting write
- * plus every failed conditional write, as DynamoDB bills both. Latency: the p99 of admitted requests
- * against the key-per-instance baseline at the same size in the same run, whose requests are all
- * admitted and which pays the same machine and DynamoDB Local queue and nothing for sharing (one
- * item takes every write, though: 1.18× to 1.28× measured); 1.5× leaves room for the 50-instance
- * p99's round-to-round spread on 2 cores (about ±25 %), while a design whose admissions collide (the
- * slot list before: 1.74×) fails.
+ * plus every failed conditional write, as DynamoDB bills both. Latency: the p99 of its requests,
+ * refusals included, against the key-per-instance baseline at the same size, whose requests are
+ * all admitted and which pays the same machine and DynamoDB Local queue and nothing for sharing.
+ * The two run in the same rounds, one right after the other (each first half the time), and the
+ * figure is the median of the rounds' ratios. On 2 cores both p99s are mostly DynamoDB Local's
+ * queue, which shrinks as its JVM compiles (its JIT threads take up to half a core through the
+ * section on a fresh server): with the baseline measured a minute after the shared key, the
+ * shared p99 was 1.0× to 1.8× it from run to run with no change to the limiter. In the same
+ * rounds it was 0.92× to 1.14× in five runs, and the slot list before, whose admissions collide,
+ * 1.67× and 1.72×: its extra writes fall on refused requests as much as on admitted ones (674 and
+ * 708 failed writes), so the p99 of admitted requests alone rose only to 1.25× to 1.32×. One
+ * round's ratio ranges from 0.5× to 2.5×; 1.5× with more rounds while in doubt
+ * (settleSharedP99) tells the two apart.
  */
 const SHARED_WRITE_UNITS_BUDGET = 1.2;
 const SHARED_P99_FACTOR = 1.5;
@@ -154,33 +168,100 @@ export async function measureLimiter(runtime: LocalRuntime): Promise<SectionResu
         Array.from({ length: Math.min(10, largest - started) }, () => startInstance(runtime)),
       )),
     );
-  const results = new Map<Mode['id'], SizeResult[]>();
+  const modes = MODES.filter((candidate) => MODE_IDS === undefined || MODE_IDS.includes(candidate.id));
+  const results = new Map<Mode['id'], SizeResult[]>(modes.map((mode) => [mode.id, []]));
   try {
-    for (const mode of MODES.filter(
-      (candidate) => MODE_IDS === undefined || MODE_IDS.includes(candidate.id),
-    )) {
-      const sizes: SizeResult[] = [];
-      for (const count of INSTANCE_COUNTS) {
-        const size: SizeResult = {
-          instances: count,
-          bursts: BURSTS.map((burstType) => ({ burst: burstType, results: [] })),
-        };
-        for (let round = 1; round <= ROUNDS; round++) {
-          for (const entry of size.bursts) {
-            progress(
-              `limiter, ${mode.id}: ${count} instance(s), ${entry.burst.label}, round ${round}/${ROUNDS}`,
-            );
-            entry.results.push(await burst(instances.slice(0, count), entry.burst.requests, mode));
-          }
-        }
-        sizes.push(size);
+    // Every arrival shape at a size in the same rounds, in reverse order every other round, so
+    // that back to back and its key-per-instance baseline always run one right after the other,
+    // each first half the time: they meet the same machine and the same state of DynamoDB
+    // Local's JVM (still compiling on a fresh server), not minutes apart.
+    for (const count of INSTANCE_COUNTS) {
+      const sizes = new Map<Mode['id'], SizeResult>(
+        modes.map((mode) => [
+          mode.id,
+          { instances: count, bursts: BURSTS.map((burstType) => ({ burst: burstType, results: [] })) },
+        ]),
+      );
+      for (let round = 1 - WARM_UP_ROUNDS; round <= ROUNDS; round++) {
+        const order = round % 2 === 0 ? modes : [...modes].reverse();
+        await runRound(
+          instances,
+          sizes,
+          order,
+          round < 1 ? 'warm-up (untimed)' : `round ${round}/${ROUNDS}`,
+          round >= 1,
+        );
       }
-      results.set(mode.id, sizes);
+      if (count === Math.max(...INSTANCE_COUNTS)) await settleSharedP99(instances, sizes);
+      for (const mode of modes) {
+        const size = sizes.get(mode.id);
+        if (size) results.get(mode.id)?.push(size);
+      }
     }
   } finally {
     for (const instance of instances) instance.child.kill('SIGTERM');
   }
   return report(results);
+}
+
+/** One round at one size: every burst of each shape in `order`, kept unless it warms up. */
+async function runRound(
+  instances: readonly Instance[],
+  sizes: ReadonlyMap<Mode['id'], SizeResult>,
+  order: readonly Mode[],
+  label: string,
+  keep: boolean,
+): Promise<void> {
+  for (const mode of order) {
+    const size = sizes.get(mode.id);
+    if (!size) continue;
+    for (const entry of size.bursts) {
+      progress(`limiter, ${mode.id}: ${size.instances} instance(s), ${entry.burst.label}, ${label}`);
+      const result = await burst(instances.slice(0, size.instances), entry.burst.requests, mode);
+      if (keep) entry.results.push(result);
+    }
+  }
+}
+
+/**
+ * More rounds of back to back and its baseline at the largest size, two at a time (each shape
+ * first once), while the 95% interval of the median of the rounds' p99 ratios still holds the
+ * budget, up to MAX_SHARED_P99_ROUNDS. One round's p99 at 50 instances on 2 cores is the slowest
+ * few requests of a burst that queues for the CPU behind 50 processes and DynamoDB Local: its
+ * ratio to the baseline's ranged from 0.5 to 2.6 between rounds of one run (median 1.03), so five
+ * rounds can land over 1.5 by chance; a verdict the rounds cannot tell apart gets more of them.
+ */
+async function settleSharedP99(
+  instances: readonly Instance[],
+  sizes: ReadonlyMap<Mode['id'], SizeResult>,
+): Promise<void> {
+  const shared = sizes.get('back-to-back');
+  const apart = sizes.get('uncontended');
+  const sharedMode = MODES.find((mode) => mode.id === 'back-to-back');
+  const apartMode = MODES.find((mode) => mode.id === 'uncontended');
+  if (!shared || !apart || !sharedMode || !apartMode) return;
+  const rounds = () => shared.bursts[0]?.results.length ?? 0;
+  const inDoubt = () => {
+    const { ratios } = pairedP99Ratios(summarizeSize(shared, sharedMode), summarizeSize(apart, apartMode));
+    const [low, high] = medianConfidenceInterval(ratios);
+    return low <= SHARED_P99_FACTOR && SHARED_P99_FACTOR <= high;
+  };
+  while (rounds() < MAX_SHARED_P99_ROUNDS && inDoubt()) {
+    const total = Math.min(MAX_SHARED_P99_ROUNDS, rounds() + 2);
+    for (const order of [
+      [sharedMode, apartMode],
+      [apartMode, sharedMode],
+    ]) {
+      if (rounds() >= MAX_SHARED_P99_ROUNDS) break;
+      await runRound(
+        instances,
+        sizes,
+        order,
+        `round ${rounds() + 1}/${total} (the shared key's p99 in doubt)`,
+        true,
+      );
+    }
+  }
 }
 
 function summarizeSize(size: SizeResult, mode: Mode) {
@@ -190,7 +271,7 @@ function summarizeSize(size: SizeResult, mode: Mode) {
   // p99 of each round (both bursts), then the median of the rounds: one stall of DynamoDB Local's
   // JVM or of a process delays every request due meanwhile, and should not decide the figure alone.
   const roundP99Of = (keep: (request: RequestResult) => boolean) =>
-    Array.from({ length: ROUNDS }, (_, round) =>
+    Array.from({ length: size.bursts[0]?.results.length ?? 0 }, (_, round) =>
       percentile(
         size.bursts
           .flatMap((entry) => entry.results[round] ?? [])
@@ -227,6 +308,7 @@ function summarizeSize(size: SizeResult, mode: Mode) {
     roundP99s,
     /** The same of admitted requests only (a refusal may wait for other instances' writes first). */
     admittedP99Ms: median(roundAdmittedP99s),
+    roundAdmittedP99s,
     writes,
     /** Failed conditional writes of requests that were then admitted (contention between admissions). */
     failuresOnAdmitted: requests
@@ -255,13 +337,31 @@ const exactCounts = (row: SizeSummary) =>
     );
   });
 
+/**
+ * The p99 of each round (refusals included) against the key-per-instance p99 of the same round
+ * (the two ran one right after the other), and their median: what the shared key's latency budget
+ * judges.
+ */
+function pairedP99Ratios(
+  shared: SizeSummary | undefined,
+  apart: SizeSummary | undefined,
+): { readonly ratios: number[]; readonly median: number } {
+  if (!shared || !apart) return { ratios: [], median: Number.NaN };
+  const ratios = shared.roundP99s.map((p99, round) => p99 / (apart.roundP99s[round] ?? Number.NaN));
+  return { ratios, median: median(ratios) };
+}
+
+/** The same as pairedP99Ratios' median, of the shared key's admitted requests only (reported, not judged). */
+function pairedAdmittedRatio(shared: SizeSummary, apart: SizeSummary): number {
+  return median(shared.roundAdmittedP99s.map((p99, round) => p99 / (apart.roundP99s[round] ?? Number.NaN)));
+}
+
 function modeTable(mode: Mode, rows: readonly SizeSummary[], keyPerInstance: readonly SizeSummary[]): Table {
   const baselineP99 = rows.find((row) => row.instances === 1)?.p99Ms ?? Number.NaN;
-  const keyPerInstanceP99 = (instances: number) =>
-    keyPerInstance.find((row) => row.instances === instances)?.p99Ms ?? Number.NaN;
+  const keyPerInstanceRow = (instances: number) => keyPerInstance.find((row) => row.instances === instances);
   const f1 = (value: number) => formatNumber(value, 1);
   return {
-    caption: `${mode.label}; ${ROUNDS} rounds per size of a burst of 100 requests (under the limit) and one of 200 (over it), each on a fresh key`,
+    caption: `${mode.label}; ${ROUNDS} rounds per size (after ${WARM_UP_ROUNDS} untimed; back to back and its baseline at the largest size: more while the shared key's p99 verdict is in doubt) of a burst of 100 requests (under the limit) and one of 200 (over it), each on a fresh key`,
     columns: [
       'Instances',
       'admitted per burst (100 / 200 requests)',
@@ -272,7 +372,7 @@ function modeTable(mode: Mode, rows: readonly SizeSummary[], keyPerInstance: rea
       'p99 of each round',
       'p99 ÷ 1-instance p99',
       'p99 ms of admitted requests',
-      'admitted p99 ÷ key-per-instance p99 (same instances)',
+      'p99 ÷ key-per-instance p99 (same instances, same rounds: median of the rounds’ ratios)',
       'write units per admission',
       'failed conditional writes per admission',
       'of which of admitted requests (contention)',
@@ -291,7 +391,7 @@ function modeTable(mode: Mode, rows: readonly SizeSummary[], keyPerInstance: rea
       formatNumber(row.p99Ms / baselineP99, 2),
       f1(row.admittedP99Ms),
       mode.id === 'back-to-back'
-        ? formatNumber(row.admittedP99Ms / keyPerInstanceP99(row.instances), 2)
+        ? formatNumber(pairedP99Ratios(row, keyPerInstanceRow(row.instances)).median, 2)
         : '—',
       formatNumber(row.writes.admittedUnits / row.writes.admitted, 3),
       formatNumber(row.writes.conditionFailures / row.admitted, 3),
@@ -319,6 +419,8 @@ function report(results: ReadonlyMap<Mode['id'], SizeResult[]>): SectionResult {
   const largest = Math.max(...INSTANCE_COUNTS);
   const shared = rowsOf('back-to-back').find((row) => row.instances === largest);
   const apart = rowsOf('uncontended').find((row) => row.instances === largest);
+  const p99Ratio = pairedP99Ratios(shared, apart);
+  const p99Interval = medianConfidenceInterval(p99Ratio.ratios);
   const f1 = (value: number) => formatNumber(value, 1);
   const budgets: BudgetCheck[] = [
     ...summaries
@@ -346,19 +448,24 @@ function report(results: ReadonlyMap<Mode['id'], SizeResult[]>): SectionResult {
     ...(shared && apart
       ? [
           {
-            name: `back-to-back, ${largest} instances: p99 of admitted requests against the key-per-instance baseline`,
-            budget: `≤ ${SHARED_P99_FACTOR} × the key-per-instance p99 at ${largest} instances (every request of which is admitted), same run`,
-            measured: `${f1(shared.admittedP99Ms)} ms vs ${f1(apart.p99Ms)} ms: ${formatNumber(shared.admittedP99Ms / apart.p99Ms, 2)}× (all requests, refusals included: ${f1(shared.p99Ms)} ms, ${formatNumber(shared.p99Ms / apart.p99Ms, 2)}×)`,
-            pass: shared.admittedP99Ms <= SHARED_P99_FACTOR * apart.p99Ms,
+            name: `back-to-back, ${largest} instances: p99 (refusals included) against the key-per-instance baseline`,
+            budget: `≤ ${SHARED_P99_FACTOR} × the key-per-instance p99 at ${largest} instances (every request of which is admitted), measured in the same rounds: the median of the rounds' ratios (${ROUNDS} rounds, more up to ${MAX_SHARED_P99_ROUNDS} while its 95% interval holds ${SHARED_P99_FACTOR})`,
+            measured: `${formatNumber(p99Ratio.median, 2)}×, 95% CI ${p99Interval.map((value) => formatNumber(value, 2)).join('–')}${p99Interval[0] <= SHARED_P99_FACTOR && SHARED_P99_FACTOR <= p99Interval[1] ? ', borderline: the interval spans the budget' : ''}, ${p99Ratio.ratios.length} rounds (${p99Ratio.ratios.map((ratio) => formatNumber(ratio, 2)).join(', ')}); medians ${f1(shared.p99Ms)} ms vs ${f1(apart.p99Ms)} ms (admitted requests only: ${f1(shared.admittedP99Ms)} ms, ${formatNumber(pairedAdmittedRatio(shared, apart), 2)}×)`,
+            pass: p99Ratio.median <= SHARED_P99_FACTOR,
           },
         ]
       : []),
-    {
-      name: 'paced, p99 at 20 instances',
-      budget: '≤ 3 × the 1-instance p99',
-      measured: `${f1(twenty?.p99Ms ?? Number.NaN)} ms vs ${f1(baselineP99)} ms: ${formatNumber((twenty?.p99Ms ?? Number.NaN) / baselineP99, 2)}×`,
-      pass: (twenty?.p99Ms ?? Number.POSITIVE_INFINITY) <= 3 * baselineP99,
-    },
+    // Judged when both sizes ran (BENCH_LIMITER_INSTANCES=50 measures neither).
+    ...(twenty && Number.isFinite(baselineP99)
+      ? [
+          {
+            name: 'paced, p99 at 20 instances',
+            budget: '≤ 3 × the 1-instance p99',
+            measured: `${f1(twenty.p99Ms)} ms vs ${f1(baselineP99)} ms: ${formatNumber(twenty.p99Ms / baselineP99, 2)}×`,
+            pass: twenty.p99Ms <= 3 * baselineP99,
+          },
+        ]
+      : []),
     ...paced.map((row) => ({
       name: `paced, ${row.instances} instance(s): write units per admission`,
       budget: '≤ 1 on average (the window item stays under 1 KB)',
@@ -372,6 +479,7 @@ function report(results: ReadonlyMap<Mode['id'], SizeResult[]>): SectionResult {
     method: [
       'The limiter alone (`createRateLimiter` from lambdas/data/rate-windows.ts), each instance in its own Node process with its own module state and DynamoDB client, all on the bench service’s DynamoDB Local; each instance serves its requests one at a time, as a Lambda instance does.',
       'Two arrival shapes. Paced: the same offered load at every size, so latency shows the cost of contention and not of more load on a 2-core machine; a request that finds its instance still busy waits, and the wait counts. Back to back: n requests in flight at once; latency is each call’s own time, and at 20 or 50 instances it mostly measures DynamoDB Local’s queue on 2 cores.',
+      `At each size the shapes run in the same rounds, in reverse order every other round, after ${WARM_UP_ROUNDS} untimed round of each: back to back and its key-per-instance baseline run one right after the other, each first half the time, so they meet the same machine and the same state of DynamoDB Local, whose JVM is still compiling on a fresh server. The shared key's latency is judged on the p99 of all its requests, refusals included (a design whose admissions collide pays as much on its refusals, which learn that the window is full from failed writes), as the median of each round's ratio to the baseline's round next to it; while that median's 95% bootstrap interval holds the budget, two more rounds of the pair run, up to ${MAX_SHARED_P99_ROUNDS}.`,
       'Write units are DynamoDB Local’s ConsumedCapacity of each admitting write. DynamoDB also bills a failed conditional write (on the stored item’s size, at least one unit): “all write units” adds those, and the two columns before it split them by the outcome of their request. Admissions append to the window’s list under a condition on its size, so they do not collide with each other; a write fails only when the window is full (an instance learning it from a view taken before others filled it) or when two instances race to remove the same expired times.',
       'An instance reads the window first (strongly consistent, one read unit, a fifth of a write unit’s price on demand) when the pace of other instances’ admissions it last saw says its view’s room is probably taken: the last column.',
     ].join(' '),
