@@ -38,6 +38,7 @@ const OUTPUTS = {
   [STACK_OUTPUTS.mailFrom]: 'Partner Team <partners-sandbox@example.com>',
   [STACK_OUTPUTS.accessLogGroupName]: 'PartnerApi-sandbox-PartnerApiAccessLog-abc',
   [STACK_OUTPUTS.eventBusName]: 'partner-api-sandbox-platform-events',
+  [STACK_OUTPUTS.outboundEventBusName]: 'partner-api-sandbox-service-events',
   [STACK_OUTPUTS.platformEventsQueueUrl]:
     'https://sqs.eu-west-1.amazonaws.com/123456789012/PartnerApi-sandbox-Queue',
   [STACK_OUTPUTS.platformEventsDeadLetterQueueUrl]:
@@ -102,6 +103,7 @@ describe('deployedTarget', () => {
         platformEventsDeadLetter: OUTPUTS.PlatformEventsDeadLetterQueueUrl,
       },
       eventBusName: OUTPUTS.EventBusName,
+      outboundEventBusName: OUTPUTS.OutboundEventBusName,
       // The stage's own runtime settings, as its functions have them.
       ...runtimeSettingsOf(stageSettings.sandbox),
     });

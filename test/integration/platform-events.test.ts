@@ -462,6 +462,8 @@ describe('sponsorships, against what happens meanwhile', () => {
     const details = wizardStepsFor(['assistant']).find((step) => step.id === 'details');
     const context = {
       session: { partnerId: partner.id, provisioned: { propertyId: first.propertyId } },
+      propertyName: 'Two A',
+      knowledgeBase: { answers: {} },
     } as unknown as WizardContext;
 
     // Act
