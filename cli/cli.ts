@@ -114,7 +114,7 @@ function buildProgram(io: CliIo, targetOf: TargetOf, failed: () => void): Comman
         };
         try {
           // Options are checked before any target is resolved: a mistake needs no server or AWS.
-          const run = await spec.action(options, args);
+          const run = await spec.action(options, args, { json: globals.json === true });
           const target = await targetOf(text(globals, 'stage'), io);
           const { json, text: lines, afterPrinting, failed: reportsFailure } = await run(target, io);
           // JSON keeps its data: what the terminal must not see is written as a \u escape.

@@ -39,7 +39,12 @@ export type CommandRun = (target: OperatorTarget, io: CliIo) => Promise<CommandO
  * for a mistake, before any target is resolved: a usage mistake exits 2 without a running server,
  * AWS credentials or a network. What it returns does the work.
  */
-type CommandAction = (options: Options, args: readonly string[]) => CommandRun | Promise<CommandRun>;
+type CommandAction = (
+  options: Options,
+  args: readonly string[],
+  /** What the global options ask for: `json`, the whole result on stdout (a command may read more for it). */
+  globals: { readonly json: boolean },
+) => CommandRun | Promise<CommandRun>;
 
 interface CommandSpec {
   readonly summary: string;

@@ -102,3 +102,25 @@ export const OUTBOUND_LAG_METRIC = 'OutboundLagSeconds';
  * may still need it, for `events sent` to show what went out; the table's TTL then deletes it.
  */
 export const OUTBOX_RETENTION_DAYS = 14;
+
+/**
+ * The attributes of an outbox item but its detail: what `events sent` shows in its table, and all
+ * the read-only operator policy lets a Query of the outbox return (`dynamodb:Attributes`), so
+ * holding that policy reads no host's e-mail, name or answers. The detail (`--json`) takes the
+ * stage's data access.
+ */
+export const OUTBOX_SUMMARY_ATTRIBUTES = [
+  'PK',
+  'SK',
+  'GSI1PK',
+  'GSI1SK',
+  'eventId',
+  'detailType',
+  'occurredAt',
+  'hostUserId',
+  'propertyId',
+  'partnerId',
+  'version',
+  'sentAt',
+  'erasedAt',
+] as const;

@@ -4,6 +4,7 @@ import { CfnAccount, CfnRestApi } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { OUTBOX_SUMMARY_ATTRIBUTES } from '../core/outbound-delivery';
 import {
   AUDIT_INDEX_PARTITION,
   AUDIT_PARTITION,
@@ -346,6 +347,10 @@ export class PartnerApiStack extends Stack {
     // `audit list` (and the partner lookup of `audit list --partner` and `traffic`): read-only,
     // and only the partitions these commands read.
     const leadingKeys = (keys: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys } });
+    const summaryOnly = {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...OUTBOX_SUMMARY_ATTRIBUTES] },
+      StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+    };
     operatorPolicy.addStatements(
       new PolicyStatement({
         sid: 'ReadAuditTrail',
@@ -359,18 +364,20 @@ export class PartnerApiStack extends Stack {
         actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
         resources: [this.platformEvents.deadLetterQueue.queueArn],
       }),
-      // `events sent`: the outbox of one host on the table, and of one UTC day on the index; read-only.
+      // `events sent`: the outbox of one host on the table, and of one UTC day on the index; read-only,
+      // and only the attributes its table shows (ids, type, version, times): no host's e-mail, name
+      // or answers. `--json` (each event's detail) takes the stage's data access.
       new PolicyStatement({
         sid: 'ReadEventsSentOfHost',
         actions: ['dynamodb:Query'],
         resources: [this.table.table.tableArn],
-        conditions: leadingKeys([`${OUTBOX_PARTITION}*`]),
+        conditions: { ...leadingKeys([`${OUTBOX_PARTITION}*`]), ...summaryOnly },
       }),
       new PolicyStatement({
         sid: 'ReadEventsSentByDay',
         actions: ['dynamodb:Query'],
         resources: [`${this.table.table.tableArn}/index/${this.table.indexName}`],
-        conditions: leadingKeys([`${OUTBOX_INDEX_PARTITION}*`]),
+        conditions: { ...leadingKeys([`${OUTBOX_INDEX_PARTITION}*`]), ...summaryOnly },
       }),
       new PolicyStatement({
         sid: 'FindPartner',

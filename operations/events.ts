@@ -390,16 +390,18 @@ function sentEventOf(event: OutboxEvent): SentEvent {
 /**
  * `events sent`: the events this service sent the platform (docs/operators.md#the-events-this-service-sends),
  * oldest first, from the outbox: about one host (every event kept of it), or since a time. An
- * erased host's events show their ids, type, version and times only.
+ * erased host's events show their ids, type, version and times only; so do all of them without
+ * `details` (what the read-only operator policy may read).
  */
 export async function listSentEvents(
   query: { readonly sinceMs: number; readonly hostUserId?: number },
   nowMs: number,
+  { details = true }: { readonly details?: boolean } = {},
 ): Promise<{ events: SentEvent[]; more: boolean }> {
   const found =
     query.hostUserId === undefined
-      ? await listOutboxSince(query.sinceMs, nowMs, MAX_SENT_LISTED + 1)
-      : (await listOutboxOfHost(query.hostUserId)).filter(
+      ? await listOutboxSince(query.sinceMs, nowMs, MAX_SENT_LISTED + 1, { details })
+      : (await listOutboxOfHost(query.hostUserId, { details })).filter(
           (event) => Date.parse(event.occurredAt) >= query.sinceMs,
         );
   return { events: found.slice(0, MAX_SENT_LISTED).map(sentEventOf), more: found.length > MAX_SENT_LISTED };

@@ -140,13 +140,15 @@ function sentCommand(events: Command, define: Define): void {
   define(events, 'sent', {
     summary: `List the events this service sent the platform (${SERVICE_EVENT_TYPES.join(', ')}), oldest first`,
     examples: ['events sent', 'events sent --since 2026-11-01 --json', 'events sent --host 12'],
-    action: (options) => {
+    action: (options, _args, globals) => {
       const { hostUserId, selection } = outboxSelection(options);
       return async () => {
         const nowMs = Date.now();
         const query = selection(nowMs);
         const { sinceMs } = query;
-        const { events: sent, more } = await listSentEvents(query, nowMs);
+        // The table needs no detail: the read-only operator policy reads nothing more. --json prints
+        // the events as delivered, details and all.
+        const { events: sent, more } = await listSentEvents(query, nowMs, { details: globals.json });
         const scope =
           hostUserId === undefined
             ? `since ${minuteOf(new Date(sinceMs).toISOString())}`

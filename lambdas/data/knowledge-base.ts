@@ -25,7 +25,14 @@ export interface KnowledgeBase {
   readonly updatedAt?: string;
   /** How many times the host submitted the wizard: the version of its last `KnowledgeBaseSubmitted`. */
   readonly submissionVersion?: number;
-  /** When the host last submitted it: answers saved after it (`updatedAt`) were not sent yet. */
+  /**
+   * Counts the saves of the host's answers: every save adds one, in its own write, so it orders the
+   * saves as they committed (clocks do not).
+   */
+  readonly revision?: number;
+  /** The revision the last submission sent: answers saved after it (a greater `revision`) were not sent yet. */
+  readonly submittedRevision?: number;
+  /** When the host last submitted it. */
   readonly submittedAt?: string;
   /** The last submission's event in the host's outbox partition (`outboxSortKey`): was it sent yet? */
   readonly submittedEvent?: string;
@@ -40,6 +47,8 @@ export const KNOWLEDGE_BASE_ATTRIBUTES = [
   'submissionVersion',
   'submittedAt',
   'submittedEvent',
+  'revision',
+  'submittedRevision',
 ] as const;
 const OWN_ATTRIBUTES: ReadonlySet<string> = new Set(KNOWLEDGE_BASE_ATTRIBUTES);
 
@@ -62,7 +71,15 @@ export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBas
     }),
   );
   const Item = stored ? unmarshall(stored, { wrapNumbers: Number }) : undefined;
-  const { assistantLiveAt, updatedAt, submissionVersion, submittedAt, submittedEvent } = Item ?? {};
+  const {
+    assistantLiveAt,
+    updatedAt,
+    submissionVersion,
+    submittedAt,
+    submittedEvent,
+    revision,
+    submittedRevision,
+  } = Item ?? {};
   return {
     answers: Object.fromEntries(Object.entries(Item ?? {}).filter(([name]) => !OWN_ATTRIBUTES.has(name))),
     ...(typeof assistantLiveAt === 'string' ? { assistantLiveAt } : {}),
@@ -70,6 +87,8 @@ export async function getKnowledgeBase(propertyId: number): Promise<KnowledgeBas
     ...(typeof submissionVersion === 'number' ? { submissionVersion } : {}),
     ...(typeof submittedAt === 'string' ? { submittedAt } : {}),
     ...(typeof submittedEvent === 'string' ? { submittedEvent } : {}),
+    ...(typeof revision === 'number' ? { revision } : {}),
+    ...(typeof submittedRevision === 'number' ? { submittedRevision } : {}),
   };
 }
 
@@ -106,9 +125,9 @@ export async function saveAnswers(
             Update: {
               TableName: tableName(),
               Key: knowledgeBaseKey(property.propertyId),
-              UpdateExpression: 'SET #answers = :answers, #updated = :updated',
+              UpdateExpression: 'SET #answers = :answers, #updated = :updated ADD revision :one',
               ExpressionAttributeNames: { '#answers': answers.attribute, '#updated': 'updatedAt' },
-              ExpressionAttributeValues: { ':answers': answers.value, ':updated': nowIso },
+              ExpressionAttributeValues: { ':answers': answers.value, ':updated': nowIso, ':one': 1 },
             },
           },
         ],
@@ -162,10 +181,10 @@ export async function submitKnowledgeBase(
               TableName: tableName(),
               Key: knowledgeBaseKey(propertyId),
               UpdateExpression:
-                'SET #live = if_not_exists(#live, :now), submissionVersion = :version, submittedAt = :now, submittedEvent = :event',
+                'SET #live = if_not_exists(#live, :now), submissionVersion = :version, submittedAt = :now, submittedEvent = :event, submittedRevision = :submittedRevision',
               ConditionExpression: [
                 asRead('submissionVersion', ':read', read.submissionVersion),
-                asRead('updatedAt', ':updated', read.updatedAt),
+                asRead('revision', ':revision', read.revision),
                 first ? 'attribute_not_exists(#live)' : 'attribute_exists(#live)',
               ].join(' AND '),
               ExpressionAttributeNames: { '#live': 'assistantLiveAt' },
@@ -174,7 +193,8 @@ export async function submitKnowledgeBase(
                 ':version': version,
                 ':event': outboxSortKey(event),
                 ...(read.submissionVersion === undefined ? {} : { ':read': read.submissionVersion }),
-                ...(read.updatedAt === undefined ? {} : { ':updated': read.updatedAt }),
+                ':submittedRevision': read.revision ?? 0,
+                ...(read.revision === undefined ? {} : { ':revision': read.revision }),
               },
             },
           },

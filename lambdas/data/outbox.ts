@@ -1,7 +1,11 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent, ServiceEventType } from '../../core/contract/service-events';
 import type { OutboundEntry } from '../../core/outbound-delivery';
-import { OUTBOX_RETENTION_DAYS, SERVICE_EVENT_TYPES } from '../../core/outbound-delivery';
+import {
+  OUTBOX_RETENTION_DAYS,
+  OUTBOX_SUMMARY_ATTRIBUTES,
+  SERVICE_EVENT_TYPES,
+} from '../../core/outbound-delivery';
 import { OUTBOX_INDEX_PARTITION, OUTBOX_PARTITION } from '../../core/partitions';
 import { isConditionFailure } from '../common/aws-errors';
 import { dynamoDb, GSI1, type TransactItem, tableName, ttlEpochSeconds } from './db';
@@ -159,8 +163,23 @@ export async function takeForDelivery(
   }
 }
 
-/** The events of the outbox about one host, oldest first (strongly consistent). */
-export async function listOutboxOfHost(hostUserId: number): Promise<OutboxEvent[]> {
+/** A Query's projection of the summary attributes (no detail), or of everything. */
+function projection(details: boolean) {
+  if (details) return {};
+  return {
+    Select: 'SPECIFIC_ATTRIBUTES' as const,
+    ProjectionExpression: OUTBOX_SUMMARY_ATTRIBUTES.map((_, index) => `#a${index}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(
+      OUTBOX_SUMMARY_ATTRIBUTES.map((name, index) => [`#a${index}`, name]),
+    ),
+  };
+}
+
+/**
+ * The events of the outbox about one host, oldest first (strongly consistent); without `details`,
+ * their ids, type, version and times only.
+ */
+export async function listOutboxOfHost(hostUserId: number, { details = true } = {}): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -170,6 +189,7 @@ export async function listOutboxOfHost(hostUserId: number): Promise<OutboxEvent[
         KeyConditionExpression: 'PK = :host',
         ExpressionAttributeValues: { ':host': `${OUTBOX_PARTITION}${hostUserId}` },
         ConsistentRead: true,
+        ...projection(details),
         ExclusiveStartKey,
       }),
     );
@@ -182,15 +202,22 @@ export async function listOutboxOfHost(hostUserId: number): Promise<OutboxEvent[
   return events;
 }
 
-/** The events of the outbox from `sinceMs` on, oldest first: one index query per UTC day. */
-export async function listOutboxSince(sinceMs: number, nowMs: number, limit: number): Promise<OutboxEvent[]> {
+/**
+ * The events of the outbox from `sinceMs` on, oldest first: one index query per UTC day; without
+ * `details`, their ids, type, version and times only.
+ */
+export async function listOutboxSince(
+  sinceMs: number,
+  nowMs: number,
+  limit: number,
+  { details = true } = {},
+): Promise<OutboxEvent[]> {
   const since = new Date(sinceMs).toISOString();
+  // Nothing is kept longer than the retention (and a day for the TTL's own delay): earlier days
+  // hold nothing, and are not read one query each.
+  const first = Math.max(sinceMs, nowMs - (OUTBOX_RETENTION_DAYS + 1) * DAY_MS);
   const events: OutboxEvent[] = [];
-  for (
-    let day = Math.floor(sinceMs / DAY_MS) * DAY_MS;
-    day <= nowMs && events.length < limit;
-    day += DAY_MS
-  ) {
+  for (let day = Math.floor(first / DAY_MS) * DAY_MS; day <= nowMs && events.length < limit; day += DAY_MS) {
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await dynamoDb().send(
@@ -199,6 +226,7 @@ export async function listOutboxSince(sinceMs: number, nowMs: number, limit: num
           IndexName: GSI1,
           KeyConditionExpression: 'GSI1PK = :day AND GSI1SK >= :since',
           ExpressionAttributeValues: { ':day': dayPartition(new Date(day).toISOString()), ':since': since },
+          ...projection(details),
           Limit: limit - events.length,
           ExclusiveStartKey,
         }),

@@ -13,7 +13,12 @@ import {
 } from '../../core/domain/knowledge-base';
 import { isMultiLineText, isOneLine } from '../../core/domain/text';
 import { HOST_ACTOR } from '../data/audit';
-import { getKnowledgeBase, KnowledgeBaseChangedError, submitKnowledgeBase } from '../data/knowledge-base';
+import {
+  getKnowledgeBase,
+  KnowledgeBaseChangedError,
+  PropertyNotSponsoredError,
+  submitKnowledgeBase,
+} from '../data/knowledge-base';
 import { getPropertyOfPartner } from '../data/properties';
 import type { HostLocale, Messages } from './messages';
 import type { FormLimits } from './posted-form';
@@ -523,12 +528,14 @@ const SUBMISSION_ATTEMPTS = 3;
  * Submits the wizard: `KnowledgeBaseSubmitted` with the knowledge base as stored. A save in another
  * tab between the page's read and the submission makes it read the property and its answers again.
  */
-async function submitWizard(context: WizardContext, nowIso: string): Promise<void> {
+async function submitWizard(context: WizardContext, firstNowIso: string): Promise<void> {
   const { partner, session, requestId, locale } = context;
   const { hostUserId, propertyId } = session.provisioned;
   let current = context;
   for (let attempt = 1; ; attempt++) {
     const read = current;
+    // Each attempt's own time: an event says when its transaction committed, not when the host clicked.
+    const nowIso = attempt === 1 ? firstNowIso : new Date().toISOString();
     try {
       await submitKnowledgeBase(
         sponsoredProperty(read),
@@ -563,13 +570,31 @@ async function submitWizard(context: WizardContext, nowIso: string): Promise<voi
       );
       return;
     } catch (error) {
-      if (!(error instanceof KnowledgeBaseChangedError) || attempt >= SUBMISSION_ATTEMPTS) throw error;
-      const [knowledgeBase, property] = await Promise.all([
-        getKnowledgeBase(propertyId),
-        getPropertyOfPartner(partner.id, propertyId, { consistent: true }),
-      ]);
-      current = { ...current, knowledgeBase, propertyName: property?.name ?? current.propertyName };
+      if (error instanceof KnowledgeBaseChangedError && attempt < SUBMISSION_ATTEMPTS) {
+        const [knowledgeBase, property] = await Promise.all([
+          getKnowledgeBase(propertyId),
+          getPropertyOfPartner(partner.id, propertyId, { consistent: true }),
+        ]);
+        current = { ...current, knowledgeBase, propertyName: property?.name ?? current.propertyName };
+        continue;
+      }
+      // No answer (a timeout, a connection lost): the transaction may have committed all the same.
+      // Then it was submitted, and the host is told so rather than asked to submit again.
+      const refused =
+        error instanceof KnowledgeBaseChangedError || error instanceof PropertyNotSponsoredError;
+      if (!refused && (await submittedMeanwhile(propertyId, read))) return;
+      throw error;
     }
+  }
+}
+
+/** Whether a submission after `read` committed (its answer was lost on the way back). */
+async function submittedMeanwhile(propertyId: number, read: WizardContext): Promise<boolean> {
+  try {
+    const now = await getKnowledgeBase(propertyId);
+    return (now.submissionVersion ?? 0) > (read.knowledgeBase.submissionVersion ?? 0);
+  } catch {
+    return false;
   }
 }
 
@@ -647,10 +672,10 @@ export const WIZARD_FINISH = {
     const goingTexts = going ? productIn(going, language) : undefined;
     const live = goingTexts?.goesLive;
     const known = context.steps.flatMap((step) => step.review?.known?.(context) ?? []);
+    // Saves are counted as they commit; the submission recorded the count it sent.
     const changedSince =
       knowledgeBase.submittedAt !== undefined &&
-      knowledgeBase.updatedAt !== undefined &&
-      knowledgeBase.updatedAt > knowledgeBase.submittedAt;
+      (knowledgeBase.revision ?? 0) > (knowledgeBase.submittedRevision ?? 0);
     return (
       <>
         <div class="notice success" role="status">

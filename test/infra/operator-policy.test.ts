@@ -1,10 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { OUTBOX_SUMMARY_ATTRIBUTES } from '../../core/outbound-delivery';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { STACK_OUTPUTS } from '../../lib/stage-config';
 import { ACCOUNT, decision } from '../support/iam';
 import type { SynthesizedApp } from './synthesized-app';
 import { synthesizedApp } from './synthesized-app';
+
+/** What the reads of `events sent` may return: the outbox's summary attributes, named one by one. */
+const SUMMARY_ONLY = {
+  'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...OUTBOX_SUMMARY_ATTRIBUTES] },
+  StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+};
 
 /**
  * The operator policy: what `npm run admin -- traffic` needs on a deployed stage (Logs Insights
@@ -147,20 +154,26 @@ describe.each(DEPLOYED_STAGES)('operator policy (%s)', (stage) => {
         Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
         Resource: { 'Fn::GetAtt': [deadLetterQueueOf(template), 'Arn'] },
       },
-      // `events sent`: one host's outbox on the table, one day's on the index.
+      // `events sent`: one host's outbox on the table, one day's on the index, the summary attributes only.
       {
         Sid: 'ReadEventsSentOfHost',
         Effect: 'Allow',
         Action: 'dynamodb:Query',
         Resource: { 'Fn::GetAtt': [tableOf(template), 'Arn'] },
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } },
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] },
+          ...SUMMARY_ONLY,
+        },
       },
       {
         Sid: 'ReadEventsSentByDay',
         Effect: 'Allow',
         Action: 'dynamodb:Query',
         Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableOf(template), 'Arn'] }, '/index/GSI1']] },
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX_DAY#*'] } },
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX_DAY#*'] },
+          ...SUMMARY_ONLY,
+        },
       },
       expect.objectContaining({
         Sid: 'FindPartner',
@@ -240,17 +253,35 @@ describe.each(DEPLOYED_STAGES)('operator policy (%s)', (stage) => {
     expect(await decision(document, { action: 'dynamodb:Scan', resource: table })).not.toBe('Allowed');
   });
 
-  it('lets AWS allow the reads of events sent, by host and by day, and nothing else of the outbox', async () => {
+  it('lets AWS allow the reads of events sent, by host and by day, of no detail, and nothing else of the outbox', async () => {
     const template = templateOf(stage);
     const [, policy] = operatorPolicy(template);
     const document = resolvedDocument(template, policy.Properties?.PolicyDocument);
     const table = tableArn(tableOf(template));
     const index = `${table}/index/GSI1`;
-    const check = (action: string, leadingKey: string, resource = table) =>
-      decision(document, { action: `dynamodb:${action}`, resource, leadingKeys: [leadingKey] });
+    type Read = { attributes: readonly string[]; select: string };
+    const summary: Read = { attributes: [...OUTBOX_SUMMARY_ATTRIBUTES], select: 'SPECIFIC_ATTRIBUTES' };
+    // What a read asks for is a read's context: a write is judged on its keys alone, as AWS does.
+    const check = (action: string, leadingKey: string, resource = table, read: Read = summary) =>
+      decision(document, {
+        action: `dynamodb:${action}`,
+        resource,
+        leadingKeys: [leadingKey],
+        ...(['Query', 'GetItem'].includes(action) ? read : {}),
+      });
 
     expect(await check('Query', 'OUTBOX#7')).toBe('Allowed');
     expect(await check('Query', 'OUTBOX_DAY#2026-11-28', index)).toBe('Allowed');
+    // The detail (the e-mail address, names, answers) is not the read-only policy's to read.
+    const withDetail = {
+      attributes: [...OUTBOX_SUMMARY_ATTRIBUTES, 'detail'],
+      select: 'SPECIFIC_ATTRIBUTES',
+    };
+    expect(await check('Query', 'OUTBOX#7', table, withDetail)).not.toBe('Allowed');
+    expect(await check('Query', 'OUTBOX_DAY#2026-11-28', index, withDetail)).not.toBe('Allowed');
+    expect(await check('Query', 'OUTBOX#7', table, { attributes: [], select: 'ALL_ATTRIBUTES' })).not.toBe(
+      'Allowed',
+    );
 
     // The day partitions live on the index only, the hosts' on the table only.
     expect(await check('Query', 'OUTBOX_DAY#2026-11-28')).not.toBe('Allowed');

@@ -21,6 +21,9 @@ export interface IamRequest {
   readonly action: string;
   readonly resource: string;
   readonly leadingKeys?: readonly string[];
+  /** The attributes a read asks for (`dynamodb:Attributes`) and its `Select` (`dynamodb:Select`). */
+  readonly attributes?: readonly string[];
+  readonly select?: string;
 }
 export interface FunctionPolicies {
   /** The function's name (its `service-function` tag) → its role's identity policy. */
@@ -170,7 +173,11 @@ export async function decision(policy: unknown, request: IamRequest): Promise<Ev
         principal: `arn:aws:iam::${ACCOUNT}:role/function`,
         action: request.action,
         resource: { resource: request.resource, accountId: ACCOUNT },
-        contextVariables: request.leadingKeys ? { 'dynamodb:LeadingKeys': [...request.leadingKeys] } : {},
+        contextVariables: {
+          ...(request.leadingKeys ? { 'dynamodb:LeadingKeys': [...request.leadingKeys] } : {}),
+          ...(request.attributes ? { 'dynamodb:Attributes': [...request.attributes] } : {}),
+          ...(request.select ? { 'dynamodb:Select': request.select } : {}),
+        },
       },
     },
     {},
