@@ -74,9 +74,41 @@ export const FORWARDING_PATTERN = {
   'detail-type': [...SERVICE_EVENT_TYPES],
 } as const;
 
-/** The pipe's batches: at most 10 (an event bus target's most), gathered for at most a second. */
-export const OUTBOUND_BATCH_SIZE = 10;
-export const OUTBOUND_BATCHING_WINDOW_SECONDS = 1;
+/**
+ * The pipe's batches: one record each, at once. A knowledge base at the wizard's limits makes an
+ * event of up to about 220 KB, and the entries of one PutEvents must stay under 256 KB in all ("The
+ * total entry size must be less than 256KB",
+ * https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-putevent-size.html): one event per
+ * request always fits. Events come at the pace of hosts, a few a second at most, and the pipe bills
+ * each event alike, batched or not.
+ */
+export const OUTBOUND_BATCH_SIZE = 1;
+export const OUTBOUND_BATCHING_WINDOW_SECONDS = 0;
+
+/** The most the entries of one PutEvents may weigh, as EventBridge counts them (`putEventsEntrySize`). */
+export const MAX_PUT_EVENTS_BYTES = 256 * 1024;
+
+/**
+ * A PutEvents entry's size as EventBridge counts it: 14 bytes for a Time, and the UTF-8 bytes of the
+ * Source, DetailType, Detail and each Resource
+ * (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-putevent-size.html).
+ */
+export function putEventsEntrySize(entry: {
+  readonly Time?: unknown;
+  readonly Source?: string;
+  readonly DetailType?: string;
+  readonly Detail?: string;
+  readonly Resources?: readonly string[];
+}): number {
+  const bytes = (text: string | undefined) => (text === undefined ? 0 : Buffer.byteLength(text));
+  return (
+    (entry.Time === undefined ? 0 : 14) +
+    bytes(entry.Source) +
+    bytes(entry.DetailType) +
+    bytes(entry.Detail) +
+    (entry.Resources ?? []).reduce((sum, resource) => sum + bytes(resource), 0)
+  );
+}
 /**
  * A batch whose enrichment or target failed is tried again (halved each time, so one bad record
  * holds up no other) until its records are 23 hours old: an outage of the bus that long loses

@@ -8,7 +8,7 @@ import {
   EVENT_CONSUMER_CONCURRENCY,
   EVENT_DELIVERY_ATTEMPTS,
 } from '../core/event-delivery';
-import { FORWARDING_PATTERN } from '../core/outbound-delivery';
+import { FORWARDING_PATTERN, MAX_PUT_EVENTS_BYTES, putEventsEntrySize } from '../core/outbound-delivery';
 import { EVENT_CONSUMER } from '../core/routes';
 import { matchesPattern } from './event-patterns';
 import type { InvocationOutcome } from './lambda-runtime';
@@ -520,6 +520,41 @@ export interface LocalApiAnswer {
 }
 
 /**
+ * EventBridge's PutEvents on the local buses: the request checked as EventBridge checks it (1 to 10
+ * entries, under 256 KB in all), then each entry (`putEvents`).
+ */
+function answerPutEvents(
+  pipeline: LocalEventPipeline,
+  operation: string,
+  body: Record<string, unknown>,
+  action: string,
+): LocalApiAnswer {
+  if (operation !== 'PutEvents')
+    throw new LocalAwsError(400, 'UnknownOperationException', `${operation} is not emulated locally.`);
+  const entries = Array.isArray(body.Entries) ? (body.Entries as Record<string, unknown>[]) : [];
+  if (entries.length === 0 || entries.length > MAX_PUT_EVENTS_ENTRIES)
+    throw new LocalAwsError(
+      400,
+      'ValidationException',
+      `Entries must hold 1 to ${MAX_PUT_EVENTS_ENTRIES} events.`,
+    );
+  const bytes = entries.reduce((sum, entry) => sum + putEventsEntrySize(entry as never), 0);
+  if (bytes >= MAX_PUT_EVENTS_BYTES)
+    throw new LocalAwsError(
+      400,
+      'ValidationException',
+      `Total size of the entries in the request is over the limit (${bytes} bytes, less than ${MAX_PUT_EVENTS_BYTES} allowed).`,
+    );
+  const results = pipeline.putEvents(entries);
+  return {
+    status: 200,
+    body: { FailedEntryCount: results.filter((result) => result.ErrorCode).length, Entries: results },
+    action,
+    resource: pipeline.busArn,
+  };
+}
+
+/**
  * SQS's JSON protocol (`AmazonSQS.<Operation>`) and EventBridge's (`AWSEvents.PutEvents`) on the
  * local AWS endpoint: the calls the consumer and the operator CLI make, with the SDK's own clients.
  */
@@ -531,24 +566,7 @@ export async function answerQueueOrBusCall(
   const [service, operation = ''] = target.split('.');
   const action = `${service === 'AWSEvents' ? 'events' : 'sqs'}:${operation}`;
   try {
-    if (service === 'AWSEvents') {
-      if (operation !== 'PutEvents')
-        throw new LocalAwsError(400, 'UnknownOperationException', `${operation} is not emulated locally.`);
-      const entries = Array.isArray(body.Entries) ? (body.Entries as Record<string, unknown>[]) : [];
-      if (entries.length === 0 || entries.length > MAX_PUT_EVENTS_ENTRIES)
-        throw new LocalAwsError(
-          400,
-          'ValidationException',
-          `Entries must hold 1 to ${MAX_PUT_EVENTS_ENTRIES} events.`,
-        );
-      const results = pipeline.putEvents(entries);
-      return {
-        status: 200,
-        body: { FailedEntryCount: results.filter((result) => result.ErrorCode).length, Entries: results },
-        action,
-        resource: pipeline.busArn,
-      };
-    }
+    if (service === 'AWSEvents') return answerPutEvents(pipeline, operation, body, action);
     if (operation === 'StartMessageMoveTask' || operation === 'ListMessageMoveTasks') {
       const source = pipeline.queueByArn(body.SourceArn);
       const answer =

@@ -12,7 +12,7 @@ import { checkPlatformEvent, PLATFORM_EVENT_SOURCE } from '../core/contract/plat
 import { quoted } from '../core/domain/text';
 import type { ServiceQueueName } from '../core/event-delivery';
 import { DEAD_LETTER_ATTRIBUTES, queueUrlVariable } from '../core/event-delivery';
-import { SERVICE_EVENT_SOURCE } from '../core/outbound-delivery';
+import { MAX_PUT_EVENTS_BYTES, putEventsEntrySize, SERVICE_EVENT_SOURCE } from '../core/outbound-delivery';
 import { pauseBeforeRetry } from '../lambdas/common/backoff';
 import { serviceConfig } from '../lambdas/common/config';
 import { sqs } from '../lambdas/common/sqs';
@@ -114,15 +114,36 @@ const PUT_EVENTS_BATCH = 10;
 const PUT_EVENTS_ATTEMPTS = 4;
 
 /**
- * Puts entries on a bus, ten per call, sending again the entries EventBridge did not accept (a
+ * The entries in requests EventBridge takes: at most ten, weighing less than 256 KB in all. An entry
+ * heavier than that alone is sent alone, and EventBridge says why it refuses it.
+ */
+function requestsOf(entries: readonly PutEventsRequestEntry[]): PutEventsRequestEntry[][] {
+  const requests: PutEventsRequestEntry[][] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = putEventsEntrySize(entry);
+    const last = requests.at(-1);
+    if (last && last.length < PUT_EVENTS_BATCH && bytes + size < MAX_PUT_EVENTS_BYTES) {
+      last.push(entry);
+      bytes += size;
+    } else {
+      requests.push([entry]);
+      bytes = size;
+    }
+  }
+  return requests;
+}
+
+/**
+ * Puts entries on a bus, ten per call at most and under 256 KB in all, sending again the entries EventBridge did not accept (a
  * partial failure answers 200 with `FailedEntryCount`). Returns how many were accepted; an entry
  * still refused after the retries is an `OperatorError` that says how many got through, so nothing
  * is lost silently.
  */
 async function putOnBus(all: readonly PutEventsRequestEntry[]): Promise<{ accepted: number }> {
   let accepted = 0;
-  for (let start = 0; start < all.length; start += PUT_EVENTS_BATCH) {
-    let entries = all.slice(start, start + PUT_EVENTS_BATCH);
+  for (const request of requestsOf(all)) {
+    let entries = request;
     for (let attempt = 1; entries.length > 0; attempt++) {
       const { Entries = [] } = await eventBridge().send(new PutEventsCommand({ Entries: entries }));
       const refused = entries.filter((_, index) => Entries[index]?.EventId === undefined);

@@ -240,7 +240,10 @@ export class OutboundEvents extends Construct {
       'the rule that forwards to the platform',
     );
     const role = new Role(this, 'ForwardingRole', {
-      assumedBy: new ServicePrincipal('events.amazonaws.com'),
+      // Only EventBridge acting for this account (its rules), as the pipe's role.
+      assumedBy: new ServicePrincipal('events.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
       description:
         "Puts this service's events on the platform's event bus (the outbound bus's forwarding rule)",
     });

@@ -33,7 +33,7 @@ import { startServerProcess } from '../support/processes';
  * delivery fails waits, and is delivered once it can be.
  */
 
-/** How soon after its change commits an event reaches the platform (the pipe batches for a second). */
+/** How soon after its change commits an event reaches the platform (the pipe reads the stream 5 times a second). */
 const DELIVERY_MS = 5_000;
 
 let folder: string;

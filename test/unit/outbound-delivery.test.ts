@@ -2,7 +2,14 @@ import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FORWARDING_PATTERN, OUTBOUND_TARGET, OUTBOX_FILTER } from '../../core/outbound-delivery';
+import {
+  FORWARDING_PATTERN,
+  MAX_PUT_EVENTS_BYTES,
+  OUTBOUND_BATCH_SIZE,
+  OUTBOUND_TARGET,
+  OUTBOX_FILTER,
+  putEventsEntrySize,
+} from '../../core/outbound-delivery';
 import { applyInputTemplate, atPath, matchesPattern } from '../../emulator/event-patterns';
 import { handler as enrichment } from '../../lambdas/events/outbound-enrichment';
 
@@ -44,6 +51,26 @@ describe('the pipe’s filter', () => {
   it('refuses an operator the local pipe does not know, rather than match otherwise than AWS', () => {
     expect(() => matchesPattern({ x: [{ suffix: 'a' }] }, { x: 'ba' })).toThrow(/suffix/);
     expect(() => matchesPattern({ x: [{ exists: true }] }, { x: 1 })).not.toThrow();
+  });
+});
+
+describe('the size of what the pipe puts on the bus', () => {
+  it('counts an entry as EventBridge does: 14 bytes for a time, the UTF-8 bytes of the rest', () => {
+    expect(
+      putEventsEntrySize({
+        Time: new Date(),
+        Source: 'partner-api',
+        DetailType: 'HostErased',
+        Detail: '{"a":"é"}',
+      }),
+    ).toBe(14 + 11 + 10 + 10);
+    expect(putEventsEntrySize({ Source: 'a', DetailType: 'b', Resources: ['arn:x'] })).toBe(7);
+  });
+
+  it('puts one event per request, so even a knowledge base at the wizard’s limits fits', () => {
+    // 20 answers of 2,000 characters, 20 offers of 1,000 and check-in text of 4,000, in 3-byte characters.
+    const largest = 3 * (20 * (300 + 2_000) + 20 * (120 + 1_000) + 4_000 + 120);
+    expect(OUTBOUND_BATCH_SIZE * largest).toBeLessThan(MAX_PUT_EVENTS_BYTES);
   });
 });
 
