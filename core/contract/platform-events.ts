@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
+import { canonicalJson } from '../domain/canonical-json';
 import { PRODUCT_ID_PATTERN } from '../domain/catalog';
 import { MAX_PROPERTY_NAME_LENGTH, MAX_UNITS } from '../domain/properties';
 import type { Reservation } from '../domain/reservations';
@@ -324,17 +325,6 @@ function changeTimeOf(event: PlatformEvent): { field: string; at: string } | und
   for (const field of ['occurred_at', 'requested_at'])
     if (typeof detail[field] === 'string') return { field, at: detail[field] };
   return undefined;
-}
-
-/** Keys sorted at every level: one text per value, whatever order its fields came in. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
-      .join(',')}}`;
-  return JSON.stringify(value);
 }
 
 /**

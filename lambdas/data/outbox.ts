@@ -8,7 +8,7 @@ import {
 } from '../../core/outbound-delivery';
 import { OUTBOX_INDEX_PARTITION, OUTBOX_PARTITION } from '../../core/partitions';
 import { isConditionFailure } from '../common/aws-errors';
-import { dynamoDb, GSI1, type TransactItem, tableName, ttlEpochSeconds } from './db';
+import { dynamoDb, GSI1, queryAll, type TransactItem, tableName, ttlEpochSeconds } from './db';
 
 /*
  * The outbox (docs/design/events.md#what-this-service-sends): each event this service sends the
@@ -180,26 +180,14 @@ function projection(details: boolean) {
  * their ids, type, version and times only.
  */
 export async function listOutboxOfHost(hostUserId: number, { details = true } = {}): Promise<OutboxEvent[]> {
-  const events: OutboxEvent[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamoDb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :host',
-        ExpressionAttributeValues: { ':host': `${OUTBOX_PARTITION}${hostUserId}` },
-        ConsistentRead: true,
-        ...projection(details),
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const event = toOutboxEvent(item);
-      if (event) events.push(event);
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return events;
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :host',
+    ExpressionAttributeValues: { ':host': `${OUTBOX_PARTITION}${hostUserId}` },
+    ConsistentRead: true,
+    ...projection(details),
+  });
+  return items.flatMap((item) => toOutboxEvent(item) ?? []);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { SubmittedKnowledgeBase } from '../../core/contract/service-events';
+import { canonicalJson } from '../../core/domain/canonical-json';
 import type { Product, ProductId } from '../../core/domain/catalog';
 import { withUnixLineBreaks } from '../../core/domain/text';
 import type { KnowledgeBase } from '../data/knowledge-base';
@@ -217,20 +218,9 @@ export function wizardStep<Typed, Value, Saved, const Id extends string>(
   };
 }
 
-/** Keys sorted at every level: one text per value, whatever order DynamoDB returned a map's fields in. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-      .join(',')}}`;
-  return JSON.stringify(value) ?? 'undefined';
-}
-
 /** Whether a step's answers, as it would save them, are what is stored already. */
 const sameStoredValue = (stored: unknown, value: unknown) =>
-  stored !== undefined && canonical(stored) === canonical(value);
+  stored !== undefined && canonicalJson(stored) === canonicalJson(value);
 
 /** What a stored record's attributes are: the reader of `storedRecord` and `storedList` checks each. */
 type StoredShape = Readonly<Record<string, 'string' | 'number'>>;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 
@@ -34,15 +34,12 @@ import type { ServiceEventDetail, SubmittedKnowledgeBase } from '../../core/cont
 import { serviceEventProblems } from '../../core/contract/service-events';
 import { createTableInput } from '../../core/contract/table-definition';
 import type { Language } from '../../core/domain/languages';
-import { agreementScopes, GRANTABLE_SCOPES } from '../../core/domain/scopes';
 import type { OutboxStreamRecord } from '../../core/outbound-delivery';
 import type { OutboundEvent } from '../../emulator/outbound-pipe';
 import { LocalOutboundPipe } from '../../emulator/outbound-pipe';
 import { useServiceEnvironment } from '../../lambdas/common/config';
-import { allocateId } from '../../lambdas/data/counters';
 import { dynamoDb } from '../../lambdas/data/db';
 import { getHostIdByEmail } from '../../lambdas/data/hosts';
-import { partnerCreationItems } from '../../lambdas/data/partners';
 import { getPropertyOfPartner } from '../../lambdas/data/properties';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
 import { listActiveProductsOfProperty } from '../../lambdas/data/seats';
@@ -52,6 +49,7 @@ import { provisionedProperty } from '../../lambdas/pages/activation-lookups';
 import { hostLocale } from '../../lambdas/pages/messages';
 import type { WizardContext } from '../../lambdas/pages/wizard-step';
 import { submittedKnowledgeBase, wizardStepsFor } from '../../lambdas/pages/wizard-steps';
+import { modelPartner } from '../support/partners';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -381,6 +379,14 @@ async function checkPlatformMatches(model: Model, platform: Platform): Promise<v
 
 type Command = fc.AsyncCommand<Model, Real>;
 const pick = <T>(items: readonly T[], index: number): T => items[index % items.length] as T;
+/** A property provisioned at least once, of a host not erased: what most commands act on. */
+const hasLivingProperty = (model: Readonly<Model>) =>
+  model.properties.some((property) => property.id > 0 && !property.host.erased);
+const livingProperty = (model: Model, index: number) =>
+  pick(
+    model.properties.filter((property) => property.id > 0 && !property.host.erased),
+    index,
+  );
 const marker = (model: Model, what: string) => `${what} ${model.run}-${randomBytes(3).toString('hex')}`;
 
 /** Every step moves the clock a little: no two changes share an instant (ties are the domain's, tested elsewhere). */
@@ -632,14 +638,10 @@ class Submit implements Command {
     readonly language: number,
     readonly injected: 'before' | 'after' | undefined,
   ) {}
-  check = (model: Readonly<Model>) =>
-    model.properties.some((property) => property.id > 0 && !property.host.erased);
+  check = hasLivingProperty;
   async run(model: Model, real: Real) {
     tick(model);
-    const property = pick(
-      model.properties.filter((candidate) => candidate.id > 0 && !candidate.host.erased),
-      this.property,
-    );
+    const property = livingProperty(model, this.property);
     const language = pick(LANGUAGES_USED, this.language);
     const answers = newAnswers(model, property, this.rows);
     const steps = property.endedAt ? undefined : await saveSteps(model, property, answers, language);
@@ -712,14 +714,10 @@ class PlatformSeat implements Command {
     readonly product: number,
     readonly on: boolean,
   ) {}
-  check = (model: Readonly<Model>) =>
-    model.properties.some((property) => property.id > 0 && !property.host.erased);
+  check = hasLivingProperty;
   async run(model: Model, real: Real) {
     tick(model);
-    const property = pick(
-      model.properties.filter((candidate) => candidate.id > 0 && !candidate.host.erased),
-      this.property,
-    );
+    const property = livingProperty(model, this.property);
     const product = pick(property.partner.agreement, this.product);
     const entity = `${property.id}:${product}`;
     const version = (model.platformVersions.get(entity) ?? 0) + 1;
@@ -750,14 +748,10 @@ async function applyPlatform(model: Model, event: PlatformEvent): Promise<void> 
 /** A host leaves a partner (the platform's SponsorshipEnded). */
 class EndSponsorship implements Command {
   constructor(readonly property: number) {}
-  check = (model: Readonly<Model>) =>
-    model.properties.some((property) => property.id > 0 && !property.host.erased);
+  check = hasLivingProperty;
   async run(model: Model, real: Real) {
     tick(model);
-    const property = pick(
-      model.properties.filter((candidate) => candidate.id > 0 && !candidate.host.erased),
-      this.property,
-    );
+    const property = livingProperty(model, this.property);
     const entity = `sponsorship:${property.partner.id}:${property.host.id}`;
     const version = (model.platformVersions.get(entity) ?? 0) + 1;
     model.platformVersions.set(entity, version);
@@ -955,27 +949,7 @@ const commands = [
 // --- A sequence ----------------------------------------------------------------------------------
 
 async function approve(agreement: readonly Product[], nowMs: number): Promise<ModelPartner> {
-  const id = await allocateId('partner');
-  const slug = `outbound-model-${id}`;
-  await dynamoDb().send(
-    new TransactWriteCommand({
-      TransactItems: partnerCreationItems(
-        {
-          id,
-          slug,
-          name: `Outbound model ${id}`,
-          contactEmail: `api@${slug}.example`,
-          products: agreement,
-          scopes: agreementScopes(GRANTABLE_SCOPES),
-          revision: 0,
-          keyPrefixes: [],
-          createdAt: new Date(nowMs).toISOString(),
-        },
-        'sealed-secret-unused-here',
-      ),
-    }),
-  );
-  return { id, agreement };
+  return { id: await modelPartner('outbound-model', agreement, nowMs), agreement };
 }
 
 async function startingState(run: number, nowMs: number): Promise<Model> {

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DeleteCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
@@ -31,7 +31,7 @@ import { eventFingerprint, type PlatformEvent } from '../../core/contract/platfo
 import { createTableInput } from '../../core/contract/table-definition';
 import type { PricingSignalsResponse } from '../../core/domain/pricing-signals';
 import type { Reservation } from '../../core/domain/reservations';
-import { agreementScopes, GRANTABLE_SCOPES, SCOPES } from '../../core/domain/scopes';
+import { SCOPES } from '../../core/domain/scopes';
 import { queueUrlVariable } from '../../core/event-delivery';
 import { secretArnVariable } from '../../core/service-secrets';
 import { handler as pricingSignalsHandler } from '../../lambdas/api/pricing-signals';
@@ -39,12 +39,11 @@ import { handler as propertiesHandler } from '../../lambdas/api/properties';
 import { handler as usageHandler } from '../../lambdas/api/usage';
 import { useServiceEnvironment } from '../../lambdas/common/config';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
-import { allocateId } from '../../lambdas/data/counters';
 import { dynamoDb } from '../../lambdas/data/db';
-import { partnerCreationItems } from '../../lambdas/data/partners';
 import { provisionSponsoredHost } from '../../lambdas/data/provisioning';
 import { handler as consumer } from '../../lambdas/events/consumer';
 import { lambdaContext, proxyEvent } from '../support/events';
+import { modelPartner } from '../support/partners';
 import { expectSignalsClose, pricingOracle } from '../support/pricing-oracle';
 
 const MINUTE = 60_000;
@@ -895,27 +894,7 @@ async function approve(
   agreement: readonly Product[],
   nowMs: number,
 ): Promise<ModelPartner> {
-  const id = await allocateId('partner');
-  const slug = `model-${label.toLowerCase()}-${id}`;
-  await dynamoDb().send(
-    new TransactWriteCommand({
-      TransactItems: partnerCreationItems(
-        {
-          id,
-          slug,
-          name: `Model ${label}`,
-          contactEmail: `api@${slug}.example`,
-          products: agreement,
-          scopes: agreementScopes(GRANTABLE_SCOPES),
-          revision: 0,
-          keyPrefixes: [],
-          createdAt: new Date(nowMs).toISOString(),
-        },
-        'sealed-secret-unused-here',
-      ),
-    }),
-  );
-  return { label, id, agreement };
+  return { label, id: await modelPartner(`model-${label.toLowerCase()}`, agreement, nowMs), agreement };
 }
 
 /**

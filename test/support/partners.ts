@@ -111,3 +111,40 @@ export async function apiGet(path: string, key?: string, headers: Record<string,
   }
   return { status: response.status, headers: response.headers, json, text };
 }
+
+/**
+ * A partner of a model-based test, written straight into the table the data modules point at (a
+ * table of the test's own): its id. Its signing secret is a placeholder: a model test mints no link.
+ */
+export async function modelPartner(
+  label: string,
+  agreement: readonly ProductId[],
+  nowMs: number,
+): Promise<number> {
+  const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { allocateId } = await import('../../lambdas/data/counters');
+  const { dynamoDb } = await import('../../lambdas/data/db');
+  const { partnerCreationItems } = await import('../../lambdas/data/partners');
+  const { agreementScopes } = await import('../../core/domain/scopes');
+  const id = await allocateId('partner');
+  const slug = `${label}-${id}`;
+  await dynamoDb().send(
+    new TransactWriteCommand({
+      TransactItems: partnerCreationItems(
+        {
+          id,
+          slug,
+          name: `Model ${label} ${id}`,
+          contactEmail: `api@${slug}.example`,
+          products: agreement,
+          scopes: agreementScopes(GRANTABLE_SCOPES),
+          revision: 0,
+          keyPrefixes: [],
+          createdAt: new Date(nowMs).toISOString(),
+        },
+        'sealed-secret-unused-here',
+      ),
+    }),
+  );
+  return id;
+}
