@@ -187,6 +187,8 @@ describe('the knowledge base, one attribute per step', () => {
       faqs: [{ question: 'Pets?', answer: 'Small ones, on a lead.' }],
       upsells: [{ title: 'Bikes', description: '', priceMinor: 1_000, currency: 'EUR' }],
       updatedAt: now,
+      // Four saves, counted as they committed (what tells a change not yet sent).
+      revision: 4,
     });
     const property = await getPropertyOfPartner(partner.id, propertyId, { consistent: true });
     expect(property?.name).toBe('Casa Rosa');
