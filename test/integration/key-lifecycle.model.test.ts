@@ -800,7 +800,7 @@ describe('key, reveal, link and session lifecycle (model-based)', () => {
       TABLE_NAME: MODEL_TABLE,
       [secretArnVariable('session')]: inject('secretArns').session,
     });
-    await dynamoDb().send(new CreateTableCommand(createTableInput(MODEL_TABLE)));
+    await dynamoDb().send(new CreateTableCommand(createTableInput(MODEL_TABLE, { stream: false })));
     await ensureCatalog(DEFAULT_CATALOG);
     // Loaded while the clock is true: the local AWS endpoint refuses signatures 15 minutes off.
     await Promise.all([loadServiceKey('session'), loadServiceKey('sealing')]);

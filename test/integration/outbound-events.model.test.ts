@@ -24,8 +24,8 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
  * service's hosts, each property's provisioning, its active products and its last submitted
  * knowledge base.
  *
- * It runs on DynamoDB Local with a table of its own, made afresh for each sequence, and fakes only
- * `Date`. MODEL_RUNS (default 20) sets how many sequences; MODEL_SEED replays one.
+ * It runs on a DynamoDB Local of its own (streams slow their instance down as they fill), with a
+ * table made afresh for each sequence, and fakes only `Date`. MODEL_RUNS (default 20) sets how many sequences; MODEL_SEED replays one.
  */
 const MODEL_TABLE = `partner-api-outbound-model-${Date.now().toString(36)}`;
 
@@ -35,6 +35,8 @@ import { serviceEventProblems } from '../../core/contract/service-events';
 import { createTableInput } from '../../core/contract/table-definition';
 import type { Language } from '../../core/domain/languages';
 import type { OutboxStreamRecord } from '../../core/outbound-delivery';
+import type { DynamoDbLocal } from '../../emulator/dynamodb-local';
+import { startDynamoDbLocal } from '../../emulator/dynamodb-local';
 import type { OutboundEvent } from '../../emulator/outbound-pipe';
 import { LocalOutboundPipe } from '../../emulator/outbound-pipe';
 import { useServiceEnvironment } from '../../lambdas/common/config';
@@ -986,7 +988,7 @@ async function runSequence(startOffsetMs: number, sequence: Iterable<Command>) {
   await dynamoDb().send(new CreateTableCommand(createTableInput(MODEL_TABLE)));
   const fetched: OutboundEvent[] = [];
   const pipe = new LocalOutboundPipe({
-    dynamoDbEndpoint: inject('localEnvironment').DYNAMODB_ENDPOINT ?? '',
+    dynamoDbEndpoint: ownDynamoDb?.endpoint ?? '',
     tableName: MODEL_TABLE,
     batchingWindowMs: 0,
     invoke: async (_name, records) =>
@@ -1022,18 +1024,28 @@ async function runSequence(startOffsetMs: number, sequence: Iterable<Command>) {
   tally.runs += 1;
 }
 
+/**
+ * A DynamoDB Local of the test's own: each sequence's table has the stream the pipe reads, and
+ * DynamoDB Local's streams slow every write of their instance as their records pile up across
+ * tables, which the suite's other files would pay for.
+ */
+let ownDynamoDb: DynamoDbLocal | undefined;
+
 describe('the events this service sends the platform (model-based)', () => {
   beforeAll(async () => {
-    useServiceEnvironment({ ...inject('localEnvironment'), TABLE_NAME: MODEL_TABLE });
+    ownDynamoDb = await startDynamoDbLocal();
+    useServiceEnvironment({
+      ...inject('localEnvironment'),
+      DYNAMODB_ENDPOINT: ownDynamoDb.endpoint,
+      TABLE_NAME: MODEL_TABLE,
+    });
     await dynamoDb().send(new CreateTableCommand(createTableInput(MODEL_TABLE)));
     installFaults();
     vi.useFakeTimers({ toFake: ['Date'] });
-  });
+  }, 60_000);
   afterAll(async () => {
     vi.useRealTimers();
-    await dynamoDb()
-      .send(new DeleteTableCommand({ TableName: MODEL_TABLE }))
-      .catch(() => undefined);
+    await ownDynamoDb?.stop();
     console.log(
       `Outbound model: ${tally.runs} sequences, ${tally.steps} steps checked, ${tally.committed} changes committed (${tally.failedBefore} failed before the commit, ${tally.failedAfter} after it), ${tally.delivered} deliveries, ${tally.erasures} erasures, ${tally.settles} settles compared with the platform.`,
     );

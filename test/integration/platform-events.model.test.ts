@@ -977,7 +977,7 @@ async function runStream(startOffsetMs: number, stream: Iterable<Command>) {
   vi.setSystemTime(now);
   runs += 1;
   await dynamoDb().send(new DeleteTableCommand({ TableName: MODEL_TABLE }));
-  await dynamoDb().send(new CreateTableCommand(createTableInput(MODEL_TABLE)));
+  await dynamoDb().send(new CreateTableCommand(createTableInput(MODEL_TABLE, { stream: false })));
   const real: Real = { deadLetters: [] };
   sqs.reset();
   sqs
@@ -1009,7 +1009,7 @@ describe('the platform’s events (model-based)', () => {
       [queueUrlVariable('platformEventsDeadLetter')]: 'https://sqs.local/000000000000/model-dead-letters',
       [secretArnVariable('cursor')]: inject('secretArns').cursor ?? '',
     });
-    await dynamoDb().send(new CreateTableCommand(createTableInput(MODEL_TABLE)));
+    await dynamoDb().send(new CreateTableCommand(createTableInput(MODEL_TABLE, { stream: false })));
     // Loaded while the clock is true: the suite's AWS endpoint refuses signatures 15 minutes off.
     await loadServiceKey('cursor');
     vi.useFakeTimers({ toFake: ['Date'] });
