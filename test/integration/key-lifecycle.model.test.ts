@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -42,6 +41,7 @@ import { createActivationLink } from '../../operations/links';
 import { approvePartner, resumePartner, suspendPartner, updateAgreement } from '../../operations/partners';
 import type { OperatorTarget } from '../../operations/target';
 import { authorizerEvent, lambdaContext } from '../support/events';
+import { sweepExpired } from '../support/scan';
 
 const MINUTE = 60_000;
 /** Sequences start within a year after this instant (a fixed one, so that a seed replays exactly). */
@@ -543,25 +543,7 @@ function ttlHasPassed(endsAtMs: number, now: number): boolean {
 class TtlSweep implements Command {
   check = () => true;
   async run(model: Model, real: Real) {
-    const nowSeconds = Math.floor(model.now / 1000);
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamoDb().send(
-        new ScanCommand({
-          TableName: MODEL_TABLE,
-          FilterExpression: '#ttl <= :now',
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':now': nowSeconds },
-          ProjectionExpression: 'PK, SK',
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? [])
-        await dynamoDb().send(
-          new DeleteCommand({ TableName: MODEL_TABLE, Key: { PK: item.PK, SK: item.SK } }),
-        );
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    await sweepExpired(MODEL_TABLE, model.now);
     for (const key of model.keys)
       if (ttlHasPassed(key.createdAt + REVEAL_TTL_MS, model.now)) key.revealDeleted = true;
     for (const link of model.links)

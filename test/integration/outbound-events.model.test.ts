@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 
@@ -52,6 +51,7 @@ import { hostLocale } from '../../lambdas/pages/messages';
 import type { WizardContext } from '../../lambdas/pages/wizard-step';
 import { submittedKnowledgeBase, wizardStepsFor } from '../../lambdas/pages/wizard-steps';
 import { modelPartner } from '../support/partners';
+import { scanAll, sweepExpired } from '../support/scan';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -227,19 +227,6 @@ function installFaults(): void {
 
 // --- Reading the real system ------------------------------------------------------------------------
 
-async function scanAll(): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamoDb().send(
-      new ScanCommand({ TableName: MODEL_TABLE, ConsistentRead: true, ExclusiveStartKey }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
-
 /** The entity of an outbox item, as the model names it. */
 function entityOfItem(item: Record<string, unknown>): string {
   switch (item.detailType) {
@@ -293,7 +280,7 @@ interface Real {
 /** The invariants that hold after every step. */
 async function checkInvariants(model: Model, real: Real): Promise<void> {
   tally.steps += 1;
-  const items = await scanAll();
+  const items = await scanAll({ TableName: MODEL_TABLE });
   // The outbox: exactly one event per committed change, each valid against the contract.
   const outbox = items.filter((item) => String(item.PK).startsWith('OUTBOX#'));
   const found = outbox
@@ -482,14 +469,11 @@ async function provisioned(model: Model, property: ModelProperty, productsChosen
   if (property.host.id === 0) property.host.id = hostId;
   expect(hostId, 'the same e-mail, in any case, is one account').toBe(property.host.id);
   if (property.id === 0) {
-    const { Items = [] } = await dynamoDb().send(
-      new ScanCommand({
-        TableName: MODEL_TABLE,
-        ConsistentRead: true,
-        FilterExpression: 'pmsHotelId = :pms AND begins_with(SK, :property)',
-        ExpressionAttributeValues: { ':pms': property.pmsHotelId, ':property': 'PROPERTY#' },
-      }),
-    );
+    const Items = await scanAll({
+      TableName: MODEL_TABLE,
+      FilterExpression: 'pmsHotelId = :pms AND begins_with(SK, :property)',
+      ExpressionAttributeValues: { ':pms': property.pmsHotelId, ':property': 'PROPERTY#' },
+    });
     property.id = Number(Items[0]?.id);
   }
   property.provisionVersion += 1;
@@ -888,10 +872,7 @@ class AdvanceClock implements Command {
 class TtlSweep implements Command {
   check = () => true;
   async run(model: Model, real: Real) {
-    for (const item of await scanAll()) {
-      if (typeof item.ttl !== 'number' || item.ttl > Math.floor(model.now / 1000)) continue;
-      await dynamoDb().send(new DeleteCommand({ TableName: MODEL_TABLE, Key: { PK: item.PK, SK: item.SK } }));
-    }
+    await sweepExpired(MODEL_TABLE, model.now);
     // The outbox keeps its events OUTBOX_RETENTION_DAYS: those older are gone from it, sent long ago.
     const removed = model.expected.filter((event) => event.occurredAt + 14 * DAY <= model.now);
     for (const event of removed) model.expected.splice(model.expected.indexOf(event), 1);

@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { PlatformEvent } from '../../core/contract/platform-events';
 import type { ProductId } from '../../core/domain/catalog';
-import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { getHostIdByEmail } from '../../lambdas/data/hosts';
 import { getPropertyIdForPmsHotel } from '../../lambdas/data/properties';
 import type { SentEvent } from '../../operations/events';
@@ -23,6 +21,7 @@ import type { TestPartner } from '../support/partners';
 import { approvedPartner, sponsoredProperty } from '../support/partners';
 import type { ServerProcess } from '../support/processes';
 import { startServerProcess } from '../support/processes';
+import { scanAll } from '../support/scan';
 
 /*
  * What this service tells the platform (HostProvisioned, KnowledgeBaseSubmitted, HostErased), the
@@ -388,17 +387,10 @@ describe('an erasure', () => {
       for (const text of [mark, ...personal]) expect(output.toLowerCase()).not.toContain(text.toLowerCase());
 
     // Nothing in the whole table holds the host's address, name or answers.
-    const holding: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamoDb().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey }));
-      for (const item of page.Items ?? []) {
-        const stored = JSON.stringify(item).toLowerCase();
-        if (stored.includes(mark) || personal.some((text) => stored.includes(text.toLowerCase())))
-          holding.push(item);
-      }
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const holding = (await scanAll()).filter((item) => {
+      const stored = JSON.stringify(item).toLowerCase();
+      return stored.includes(mark) || personal.some((text) => stored.includes(text.toLowerCase()));
+    });
     expect(holding).toEqual([]);
 
     // HostErased reaches the platform once, however often the request comes.

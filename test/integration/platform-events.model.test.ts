@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DeleteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
@@ -45,6 +45,7 @@ import { handler as consumer } from '../../lambdas/events/consumer';
 import { lambdaContext, proxyEvent } from '../support/events';
 import { modelPartner } from '../support/partners';
 import { expectSignalsClose, pricingOracle } from '../support/pricing-oracle';
+import { scanAll, sweepExpired } from '../support/scan';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -424,10 +425,7 @@ async function checkInvariants(model: Model, real: Real, { changed = true } = {}
       host.name.toLowerCase(),
       ...model.properties.filter((p) => p.host === host).map((p) => p.initialName.toLowerCase()),
     ]);
-    const { Items = [] } = await dynamoDb().send(
-      new ScanCommand({ TableName: MODEL_TABLE, ConsistentRead: true }),
-    );
-    for (const item of Items) {
+    for (const item of await scanAll({ TableName: MODEL_TABLE })) {
       const text = JSON.stringify(item).toLowerCase();
       for (const word of words)
         expect(text.includes(word), `${word} in ${String(item.PK)} ${String(item.SK)}`).toBe(false);
@@ -787,24 +785,7 @@ class AdvanceClock implements Command {
 class TtlSweep implements Command {
   check = () => true;
   async run(model: Model, real: Real) {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamoDb().send(
-        new ScanCommand({
-          TableName: MODEL_TABLE,
-          FilterExpression: '#ttl <= :now',
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':now': Math.floor(model.now / 1000) },
-          ProjectionExpression: 'PK, SK',
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? [])
-        await dynamoDb().send(
-          new DeleteCommand({ TableName: MODEL_TABLE, Key: { PK: item.PK, SK: item.SK } }),
-        );
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    await sweepExpired(MODEL_TABLE, model.now);
     await checkInvariants(model, real);
   }
   toString = () => 'TTL sweep';

@@ -2,13 +2,12 @@ import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_EXAMPLES } from '../../asyncapi/examples';
 import type { PlatformEvent } from '../../core/contract/platform-events';
 import { MAX_CHANNELS_PER_MONTH } from '../../core/domain/reservations';
 import { serviceConfig } from '../../lambdas/common/config';
-import { dynamoDb, tableName } from '../../lambdas/data/db';
+import { dynamoDb } from '../../lambdas/data/db';
 import { RefusedEventError } from '../../lambdas/data/event-versions';
 import { getHost, getHostIdByEmail } from '../../lambdas/data/hosts';
 import { saveAnswers } from '../../lambdas/data/knowledge-base';
@@ -23,6 +22,7 @@ import { admin, adminJson } from '../support/cli';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty, testTarget } from '../support/partners';
 import { startServerProcess } from '../support/processes';
+import { scanAll } from '../support/scan';
 
 /*
  * The platform's events through `npm run admin -- events publish` on the suite's local server, as
@@ -550,7 +550,7 @@ describe('erasure', () => {
     }
     expect(await getHost(mine.hostUserId)).toBeUndefined();
     expect(await getHostIdByEmail(email)).toBeUndefined();
-    const { Items = [] } = await dynamoDb().send(new ScanCommand({ TableName: tableName() }));
+    const Items = await scanAll();
     const holding = Items.filter((item) => {
       const text = JSON.stringify(item).toLowerCase();
       return text.includes(email.toLowerCase()) || text.includes(name.toLowerCase());
@@ -649,7 +649,7 @@ describe('erasure, against what happens meanwhile', () => {
       name: 'OperatorError',
       message: expect.stringContaining('is being erased'),
     });
-    const { Items = [] } = await dynamoDb().send(new ScanCommand({ TableName: tableName() }));
+    const Items = await scanAll();
     const naming = Items.filter((item) => JSON.stringify(item).includes(email));
     // What names the address now is the new link's listing only: it will make a new account.
     expect(naming).toEqual([expect.objectContaining({ SK: `LINK#${after.nonce}` })]);
