@@ -12,7 +12,9 @@ const USAGE = `Usage: npm start [-- --persist] [-- --quiet] [-- --max-instances 
   --idle-seconds S   an instance idle this long is retired (default ${DEFAULT_LAMBDA_RUNTIME_OPTIONS.idleSeconds}; env LOCAL_LAMBDA_IDLE_SECONDS)
   --bundles DIR      run the bundles "npm run synth" built into DIR (cdk.out), with the template's
                      environment, instead of bundling the sources (env PARTNER_API_BUNDLES)
-  DYNAMODB_ENDPOINT=http://host:port uses that DynamoDB (Local) instead of starting one.`;
+  DYNAMODB_ENDPOINT=http://host:port uses that DynamoDB (Local) instead of starting one.
+  SECRET_SCANNING_KEYS_FILE=FILE trusts the secret scanning keys in FILE (GitHub's format) instead of
+                     a key pair of its own (which "npm run admin -- keys report-leak" signs with).`;
 
 function positiveInteger(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -78,6 +80,7 @@ try {
     directory: localDirectory(),
     persist: options.persist,
     dynamoDbEndpoint: externalDynamoDb,
+    secretScanningKeysFile: process.env.SECRET_SCANNING_KEYS_FILE,
     lambda: options.lambda,
     ...(options.bundles ? { deployedBundles: options.bundles } : {}),
     log: options.quiet ? () => undefined : (line) => console.log(line),

@@ -13,13 +13,9 @@ import {
   StartQueryCommand,
   StopQueryCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
-import {
-  GetAccountCommand,
-  GetEmailIdentityCommand,
-  SESv2Client,
-  SendEmailCommand,
-} from '@aws-sdk/client-sesv2';
+import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { isKeyPrefix } from '../core/domain/api-key';
+import { sendEmailCommand } from '../lambdas/common/mail';
 import { senderAddress } from '../lib/stage-config';
 import type { AccessLogCount, AccessLogReader } from '../operations/access-log-reader';
 import type { Mailer } from '../operations/mailer';
@@ -64,18 +60,7 @@ export function sesMailer(from: string, client: SESv2Client = new SESv2Client({}
       return problems;
     },
     async send(mail) {
-      const { MessageId } = await client.send(
-        new SendEmailCommand({
-          FromEmailAddress: from,
-          Destination: { ToAddresses: [mail.to] },
-          Content: {
-            Simple: {
-              Subject: { Data: mail.subject, Charset: 'UTF-8' },
-              Body: { Text: { Data: mail.text, Charset: 'UTF-8' } },
-            },
-          },
-        }),
-      );
+      const { MessageId } = await client.send(sendEmailCommand(from, mail));
       if (!MessageId)
         throw new OperatorError(`SES accepted the message to ${mail.to} but returned no message id.`);
       return { delivery: 'ses', messageId: MessageId };

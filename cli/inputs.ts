@@ -137,6 +137,26 @@ export function keyPrefix(value: string): string {
   return prefix;
 }
 
+/**
+ * A reported key, given as itself (`svc_…`) or as a file that holds it (better: a key typed on the
+ * command line stays in the shell's history). A file's content is read by the command, trimmed.
+ */
+export function keyOrFile(flag: string, value: string): { readonly key: string } | { readonly file: string } {
+  const trimmed = value.trim();
+  if (trimmed.startsWith('svc_')) return { key: trimmed };
+  return { file: inputFile(flag, value, 'the leaked key (svc_…) or a file that holds it', 4_096) };
+}
+
+/** One line of text an operator gives (a URL, a source), at most `maxLength` characters. */
+export function oneLineText(flag: string, value: string, maxLength: number): string {
+  const text = value.trim();
+  if (text === '' || text.length > maxLength || !isOneLine(text))
+    throw new UsageError(
+      `${flag} must be one line of 1 to ${maxLength} characters; got "${quoted(value, 60)}".`,
+    );
+  return text;
+}
+
 export function integerInRange(flag: string, value: string, minimum: number, maximum: number): number {
   const number = /^-?[0-9]+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(number) || number < minimum || number > maximum) {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { SECRET_SCANNING_PATH } from '../core/routes';
 import { accessLogPath, localAccessLog } from '../emulator/access-log';
 import { liveRuntimes, localDirectory } from '../emulator/runtime';
 import { localEnvironment } from '../emulator/service';
@@ -32,5 +33,13 @@ export async function localTarget(notice: (text: string) => void = () => undefin
     activationBaseUrl: runtime.activationBaseUrl,
     mailer: outboxMailer(runtime.outboxDirectory),
     accessLog: localAccessLog(accessLogPath(directory)),
+    ...(runtime.secretScanning
+      ? {
+          secretScanningReporter: {
+            reportUrl: runtime.activationBaseUrl + SECRET_SCANNING_PATH,
+            ...runtime.secretScanning,
+          },
+        }
+      : {}),
   };
 }

@@ -53,6 +53,8 @@ export interface FunctionAccess {
   readonly secrets?: readonly ServiceSecretName[];
   /** Queues it may send messages to (`sqs:SendMessage`), with their URLs in its environment. */
   readonly sendsTo?: readonly ServiceQueueName[];
+  /** Sends mail itself through SES (`ses:SendEmail`), from the stage's sender only (`MAIL_FROM`). */
+  readonly sendsMail?: boolean;
 }
 
 /**
@@ -329,6 +331,12 @@ export interface PageRoute {
   readonly access: FunctionAccess;
 }
 
+/**
+ * Where GitHub's secret scanning partner program posts reports of leaked keys, on the pages' API
+ * (no partner key: GitHub's signature authenticates the report; core/contract/secret-scanning.ts).
+ */
+export const SECRET_SCANNING_PATH = '/secret-scanning/github';
+
 /** What every activation page reads: the partner its address names, by slug. */
 const FINDS_PARTNER = [PARTNER_SLUG_PARTITION, PARTNER_PARTITION] as const;
 
@@ -419,6 +427,23 @@ export const pageRoutes = [
         conditionCheckItem: [PARTNER_PARTITION],
       },
       secrets: ['session'],
+    },
+  },
+  {
+    id: 'secretScanning',
+    methods: ['POST'],
+    path: SECRET_SCANNING_PATH,
+    entry: 'pages/github-secret-scanning.ts',
+    // Reports of leaked keys, signed by GitHub (docs/design/api-keys.md#when-a-key-leaks): reads the
+    // reported key and its partner (its contact, its other keys), revokes a live one with its audit
+    // event in one transaction, and mails the partner's contact. Nothing else.
+    access: {
+      table: {
+        getItem: [API_KEY_PARTITION, PARTNER_PARTITION],
+        updateItem: [API_KEY_PARTITION],
+        putItem: [AUDIT_PARTITION],
+      },
+      sendsMail: true,
     },
   },
 ] as const satisfies readonly PageRoute[];

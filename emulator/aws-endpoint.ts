@@ -1,11 +1,13 @@
 import type { BinaryLike, Hash, Hmac } from 'node:crypto';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Agent, createServer, request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { tableDefinition } from '../core/contract/table-definition';
+import { emlFile, emlFileName } from '../core/domain/partner-mail';
 import type { ServiceQueueName } from '../core/event-delivery';
 import type { ServiceSecretName } from '../core/service-secrets';
 import { SERVICE_SECRET_NAMES } from '../core/service-secrets';
@@ -270,7 +272,15 @@ interface AwsEndpointOptions {
   readonly roles?: readonly string[];
   /** The access log as a CloudWatch Logs group. */
   readonly logs?: LocalLogsOptions;
+  /** Where SES's SendEmail writes each message, as an `.eml` file (the local outbox). */
+  readonly mailOutbox?: string;
+  /** The secret scanning keys document (GitHub's format), served unsigned at `PUBLIC_KEYS_PATH`. */
+  readonly secretScanningKeysFile?: string;
 }
+
+/** Where the local endpoint publishes the secret scanning keys, as api.github.com does. */
+export const PUBLIC_KEYS_PATH = '/meta/public_keys/secret_scanning';
+const SES_SEND_EMAIL_PATH = '/v2/email/outbound-emails';
 
 /** What the endpoint keeps while it runs, shared by every request. */
 interface EndpointState {
@@ -328,6 +338,10 @@ async function answer(
   response: ServerResponse,
 ): Promise<void> {
   const body = await readBody(request);
+  const path = new URL(request.url ?? '/', 'http://local').pathname;
+  // Public, as GitHub's list is: a reporter's keys are what anyone may check a signature with.
+  if (request.method === 'GET' && path === PUBLIC_KEYS_PATH && state.options.secretScanningKeysFile)
+    return answerPublicKeys(state.options.secretScanningKeysFile, response);
   if (!(await isSignedWith(request, body, state.options.secretAccessKey))) {
     // What AWS answers a request signed with a key it does not know.
     sendJson(response, 403, {
@@ -351,6 +365,13 @@ async function answer(
   if (target.startsWith('Logs_20140328.') && logs) return answerLogs(logs, call);
   if (!target && /(?:^|&)Action=/.test(body.toString()) && signingServiceOf(request) === 'iam')
     return answerIam(state.iam, call);
+  if (
+    !target &&
+    signingServiceOf(request) === 'ses' &&
+    path === SES_SEND_EMAIL_PATH &&
+    state.options.mailOutbox
+  )
+    return answerSendEmail(state, state.options.mailOutbox, call);
   if (target.startsWith('DynamoDB_') && (await deniedDynamoDbCall(state, call))) return;
   // Everything else is DynamoDB: on to DynamoDB Local, unchanged.
   forwardToDynamoDb(state, call);
@@ -410,6 +431,51 @@ async function answerQueueOrBus(state: EndpointState, events: LocalEventPipeline
     answer.body,
     call.target.startsWith('AmazonSQS.') ? 'application/x-amz-json-1.0' : 'application/x-amz-json-1.1',
   );
+}
+
+/** The secret scanning keys document, read again on every request (so replacing the file rotates keys). */
+async function answerPublicKeys(file: string, response: ServerResponse): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    response.writeHead(404).end();
+    return;
+  }
+  response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+/** SES v2's SendEmail of a plain-text message: written to the local outbox, as the CLI's mailer writes. */
+async function answerSendEmail(state: EndpointState, outbox: string, call: SignedRequest): Promise<void> {
+  const json = jsonBody(call);
+  if (json === undefined) return;
+  const from = String(json.FromEmailAddress ?? '');
+  const to = ((json.Destination as Json | undefined)?.ToAddresses as string[] | undefined) ?? [];
+  const simple = (
+    json.Content as { Simple?: { Subject?: { Data?: string }; Body?: { Text?: { Data?: string } } } }
+  )?.Simple;
+  if (state.options.record)
+    state.recorded.push({ caller: call.caller, action: 'ses:SendEmail', resource: from });
+  if (
+    !from ||
+    to.length !== 1 ||
+    simple?.Subject?.Data === undefined ||
+    simple.Body?.Text?.Data === undefined
+  ) {
+    sendJson(
+      call.response,
+      400,
+      { message: 'A plain-text message to one address, from the sender.' },
+      'application/json',
+    );
+    return;
+  }
+  const date = new Date();
+  const mail = { to: to[0] ?? '', subject: simple.Subject.Data, text: simple.Body.Text.Data };
+  await mkdir(outbox, { recursive: true });
+  await writeFile(join(outbox, emlFileName(mail.to, date)), emlFile(mail, from, date), { mode: 0o600 });
+  sendJson(call.response, 200, { MessageId: `local-${crypto.randomUUID()}` }, 'application/json');
 }
 
 /** A CloudWatch Logs call about the access log. */

@@ -45,6 +45,10 @@ const runtimeSchema = z.object({
   secretArns: z.record(z.enum(SERVICE_SECRET_NAMES), z.string('must be a string')),
   /** What calls to the local AWS endpoint are signed with: the file is readable by its owner only. */
   secretAccessKey: z.string('must be a string'),
+  /** The local reporter's key pair, when the server made one: `keys report-leak` signs with it. */
+  secretScanning: z.optional(
+    z.object({ privateKeyFile: z.string('must be a string'), keyIdentifier: z.string('must be a string') }),
+  ),
   /**
    * The DynamoDB Local the server started (none with DYNAMODB_ENDPOINT): stopped by whoever
    * cleans up after a server that ended without stopping it.

@@ -16,7 +16,7 @@ import type { AccessLogWriter } from './access-log';
 import { accessLogPath, openAccessLog } from './access-log';
 import { LocalApiGateway } from './api-gateway';
 import type { AwsCall, LocalAwsEndpoint } from './aws-endpoint';
-import { startAwsEndpoint } from './aws-endpoint';
+import { PUBLIC_KEYS_PATH, startAwsEndpoint } from './aws-endpoint';
 import { bundleFunctions } from './bundles';
 import { deployedFunctions } from './deployed-bundles';
 import type { DynamoDbLocal } from './dynamodb-local';
@@ -36,6 +36,8 @@ import type { LocalMetricFilter } from './metric-filters';
 import { LOCAL_ACCESS_LOG_GROUP, partnerApiMetricFilters } from './metric-filters';
 import { LocalOutboundPipe } from './outbound-pipe';
 import { ensurePrivateFolder, ensureSecretsFile, removeRuntime, writeRuntime } from './runtime';
+import type { LocalReporterKeys } from './secret-scanning-keys';
+import { localReporterKeys } from './secret-scanning-keys';
 import type { DemoKey } from './seed';
 import { seedLocalData } from './seed';
 
@@ -77,6 +79,11 @@ export interface LocalServiceOptions {
    * @default - bundle the sources now, as the stack does
    */
   readonly deployedBundles?: string;
+  /**
+   * The secret scanning keys to trust, in GitHub's format (`SECRET_SCANNING_KEYS_FILE`).
+   * @default - a key pair the server makes and keeps, whose private key `keys report-leak` signs with
+   */
+  readonly secretScanningKeysFile?: string;
 }
 
 export interface LocalService {
@@ -92,6 +99,8 @@ export interface LocalService {
   readonly secretArns: Readonly<Record<ServiceSecretName, string>>;
   readonly secretAccessKey: string;
   readonly demoKeys: readonly DemoKey[];
+  /** The local reporter's key pair, when the server made one (no SECRET_SCANNING_KEYS_FILE). */
+  readonly secretScanning?: { readonly privateKeyFile: string; readonly keyIdentifier: string };
   /** The AWS calls the functions made so far (with `recordAwsCalls`). */
   awsCalls(): readonly AwsCall[];
   /** Resolves once every platform event sent so far is handled (applied or dead-lettered). */
@@ -163,6 +172,12 @@ function functionEnvironment(spec: ServiceFunctionSpec, aws: LocalAwsSettings): 
       (spec.access.secrets ?? []).map((name) => [secretArnVariable(name), aws.secretArns[name]]),
     ),
     ...(sendsTo.length > 0 ? { AWS_ENDPOINT_URL_SQS: aws.awsEndpoint } : {}),
+    // As the stack gives a function that mails: the stage's sender, and SES (locally, the outbox).
+    ...(spec.access.sendsMail ? { AWS_ENDPOINT_URL_SESV2: aws.awsEndpoint, MAIL_FROM: FROM_LOCAL } : {}),
+    // GitHub's list of its signing keys, in the local endpoint's copy (emulator/secret-scanning-keys.ts).
+    ...(spec.name === pageFunctionName('secretScanning')
+      ? { SECRET_SCANNING_KEYS_URL: aws.awsEndpoint + PUBLIC_KEYS_PATH }
+      : {}),
     // As the stack gives the reveal page the stage's mail sender: how partners reach us.
     ...(spec.name === pageFunctionName('reveal') ? { CONTACT_EMAIL: senderAddress(FROM_LOCAL) } : {}),
     ...Object.fromEntries(
@@ -212,6 +227,9 @@ async function synthesizedFunctions(cdkOut: string, aws: LocalAwsSettings): Prom
       'AWS_SECRET_ACCESS_KEY',
       'AWS_ENDPOINT_URL_SECRETS_MANAGER',
       'AWS_ENDPOINT_URL_SQS',
+      'AWS_ENDPOINT_URL_SESV2',
+      'MAIL_FROM',
+      'SECRET_SCANNING_KEYS_URL',
       'DYNAMODB_ENDPOINT',
       'POWERTOOLS_METRICS_DISABLED',
     ];
@@ -277,13 +295,23 @@ type ServiceSettings = Omit<
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   // Port 0 (the tests') is always free; another is checked before the minute of work it would waste.
   if (options.port !== 0) await checkPortFree(options.host, options.port);
-  const { secretsFile, outboxDirectory } = await prepareDirectory(options);
+  const { secretsFile, outboxDirectory, reporterKeys } = await prepareDirectory(options);
   const events = new LocalEventPipeline(options.events);
   const progress = options.progress ?? (() => undefined);
   const started: StartedParts = {};
   try {
     const dynamoDbEndpoint = await dynamoDbFor(options, started, progress);
-    const { aws, awsSettings } = await startAws(options, { dynamoDbEndpoint, secretsFile, events }, started);
+    const { aws, awsSettings } = await startAws(
+      options,
+      {
+        dynamoDbEndpoint,
+        secretsFile,
+        events,
+        mailOutbox: outboxDirectory,
+        secretScanningKeysFile: reporterKeys.keysFile,
+      },
+      started,
+    );
     // Seeding and the demo link act on this DynamoDB Local, as an operator would.
     useServiceEnvironment(localEnvironment({ dynamoDbEndpoint, ...awsSettings }));
     await ensureTable(dynamoDbEndpoint, LOCAL_TABLE_NAME);
@@ -312,6 +340,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       ...awsSettings,
       platformInboxUrl: localQueueUrl(awsSettings.awsEndpoint, 'platformInbox'),
       demoKeys,
+      ...(reporterKeys.privateKeyFile && reporterKeys.keyIdentifier
+        ? {
+            secretScanning: {
+              privateKeyFile: reporterKeys.privateKeyFile,
+              keyIdentifier: reporterKeys.keyIdentifier,
+            },
+          }
+        : {}),
     };
     const activationLink = await demoActivationLink(origin, outboxDirectory);
     await writeRuntime(options.directory, runtimeRecord(service, started.dynamoDb));
@@ -337,12 +373,13 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 /** The private folders of the service's directory, and the secrets file (created on first start). */
 async function prepareDirectory(
   options: LocalServiceOptions,
-): Promise<{ secretsFile: string; outboxDirectory: string }> {
+): Promise<{ secretsFile: string; outboxDirectory: string; reporterKeys: LocalReporterKeys }> {
   // Partners' e-mails, key hashes and reveal links: for this user only (docs/design/local-runtime.md).
   const secretsFile = await ensureSecretsFile(options.directory);
   for (const folder of ['outbox', 'bundles', 'docs', ...(options.persist ? ['dynamodb'] : [])])
     await ensurePrivateFolder(join(options.directory, folder));
-  return { secretsFile, outboxDirectory: join(options.directory, 'outbox') };
+  const reporterKeys = await localReporterKeys(options.directory, options.secretScanningKeysFile);
+  return { secretsFile, outboxDirectory: join(options.directory, 'outbox'), reporterKeys };
 }
 
 /** The endpoint of the DynamoDB the options name, or of a DynamoDB Local started for the service. */
@@ -361,7 +398,13 @@ async function dynamoDbFor(
 /** The local AWS endpoint every function and the operator call, with a credential new at each start. */
 async function startAws(
   options: LocalServiceOptions,
-  input: { dynamoDbEndpoint: string; secretsFile: string; events: LocalEventPipeline },
+  input: {
+    dynamoDbEndpoint: string;
+    secretsFile: string;
+    events: LocalEventPipeline;
+    mailOutbox: string;
+    secretScanningKeysFile: string;
+  },
   started: StartedParts,
 ): Promise<{ aws: LocalAwsEndpoint; awsSettings: LocalAwsSettings }> {
   // The local credential every caller of the endpoint signs with: new at each start, never printed.
@@ -474,6 +517,7 @@ function runtimeRecord(service: ServiceSettings, dynamoDb: DynamoDbLocal | undef
     awsEndpoint: service.awsEndpoint,
     secretArns: service.secretArns,
     secretAccessKey: service.secretAccessKey,
+    ...(service.secretScanning ? { secretScanning: service.secretScanning } : {}),
     ...(dynamoDb?.process.pid ? { dynamoDbPid: dynamoDb.process.pid } : {}),
     startedAt: new Date().toISOString(),
   };

@@ -100,7 +100,12 @@ export class PartnerApiStack extends Stack {
       logRemovalPolicy: dataRemovalPolicy,
       ...(config.traceSampling === 'account-default' ? {} : { traceSampling: config.traceSampling }),
     };
-    const resources = { table: this.table.table, indexName: this.table.indexName, secrets: this.secrets };
+    const resources = {
+      table: this.table.table,
+      indexName: this.table.indexName,
+      secrets: this.secrets,
+      mailFrom: config.mailFrom,
+    };
     this.partnerApi = new PartnerApi(this, 'PartnerApi', {
       resources,
       functionSettings,
@@ -113,6 +118,8 @@ export class PartnerApiStack extends Stack {
       functionSettings,
       api: { ...apiSettings, throttle: config.pagesThrottle },
       requestsPerIp: config.firewall.pages,
+      secretScanningKeysUrl: config.secretScanningKeysUrl,
+      metricsNamespace: stackName(config.stage),
     });
     this.platformEvents = new PlatformEvents(this, 'PlatformEvents', {
       resources,

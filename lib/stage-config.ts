@@ -1,4 +1,5 @@
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { GITHUB_SECRET_SCANNING_KEYS_URL } from '../core/contract/secret-scanning';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../core/domain/rate-limit';
 import type { RuntimeSettings } from '../core/runtime-settings';
 import { RUNTIME_SETTINGS } from '../core/runtime-settings';
@@ -142,6 +143,11 @@ export interface StageConfig extends RuntimeSettings {
    * @default - the events stay on the stage's outbound bus
    */
   readonly platformEventBus?: string;
+  /**
+   * Where the signing keys of secret scanning reports are published: GitHub's list, which the
+   * endpoint reads (and caches) to check each report's signature (docs/deploying.md).
+   */
+  readonly secretScanningKeysUrl: string;
 }
 
 /** What a deployment supplies itself; everything else of a stage is in `stageSettings`. */
@@ -191,6 +197,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       outboundLagSeconds: 900,
     },
     auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
+    secretScanningKeysUrl: GITHUB_SECRET_SCANNING_KEYS_URL,
   },
   production: {
     stage: 'production',
@@ -220,6 +227,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       outboundLagSeconds: 300,
     },
     auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
+    secretScanningKeysUrl: GITHUB_SECRET_SCANNING_KEYS_URL,
   },
 };
 

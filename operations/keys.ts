@@ -98,8 +98,10 @@ export function revealMailOf(
   partner: Partner,
   issued: IssuedKey,
   rotation: boolean,
+  replaces?: string,
 ): OutgoingMail {
   return revealLinkMail({
+    ...(replaces === undefined ? {} : { replaces }),
     to: partner.contactEmail,
     partnerName: partner.name,
     revealUrl: issued.revealUrl,
@@ -210,6 +212,68 @@ export async function rotateKey(
       superseded: superseded.map((key) => key.prefix),
     },
     mail: revealMailOf(target, partner, issued, true),
+  };
+}
+
+/**
+ * Issues the replacement of a revoked key (a leaked one, most often): a new key with the revoked
+ * key's scopes (within the agreement), delivered by a reveal link as a rotation's is. Nothing
+ * retires: the revoked key is dead, the partner's other keys are not its business.
+ */
+export async function replaceKey(
+  target: OperatorTarget,
+  prefix: string,
+  nowMs: number,
+  /** Runs before anything is issued, with the partner (the CLI checks its mail can go out). */
+  beforeIssue: (partner: Partner) => Promise<void> = async () => undefined,
+) {
+  const revoked = await getApiKey(prefix, { consistent: true });
+  if (!revoked)
+    throw new OperatorError(
+      `No key with prefix ${prefix}. List a partner's keys with: npm run admin -- keys list --partner <slug>`,
+    );
+  if (revoked.state !== 'revoked')
+    throw new OperatorError(
+      `Key ${prefix} is ${keyStanding(revoked, nowMs)}, not revoked: replace is for a revoked key. To give its partner a new key, run "npm run admin -- keys rotate --partner <slug>".`,
+    );
+  const partner = await getPartner(revoked.partnerId, { consistent: true });
+  if (!partner) throw new OperatorError(`The partner of key ${prefix} no longer exists.`);
+  await beforeIssue(partner);
+  const scopes = revoked.scopes.filter((scope) => partner.scopes.includes(scope));
+  const issued = await issueKey(target, partner, scopes.length > 0 ? scopes : partner.scopes, nowMs);
+  const items: TransactItem[] = [
+    ...issuedKeyItems(issued, partner),
+    operatorEventItem(
+      target,
+      'key.issued',
+      {
+        partnerId: partner.id,
+        keyPrefix: issued.record.prefix,
+        details: { scopes: issued.record.scopes, replaces: prefix },
+      },
+      nowMs,
+    ),
+  ];
+  try {
+    await dynamoDb().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    await target.usagePlanKeys?.remove(issued.record.prefix);
+    if (transactionCancellationCodes(error))
+      throw new OperatorError(
+        `A key or the agreement of ${partner.slug} changed meanwhile. Nothing was issued; run the command again.`,
+      );
+    throw error;
+  }
+  return {
+    result: {
+      partner: partner.slug,
+      replaces: prefix,
+      key_prefix: issued.record.prefix,
+      scopes: issued.record.scopes,
+      reveal_url: issued.revealUrl,
+      reveal_expires_at: issued.reveal.expiresAt,
+    },
+    mail: revealMailOf(target, partner, issued, true, prefix),
   };
 }
 
@@ -332,6 +396,9 @@ export async function listKeys(slug: string, nowMs: number) {
           : null,
       expires_at: key.expiresAt ?? null,
       revoked_at: key.revokedAt ?? null,
+      leaked_at: key.leak?.url ?? null,
+      leak_source: key.leak?.source ?? null,
+      leak_reported_by: key.leak?.reportedBy ?? null,
       superseded_at: key.supersededAt ?? null,
       retires_after_reveal_of: isInForce(key, nowMs) ? waitsFor(key) : [],
       last_used_at: lastUsed.get(key.prefix) ?? null,

@@ -1,11 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { OutgoingMail } from '../core/domain/partner-mail';
+import { emlFile, emlFileName, mailTime } from '../core/domain/partner-mail';
 
-export interface OutgoingMail {
-  readonly to: string;
-  readonly subject: string;
-  readonly text: string;
-}
+export type { OutgoingMail } from '../core/domain/partner-mail';
 
 export type MailReceipt =
   | { readonly delivery: 'outbox'; readonly path: string }
@@ -26,29 +24,13 @@ export function outboxMailer(directory: string): Mailer {
   return {
     async send(mail) {
       await mkdir(directory, { recursive: true });
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      const path = join(directory, `${stamp}-${mail.to.replace(/[^A-Za-z0-9@._-]/g, '_')}.eml`);
-      const message = [
-        `From: ${FROM_LOCAL}`,
-        `To: ${mail.to}`,
-        `Subject: ${mail.subject}`,
-        `Date: ${new Date().toUTCString()}`,
-        'MIME-Version: 1.0',
-        'Content-Type: text/plain; charset=utf-8',
-        'Content-Transfer-Encoding: 8bit',
-        '',
-        mail.text,
-        '',
-      ].join('\r\n');
+      const date = new Date();
+      const path = join(directory, emlFileName(mail.to, date));
+      const message = emlFile(mail, FROM_LOCAL, date);
       await writeFile(path, message, { mode: 0o600 });
       return { delivery: 'outbox', path };
     },
   };
-}
-
-/** A time as a mail reader in any zone reads it without doubt: "Mon, 30 Nov 2026 14:05 UTC". */
-function mailTime(iso: string): string {
-  return `${new Date(iso).toUTCString().replace(/:\d\d GMT$/, '')} UTC`;
 }
 
 /** The reveal-link message of an approval or a rotation. */
@@ -61,13 +43,21 @@ export function revealLinkMail(input: {
   /** When the link stops working (ISO 8601). */
   expiresAt: string;
   rotation: boolean;
+  /** The revoked (leaked) key this one replaces: no key retires, the partner has none to keep. */
+  replaces?: string;
 }): OutgoingMail {
-  const intro = input.rotation
-    ? `A new partner API key was issued for ${input.partnerName}. Your current key keeps working for the grace period we agreed on, counted from the moment you reveal the new one.`
-    : `Welcome aboard: ${input.partnerName} is approved as a partner, and your API key is ready.`;
+  const intro = input.replaces
+    ? `Here is the new partner API key of ${input.partnerName}, replacing the revoked key that starts with ${input.replaces}. Your other keys, if any, are not affected.`
+    : input.rotation
+      ? `A new partner API key was issued for ${input.partnerName}. Your current key keeps working for the grace period we agreed on, counted from the moment you reveal the new one.`
+      : `Welcome aboard: ${input.partnerName} is approved as a partner, and your API key is ready.`;
   return {
     to: input.to,
-    subject: input.rotation ? 'Your new partner API key' : 'Your partner API key',
+    subject: input.replaces
+      ? 'Your replacement partner API key'
+      : input.rotation
+        ? 'Your new partner API key'
+        : 'Your partner API key',
     text: [
       intro,
       '',

@@ -146,15 +146,31 @@ export async function listAllPartners() {
 /** A partner with its sponsored hosts, seats and properties. */
 export async function showPartner(slug: string) {
   const partner = await requirePartner(slug);
-  const [hosts, properties] = await Promise.all([
+  const [hosts, properties, keys] = await Promise.all([
     listSponsoredHostSeats(partner.id),
     listPropertiesWithPmsHotelIds(partner.id),
+    keysOfPartner(partner),
   ]);
   return {
     ...describePartner(partner),
     sponsored_hosts: hosts.length,
     active_seats: hosts.reduce((sum, host) => sum + host.activeSeats, 0),
     properties,
+    // Keys revoked because they were found in public: where, and whether a replacement followed.
+    leaked_keys: keys.flatMap((key) =>
+      key.leak
+        ? [
+            {
+              key_prefix: key.prefix,
+              revoked_at: key.revokedAt ?? null,
+              url: key.leak.url,
+              source: key.leak.source,
+              reported_by: key.leak.reportedBy,
+              replaced: keys.some((other) => other.sequence > key.sequence),
+            },
+          ]
+        : [],
+    ),
   };
 }
 

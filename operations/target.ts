@@ -26,4 +26,13 @@ export interface OperatorTarget {
   readonly usagePlanKeys?: UsagePlanKeys;
   /** Where `traffic` reads the stage's access log (the local file, or Logs Insights). */
   readonly accessLog?: AccessLogReader;
+  /**
+   * Locally, the reporter `keys report-leak` plays (GitHub's part): where it posts a signed report,
+   * and the key pair the server trusts. None on a deployed stage, whose reporter is GitHub itself.
+   */
+  readonly secretScanningReporter?: {
+    readonly reportUrl: string;
+    readonly privateKeyFile: string;
+    readonly keyIdentifier: string;
+  };
 }

@@ -3,7 +3,14 @@ import { gunzipSync } from 'node:zlib';
 import { openReveal } from '../core/contract/reveal-crypto';
 import { GRANTABLE_SCOPES } from '../core/domain/scopes';
 import type { FunctionAccess, PartnerApiRoute } from '../core/routes';
-import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes, serviceFunctions } from '../core/routes';
+import {
+  API_BASE_PATH,
+  pageFunctionName,
+  partnerApiRoutes,
+  publicApiRoutes,
+  SECRET_SCANNING_PATH,
+  serviceFunctions,
+} from '../core/routes';
 import { revokeKey } from '../operations/keys';
 import { createActivationLink } from '../operations/links';
 import { approvePartner } from '../operations/partners';
@@ -210,6 +217,7 @@ const DEPLOY_CHECKS: readonly CheckRow<StageRun>[] = [
   { name: NO_ACCEPT, needs: REVEAL, run: withoutAccept },
   { name: 'POST /properties', needs: REVEAL, run: methodNotAllowed },
   { name: 'GET /usage, Accept: text/html', needs: REVEAL, run: notAcceptable },
+  { name: `POST ${SECRET_SCANNING_PATH}, unsigned`, needs: REVEAL, run: unsignedLeakReport },
   { name: 'a request the WAF managed rules block', needs: REVEAL, run: blockedByTheFirewall },
   {
     name: 'npm run admin -- audit list --partner',
@@ -603,6 +611,47 @@ async function notAcceptable(run: StageRun): Promise<Verdict> {
   );
   if (answer.status === 406 && problemName(answer) === 'not-acceptable') return pass('406 not-acceptable');
   return fail(`${answer.status} ${problemName(answer)}`, grantsOf('usage'));
+}
+
+/**
+ * A report of the test key that no published key signed: 401 invalid-signature, and the key still
+ * works (the function read GitHub's published keys, found none of that identifier, evaluated nothing).
+ */
+async function unsignedLeakReport(run: StageRun): Promise<Verdict> {
+  const key = known(run.key, 'key');
+  let status: number;
+  let problem: string;
+  try {
+    const response = await fetch(run.context.target.activationBaseUrl + SECRET_SCANNING_PATH, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'Github-Public-Key-Identifier': 'npm-run-verify',
+        'Github-Public-Key-Signature': Buffer.from('not a signature').toString('base64'),
+      },
+      body: JSON.stringify([
+        { token: key, type: 'partner_api_key', url: 'https://verify.invalid/', source: 'verify' },
+      ]),
+      signal: AbortSignal.timeout(run.context.timeoutMs),
+    });
+    status = response.status;
+    problem =
+      String(((await response.json().catch(() => ({}))) as { type?: unknown }).type ?? '')
+        .split('/')
+        .pop() ?? '';
+  } catch (error) {
+    return fail(`no answer (${(error as Error).message})`, grantsOf(pageFunctionName('secretScanning')));
+  }
+  const after = await rawRequest(api(run, '/usage'), 'GET', withKey(run), run.context.timeoutMs);
+  if (status === 401 && problem === 'invalid-signature' && after.status === 200)
+    return pass('401 invalid-signature, and the reported key still works');
+  return fail(
+    `${status} ${problem}, then GET /usage ${after.status}` +
+      (status === 503
+        ? ' (the function could not read the stage setting secretScanningKeysUrl: its network path to GitHub)'
+        : ''),
+    grantsOf(pageFunctionName('secretScanning')),
+  );
 }
 
 /** What the firewall answers itself, on a stage that has one. */

@@ -1,9 +1,18 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { listKeys, MAX_GRACE_HOURS, pruneUsagePlanKeys, revokeKey, rotateKey } from '../../operations/keys';
+import {
+  listKeys,
+  MAX_GRACE_HOURS,
+  pruneUsagePlanKeys,
+  replaceKey,
+  revokeKey,
+  rotateKey,
+} from '../../operations/keys';
+import { reportLeak } from '../../operations/leaks';
 import { requirePartner } from '../../operations/partner-lookup';
 import type { Define } from '../command';
-import { commandGroup, minuteOf, table, text } from '../command';
-import { integerInRange, keyPrefix, partnerSlug } from '../inputs';
+import { ADMIN, commandGroup, minuteOf, table, text } from '../command';
+import { integerInRange, keyOrFile, keyPrefix, oneLineText, partnerSlug } from '../inputs';
 import { checkMail, sendAfterPrinting } from '../mail';
 
 /** A key's state with the times that go with it, as `keys list` shows it. */
@@ -12,6 +21,7 @@ function keyStateInWords(key: {
   reveal_expires_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
+  leaked_at: string | null;
   superseded_at: string | null;
   retires_after_reveal_of: readonly { key_prefix: string; grace_hours: number }[];
 }): string {
@@ -26,7 +36,7 @@ function keyStateInWords(key: {
     case 'expired':
       return `expired since ${minuteOf(key.expires_at ?? '')}`;
     case 'revoked':
-      return `revoked at ${minuteOf(key.revoked_at ?? '')}`;
+      return `revoked at ${minuteOf(key.revoked_at ?? '')}${key.leaked_at === null ? '' : `: leaked, found at ${key.leaked_at}`}`;
     case 'superseded':
       return `superseded at ${minuteOf(key.superseded_at ?? '')} (never revealed)`;
     default:
@@ -37,7 +47,15 @@ function keyStateInWords(key: {
 /** `keys ...`: what `operations/keys.ts` does, as commands. */
 export function keyCommands(program: Command, define: Define): void {
   const keys = commandGroup(program, 'keys', "Partners' API keys");
-  for (const command of [rotateCommand, revokeCommand, listCommand, pruneCommand]) command(keys, define);
+  for (const command of [
+    rotateCommand,
+    revokeCommand,
+    reportLeakCommand,
+    replaceCommand,
+    listCommand,
+    pruneCommand,
+  ])
+    command(keys, define);
 }
 
 /** `keys rotate`: a new key, and the reveal link; the current key retires after a grace period. */
@@ -113,6 +131,98 @@ function revokeCommand(keys: Command, define: Define): void {
       };
     },
   }).requiredOption('--prefix <prefix>', 'the key prefix, e.g. svc_AbC123xy');
+}
+
+/** `keys report-leak`: a leak reported another way than by GitHub, acted on as GitHub's reports are. */
+function reportLeakCommand(keys: Command, define: Define): void {
+  define(keys, 'report-leak', {
+    summary:
+      'Report a leaked key: a key in force is revoked at once as leaked, and its partner told where it was found',
+    examples: [
+      'keys report-leak --key leaked-key.txt --url https://github.com/acme/app/blob/main/.env',
+      'keys report-leak --key leaked-key.txt --url https://gitlab.com/acme/app --source "GitLab token revocation" --json',
+    ],
+    action: (options) => {
+      const given = keyOrFile('--key', text(options, 'key'));
+      const url = oneLineText('--url', text(options, 'url'), 2_000);
+      const source =
+        options.source === undefined
+          ? 'reported to our team'
+          : oneLineText('--source', text(options, 'source'), 200);
+      return async (target, io) => {
+        const token = 'key' in given ? given.key : (await readFile(given.file, 'utf8')).trim();
+        const { result, mail } = await reportLeak(target, { token, url, source }, Date.now());
+        const key = result.key_prefix ?? 'the token';
+        const line =
+          result.label === 'true_positive'
+            ? `Key ${key} was in force: revoked as leaked${result.via === 'signed-report' ? ' by the local server, from a report signed as GitHub signs' : ''}. Its partner is told; issue its replacement with: ${ADMIN} keys replace --prefix ${key}`
+            : `${result.key_prefix ? `Key ${key}` : 'The token'} is not a key in force here (unknown, malformed, or already revoked or expired): nothing changed.`;
+        return {
+          json: result,
+          text: [line],
+          ...(mail
+            ? {
+                afterPrinting: async () => {
+                  try {
+                    await target.mailer.send(mail);
+                    io.err(`The notice went to ${mail.to}.`);
+                  } catch (error) {
+                    io.err(
+                      `Warning: the notice was NOT e-mailed to ${mail.to} (${(error as Error).message}). Tell the partner yourself.`,
+                    );
+                  }
+                },
+              }
+            : {}),
+        };
+      };
+    },
+  })
+    .requiredOption(
+      '--key <key or file>',
+      'the leaked key, or (better: not in your shell history) a file that holds it',
+    )
+    .requiredOption('--url <where>', 'where it was found')
+    .option('--source <text>', 'who found it, or how (e.g. "partner e-mail", "GitLab token revocation")');
+}
+
+/** `keys replace`: a revoked key's replacement, by reveal link, as a rotation delivers one. */
+function replaceCommand(keys: Command, define: Define): void {
+  define(keys, 'replace', {
+    summary:
+      'Issue the replacement of a revoked (leaked) key, with its scopes, and mail the partner its reveal link',
+    examples: ['keys replace --prefix svc_AbC123xy', 'keys replace --prefix svc_AbC123xy --no-mail --json'],
+    action: (options) => {
+      const prefix = keyPrefix(text(options, 'prefix'));
+      const mail = options.mail !== false;
+      return async (target, io) => {
+        const replaced = await replaceKey(target, prefix, Date.now(), async (partner) => {
+          if (mail) await checkMail(target, partner.contactEmail);
+        });
+        const { result } = replaced;
+        return {
+          json: result,
+          text: [
+            `New key ${result.key_prefix} issued for "${result.partner}", replacing revoked ${prefix}.`,
+            `  reveal link: ${result.reveal_url}`,
+            `  the link works until ${minuteOf(result.reveal_expires_at)}`,
+          ],
+          ...(mail
+            ? {
+                afterPrinting: sendAfterPrinting(
+                  target,
+                  replaced.mail,
+                  io,
+                  `keys replace --prefix ${prefix}`,
+                ),
+              }
+            : {}),
+        };
+      };
+    },
+  })
+    .requiredOption('--prefix <prefix>', 'the revoked key, e.g. svc_AbC123xy')
+    .option('--no-mail', 'print the reveal link without e-mailing it');
 }
 
 /** `keys list`: a partner's keys, their states, scopes and last use. */

@@ -11,7 +11,7 @@ import {
   updateAgreement,
 } from '../../operations/partners';
 import type { Define, Options } from '../command';
-import { ADMIN, commandGroup, table, text, UsageError } from '../command';
+import { ADMIN, commandGroup, minuteOf, table, text, UsageError } from '../command';
 import {
   checkedBy,
   displayName,
@@ -196,6 +196,10 @@ function showCommand(partners: Command, define: Define): void {
               ? [`  SUSPENDED since ${partner.suspended.at}: ${partner.suspended.reason}`]
               : []),
             `  hosts: ${partner.sponsored_hosts}, active seats: ${partner.active_seats}`,
+            ...partner.leaked_keys.map(
+              (leak) =>
+                `  LEAKED key ${leak.key_prefix}: revoked ${minuteOf(leak.revoked_at ?? '')}, found at ${leak.url}${leak.source ? ` (${leak.source})` : ''}, reported by ${leak.reported_by}${leak.replaced ? '' : `; not replaced yet: ${ADMIN} keys replace --prefix ${leak.key_prefix}`}`,
+            ),
             ...(partner.properties.length === 0
               ? ['  properties: none']
               : [

@@ -37,6 +37,13 @@ export function generateApiKey(): ApiKeyMaterial {
   return { key, prefix: key.slice(0, KEY_PREFIX_LENGTH), digest: digestApiKey(key) };
 }
 
+/**
+ * The regular expression of a key, as secret scanners are given it (GitHub's partner program):
+ * the fixed literal, then base62 to the key's length, as a whole word. Every key `generateApiKey`
+ * makes matches it; the checksum then tells a key from look-alike text before any read.
+ */
+export const API_KEY_SCANNER_PATTERN = `\\b${API_KEY_LITERAL}[0-9A-Za-z]{${API_KEY_LENGTH - API_KEY_LITERAL.length}}\\b`;
+
 /** Checks shape and checksum only: no I/O, so garbage never reaches the database. */
 export function parseApiKey(candidate: string): ApiKeyParseResult {
   if (candidate.length !== API_KEY_LENGTH || !candidate.startsWith(API_KEY_LITERAL)) {

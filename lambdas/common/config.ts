@@ -26,6 +26,8 @@ export interface ServiceConfig extends RuntimeSettings {
   readonly eventBusName?: string;
   /** The stage's bus of the events this service sends (`events resend` puts them on it again). */
   readonly outboundEventBusName?: string;
+  /** The sender of the mail a function sends itself (a leaked key's notice): a verified SES identity. */
+  readonly mailFrom?: string;
   /**
    * Locally only: where DynamoDB (Local) and the local Secrets Manager answer, and the credential
    * every call is signed with (the local AWS endpoint checks it). In AWS, the SDK's defaults apply.
@@ -36,6 +38,8 @@ export interface ServiceConfig extends RuntimeSettings {
     /** Where the local SQS and EventBridge answer (the local AWS endpoint). */
     readonly sqsEndpoint?: string;
     readonly eventBridgeEndpoint?: string;
+    /** Where the local SES answers (it writes the local outbox). */
+    readonly sesEndpoint?: string;
     readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   };
 }
@@ -67,7 +71,9 @@ function configFrom(environment: Environment): ServiceConfig {
   const eventBridgeEndpoint = read(environment, 'AWS_ENDPOINT_URL_EVENTBRIDGE');
   const eventBusName = read(environment, 'EVENT_BUS_NAME');
   const outboundEventBusName = read(environment, 'OUTBOUND_EVENT_BUS_NAME');
-  const localEndpoints = { dynamoDbEndpoint, secretsEndpoint, sqsEndpoint, eventBridgeEndpoint };
+  const mailFrom = read(environment, 'MAIL_FROM');
+  const sesEndpoint = read(environment, 'AWS_ENDPOINT_URL_SESV2');
+  const localEndpoints = { dynamoDbEndpoint, secretsEndpoint, sqsEndpoint, eventBridgeEndpoint, sesEndpoint };
   return {
     stage,
     ...(tableName === undefined ? {} : { tableName }),
@@ -86,6 +92,7 @@ function configFrom(environment: Environment): ServiceConfig {
     ),
     ...(eventBusName === undefined ? {} : { eventBusName }),
     ...(outboundEventBusName === undefined ? {} : { outboundEventBusName }),
+    ...(mailFrom === undefined ? {} : { mailFrom }),
     ...(Object.values(localEndpoints).every((endpoint) => endpoint === undefined)
       ? {}
       : {

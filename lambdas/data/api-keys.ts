@@ -26,12 +26,22 @@ export interface ApiKeyRecord {
   /** Set when the key starts retiring; only ever moved earlier. */
   readonly expiresAt?: string;
   readonly revokedAt?: string;
+  /** Why it was revoked when it was not an operator's own decision: found where it should not be. */
+  readonly leak?: KeyLeak;
   readonly supersededAt?: string;
   /** A rotation's new key: the keys its reveal retires, after `graceMs`. */
   readonly retires?: readonly string[];
   readonly graceMs?: number;
   /** Value of the API Gateway API key that ties this key to the usage plan (deployed stages). */
   readonly usageIdentifierKey?: string;
+}
+
+/** Where a leaked key was found, as its reporter said (a scanner, or an operator for another reporter). */
+export interface KeyLeak {
+  readonly url: string;
+  readonly source: string;
+  /** Who reported it: `github-secret-scanning`, or the operator who ran `keys report-leak`. */
+  readonly reportedBy: string;
 }
 
 const apiKeyKey = (prefix: string) => ({ PK: `${API_KEY_PARTITION}${prefix}`, SK: 'APIKEY' });
@@ -69,6 +79,15 @@ function toApiKeyRecord(item: Record<string, unknown> | undefined): ApiKeyRecord
     ...optionalString(item, 'usageIdentifierKey'),
     ...(Array.isArray(item.retires) ? { retires: item.retires.map(String) } : {}),
     ...(typeof item.graceMs === 'number' ? { graceMs: item.graceMs } : {}),
+    ...(typeof item.leakUrl === 'string'
+      ? {
+          leak: {
+            url: item.leakUrl,
+            source: String(item.leakSource ?? ''),
+            reportedBy: String(item.leakReportedBy ?? ''),
+          },
+        }
+      : {}),
   };
 }
 
@@ -132,8 +151,13 @@ export const keyRevealedItem = (key: KeyAsRead, nowIso: string) =>
 export const keyRetiringItem = (key: KeyAsRead, expiresAt: string) =>
   transitionItem(key, { state: 'retiring', expiresAt });
 
-export const keyRevokedItem = (key: KeyAsRead, nowIso: string) =>
-  transitionItem(key, { state: 'revoked', revokedAt: nowIso });
+/** Revoked now; with `leak`, because it was found where it should not be (kept with the key). */
+export const keyRevokedItem = (key: KeyAsRead, nowIso: string, leak?: KeyLeak) =>
+  transitionItem(key, {
+    state: 'revoked',
+    revokedAt: nowIso,
+    ...(leak ? { leakUrl: leak.url, leakSource: leak.source, leakReportedBy: leak.reportedBy } : {}),
+  });
 
 /** A newer rotation replaced this key before it was revealed. */
 export const keySupersededItem = (key: KeyAsRead, nowIso: string) =>

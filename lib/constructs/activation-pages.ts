@@ -1,6 +1,6 @@
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
-import { pageFunctionName, pageRoutes } from '../../core/routes';
+import { pageFunctionName, pageRoutes, SECRET_SCANNING_PATH } from '../../core/routes';
 import { firewallThrottledPage } from '../../lambdas/pages/firewall-page';
 import type { FirewallLimit } from '../stage-config';
 import { acknowledgeNagFinding } from './nag';
@@ -18,7 +18,18 @@ export interface ActivationPagesProps {
   readonly api: Omit<ServiceRestApiProps, 'apiKeySourceType' | 'restApiName' | 'description' | 'firewall'>;
   /** Per-IP limit of the web ACL in front of the pages: tight, as the stage throttle is shared by every host. */
   readonly requestsPerIp: FirewallLimit;
+  /** Where GitHub's secret scanning keys are published (the stage setting `secretScanningKeysUrl`). */
+  readonly secretScanningKeysUrl: string;
+  /** The namespace of the functions' own metrics (the leaked-key reports'). */
+  readonly metricsNamespace: string;
 }
+
+/**
+ * The secret scanning reports' own throttle, below the pages' stage throttle: GitHub sends a
+ * report per push that holds a match, batched (docs/design/api-keys.md#when-a-key-leaks), so a
+ * few a second is far above need, and a flood of signed-looking reports cannot take the hosts'.
+ */
+const SECRET_SCANNING_THROTTLE = { rateLimit: 2, burstLimit: 10 } as const;
 
 /** The firewall's 429 as the page a host reads (same headers as every page, no Content-Type: WAF sets it). */
 function firewallThrottledResponse(limit: FirewallLimit): FirewallResponse {
@@ -57,6 +68,7 @@ export class ActivationPages extends Construct {
           'CrossSiteScripting_BODY',
         ],
       },
+      methodThrottles: { [`${SECRET_SCANNING_PATH}/POST`]: SECRET_SCANNING_THROTTLE },
     });
     const { api } = this.restApi;
     const pageFunctions = new Map<string, ServiceFunction>();
@@ -88,6 +100,10 @@ export class ActivationPages extends Construct {
           acknowledgeNagFinding(pageMethod, 'COG4', reason);
         }
         pageFunctions.set(route.id, pageFunction);
+        if (route.id === 'secretScanning') {
+          pageFunction.function.addEnvironment('SECRET_SCANNING_KEYS_URL', props.secretScanningKeysUrl);
+          pageFunction.function.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', props.metricsNamespace);
+        }
       }
       const allow = [...new Set(routesOfPath.flatMap((route) => route.methods))];
       addMethodNotAllowed(resource, allow, path);

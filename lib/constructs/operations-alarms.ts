@@ -12,6 +12,8 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { LEAK_NOTICES_FAILED_METRIC, LEAKED_KEYS_METRIC } from '../../core/contract/secret-scanning';
+import { POWERTOOLS_SERVICE_NAME } from '../function-defaults';
 import type { AlarmThresholds } from '../stage-config';
 import { AccessLogMetrics, METRIC_PERIOD } from './access-log-metrics';
 import { acknowledgeGuardFinding } from './nag';
@@ -21,6 +23,17 @@ import type { ServiceFunction } from './service-function';
 import type { ServiceRestApi } from './service-rest-api';
 
 const PERIOD = METRIC_PERIOD;
+
+/** A metric the secret scanning function publishes (Powertools, the stack's namespace), summed per period. */
+export function leakMetric(namespace: string, metricName: string): Metric {
+  return new Metric({
+    namespace,
+    metricName,
+    dimensionsMap: { service: POWERTOOLS_SERVICE_NAME },
+    statistic: Stats.SUM,
+    period: PERIOD,
+  });
+}
 
 export interface OperationsAlarmsProps {
   /** Prefix of alarm names and namespace of the log-derived metrics, e.g. `PartnerApi-sandbox`. */
@@ -70,6 +83,7 @@ export class OperationsAlarms extends Construct {
     this.authorizerAlarm(props);
     this.eventAlarms(props);
     this.outboundAlarms(props);
+    this.leakedKeyAlarms(props);
     if (props.backupVault) this.backupAlarm(props, props.backupVault);
     this.functionAlarms(props);
   }
@@ -273,6 +287,37 @@ export class OperationsAlarms extends Construct {
       thresholds.outboundLagSeconds,
     );
     this.forwardingAlarms(props, alarm);
+  }
+
+  /**
+   * Keys revoked because a scanner found them in public, and notices of it that did not go out:
+   * each is an operator's task (issue the replacement, or tell the partner), so one is enough.
+   */
+  private leakedKeyAlarms(props: OperationsAlarmsProps): void {
+    const alarm = (id: string, name: string, description: string, metricName: string) =>
+      this.add(
+        new Alarm(this, id, {
+          alarmName: `${props.name}-${name}`,
+          alarmDescription: description,
+          metric: leakMetric(props.name, metricName),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    alarm(
+      'LeakedKeyRevoked',
+      'leaked-key-revoked',
+      'A partner key was found in public and revoked (npm run admin -- audit list --action key.revoked names it, and where). Its partner was mailed; issue the replacement: npm run admin -- keys replace --prefix <prefix>.',
+      LEAKED_KEYS_METRIC,
+    );
+    alarm(
+      'LeakNoticeFailed',
+      'leak-notice-failed',
+      "A leaked key was revoked but the partner's notice could not be sent (SES refused it): tell the partner yourself. The function's log names the key prefix.",
+      LEAK_NOTICES_FAILED_METRIC,
+    );
   }
 
   /** The rule that forwards to the platform's bus, if the stage has one: anything it could not deliver. */

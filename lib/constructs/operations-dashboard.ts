@@ -11,8 +11,10 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
+import { LEAK_NOTICES_FAILED_METRIC, LEAKED_KEYS_METRIC } from '../../core/contract/secret-scanning';
 import type { AccessLogMetrics } from './access-log-metrics';
 import { METRIC_PERIOD } from './access-log-metrics';
+import { leakMetric } from './operations-alarms';
 import type { OutboundEvents } from './outbound-events';
 import type { PlatformEvents } from './platform-events';
 import type { ServiceRestApi } from './service-rest-api';
@@ -71,7 +73,7 @@ export const TOP_PARTNERS_QUERY = [
 /**
  * One CloudWatch dashboard per stage: what clients were answered (per API and per route),
  * latency, the authorizer and the exact limiter, DynamoDB, the firewall, the platform's events and
- * this service's own, and the partners that send the most. Every widget reads a metric or log group this stack defines. Logs Insights
+ * this service's own, leaked keys revoked, and the partners that send the most. Every widget reads a metric or log group this stack defines. Logs Insights
  * widgets are billed per GB scanned each time the dashboard loads them, so they cover the
  * dashboard's time range only when opened; the graphs are metrics and cost nothing to view.
  */
@@ -90,10 +92,23 @@ export class OperationsDashboard extends Construct {
       ],
       platformEventWidgets(props.platformEvents),
       ...outboundEventWidgets(props.outboundEvents),
+      [leakedKeysWidget(props.name)],
       [topPartnersWidget(props.authorizedApi)],
     ];
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.name, widgets });
   }
+}
+
+/** Keys revoked because a scanner found them in public, and notices that did not go out. */
+function leakedKeysWidget(namespace: string): IWidget {
+  return new GraphWidget({
+    title: 'Leaked keys revoked (secret scanning reports), and notices not sent',
+    left: [
+      leakMetric(namespace, LEAKED_KEYS_METRIC).with({ label: 'keys revoked as leaked' }),
+      leakMetric(namespace, LEAK_NOTICES_FAILED_METRIC).with({ label: 'notices not sent' }),
+    ],
+    width: 8,
+  });
 }
 
 function titleWidget(name: string): IWidget {

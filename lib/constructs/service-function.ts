@@ -15,6 +15,7 @@ import { queueUrlVariable } from '../../core/event-delivery';
 import type { FunctionAccess, ServiceSecretName, TableAccess } from '../../core/routes';
 import type { RuntimeSettings } from '../../core/runtime-settings';
 import { secretArnVariable } from '../../core/service-secrets';
+import { senderAddress } from '../stage-config';
 import {
   acknowledgeGuardFinding,
   acknowledgeLogGroupEncryption,
@@ -79,6 +80,8 @@ export interface AccessResources {
   readonly secrets: Readonly<Record<ServiceSecretName, ISecret>>;
   /** The queues a function's `sendsTo` names (only the functions of the construct that makes them). */
   readonly queues?: Readonly<Partial<Record<ServiceQueueName, IQueue>>>;
+  /** The stage's mail sender (`mailFrom`), for a function that `sendsMail`. */
+  readonly mailFrom?: string;
 }
 
 /**
@@ -216,5 +219,29 @@ export class ServiceFunction extends Construct implements IGrantable {
       );
       this.function.addEnvironment(queueUrlVariable(name), queue.queueUrl);
     }
+    if (access.sendsMail) this.grantSendingMail(resources.mailFrom);
+  }
+
+  /**
+   * SES's SendEmail from the stage's sender only: on its identity (the address, or its domain,
+   * whichever is verified) with `ses:FromAddress` pinned to it
+   * (https://docs.aws.amazon.com/ses/latest/dg/control-user-access.html).
+   */
+  private grantSendingMail(mailFrom: string | undefined): void {
+    if (!mailFrom)
+      throw new Error(`${this.node.path} sends mail: give the stage's mailFrom in the resources.`);
+    const address = senderAddress(mailFrom);
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    const stack = Stack.of(this);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [address, domain].map((identity) =>
+          stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity }),
+        ),
+        conditions: { StringEquals: { 'ses:FromAddress': address } },
+      }),
+    );
+    this.function.addEnvironment('MAIL_FROM', mailFrom);
   }
 }

@@ -24,6 +24,12 @@ export interface ServiceRestApiProps {
   readonly stageName: string;
   /** Throttle of the whole stage. */
   readonly throttle: ThrottleSettings;
+  /**
+   * Tighter throttles of single methods, by `<path>/<METHOD>` (API Gateway's method settings:
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html).
+   * @default - every method has the stage's
+   */
+  readonly methodThrottles?: Readonly<Record<string, ThrottleSettings>>;
   readonly logRetention: RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
   /** @default - API keys, if required, come from the X-API-Key header */
@@ -89,6 +95,16 @@ export class ServiceRestApi extends Construct {
         accessLogFormat: ACCESS_LOG_FORMAT,
         throttlingRateLimit: props.throttle.rateLimit,
         throttlingBurstLimit: props.throttle.burstLimit,
+        ...(props.methodThrottles
+          ? {
+              methodOptions: Object.fromEntries(
+                Object.entries(props.methodThrottles).map(([method, throttle]) => [
+                  method,
+                  { throttlingRateLimit: throttle.rateLimit, throttlingBurstLimit: throttle.burstLimit },
+                ]),
+              ),
+            }
+          : {}),
       },
     });
     // The stack publishes the base URLs itself (without RestApi's trailing-slash `Endpoint`).

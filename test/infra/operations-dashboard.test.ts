@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LEAK_NOTICES_FAILED_METRIC, LEAKED_KEYS_METRIC } from '../../core/contract/secret-scanning';
 import { OUTBOUND_LAG_METRIC } from '../../core/outbound-delivery';
-import { OUTBOUND_ENRICHMENT } from '../../core/routes';
+import { OUTBOUND_ENRICHMENT, pageFunctionName } from '../../core/routes';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { ANSWERS_BY_ROUTE_QUERY, TOP_PARTNERS_QUERY } from '../../lib/constructs/operations-dashboard';
@@ -103,12 +104,18 @@ describe.each(DEPLOYED_STAGES)('the dashboard of PartnerApi-%s', (stage) => {
     const rules = Object.keys(resourcesOf(stage, 'AWS::Events::Rule'));
     const buses = Object.keys(resourcesOf(stage, 'AWS::Events::EventBus'));
     // What the functions publish themselves (embedded metric format): the namespace their environment gives.
+    const PUBLISHERS: Record<string, readonly string[]> = {
+      [OUTBOUND_ENRICHMENT.id]: [OUTBOUND_LAG_METRIC],
+      [pageFunctionName('secretScanning')]: [LEAKED_KEYS_METRIC, LEAK_NOTICES_FAILED_METRIC],
+    };
     const published = Object.values(resourcesOf(stage, 'AWS::Lambda::Function')).flatMap((fn) => {
-      const tagged = (fn.Properties.Tags as { Key: string; Value: string }[]).some(
-        (tag) => tag.Key === 'service-function' && tag.Value === OUTBOUND_ENRICHMENT.id,
-      );
+      const name = (fn.Properties.Tags as { Key: string; Value: string }[]).find(
+        (tag) => tag.Key === 'service-function',
+      )?.Value;
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      return tagged ? [`${String(variables.POWERTOOLS_METRICS_NAMESPACE)} ${OUTBOUND_LAG_METRIC}`] : [];
+      return (PUBLISHERS[name ?? ''] ?? []).map(
+        (metricName) => `${String(variables.POWERTOOLS_METRICS_NAMESPACE)} ${metricName}`,
+      );
     });
     const metrics = dashboardWidgets(stage).flatMap(metricsOf);
     expect(metrics.length).toBeGreaterThan(0);

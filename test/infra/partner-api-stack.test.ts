@@ -12,6 +12,7 @@ import {
   pageRoutes,
   partnerApiRoutes,
   publicApiRoutes,
+  SECRET_SCANNING_PATH,
   serviceFunctions,
 } from '../../core/routes';
 import { runtimeEnvironment, runtimeSettingsOf } from '../../core/runtime-settings';
@@ -346,16 +347,31 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
           DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp(`^${prefix}AccessLogs`), 'Arn'] },
           Format: Match.stringLikeRegexp('"status":\\$context.status'),
         },
-        MethodSettings: [
+        MethodSettings: Match.arrayWith([
           Match.objectLike({
+            HttpMethod: '*',
+            ResourcePath: '/*',
             DataTraceEnabled: false,
             LoggingLevel: 'ERROR',
             ThrottlingRateLimit: throttle.rateLimit,
             ThrottlingBurstLimit: throttle.burstLimit,
           }),
-        ],
+        ]),
       });
     }
+    // The secret scanning reports: a throttle of their own, below the pages' (a method setting
+    // names the path with each "/" as "~1" after an initial "/": "/~1resource~1subresource",
+    // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-apigateway-stage-methodsetting.html).
+    template(stage).hasResourceProperties('AWS::ApiGateway::Stage', {
+      RestApiId: { Ref: Match.stringLikeRegexp('^PagesRestApi') },
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: 'POST',
+          ResourcePath: `/${SECRET_SCANNING_PATH.replaceAll('/', '~1')}`,
+          ThrottlingRateLimit: Match.anyValue(),
+        }),
+      ]),
+    });
     template(stage).resourceCountIs('AWS::ApiGateway::Account', 1);
   });
 
@@ -838,10 +854,16 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
 
     // Per API: API Gateway's 5xx rate, the 5xx rate clients received, 429s; the platform's events:
     // dead letters and the oldest waiting (test/infra/platform-events.test.ts); this service's own:
-    // the pipe's failures, its dead letters and the lag (test/infra/outbound-events.test.ts); failed
-    // backups where the table is backed up.
+    // the pipe's failures, its dead letters and the lag (test/infra/outbound-events.test.ts); keys
+    // revoked as leaked and notices of it not sent; failed backups where the table is backed up.
     const backups = config.tableBackup === 'none' ? 0 : 1;
-    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions + 2 + 3 + backups);
+    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions + 2 + 3 + 2 + backups);
+    for (const name of ['leaked-key-revoked', 'leak-notice-failed'])
+      assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `PartnerApi-${stage}-${name}`,
+        Threshold: 1,
+        Namespace: `PartnerApi-${stage}`,
+      });
     for (const api of ['partnerApi', 'pages']) {
       assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
         AlarmName: `PartnerApi-${stage}-${api}-5xx-rate`,

@@ -214,6 +214,35 @@ const COMMANDS: Record<string, readonly Case[]> = {
       'No key with prefix svc_AbC123xy.',
     ],
   ],
+  'keys report-leak': [
+    [
+      'a missing --url',
+      ['keys', 'report-leak', '--key', 'svc_x'],
+      2,
+      "required option '--url <where>' not specified",
+    ],
+    [
+      'a key file that does not exist',
+      ['keys', 'report-leak', '--key', 'no-such-leak.txt', '--url', 'https://github.com/a/b'],
+      2,
+      /--key: there is no file ".*no-such-leak\.txt"/,
+    ],
+    [
+      'a --url of two lines',
+      ['keys', 'report-leak', '--key', 'svc_x', '--url', 'https://a\nhttps://b'],
+      2,
+      '--url must be one line of 1 to 2000 characters',
+    ],
+  ],
+  'keys replace': [
+    ['a malformed prefix', ['keys', 'replace', '--prefix', 'abc'], 2, '--prefix "abc" is not a key prefix'],
+    [
+      'an unknown key (refused)',
+      ['keys', 'replace', '--prefix', 'svc_AbC123xy'],
+      1,
+      'No key with prefix svc_AbC123xy.',
+    ],
+  ],
   'keys list': [
     ['a missing option', ['keys', 'list'], 2, "required option '--partner <slug>' not specified"],
     ['an unknown partner (refused)', ['keys', 'list', '--partner', 'no-such-partner'], 1, NO_PARTNER],

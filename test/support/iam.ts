@@ -24,6 +24,8 @@ export interface IamRequest {
   /** The attributes a read asks for (`dynamodb:Attributes`) and its `Select` (`dynamodb:Select`). */
   readonly attributes?: readonly string[];
   readonly select?: string;
+  /** The sender of a message (`ses:FromAddress`). */
+  readonly fromAddress?: string;
 }
 export interface FunctionPolicies {
   /** The function's name (its `service-function` tag) → its role's identity policy. */
@@ -33,14 +35,19 @@ export interface FunctionPolicies {
   readonly secretArns: ReadonlyMap<string, string>;
   /** The ARN of each queue of the platform's events, by name (`platformEventsDeadLetter`). */
   readonly queueArns: ReadonlyMap<string, string>;
+  /** The stage's mail sender in the template (locally the functions send from another). */
+  readonly mailFrom: string;
 }
+
+/** The sender the synthesized stage is given: the identity a function's mail is sent from in AWS. */
+const synthesizedMailFrom = (stage: DeployedStage) => `partners@${stage}.partner-api.dev`;
 
 /** The stage's stack as `cdk synth` makes it, without bundling (the policies do not depend on it). */
 export function synthesizedTemplate(stage: DeployedStage): Template {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new PartnerApiStack(app, stackName(stage), {
     config: stageConfig(stage, {
-      mailFrom: `partners@${stage}.partner-api.dev`,
+      mailFrom: synthesizedMailFrom(stage),
       alarmTopicArn: TEST_ALARM_TOPIC_ARN,
     }),
   });
@@ -136,7 +143,13 @@ export function functionPolicies(template: Template): FunctionPolicies {
       return name ? [[name, arnOf(id)] as const] : [];
     }),
   );
-  return { policies, tableArn: arnOf(tableId), secretArns, queueArns };
+  return {
+    policies,
+    tableArn: arnOf(tableId),
+    secretArns,
+    queueArns,
+    mailFrom: synthesizedMailFrom('sandbox'),
+  };
 }
 
 /**
@@ -177,6 +190,7 @@ export async function decision(policy: unknown, request: IamRequest): Promise<Ev
           ...(request.leadingKeys ? { 'dynamodb:LeadingKeys': [...request.leadingKeys] } : {}),
           ...(request.attributes ? { 'dynamodb:Attributes': [...request.attributes] } : {}),
           ...(request.select ? { 'dynamodb:Select': request.select } : {}),
+          ...(request.fromAddress ? { 'ses:FromAddress': request.fromAddress } : {}),
         },
       },
     },
@@ -206,6 +220,13 @@ export function requestOf(
     return {
       action: call.action,
       resource: synthesized.queueArns.get(call.queue ?? '') ?? `unknown queue ${call.queue}`,
+    };
+  // Locally a function mails from the local sender; in AWS from the stage's, on that identity.
+  if (call.action.startsWith('ses:'))
+    return {
+      action: call.action,
+      resource: `arn:aws:ses:${REGION}:${ACCOUNT}:identity/${synthesized.mailFrom}`,
+      fromAddress: synthesized.mailFrom,
     };
   if (call.action.startsWith('secretsmanager:'))
     return {
@@ -262,7 +283,12 @@ export async function checkRecordedCalls(
 export function functionsWithAccess(
   specs: readonly {
     name: string;
-    access: { table?: unknown; secrets?: readonly unknown[]; sendsTo?: readonly unknown[] };
+    access: {
+      table?: unknown;
+      secrets?: readonly unknown[];
+      sendsTo?: readonly unknown[];
+      sendsMail?: boolean;
+    };
   }[],
 ): string[] {
   return specs
@@ -270,7 +296,8 @@ export function functionsWithAccess(
       (spec) =>
         spec.access.table !== undefined ||
         (spec.access.secrets ?? []).length > 0 ||
-        (spec.access.sendsTo ?? []).length > 0,
+        (spec.access.sendsTo ?? []).length > 0 ||
+        spec.access.sendsMail === true,
     )
     .map((spec) => spec.name);
 }

@@ -1,0 +1,257 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { ProblemName } from '../../core/contract/problems';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, problemBody } from '../../core/contract/problems';
+import type { ReportedToken, TokenFeedback } from '../../core/contract/secret-scanning';
+import {
+  INVALID_SIGNATURE_PROBLEM,
+  KEY_IDENTIFIER_HEADER,
+  KEY_SIGNATURE_HEADER,
+  KEYS_REFETCH_INTERVAL_MS,
+  LEAK_NOTICES_FAILED_METRIC,
+  LEAKED_KEYS_METRIC,
+  MAX_REPORT_BYTES,
+  MAX_REPORTED_TOKENS,
+  publicKeysDocumentSchema,
+  secretScanningReportSchema,
+  signatureIsValid,
+  tokenHash,
+} from '../../core/contract/secret-scanning';
+import { GITHUB_REPORTER, leakedKeyMail } from '../../core/domain/partner-mail';
+import { isTransientAwsError } from '../common/aws-errors';
+import { headerValue } from '../common/http-headers';
+import { logger } from '../common/logger';
+import { sendMail } from '../common/mail';
+import { revokeLeakedKey } from '../data/leaked-keys';
+
+/*
+ * POST /secret-scanning/github: GitHub's secret scanning partner program reports our keys it found
+ * in public (docs/design/api-keys.md#when-a-key-leaks). The signature is checked before anything
+ * in the body is read: a report GitHub did not sign evaluates nothing, so the endpoint can never
+ * tell anyone whether a key is valid. Never logged: the body, a token; a revoked key is named by
+ * its prefix, a reported token by its SHA-256.
+ */
+
+const metrics = new Metrics();
+
+/** How many reported tokens are judged at once (each is one consistent read, a revocation a transaction). */
+const CONCURRENT_TOKENS = 10;
+
+interface KeyCache {
+  readonly keys: ReadonlyMap<string, string>;
+}
+let cache: KeyCache | undefined;
+let lastFetchMs = Number.NEGATIVE_INFINITY;
+
+/** The published keys, as the stage setting `SECRET_SCANNING_KEYS_URL` lists them. */
+async function fetchPublicKeys(): Promise<KeyCache> {
+  const url = process.env.SECRET_SCANNING_KEYS_URL;
+  if (!url) throw new Error('SECRET_SCANNING_KEYS_URL is not set; the stack (or npm start) must provide it.');
+  const response = await fetch(url, {
+    headers: { Accept: 'application/json', 'User-Agent': 'partner-api-secret-scanning' },
+    signal: AbortSignal.timeout(3_000),
+  });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  const document = publicKeysDocumentSchema.parse(await response.json());
+  return { keys: new Map(document.public_keys.map((key) => [key.key_identifier, key.key])) };
+}
+
+/**
+ * The PEM key of an identifier: from the instance's cache, or fetched again when the identifier is
+ * unknown and the last fetch is a minute old (so a stream of made-up identifiers costs one fetch a
+ * minute). `unavailable` when no list could ever be read.
+ */
+async function publicKeyOf(identifier: string, nowMs: number): Promise<string | undefined | 'unavailable'> {
+  const known = cache?.keys.get(identifier);
+  if (known !== undefined) return known;
+  if (nowMs - lastFetchMs >= KEYS_REFETCH_INTERVAL_MS) {
+    lastFetchMs = nowMs;
+    try {
+      cache = await fetchPublicKeys();
+    } catch (error) {
+      logger.error('The published secret scanning keys could not be read', { error });
+    }
+  }
+  if (!cache) return 'unavailable';
+  return cache.keys.get(identifier);
+}
+
+function problem(
+  name: ProblemName | typeof INVALID_SIGNATURE_PROBLEM.name,
+  detail: string,
+  requestId: string | undefined,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
+  const extensions = requestId === undefined ? {} : { request_id: requestId };
+  const body =
+    name === INVALID_SIGNATURE_PROBLEM.name
+      ? {
+          type: PROBLEM_TYPE_BASE + name,
+          title: INVALID_SIGNATURE_PROBLEM.title,
+          status: INVALID_SIGNATURE_PROBLEM.status,
+          detail,
+          ...extensions,
+        }
+      : problemBody(name, detail, extensions);
+  return {
+    statusCode: body.status,
+    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/** The raw body as sent: the signature is over these bytes. */
+function rawBody(event: APIGatewayProxyEvent): Buffer {
+  return Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+}
+
+/** One reported token judged (and, when it is a live key of ours, revoked and its partner told). */
+async function judge(
+  entry: ReportedToken,
+  nowMs: number,
+  requestId: string | undefined,
+): Promise<{ feedback: TokenFeedback; failed: boolean }> {
+  const hash = tokenHash(entry.token);
+  const feedback = (label: TokenFeedback['label']) => ({ token_hash: hash, token_type: entry.type, label });
+  const leak = { url: entry.url ?? '', source: entry.source ?? '', reportedBy: GITHUB_REPORTER };
+  let outcome: Awaited<ReturnType<typeof revokeLeakedKey>>;
+  try {
+    outcome = await revokeLeakedKey(entry.token, leak, nowMs, {
+      actor: GITHUB_REPORTER,
+      ...(requestId === undefined ? {} : { requestId }),
+    });
+  } catch (error) {
+    logger.error('A reported token could not be judged', { tokenHash: hash, error });
+    return { feedback: feedback('false_positive'), failed: true };
+  }
+  if (outcome.label === 'false_positive') return { feedback: feedback('false_positive'), failed: false };
+  const { key, partner } = outcome;
+  metrics.addMetric(LEAKED_KEYS_METRIC, MetricUnit.Count, 1);
+  logger.warn('Leaked key revoked', {
+    keyPrefix: key.prefix,
+    partnerId: key.partnerId,
+    url: leak.url,
+    source: leak.source,
+  });
+  if (partner) {
+    try {
+      await sendMail(
+        leakedKeyMail({
+          to: partner.contactEmail,
+          partnerName: partner.name,
+          keyPrefix: key.prefix,
+          ...leak,
+          revokedAt: outcome.revokedAt,
+          otherKeysWork: outcome.otherKeysWork,
+        }),
+      );
+    } catch (error) {
+      // The key is revoked whatever happens to the notice; operators see the failure and tell the partner.
+      metrics.addMetric(LEAK_NOTICES_FAILED_METRIC, MetricUnit.Count, 1);
+      logger.error('The notice of a leaked key could not be sent', { keyPrefix: key.prefix, error });
+    }
+  }
+  return { feedback: feedback('true_positive'), failed: false };
+}
+
+async function answer(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const requestId = event.requestContext?.requestId;
+  const identifier = headerValue(event.headers, KEY_IDENTIFIER_HEADER);
+  const signature = headerValue(event.headers, KEY_SIGNATURE_HEADER);
+  if (!identifier || !signature)
+    return problem(
+      'invalid-signature',
+      'Send the report signed, as GitHub does: the Github-Public-Key-Identifier and Github-Public-Key-Signature headers.',
+      requestId,
+    );
+  const body = rawBody(event);
+  if (body.length > MAX_REPORT_BYTES)
+    return problem(
+      'invalid-request',
+      `A report is at most ${MAX_REPORT_BYTES} bytes; nothing was evaluated.`,
+      requestId,
+    );
+  const publicKey = await publicKeyOf(identifier, Date.now());
+  if (publicKey === 'unavailable')
+    return problem(
+      'service-unavailable',
+      'The signing keys could not be read just now; send the report again.',
+      requestId,
+      {
+        'Retry-After': String(KEYS_REFETCH_INTERVAL_MS / 1000),
+      },
+    );
+  if (publicKey === undefined || !signatureIsValid(body, signature, publicKey))
+    return problem(
+      'invalid-signature',
+      'The report is not signed by a published secret scanning key; nothing was evaluated.',
+      requestId,
+    );
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return problem('invalid-request', 'The report is not JSON; nothing was evaluated.', requestId);
+  }
+  const report = secretScanningReportSchema.safeParse(parsed);
+  if (!report.success)
+    return problem(
+      'invalid-request',
+      `A report is a JSON array of 1 to ${MAX_REPORTED_TOKENS} objects with token, type, url and source; nothing was evaluated.`,
+      requestId,
+    );
+  const nowMs = Date.now();
+  const judged: { feedback: TokenFeedback; failed: boolean }[] = [];
+  for (let start = 0; start < report.data.length; start += CONCURRENT_TOKENS)
+    judged.push(
+      ...(await Promise.all(
+        report.data.slice(start, start + CONCURRENT_TOKENS).map((entry) => judge(entry, nowMs, requestId)),
+      )),
+    );
+  // A token that could not be judged is asked for again: the whole report, whose live keys are revoked by now.
+  if (judged.some((entry) => entry.failed))
+    return problem(
+      'service-unavailable',
+      'Some tokens could not be judged just now; send the report again.',
+      requestId,
+      {
+        'Retry-After': '5',
+      },
+    );
+  return {
+    statusCode: 200,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+    body: JSON.stringify(judged.map((entry) => entry.feedback)),
+  };
+}
+
+export async function handler(
+  event: APIGatewayProxyEvent,
+  context?: Context,
+): Promise<APIGatewayProxyResult> {
+  if (context) logger.addContext(context);
+  logger.appendKeys({ requestId: event.requestContext?.requestId });
+  try {
+    return await answer(event);
+  } catch (error) {
+    const transient = isTransientAwsError(error);
+    logger.error('A secret scanning report failed', { error });
+    return transient
+      ? problem(
+          'service-unavailable',
+          'The service is busy; send the report again.',
+          event.requestContext?.requestId,
+          {
+            'Retry-After': '5',
+          },
+        )
+      : problem(
+          'internal-error',
+          'Something went wrong on our side; send the report again.',
+          event.requestContext?.requestId,
+        );
+  } finally {
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    logger.resetKeys();
+  }
+}
