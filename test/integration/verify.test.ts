@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { DescribeMetricFiltersCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { DeleteRolePolicyCommand, IAMClient, PutRolePolicyCommand } from '@aws-sdk/client-iam';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes } from '../../core/routes';
+import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes, SECRET_SCANNING_PATH } from '../../core/routes';
 import { COUNT_CHECK, FORCE_CHECK } from '../../verify/authorizer-failure';
 import { localAuthorizerFailureProbe } from '../../verify/aws-probe';
 import type { CheckResult } from '../../verify/checks';
@@ -71,6 +71,7 @@ const CHECKS: RegExp[] = [
   named("GET /properties, Accept-Encoding: gzip and no Accept (Go's default client)"),
   named('POST /properties'),
   named('GET /usage, Accept: text/html'),
+  named(`POST ${SECRET_SCANNING_PATH}, unsigned`),
   named('a request the WAF managed rules block'),
   named('npm run admin -- audit list --partner'),
   named('npm run admin -- traffic'),
