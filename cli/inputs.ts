@@ -1,6 +1,6 @@
-import { lstatSync, statSync } from 'node:fs';
+import { createReadStream, lstatSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { isKeyPrefix } from '../core/domain/api-key';
+import { API_KEY_SCANNER_PATTERN, isKeyPrefix, parseApiKey } from '../core/domain/api-key';
 import type { ProductId } from '../core/domain/catalog';
 import { isProductId, MAX_PRODUCTS } from '../core/domain/catalog';
 import { isEmailAddress } from '../core/domain/email-address';
@@ -32,7 +32,7 @@ export function inputFile(flag: string, value: string, what: string, maxBytes?: 
   // Told from its size, before a byte is read (a file of gigabytes would not fit in memory).
   if (maxBytes !== undefined && stats.size > maxBytes)
     throw new UsageError(
-      `${flag}: "${quoted(path, 200)}" is larger than ${maxBytes / 1024 / 1024} MB; split it into several files.`,
+      `${flag}: "${quoted(path, 200)}" is larger than ${maxBytes >= 1024 * 1024 ? `${maxBytes / 1024 / 1024} MB; split it into several files` : `${maxBytes} bytes`}.`,
     );
   return path;
 }
@@ -137,14 +137,69 @@ export function keyPrefix(value: string): string {
   return prefix;
 }
 
+/** At most this much of a file or standard input is read for one reported key. */
+const MAX_KEY_INPUT_BYTES = 4_096;
+
 /**
- * A reported key, given as itself (`svc_…`) or as a file that holds it (better: a key typed on the
- * command line stays in the shell's history). A file's content is read by the command, trimmed.
+ * Where a reported key is read from: a file that holds it, or `-` for standard input. Never the
+ * key itself: on a command line it stays in the shell's history and npm's logs, so one typed there
+ * is refused, and named back by its prefix only.
  */
-export function keyOrFile(flag: string, value: string): { readonly key: string } | { readonly file: string } {
-  const trimmed = value.trim();
-  if (trimmed.startsWith('svc_')) return { key: trimmed };
-  return { file: inputFile(flag, value, 'the leaked key (svc_…) or a file that holds it', 4_096) };
+export function keySource(flag: string, value: string): { readonly file: string } | { readonly stdin: true } {
+  if (value.trim() === '-') return { stdin: true };
+  const typed = /svc_[0-9A-Za-z]{8}[0-9A-Za-z]{12,}/i.exec(value);
+  if (typed)
+    throw new UsageError(
+      `${flag} takes a file that holds the key, or - to read it from standard input, never the key itself: on a command line it stays in your shell's history and npm's logs (${typed[0].slice(0, 12)}… was not used).`,
+    );
+  return {
+    file: inputFile(
+      flag,
+      value,
+      'a file that holds the leaked key, or - for standard input',
+      MAX_KEY_INPUT_BYTES,
+    ),
+  };
+}
+
+/**
+ * The one key in what the source holds (a bare key, an .env line, a snippet of code): found as
+ * scanners find it (`API_KEY_SCANNER_PATTERN`). None, or more than one, is a usage mistake.
+ */
+export async function reportedKey(
+  flag: string,
+  source: { readonly file: string } | { readonly stdin: true },
+): Promise<string> {
+  const where = 'file' in source ? `"${quoted(source.file, 200)}"` : 'standard input';
+  const bytes: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of 'file' in source ? createReadStream(source.file) : process.stdin) {
+    bytes.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size > MAX_KEY_INPUT_BYTES)
+      throw new UsageError(
+        `${flag}: ${where} holds more than ${MAX_KEY_INPUT_BYTES} bytes; give the key alone.`,
+      );
+  }
+  const found = [
+    ...new Set(
+      [...Buffer.concat(bytes).toString('utf8').matchAll(new RegExp(API_KEY_SCANNER_PATTERN, 'g'))].map(
+        (match) => match[0],
+      ),
+    ),
+  ];
+  if (found.length === 0)
+    throw new UsageError(`${flag}: ${where} holds no partner key (svc_ followed by 46 letters and digits).`);
+  if (found.length > 1)
+    throw new UsageError(
+      `${flag}: ${where} holds ${found.length} keys (${found.map((key) => `${key.slice(0, 12)}…`).join(', ')}); report them one at a time.`,
+    );
+  const [key = ''] = found;
+  if (!parseApiKey(key).ok)
+    throw new UsageError(
+      `${flag}: ${key.slice(0, 12)}… in ${where} is not a whole key: its checksum does not match.`,
+    );
+  return key;
 }
 
 /** One line of text an operator gives (a URL, a source), at most `maxLength` characters. */

@@ -13,6 +13,7 @@ import { quoted } from '../core/domain/text';
 import type { ServiceQueueName } from '../core/event-delivery';
 import { DEAD_LETTER_ATTRIBUTES, queueUrlVariable } from '../core/event-delivery';
 import { MAX_PUT_EVENTS_BYTES, putEventsEntrySize, SERVICE_EVENT_SOURCE } from '../core/outbound-delivery';
+import { clientFor } from '../lambdas/common/aws-clients';
 import { pauseBeforeRetry } from '../lambdas/common/backoff';
 import { serviceConfig } from '../lambdas/common/config';
 import { sqs } from '../lambdas/common/sqs';
@@ -30,21 +31,10 @@ import type { OperatorTarget } from './target';
  * AWS endpoint or on the stage.
  */
 
-let eventBridgeClient: { readonly config: unknown; readonly client: EventBridgeClient } | undefined;
-
-function eventBridge(): EventBridgeClient {
-  const config = serviceConfig();
-  if (eventBridgeClient?.config !== config) {
-    const endpoint = config.local?.eventBridgeEndpoint;
-    eventBridgeClient = {
-      config,
-      client: new EventBridgeClient(
-        endpoint ? { endpoint, region: 'local', credentials: config.local?.credentials } : {},
-      ),
-    };
-  }
-  return eventBridgeClient.client;
-}
+const eventBridge = clientFor(
+  (config) => config.local?.eventBridgeEndpoint,
+  (options) => new EventBridgeClient(options),
+);
 
 function eventBusName(): string {
   const name = serviceConfig().eventBusName;

@@ -9,6 +9,7 @@ import {
   apiKeyCreationItem,
   getApiKey,
   getApiKeys,
+  keyReplacedItem,
   keyRevokedItem,
   keySupersededItem,
 } from '../lambdas/data/api-keys';
@@ -236,6 +237,10 @@ export async function replaceKey(
     throw new OperatorError(
       `Key ${prefix} is ${keyStanding(revoked, nowMs)}, not revoked: replace is for a revoked key. To give its partner a new key, run "npm run admin -- keys rotate --partner <slug>".`,
     );
+  if (revoked.replacedBy !== undefined)
+    throw new OperatorError(
+      `Key ${prefix} was already replaced by ${revoked.replacedBy}: "npm run admin -- keys list" shows its state. If that link expired or was lost, run "npm run admin -- keys rotate --partner <slug>".`,
+    );
   const partner = await getPartner(revoked.partnerId, { consistent: true });
   if (!partner) throw new OperatorError(`The partner of key ${prefix} no longer exists.`);
   await beforeIssue(partner);
@@ -243,6 +248,7 @@ export async function replaceKey(
   const issued = await issueKey(target, partner, scopes.length > 0 ? scopes : partner.scopes, nowMs);
   const items: TransactItem[] = [
     ...issuedKeyItems(issued, partner),
+    keyReplacedItem(revoked, issued.record.prefix),
     operatorEventItem(
       target,
       'key.issued',
@@ -260,7 +266,7 @@ export async function replaceKey(
     await target.usagePlanKeys?.remove(issued.record.prefix);
     if (transactionCancellationCodes(error))
       throw new OperatorError(
-        `A key or the agreement of ${partner.slug} changed meanwhile. Nothing was issued; run the command again.`,
+        `Key ${prefix} was replaced, or a key or the agreement of ${partner.slug} changed, meanwhile. Nothing was issued: "npm run admin -- keys list --partner ${partner.slug}" shows where it stands.`,
       );
     throw error;
   }
@@ -396,10 +402,11 @@ export async function listKeys(slug: string, nowMs: number) {
           : null,
       expires_at: key.expiresAt ?? null,
       revoked_at: key.revokedAt ?? null,
-      leaked_at: key.leak?.url ?? null,
+      leak_url: key.leak?.url ?? null,
       leak_source: key.leak?.source ?? null,
       leak_reported_by: key.leak?.reportedBy ?? null,
       superseded_at: key.supersededAt ?? null,
+      replaced_by: key.replacedBy ?? null,
       retires_after_reveal_of: isInForce(key, nowMs) ? waitsFor(key) : [],
       last_used_at: lastUsed.get(key.prefix) ?? null,
     })),

@@ -7,8 +7,8 @@ import {
   tokenHash,
 } from '../core/contract/secret-scanning';
 import { parseApiKey } from '../core/domain/api-key';
-import { leakedKeyMail } from '../core/domain/partner-mail';
-import { revokeLeakedKey } from '../lambdas/data/leaked-keys';
+import { getApiKey } from '../lambdas/data/api-keys';
+import { leakNoticeOf, revokeLeakedKey } from '../lambdas/data/leaked-keys';
 import type { OutgoingMail } from './mailer';
 import { OperatorError } from './operator-error';
 import type { OperatorTarget } from './target';
@@ -40,8 +40,14 @@ export async function reportLeak(
   const hash = tokenHash(input.token);
   const reporter = target.secretScanningReporter;
   if (reporter) {
+    // The reporter is GitHub's part, played here: who ran the command goes with the source.
     const body = JSON.stringify([
-      { token: input.token, type: 'partner_api_key', url: input.url, source: input.source },
+      {
+        token: input.token,
+        type: 'partner_api_key',
+        url: input.url,
+        source: `${input.source} (keys report-leak by ${target.actor})`,
+      },
     ]);
     const privateKey = await readFile(reporter.privateKeyFile, 'utf8');
     let response: Response;
@@ -70,48 +76,25 @@ export async function reportLeak(
         `The local server refused the report (${response.status}): ${(answer as { detail?: string } | undefined)?.detail ?? 'no detail'}`,
       );
     const label = answer[0]?.label ?? 'false_positive';
+    const revokedAt =
+      label === 'true_positive' && keyPrefix !== null
+        ? ((await getApiKey(keyPrefix, { consistent: true }))?.revokedAt ?? null)
+        : null;
     return {
-      result: { via: 'signed-report', key_prefix: keyPrefix, token_hash: hash, label, revoked_at: null },
+      result: { via: 'signed-report', key_prefix: keyPrefix, token_hash: hash, label, revoked_at: revokedAt },
     };
   }
-  const outcome = await revokeLeakedKey(
-    input.token,
-    { url: input.url, source: input.source, reportedBy: target.actor },
-    nowMs,
-    { actor: target.actor },
-  );
-  if (outcome.label === 'false_positive')
-    return {
-      result: {
-        via: 'direct',
-        key_prefix: keyPrefix,
-        token_hash: hash,
-        label: outcome.label,
-        revoked_at: null,
-      },
-    };
+  const leak = { url: input.url, source: input.source, reportedBy: target.actor };
+  const outcome = await revokeLeakedKey(input.token, leak, nowMs, { actor: target.actor });
+  const judged = (revokedAt: string | null): LeakReportResult => ({
+    via: 'direct',
+    key_prefix: keyPrefix,
+    token_hash: hash,
+    label: outcome.label,
+    revoked_at: revokedAt,
+  });
+  if (outcome.label === 'false_positive') return { result: judged(null) };
   await target.usagePlanKeys?.remove(outcome.key.prefix);
-  return {
-    result: {
-      via: 'direct',
-      key_prefix: keyPrefix,
-      token_hash: hash,
-      label: outcome.label,
-      revoked_at: outcome.revokedAt,
-    },
-    ...(outcome.partner
-      ? {
-          mail: leakedKeyMail({
-            to: outcome.partner.contactEmail,
-            partnerName: outcome.partner.name,
-            keyPrefix: outcome.key.prefix,
-            url: input.url,
-            source: input.source,
-            reportedBy: target.actor,
-            revokedAt: outcome.revokedAt,
-            otherKeysWork: outcome.otherKeysWork,
-          }),
-        }
-      : {}),
-  };
+  const mail = await leakNoticeOf(outcome, leak, nowMs);
+  return { result: judged(outcome.revokedAt), ...(mail ? { mail } : {}) };
 }

@@ -166,7 +166,7 @@ export async function showPartner(slug: string) {
               url: key.leak.url,
               source: key.leak.source,
               reported_by: key.leak.reportedBy,
-              replaced: keys.some((other) => other.sequence > key.sequence),
+              replaced_by: key.replacedBy ?? null,
             },
           ]
         : [],

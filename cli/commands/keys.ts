@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   listKeys,
@@ -12,7 +11,7 @@ import { reportLeak } from '../../operations/leaks';
 import { requirePartner } from '../../operations/partner-lookup';
 import type { Define } from '../command';
 import { ADMIN, commandGroup, minuteOf, table, text } from '../command';
-import { integerInRange, keyOrFile, keyPrefix, oneLineText, partnerSlug } from '../inputs';
+import { integerInRange, keyPrefix, keySource, oneLineText, partnerSlug, reportedKey } from '../inputs';
 import { checkMail, sendAfterPrinting } from '../mail';
 
 /** A key's state with the times that go with it, as `keys list` shows it. */
@@ -21,7 +20,7 @@ function keyStateInWords(key: {
   reveal_expires_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
-  leaked_at: string | null;
+  leak_url: string | null;
   superseded_at: string | null;
   retires_after_reveal_of: readonly { key_prefix: string; grace_hours: number }[];
 }): string {
@@ -36,7 +35,7 @@ function keyStateInWords(key: {
     case 'expired':
       return `expired since ${minuteOf(key.expires_at ?? '')}`;
     case 'revoked':
-      return `revoked at ${minuteOf(key.revoked_at ?? '')}${key.leaked_at === null ? '' : `: leaked, found at ${key.leaked_at}`}`;
+      return `revoked at ${minuteOf(key.revoked_at ?? '')}${key.leak_url === null ? '' : `: leaked, found at ${key.leak_url}`}`;
     case 'superseded':
       return `superseded at ${minuteOf(key.superseded_at ?? '')} (never revealed)`;
     default:
@@ -139,24 +138,24 @@ function reportLeakCommand(keys: Command, define: Define): void {
     summary:
       'Report a leaked key: a key in force is revoked at once as leaked, and its partner told where it was found',
     examples: [
-      'keys report-leak --key leaked-key.txt --url https://github.com/acme/app/blob/main/.env',
-      'keys report-leak --key leaked-key.txt --url https://gitlab.com/acme/app --source "GitLab token revocation" --json',
+      'keys report-leak --key leaked.env --url https://github.com/acme/app/blob/main/.env',
+      'keys report-leak --key - --url https://gitlab.com/acme/app --source "GitLab token revocation" --json',
     ],
-    action: (options) => {
-      const given = keyOrFile('--key', text(options, 'key'));
+    action: async (options) => {
+      const keyFrom = keySource('--key', text(options, 'key'));
       const url = oneLineText('--url', text(options, 'url'), 2_000);
       const source =
         options.source === undefined
           ? 'reported to our team'
           : oneLineText('--source', text(options, 'source'), 200);
+      const token = await reportedKey('--key', keyFrom);
       return async (target, io) => {
-        const token = 'key' in given ? given.key : (await readFile(given.file, 'utf8')).trim();
         const { result, mail } = await reportLeak(target, { token, url, source }, Date.now());
         const key = result.key_prefix ?? 'the token';
         const line =
           result.label === 'true_positive'
             ? `Key ${key} was in force: revoked as leaked${result.via === 'signed-report' ? ' by the local server, from a report signed as GitHub signs' : ''}. Its partner is told; issue its replacement with: ${ADMIN} keys replace --prefix ${key}`
-            : `${result.key_prefix ? `Key ${key}` : 'The token'} is not a key in force here (unknown, malformed, or already revoked or expired): nothing changed.`;
+            : `Key ${key} is not a key in force here (unknown here, or already revoked, superseded or expired): nothing changed.`;
         return {
           json: result,
           text: [line],
@@ -179,8 +178,8 @@ function reportLeakCommand(keys: Command, define: Define): void {
     },
   })
     .requiredOption(
-      '--key <key or file>',
-      'the leaked key, or (better: not in your shell history) a file that holds it',
+      '--key <file>',
+      'a file that holds the leaked key (an .env file will do), or - to read it from standard input',
     )
     .requiredOption('--url <where>', 'where it was found')
     .option('--source <text>', 'who found it, or how (e.g. "partner e-mail", "GitLab token revocation")');

@@ -198,7 +198,7 @@ function showCommand(partners: Command, define: Define): void {
             `  hosts: ${partner.sponsored_hosts}, active seats: ${partner.active_seats}`,
             ...partner.leaked_keys.map(
               (leak) =>
-                `  LEAKED key ${leak.key_prefix}: revoked ${minuteOf(leak.revoked_at ?? '')}, found at ${leak.url}${leak.source ? ` (${leak.source})` : ''}, reported by ${leak.reported_by}${leak.replaced ? '' : `; not replaced yet: ${ADMIN} keys replace --prefix ${leak.key_prefix}`}`,
+                `  LEAKED key ${leak.key_prefix}: revoked ${minuteOf(leak.revoked_at ?? '')}, found at ${leak.url}${leak.source ? ` (${leak.source})` : ''}, reported by ${leak.reported_by}${leak.replaced_by ? `; replaced by ${leak.replaced_by}` : `; not replaced yet: ${ADMIN} keys replace --prefix ${leak.key_prefix}`}`,
             ),
             ...(partner.properties.length === 0
               ? ['  properties: none']

@@ -1,5 +1,6 @@
 import { createHash, sign, verify } from 'node:crypto';
 import * as z from 'zod/mini';
+import { withoutControlCharacters } from '../domain/text';
 
 /*
  * Reports of leaked keys, as GitHub's secret scanning partner program sends them
@@ -36,12 +37,37 @@ export const LEAK_NOTICES_FAILED_METRIC = 'LeakNoticesFailed';
 /** How often, at most, an unknown key identifier makes the function fetch the published keys again. */
 export const KEYS_REFETCH_INTERVAL_MS = 60_000;
 
-/** A report's fields are GitHub's; these bounds only keep a hostile body from costing memory. */
+/**
+ * How long an instance trusts the list it read: a key GitHub withdraws (a compromised one) stops
+ * counting within this, even if no unknown identifier comes to make the function read the list.
+ */
+export const KEYS_MAX_AGE_MS = 10 * 60_000;
+
+/** How much of where a token was found is kept (the audit trail, the key, the partner's mail). */
+export const MAX_LEAK_URL_LENGTH = 2_000;
+export const MAX_LEAK_SOURCE_LENGTH = 200;
+
+/**
+ * Where a token was found, as kept: one line (control, line-break and direction characters become
+ * spaces, so a crafted URL can neither forge a line of the partner's mail nor break a table), cut to
+ * `maxLength`. A value that is not text is none.
+ */
+export function leakPlace(value: unknown, maxLength: number): string {
+  if (typeof value !== 'string') return '';
+  const line = withoutControlCharacters(value, ' ').trim();
+  return line.length > maxLength ? `${line.slice(0, maxLength - 1)}…` : line;
+}
+
+/**
+ * A report: each entry needs its token and type as text (the feedback names them); its url and
+ * source are GitHub's to send as they are, so a long or odd one is kept cut (`leakPlace`), never a
+ * reason to refuse the report and leave a real leak in it unrevoked.
+ */
 const reportedToken = z.object({
-  token: z.string().check(z.minLength(1), z.maxLength(1_000)),
+  token: z.string().check(z.minLength(1)),
   type: z.string().check(z.minLength(1), z.maxLength(200)),
-  url: z.optional(z.string().check(z.maxLength(2_000))),
-  source: z.optional(z.string().check(z.maxLength(200))),
+  url: z.optional(z.unknown()),
+  source: z.optional(z.unknown()),
 });
 export type ReportedToken = z.infer<typeof reportedToken>;
 

@@ -31,9 +31,10 @@ export function emlFile(mail: OutgoingMail, from: string, date: Date): string {
   ].join('\r\n');
 }
 
-/** The file name of a message in the local outbox: when, and to whom. */
+/** The file name of a message in the local outbox: when, to whom, and a random tail (two in one millisecond). */
 export function emlFileName(to: string, date: Date): string {
-  return `${date.toISOString().replace(/[:.]/g, '-')}-${to.replace(/[^A-Za-z0-9@._-]/g, '_')}.eml`;
+  const tail = Math.random().toString(36).slice(2, 8);
+  return `${date.toISOString().replace(/[:.]/g, '-')}-${to.replace(/[^A-Za-z0-9@._-]/g, '_')}-${tail}.eml`;
 }
 
 /** Who reported a leak, as the partner reads it. */

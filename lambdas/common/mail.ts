@@ -1,23 +1,13 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import type { OutgoingMail } from '../../core/domain/partner-mail';
-import type { ServiceConfig } from './config';
+import { clientFor } from './aws-clients';
 import { serviceConfig } from './config';
 
-let made: { readonly config: ServiceConfig; readonly client: SESv2Client } | undefined;
-
-function ses(): SESv2Client {
-  const config = serviceConfig();
-  if (made?.config !== config) {
-    const endpoint = config.local?.sesEndpoint;
-    made = {
-      config,
-      client: new SESv2Client(
-        endpoint ? { endpoint, region: 'local', credentials: config.local?.credentials } : {},
-      ),
-    };
-  }
-  return made.client;
-}
+/** The SES v2 client of the instance; locally the local AWS endpoint, which writes the local outbox. */
+const ses = clientFor(
+  (config) => config.local?.sesEndpoint,
+  (options) => new SESv2Client(options),
+);
 
 /** The SES v2 request that sends a plain-text message (the CLI's mailer sends the same). */
 export function sendEmailCommand(from: string, mail: OutgoingMail): SendEmailCommand {

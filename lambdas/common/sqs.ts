@@ -1,23 +1,8 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { ServiceConfig } from './config';
-import { serviceConfig } from './config';
+import { clientFor } from './aws-clients';
 
-let made: { readonly config: ServiceConfig; readonly client: SQSClient } | undefined;
-
-/**
- * The SQS client, made on first use and kept for the instance (made again only if the settings
- * change); locally it talks to the local AWS endpoint, which emulates the queues.
- */
-export function sqs(): SQSClient {
-  const config = serviceConfig();
-  if (made?.config !== config) {
-    const endpoint = config.local?.sqsEndpoint;
-    made = {
-      config,
-      client: new SQSClient(
-        endpoint ? { endpoint, region: 'local', credentials: config.local?.credentials } : {},
-      ),
-    };
-  }
-  return made.client;
-}
+/** The SQS client of the instance; locally the local AWS endpoint, which emulates the queues. */
+export const sqs = clientFor(
+  (config) => config.local?.sqsEndpoint,
+  (options) => new SQSClient(options),
+);

@@ -28,6 +28,8 @@ export interface ApiKeyRecord {
   readonly revokedAt?: string;
   /** Why it was revoked when it was not an operator's own decision: found where it should not be. */
   readonly leak?: KeyLeak;
+  /** The key `keys replace` issued in its place (a revoked key is replaced once). */
+  readonly replacedBy?: string;
   readonly supersededAt?: string;
   /** A rotation's new key: the keys its reveal retires, after `graceMs`. */
   readonly retires?: readonly string[];
@@ -77,6 +79,7 @@ function toApiKeyRecord(item: Record<string, unknown> | undefined): ApiKeyRecord
     ...optionalString(item, 'revokedAt'),
     ...optionalString(item, 'supersededAt'),
     ...optionalString(item, 'usageIdentifierKey'),
+    ...optionalString(item, 'replacedBy'),
     ...(Array.isArray(item.retires) ? { retires: item.retires.map(String) } : {}),
     ...(typeof item.graceMs === 'number' ? { graceMs: item.graceMs } : {}),
     ...(typeof item.leakUrl === 'string'
@@ -166,3 +169,17 @@ export const keySupersededItem = (key: KeyAsRead, nowIso: string) =>
 /** The key's scopes narrowed to its partner's new agreement, whatever its state. */
 export const keyScopesItem = (key: KeyAsRead, scopes: readonly Scope[]) =>
   transitionItem(key, { scopes: [...scopes] });
+
+/** A revoked key's replacement, recorded once: a second `keys replace` of it is cancelled. */
+export function keyReplacedItem(key: Pick<ApiKeyRecord, 'prefix'>, replacement: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: apiKeyKey(key.prefix),
+      UpdateExpression: 'SET replacedBy = :replacement',
+      ConditionExpression: '#state = :revoked AND attribute_not_exists(replacedBy)',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':revoked': 'revoked', ':replacement': replacement },
+    },
+  };
+}

@@ -1,11 +1,12 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { digestApiKey, digestsMatch, isInForce, parseApiKey } from '../../core/domain/api-key';
+import type { OutgoingMail } from '../../core/domain/partner-mail';
+import { leakedKeyMail } from '../../core/domain/partner-mail';
 import { transactionCancellationCodes } from '../common/aws-errors';
 import type { ApiKeyRecord, KeyLeak } from './api-keys';
 import { getApiKey, getApiKeys, keyRevokedItem } from './api-keys';
 import { auditEventItem } from './audit';
 import { dynamoDb } from './db';
-import type { Partner } from './partners';
 import { getPartner } from './partners';
 
 /**
@@ -21,10 +22,6 @@ export type LeakOutcome =
       readonly label: 'true_positive';
       readonly key: ApiKeyRecord;
       readonly revokedAt: string;
-      /** The key's partner, to tell (absent only if the partner's item is gone). */
-      readonly partner?: Partner;
-      /** Whether another of the partner's keys is still in force. */
-      readonly otherKeysWork: boolean;
     };
 
 /** How many times a revocation is tried again when the key changed under it (a rotation's reveal). */
@@ -68,17 +65,30 @@ export async function revokeLeakedKey(
       if (transactionCancellationCodes(error)) continue;
       throw error;
     }
-    const partner = await getPartner(key.partnerId, { consistent: true });
-    const others = partner
-      ? await getApiKeys(partner.keyPrefixes.filter((prefix) => prefix !== key.prefix))
-      : [];
-    return {
-      label: 'true_positive',
-      key,
-      revokedAt: nowIso,
-      ...(partner ? { partner } : {}),
-      otherKeysWork: others.some((other) => isInForce(other, nowMs)),
-    };
+    return { label: 'true_positive', key, revokedAt: nowIso };
   }
   throw new Error(`Key ${parsed.prefix} kept changing while its leak was being acted on; report it again.`);
+}
+
+/**
+ * The partner's notice of a key revoked as leaked (none if its partner's item is gone), with
+ * whether another of its keys still works read now: after the whole report is judged, so a notice
+ * never names as working a key the same report revoked.
+ */
+export async function leakNoticeOf(
+  outcome: Extract<LeakOutcome, { label: 'true_positive' }>,
+  leak: KeyLeak,
+  nowMs: number,
+): Promise<OutgoingMail | undefined> {
+  const partner = await getPartner(outcome.key.partnerId, { consistent: true });
+  if (!partner) return undefined;
+  const others = await getApiKeys(partner.keyPrefixes.filter((prefix) => prefix !== outcome.key.prefix));
+  return leakedKeyMail({
+    to: partner.contactEmail,
+    partnerName: partner.name,
+    keyPrefix: outcome.key.prefix,
+    ...leak,
+    revokedAt: outcome.revokedAt,
+    otherKeysWork: others.some((other) => isInForce(other, nowMs)),
+  });
 }

@@ -7,9 +7,13 @@ import {
   INVALID_SIGNATURE_PROBLEM,
   KEY_IDENTIFIER_HEADER,
   KEY_SIGNATURE_HEADER,
+  KEYS_MAX_AGE_MS,
   KEYS_REFETCH_INTERVAL_MS,
   LEAK_NOTICES_FAILED_METRIC,
   LEAKED_KEYS_METRIC,
+  leakPlace,
+  MAX_LEAK_SOURCE_LENGTH,
+  MAX_LEAK_URL_LENGTH,
   MAX_REPORT_BYTES,
   MAX_REPORTED_TOKENS,
   publicKeysDocumentSchema,
@@ -17,12 +21,14 @@ import {
   signatureIsValid,
   tokenHash,
 } from '../../core/contract/secret-scanning';
-import { GITHUB_REPORTER, leakedKeyMail } from '../../core/domain/partner-mail';
+import { GITHUB_REPORTER } from '../../core/domain/partner-mail';
 import { isTransientAwsError } from '../common/aws-errors';
 import { headerValue } from '../common/http-headers';
 import { logger } from '../common/logger';
 import { sendMail } from '../common/mail';
-import { revokeLeakedKey } from '../data/leaked-keys';
+import type { KeyLeak } from '../data/api-keys';
+import type { LeakOutcome } from '../data/leaked-keys';
+import { leakNoticeOf, revokeLeakedKey } from '../data/leaked-keys';
 
 /*
  * POST /secret-scanning/github: GitHub's secret scanning partner program reports our keys it found
@@ -39,12 +45,13 @@ const CONCURRENT_TOKENS = 10;
 
 interface KeyCache {
   readonly keys: ReadonlyMap<string, string>;
+  readonly fetchedMs: number;
 }
 let cache: KeyCache | undefined;
 let lastFetchMs = Number.NEGATIVE_INFINITY;
 
 /** The published keys, as the stage setting `SECRET_SCANNING_KEYS_URL` lists them. */
-async function fetchPublicKeys(): Promise<KeyCache> {
+async function fetchPublicKeys(nowMs: number): Promise<KeyCache> {
   const url = process.env.SECRET_SCANNING_KEYS_URL;
   if (!url) throw new Error('SECRET_SCANNING_KEYS_URL is not set; the stack (or npm start) must provide it.');
   const response = await fetch(url, {
@@ -53,21 +60,24 @@ async function fetchPublicKeys(): Promise<KeyCache> {
   });
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   const document = publicKeysDocumentSchema.parse(await response.json());
-  return { keys: new Map(document.public_keys.map((key) => [key.key_identifier, key.key])) };
+  return {
+    keys: new Map(document.public_keys.map((key) => [key.key_identifier, key.key])),
+    fetchedMs: nowMs,
+  };
 }
 
 /**
- * The PEM key of an identifier: from the instance's cache, or fetched again when the identifier is
- * unknown and the last fetch is a minute old (so a stream of made-up identifiers costs one fetch a
- * minute). `unavailable` when no list could ever be read.
+ * The PEM key of an identifier, from the list the instance read: read again when it is older than
+ * `KEYS_MAX_AGE_MS` (a withdrawn key stops counting) or does not know the identifier, at most once
+ * a minute either way (a stream of made-up identifiers costs one read a minute). A failed read keeps
+ * the list it had; `unavailable` when no list could ever be read.
  */
 async function publicKeyOf(identifier: string, nowMs: number): Promise<string | undefined | 'unavailable'> {
-  const known = cache?.keys.get(identifier);
-  if (known !== undefined) return known;
-  if (nowMs - lastFetchMs >= KEYS_REFETCH_INTERVAL_MS) {
+  const stale = !cache || nowMs - cache.fetchedMs >= KEYS_MAX_AGE_MS;
+  if ((stale || !cache?.keys.has(identifier)) && nowMs - lastFetchMs >= KEYS_REFETCH_INTERVAL_MS) {
     lastFetchMs = nowMs;
     try {
-      cache = await fetchPublicKeys();
+      cache = await fetchPublicKeys(nowMs);
     } catch (error) {
       logger.error('The published secret scanning keys could not be read', { error });
     }
@@ -105,16 +115,27 @@ function rawBody(event: APIGatewayProxyEvent): Buffer {
   return Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
-/** One reported token judged (and, when it is a live key of ours, revoked and its partner told). */
-async function judge(
-  entry: ReportedToken,
-  nowMs: number,
-  requestId: string | undefined,
-): Promise<{ feedback: TokenFeedback; failed: boolean }> {
+interface Judged {
+  readonly feedback: TokenFeedback;
+  /** It could not be judged (a dependency failed): the report is asked for again. */
+  readonly failed: boolean;
+  /** Revoked now: its partner is told once the whole report is judged. */
+  readonly revoked?: {
+    readonly outcome: Extract<LeakOutcome, { label: 'true_positive' }>;
+    readonly leak: KeyLeak;
+  };
+}
+
+/** One reported token judged, and revoked when it is a live key of ours. */
+async function judge(entry: ReportedToken, nowMs: number, requestId: string | undefined): Promise<Judged> {
   const hash = tokenHash(entry.token);
   const feedback = (label: TokenFeedback['label']) => ({ token_hash: hash, token_type: entry.type, label });
-  const leak = { url: entry.url ?? '', source: entry.source ?? '', reportedBy: GITHUB_REPORTER };
-  let outcome: Awaited<ReturnType<typeof revokeLeakedKey>>;
+  const leak = {
+    url: leakPlace(entry.url, MAX_LEAK_URL_LENGTH),
+    source: leakPlace(entry.source, MAX_LEAK_SOURCE_LENGTH),
+    reportedBy: GITHUB_REPORTER,
+  };
+  let outcome: LeakOutcome;
   try {
     outcome = await revokeLeakedKey(entry.token, leak, nowMs, {
       actor: GITHUB_REPORTER,
@@ -125,33 +146,26 @@ async function judge(
     return { feedback: feedback('false_positive'), failed: true };
   }
   if (outcome.label === 'false_positive') return { feedback: feedback('false_positive'), failed: false };
-  const { key, partner } = outcome;
   metrics.addMetric(LEAKED_KEYS_METRIC, MetricUnit.Count, 1);
   logger.warn('Leaked key revoked', {
-    keyPrefix: key.prefix,
-    partnerId: key.partnerId,
+    keyPrefix: outcome.key.prefix,
+    partnerId: outcome.key.partnerId,
     url: leak.url,
     source: leak.source,
   });
-  if (partner) {
-    try {
-      await sendMail(
-        leakedKeyMail({
-          to: partner.contactEmail,
-          partnerName: partner.name,
-          keyPrefix: key.prefix,
-          ...leak,
-          revokedAt: outcome.revokedAt,
-          otherKeysWork: outcome.otherKeysWork,
-        }),
-      );
-    } catch (error) {
-      // The key is revoked whatever happens to the notice; operators see the failure and tell the partner.
-      metrics.addMetric(LEAK_NOTICES_FAILED_METRIC, MetricUnit.Count, 1);
-      logger.error('The notice of a leaked key could not be sent', { keyPrefix: key.prefix, error });
-    }
+  return { feedback: feedback('true_positive'), failed: false, revoked: { outcome, leak } };
+}
+
+/** The partner's notice of a key revoked as leaked; the key stays revoked whatever happens to it. */
+async function tellThePartner({ outcome, leak }: NonNullable<Judged['revoked']>): Promise<void> {
+  try {
+    const notice = await leakNoticeOf(outcome, leak, Date.now());
+    if (notice) await sendMail(notice);
+  } catch (error) {
+    // Operators see the failure (metric, alarm) and tell the partner themselves.
+    metrics.addMetric(LEAK_NOTICES_FAILED_METRIC, MetricUnit.Count, 1);
+    logger.error('The notice of a leaked key could not be sent', { keyPrefix: outcome.key.prefix, error });
   }
-  return { feedback: feedback('true_positive'), failed: false };
 }
 
 async function answer(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
@@ -197,17 +211,18 @@ async function answer(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResul
   if (!report.success)
     return problem(
       'invalid-request',
-      `A report is a JSON array of 1 to ${MAX_REPORTED_TOKENS} objects with token, type, url and source; nothing was evaluated.`,
+      `A report is a JSON array of 1 to ${MAX_REPORTED_TOKENS} objects, each with its token and type as text (url and source as found); nothing was evaluated.`,
       requestId,
     );
   const nowMs = Date.now();
-  const judged: { feedback: TokenFeedback; failed: boolean }[] = [];
+  const judged: Judged[] = [];
   for (let start = 0; start < report.data.length; start += CONCURRENT_TOKENS)
     judged.push(
       ...(await Promise.all(
         report.data.slice(start, start + CONCURRENT_TOKENS).map((entry) => judge(entry, nowMs, requestId)),
       )),
     );
+  for (const entry of judged) if (entry.revoked) await tellThePartner(entry.revoked);
   // A token that could not be judged is asked for again: the whole report, whose live keys are revoked by now.
   if (judged.some((entry) => entry.failed))
     return problem(

@@ -25,11 +25,14 @@ export interface ActivationPagesProps {
 }
 
 /**
- * The secret scanning reports' own throttle, below the pages' stage throttle: GitHub sends a
- * report per push that holds a match, batched (docs/design/api-keys.md#when-a-key-leaks), so a
- * few a second is far above need, and a flood of signed-looking reports cannot take the hosts'.
+ * The secret scanning reports' own throttle. A stage's throttle applies "at the API method level",
+ * each method with its own bucket, so the hosts' pages keep theirs whatever comes here
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html). It bounds what a flood of
+ * unsigned reports costs; it is not tight, because every request in the bucket counts, signed or not:
+ * the per-IP rule of the web ACL holds each address to the pages' rate, and it takes many addresses
+ * at that rate to fill 10 a second and delay GitHub's own (docs/design/api-keys.md#when-a-key-leaks).
  */
-const SECRET_SCANNING_THROTTLE = { rateLimit: 2, burstLimit: 10 } as const;
+const SECRET_SCANNING_THROTTLE = { rateLimit: 10, burstLimit: 50 } as const;
 
 /** The firewall's 429 as the page a host reads (same headers as every page, no Content-Type: WAF sets it). */
 function firewallThrottledResponse(limit: FirewallLimit): FirewallResponse {

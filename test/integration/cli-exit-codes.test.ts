@@ -222,6 +222,25 @@ const COMMANDS: Record<string, readonly Case[]> = {
       "required option '--url <where>' not specified",
     ],
     [
+      'a whole key typed on the command line, never shown back',
+      [
+        'keys',
+        'report-leak',
+        '--key',
+        'svc_AbC123xyTHEREST0fTheKeyIsASecretNeverToBePrinted',
+        '--url',
+        'https://a',
+      ],
+      2,
+      /^(?![\s\S]*THEREST)[\s\S]*--key takes a file that holds the key, or - to read it from standard input.*svc_AbC123xy… was not used/,
+    ],
+    [
+      'a file with no key in it',
+      ['keys', 'report-leak', '--key', 'tsconfig.json', '--url', 'https://github.com/a/b'],
+      2,
+      /--key: ".*tsconfig\.json" holds no partner key/,
+    ],
+    [
       'a key file that does not exist',
       ['keys', 'report-leak', '--key', 'no-such-leak.txt', '--url', 'https://github.com/a/b'],
       2,
@@ -229,7 +248,7 @@ const COMMANDS: Record<string, readonly Case[]> = {
     ],
     [
       'a --url of two lines',
-      ['keys', 'report-leak', '--key', 'svc_x', '--url', 'https://a\nhttps://b'],
+      ['keys', 'report-leak', '--key', 'tsconfig.json', '--url', 'https://a\nhttps://b'],
       2,
       '--url must be one line of 1 to 2000 characters',
     ],

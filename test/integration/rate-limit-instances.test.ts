@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMIT } from '../../core/domain/rate-limit';
-import { revealKey, uniqueSlug } from '../support/partners';
 import type { ServerProcess } from '../support/processes';
 import { startServerProcess } from '../support/processes';
 
@@ -36,20 +35,7 @@ function instancesOf(server: ServerProcess, functionName: string): Set<string> {
 describe('the exact rate limit across Lambda instances and processes', () => {
   it('admits 100 concurrent requests of a fresh key, then exactly 20 of the next 100', async () => {
     if (!first || !second) throw new Error('servers did not start');
-    const slug = uniqueSlug('instances');
-    const approval = await first.admin(
-      'partners',
-      'approve',
-      '--name',
-      'Instances PMS',
-      '--slug',
-      slug,
-      '--email',
-      `api@${slug}.example`,
-      '--products',
-      'assistant',
-    );
-    const key = await revealKey(String(approval.reveal_url));
+    const { key } = await first.approvedPartner('instances');
     const bases = [first.runtime.apiBaseUrl, second.runtime.apiBaseUrl];
     const burst = () =>
       Promise.all(

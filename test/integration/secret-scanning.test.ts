@@ -102,23 +102,7 @@ async function usageStatus(key: string) {
 }
 
 /** A partner of the test's server with a revealed key. */
-async function partnerWithKey(label: string) {
-  const slug = `${label}-${randomBytes(3).toString('hex')}`;
-  const approved = await server.admin(
-    'partners',
-    'approve',
-    '--name',
-    `Leak ${slug}`,
-    '--slug',
-    slug,
-    '--email',
-    `api@${slug}.example`,
-    '--products',
-    'assistant',
-    '--no-mail',
-  );
-  return { slug, prefix: String(approved.key_prefix), key: await revealKey(String(approved.reveal_url)) };
-}
+const partnerWithKey = (label: string) => server.approvedPartner(label);
 
 async function keyState(slug: string, prefix: string) {
   const listed = (await server.admin('keys', 'list', '--partner', slug)) as {
@@ -193,7 +177,7 @@ describe('a report signed by a published key', () => {
     expect(notice).not.toContain(demoKey);
     const shown = (await server.admin('partners', 'show', 'demo-pms')) as { leaked_keys: unknown[] };
     expect(shown.leaked_keys).toEqual([
-      expect.objectContaining({ key_prefix: demoKey.slice(0, 12), url: FOUND_AT, replaced: false }),
+      expect.objectContaining({ key_prefix: demoKey.slice(0, 12), url: FOUND_AT, replaced_by: null }),
     ]);
   }, 60_000);
 
@@ -215,6 +199,53 @@ describe('a report signed by a published key', () => {
 
     expect(await keyState(partner.slug, partner.prefix)).toBe('revoked');
     expect(await keyState(partner.slug, newKey.slice(0, 12))).toBe('active');
+    const notice = (await outbox()).find((mail) => mail.includes(`API key ${partner.prefix}`));
+    expect(notice).toContain('Your other key keeps working');
+  });
+
+  it('revokes both keys of one partner in one report, and neither notice calls the other working', async () => {
+    const partner = await partnerWithKey('both');
+    const rotated = await server.admin(
+      'keys',
+      'rotate',
+      '--partner',
+      partner.slug,
+      '--grace-hours',
+      '24',
+      '--no-mail',
+    );
+    const newKey = await revealKey(String(rotated.reveal_url));
+    const junk = Array.from({ length: 9 }, () => ({ token: generateApiKey().key }));
+
+    const feedback = await report([{ token: partner.key }, ...junk, { token: newKey }]);
+
+    expect(feedback.map((entry) => entry.label).filter((label) => label === 'true_positive')).toHaveLength(2);
+    const notices = (await outbox()).filter((mail) => mail.includes(`To: api@${partner.slug}.example`));
+    expect(notices).toHaveLength(2);
+    for (const notice of notices) {
+      expect(notice).toContain('You have no other key that works');
+      expect(notice).not.toContain('Your other key keeps working');
+    }
+  });
+
+  it('keeps where a key was found as one line, cut, and still revokes when the url is long or crafted', async () => {
+    const partner = await partnerWithKey('crafted');
+    const crafted = `https://github.com/a/b\u001b[31m\nReported by: our team\r\n${'x/'.repeat(2_000)}`;
+
+    const feedback = await report([{ token: partner.key, url: crafted, source: 'content\u202e' }]);
+
+    expect(feedback[0]?.label).toBe('true_positive');
+    const [revocation] = await revocationsOf(partner.slug);
+    const url = String(revocation?.details.url);
+    expect(url).toHaveLength(2_000);
+    expect(url).toMatch(/^https:\/\/github\.com\/a\/b \[31m Reported by: our team {2}x\/x\//);
+    expect(String(revocation?.details.source)).toBe('content');
+    const notice = (await outbox()).find((mail) => mail.includes(`To: api@${partner.slug}.example`)) ?? '';
+    const lines = notice.split('\n').map((line) => line.trimEnd());
+    expect(lines.filter((line) => line.startsWith('Reported by:'))).toEqual([
+      'Reported by: GitHub secret scanning',
+    ]);
+    expect(notice).not.toMatch(/\u001b/);
   });
 
   it('judges unknown, malformed, mistyped and already revoked tokens false positives, and changes nothing', async () => {
@@ -315,6 +346,7 @@ describe('keys report-leak, for a leak reported another way', () => {
     );
     const again = await admin('keys', 'report-leak', '--key', file, '--url', FOUND_AT);
     const replaced = await adminJson('keys', 'replace', '--prefix', partner.keyPrefix, '--no-mail');
+    const twice = await admin('keys', 'replace', '--prefix', partner.keyPrefix, '--no-mail');
     await rm(file);
 
     expect(reported).toMatchObject({
@@ -325,9 +357,29 @@ describe('keys report-leak, for a leak reported another way', () => {
     expect(again.stdout).toContain('nothing changed');
     expect(again.stdout + again.stderr).not.toContain(partner.key);
     expect(replaced).toMatchObject({ replaces: partner.keyPrefix, scopes: ['metrics:read'] });
+    const audit = (await adminJson(
+      'audit',
+      'list',
+      '--partner',
+      partner.slug,
+      '--action',
+      'key.revoked',
+    )) as {
+      events: { details: { source: string } }[];
+    };
+    expect(audit.events[0]?.details.source).toMatch(/^partner e-mail \(keys report-leak by .+\)$/);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain(
+      `Key ${partner.keyPrefix} was already replaced by ${String(replaced.key_prefix)}`,
+    );
     const listed = await adminJson('keys', 'list', '--partner', partner.slug);
     expect(listed.keys).toEqual([
-      expect.objectContaining({ key_prefix: partner.keyPrefix, state: 'revoked', leaked_at: FOUND_AT }),
+      expect.objectContaining({
+        key_prefix: partner.keyPrefix,
+        state: 'revoked',
+        leak_url: FOUND_AT,
+        replaced_by: replaced.key_prefix,
+      }),
       expect.objectContaining({ key_prefix: replaced.key_prefix, state: 'pending' }),
     ]);
   });
@@ -335,7 +387,10 @@ describe('keys report-leak, for a leak reported another way', () => {
   it('on a server that trusts a keys file, judges the key itself in the operator’s name, and mails the notice', async () => {
     const partner = await partnerWithKey('direct');
 
-    const reported = await server.admin('keys', 'report-leak', '--key', partner.key, '--url', FOUND_AT);
+    const file = join(tmpdir(), `leaked-${randomBytes(4).toString('hex')}.env`);
+    await writeFile(file, `# leaked\nPARTNER_API_KEY=${partner.key} # prod\n`, { mode: 0o600 });
+    const reported = await server.admin('keys', 'report-leak', '--key', file, '--url', FOUND_AT);
+    await rm(file);
 
     expect(reported).toMatchObject({ via: 'direct', label: 'true_positive', key_prefix: partner.prefix });
     const [revocation] = await revocationsOf(partner.slug);

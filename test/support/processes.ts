@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { freePort } from '../../emulator/dynamodb-local';
 import type { LocalRuntime } from '../../emulator/runtime';
 import { readRuntime } from '../../emulator/runtime';
 import { localEnvironment } from '../../emulator/service';
+import { revealKey } from './partners';
 
 const QUIET = { POWERTOOLS_LOG_LEVEL: 'SILENT' };
 
@@ -24,6 +26,8 @@ export interface ServerProcess {
   heapAfterGc(): Promise<{ serverMiB: number; instances: number; instancesMiB: number }>;
   /** Runs the operator CLI against this server; returns its parsed --json output. */
   admin(...args: string[]): Promise<Record<string, unknown>>;
+  /** A partner approved on this server (`partners approve`, no mail) with its first key revealed. */
+  approvedPartner(label: string): Promise<{ slug: string; prefix: string; key: string }>;
   stop(): Promise<void>;
 }
 
@@ -96,6 +100,12 @@ export async function startServerProcess(
   }
   const started = runtime;
   const run = promisify(execFile);
+  const admin = async (...args: string[]) => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--json'], {
+      env,
+    });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
   return {
     runtime: started,
     child,
@@ -121,11 +131,23 @@ export async function startServerProcess(
       const [, server = '0', instances = '0', instancesMiB = '0'] = reports().at(-1) ?? [];
       return { serverMiB: Number(server), instances: Number(instances), instancesMiB: Number(instancesMiB) };
     },
-    async admin(...args) {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--json'], {
-        env,
-      });
-      return JSON.parse(stdout) as Record<string, unknown>;
+    admin,
+    async approvedPartner(label) {
+      const slug = `${label}-${randomBytes(3).toString('hex')}`;
+      const approved = await admin(
+        'partners',
+        'approve',
+        '--name',
+        `Test ${slug}`,
+        '--slug',
+        slug,
+        '--email',
+        `api@${slug}.example`,
+        '--products',
+        'assistant',
+        '--no-mail',
+      );
+      return { slug, prefix: String(approved.key_prefix), key: await revealKey(String(approved.reveal_url)) };
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {

@@ -1,5 +1,6 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   secretScanningReportSchema,
   signatureIsValid,
@@ -88,5 +89,75 @@ describe('the regular expression registered with secret scanners', () => {
     const lookAlike = `svc_${'a'.repeat(API_KEY_LENGTH - 4)}`;
     expect(lookAlike.match(pattern)?.[0]).toBe(lookAlike);
     expect(parseApiKey(lookAlike)).toEqual({ ok: false, reason: 'checksum' });
+  });
+});
+
+describe('the published keys, as an instance of the function holds them', () => {
+  const a = pair();
+  const b = pair();
+  const doc = (...keys: { publicPem: string }[]) => ({
+    public_keys: keys.map((key, index) => ({
+      key_identifier: `id-${index}-${key === a ? 'a' : 'b'}`,
+      key: key.publicPem,
+    })),
+  });
+  const body = JSON.stringify([
+    { token: 'not-a-key-of-ours', type: 'partner_api_key', url: 'https://x', source: 'content' },
+  ]);
+  const post = (identifier: string, privatePem: string) =>
+    handler({
+      httpMethod: 'POST',
+      body,
+      isBase64Encoded: false,
+      headers: {
+        'Github-Public-Key-Identifier': identifier,
+        'Github-Public-Key-Signature': signReport(body, privatePem),
+      },
+      requestContext: { requestId: 'unit' },
+    } as unknown as APIGatewayProxyEvent);
+
+  let handler: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+  let published: unknown;
+  const fetched: string[] = [];
+
+  beforeAll(async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.parse('2026-11-28T12:00:00Z'));
+    process.env.SECRET_SCANNING_KEYS_URL = 'https://keys.example/secret_scanning';
+    vi.stubGlobal('fetch', async (url: string) => {
+      fetched.push(url);
+      return new Response(JSON.stringify(published), { status: 200 });
+    });
+    ({ handler } = await import('../../lambdas/pages/github-secret-scanning'));
+  });
+  afterAll(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+
+  it('trusts a key until the list it read is 10 minutes old, then only what the list says; an unknown identifier costs one read a minute', async () => {
+    published = doc(a);
+    expect((await post('id-0-a', a.privatePem)).statusCode).toBe(200);
+    expect(fetched).toHaveLength(1);
+
+    // GitHub withdraws a and publishes b: a still counts on this instance for a while…
+    published = { public_keys: [{ key_identifier: 'id-0-b', key: b.publicPem }] };
+    vi.advanceTimersByTime(5 * 60_000);
+    expect((await post('id-0-a', a.privatePem)).statusCode).toBe(200);
+    // …and b's first report makes the instance read the list again.
+    expect((await post('id-0-b', b.privatePem)).statusCode).toBe(200);
+    expect(fetched).toHaveLength(2);
+    expect((await post('id-0-a', a.privatePem)).statusCode).toBe(401);
+
+    // Made-up identifiers: one read in the minute, however many come.
+    vi.advanceTimersByTime(60_000);
+    for (let i = 0; i < 20; i += 1) expect((await post(`made-up-${i}`, a.privatePem)).statusCode).toBe(401);
+    expect(fetched).toHaveLength(3);
+
+    // With no unknown identifier at all, a list 10 minutes old is read again.
+    published = doc(a);
+    vi.advanceTimersByTime(10 * 60_000);
+    expect((await post('id-0-a', a.privatePem)).statusCode).toBe(200);
+    expect(fetched).toHaveLength(4);
   });
 });
