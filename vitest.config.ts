@@ -9,6 +9,10 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
+    // Two test files at a time whatever the machine: vitest's default is one fewer than the CPUs,
+    // which on CI's two cores runs every file alone, while the integration and browser files mostly
+    // wait on servers, DynamoDB Local and Chromium. Each file makes its own partners, keys and hosts.
+    maxWorkers: 2,
     projects: [
       {
         test: {

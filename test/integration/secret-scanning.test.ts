@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TokenFeedback } from '../../core/contract/secret-scanning';
 import { signReport } from '../../core/contract/secret-scanning';
 import { generateApiKey } from '../../core/domain/api-key';
@@ -15,9 +15,9 @@ import { startServerProcess } from '../support/processes';
 
 /*
  * Reports of leaked keys as GitHub's secret scanning partner program sends them, with real ECDSA
- * P-256 signatures made here, against a local server that trusts the keys of a file
- * (SECRET_SCANNING_KEYS_FILE), as `npm start` documents; and `keys report-leak` against the suite's
- * server, which made a reporter key pair of its own.
+ * P-256 signatures: against the suite's server, signed with the reporter key pair it made itself
+ * (and with key pairs made here, which it does not trust); and against a server of their own that
+ * trusts the keys of a file (SECRET_SCANNING_KEYS_FILE), as `npm start` documents.
  */
 
 function keyPair() {
@@ -30,11 +30,67 @@ function keyPair() {
   };
 }
 
-const trusted = keyPair();
 const untrusted = keyPair();
+const trusted = keyPair();
 const FOUND_AT = 'https://github.com/acme/app/blob/0123456789abcdef/.env';
-let server: ServerProcess;
-let keysFile: string;
+
+/** A local server the reports go to: where, whose keys it trusts, and its operator CLI. */
+interface Stand {
+  readonly activationBaseUrl: string;
+  readonly apiBaseUrl: string;
+  readonly outboxDirectory: string;
+  readonly reporter: { readonly privatePem: string; readonly identifier: string };
+  admin(...args: string[]): Promise<Record<string, unknown>>;
+  /** A partner of the server with its first key revealed. */
+  partner(label: string): Promise<{ slug: string; prefix: string; key: string }>;
+}
+
+/** The suite's server, with the reporter key pair it made itself (as `npm start` does). */
+async function suiteStand(): Promise<Stand> {
+  const folder = join(inject('localDirectory'), 'secret-scanning');
+  const published = JSON.parse(await readFile(join(folder, 'public-keys.json'), 'utf8')) as {
+    public_keys: { key_identifier: string }[];
+  };
+  return {
+    activationBaseUrl: inject('activationBaseUrl'),
+    apiBaseUrl: inject('apiBaseUrl'),
+    outboxDirectory: join(inject('localDirectory'), 'outbox'),
+    reporter: {
+      privatePem: await readFile(join(folder, 'private-key.pem'), 'utf8'),
+      identifier: published.public_keys[0]?.key_identifier ?? '',
+    },
+    admin: (...args) => adminJson(...args),
+    async partner() {
+      const partner = await approvedPartner({ revenue: false });
+      return { slug: partner.slug, prefix: partner.keyPrefix, key: partner.key };
+    },
+  };
+}
+
+/** A server of its own that trusts the keys of a file (SECRET_SCANNING_KEYS_FILE), as `npm start` documents. */
+async function ownServer(keysFile: string): Promise<{ stand: Stand; server: ServerProcess }> {
+  await writeFile(
+    keysFile,
+    JSON.stringify({
+      public_keys: [{ key_identifier: trusted.identifier, key: trusted.publicPem, is_current: true }],
+    }),
+  );
+  const server = await startServerProcess({ SECRET_SCANNING_KEYS_FILE: keysFile });
+  return {
+    server,
+    stand: {
+      ...server.runtime,
+      reporter: trusted,
+      admin: (...args) => server.admin(...args),
+      partner: (label) => server.approvedPartner(label),
+    },
+  };
+}
+
+let suite: Stand;
+beforeAll(async () => {
+  suite = await suiteStand();
+});
 
 interface Entry {
   token: string;
@@ -57,11 +113,13 @@ const reportBody = (entries: readonly Entry[]) =>
 async function post(
   body: string,
   {
-    signer = trusted.privatePem,
-    identifier = trusted.identifier,
+    stand = suite,
+    signer = stand.reporter.privatePem,
+    identifier = stand.reporter.identifier,
     signed = body,
     signature,
   }: {
+    stand?: Stand;
     signer?: string | null;
     identifier?: string | null;
     /** A signature header as given (not made by a key). */
@@ -73,7 +131,7 @@ async function post(
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (identifier !== null) headers['Github-Public-Key-Identifier'] = identifier;
   if (signer !== null) headers['Github-Public-Key-Signature'] = signature ?? signReport(signed, signer);
-  const response = await fetch(server.runtime.activationBaseUrl + SECRET_SCANNING_PATH, {
+  const response = await fetch(stand.activationBaseUrl + SECRET_SCANNING_PATH, {
     method: 'POST',
     headers,
     body,
@@ -86,104 +144,44 @@ async function post(
   };
 }
 
-const report = async (entries: readonly Entry[]) => {
-  const answer = await post(reportBody(entries));
+const report = async (entries: readonly Entry[], stand = suite) => {
+  const answer = await post(reportBody(entries), { stand });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
   return answer.json as TokenFeedback[];
 };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-async function usageStatus(key: string) {
-  const response = await fetch(`${server.runtime.apiBaseUrl}/usage`, {
-    headers: { Authorization: `Bearer ${key}` },
-  });
+async function usageStatus(stand: Stand, key: string) {
+  const response = await fetch(`${stand.apiBaseUrl}/usage`, { headers: { Authorization: `Bearer ${key}` } });
   return { status: response.status, body: (await response.json()) as { type?: string } };
 }
 
-/** A partner of the test's server with a revealed key. */
-const partnerWithKey = (label: string) => server.approvedPartner(label);
+const partnerWithKey = (label: string) => suite.partner(label);
 
-async function keyState(slug: string, prefix: string) {
-  const listed = (await server.admin('keys', 'list', '--partner', slug)) as {
+async function keyState(slug: string, prefix: string, stand = suite) {
+  const listed = (await stand.admin('keys', 'list', '--partner', slug)) as {
     keys: { key_prefix: string; state: string }[];
   };
   return listed.keys.find((key) => key.key_prefix === prefix)?.state;
 }
 
-async function revocationsOf(slug: string) {
-  const listed = (await server.admin('audit', 'list', '--partner', slug, '--action', 'key.revoked')) as {
+async function revocationsOf(slug: string, stand = suite) {
+  const listed = (await stand.admin('audit', 'list', '--partner', slug, '--action', 'key.revoked')) as {
     events: { actor: string; key_prefix: string; details: Record<string, unknown> }[];
   };
   return listed.events;
 }
 
-async function outbox(): Promise<string[]> {
-  const folder = server.runtime.outboxDirectory;
+async function outbox(stand = suite): Promise<string[]> {
+  const folder = stand.outboxDirectory;
   return Promise.all((await readdir(folder)).sort().map((name) => readFile(join(folder, name), 'utf8')));
 }
 
-beforeAll(async () => {
-  keysFile = join(tmpdir(), `secret-scanning-keys-${randomBytes(4).toString('hex')}.json`);
-  await writeFile(
-    keysFile,
-    JSON.stringify({
-      public_keys: [{ key_identifier: trusted.identifier, key: trusted.publicPem, is_current: true }],
-    }),
-  );
-  server = await startServerProcess({ SECRET_SCANNING_KEYS_FILE: keysFile });
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-  await rm(keysFile, { force: true });
-});
-
 describe('a report signed by a published key', () => {
-  it('revokes the demo key at once, answers in GitHub feedback format, tells the partner, and leaves the metrics-only key working', async () => {
-    const demoKey = /Demo partner "demo-pms"[^\n]*\n\s+(svc_\S+)/.exec(server.output())?.[1] ?? '';
-    const metricsKey =
-      /Metrics-only partner "metrics-pms"[^\n]*\n\s+(svc_\S+)/.exec(server.output())?.[1] ?? '';
-    expect((await usageStatus(demoKey)).status).toBe(200);
-
-    const feedback = await report([{ token: demoKey, type: 'partner_api_key' }]);
-
-    expect(feedback).toEqual([
-      { token_hash: sha256(demoKey), token_type: 'partner_api_key', label: 'true_positive' },
-    ]);
-    expect(await keyState('demo-pms', demoKey.slice(0, 12))).toBe('revoked');
-    // Refused within the 30 s the authorizer may keep a key's verdict.
-    const deadline = Date.now() + 35_000;
-    let answer = await usageStatus(demoKey);
-    while (answer.status === 200 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      answer = await usageStatus(demoKey);
-    }
-    expect(answer.status).toBe(401);
-    expect(answer.body.type).toMatch(/\/revoked-api-key$/);
-    expect((await usageStatus(metricsKey)).status).toBe(200);
-
-    const [revocation, ...others] = await revocationsOf('demo-pms');
-    expect(others).toEqual([]);
-    expect(revocation).toMatchObject({
-      actor: 'github-secret-scanning',
-      key_prefix: demoKey.slice(0, 12),
-      details: { reason: 'leaked', url: FOUND_AT, source: 'content' },
-    });
-    const notice = (await outbox()).find((mail) => mail.includes(`API key ${demoKey.slice(0, 12)}`));
-    expect(notice).toContain('To: api@demo-pms.example');
-    expect(notice).toContain(FOUND_AT);
-    expect(notice).toContain('revoked');
-    expect(notice).not.toContain(demoKey);
-    const shown = (await server.admin('partners', 'show', 'demo-pms')) as { leaked_keys: unknown[] };
-    expect(shown.leaked_keys).toEqual([
-      expect.objectContaining({ key_prefix: demoKey.slice(0, 12), url: FOUND_AT, replaced_by: null }),
-    ]);
-  }, 60_000);
-
   it('revokes a key retiring after a rotation, and leaves its replacement working', async () => {
     const partner = await partnerWithKey('retiring');
-    const rotated = await server.admin(
+    const rotated = await suite.admin(
       'keys',
       'rotate',
       '--partner',
@@ -205,7 +203,7 @@ describe('a report signed by a published key', () => {
 
   it('revokes both keys of one partner in one report, and neither notice calls the other working', async () => {
     const partner = await partnerWithKey('both');
-    const rotated = await server.admin(
+    const rotated = await suite.admin(
       'keys',
       'rotate',
       '--partner',
@@ -250,7 +248,7 @@ describe('a report signed by a published key', () => {
 
   it('judges unknown, malformed, mistyped and already revoked tokens false positives, and changes nothing', async () => {
     const partner = await partnerWithKey('revoked');
-    await server.admin('keys', 'revoke', '--prefix', partner.prefix);
+    await suite.admin('keys', 'revoke', '--prefix', partner.prefix);
     const unknown = generateApiKey().key;
     const mistyped = `${partner.key.slice(0, -1)}${partner.key.endsWith('A') ? 'B' : 'A'}`;
     const tokens = [unknown, 'svc_short', 'ghp_notours0123456789', mistyped, partner.key];
@@ -271,7 +269,6 @@ describe('a report signed by a published key', () => {
     const partner = await partnerWithKey('thousand');
     const tokens = Array.from({ length: 1_000 }, () => generateApiKey().key);
     tokens[617] = partner.key;
-    const mailsBefore = (await outbox()).length;
 
     const first = await report(tokens.map((token) => ({ token })));
     const again = await report(tokens.map((token) => ({ token })));
@@ -286,7 +283,9 @@ describe('a report signed by a published key', () => {
     expect(first.map((entry) => entry.token_hash)).toEqual(tokens.map(sha256));
     expect(again.every((entry) => entry.label === 'false_positive')).toBe(true);
     expect(await revocationsOf(partner.slug)).toHaveLength(1);
-    expect((await outbox()).length).toBe(mailsBefore + 1);
+    expect((await outbox()).filter((mail) => mail.includes(`To: api@${partner.slug}.example`))).toHaveLength(
+      1,
+    );
   }, 60_000);
 });
 
@@ -383,17 +382,70 @@ describe('keys report-leak, for a leak reported another way', () => {
       expect.objectContaining({ key_prefix: replaced.key_prefix, state: 'pending' }),
     ]);
   });
+});
+
+describe('on a server that trusts the keys of a file (SECRET_SCANNING_KEYS_FILE)', () => {
+  let own: { stand: Stand; server: ServerProcess };
+  const keysFile = join(tmpdir(), `secret-scanning-keys-${randomBytes(4).toString('hex')}.json`);
+  beforeAll(async () => {
+    own = await ownServer(keysFile);
+  }, 120_000);
+  afterAll(async () => {
+    await own?.server.stop();
+    await rm(keysFile, { force: true });
+  });
+
+  it('revokes the demo key at once, answers in GitHub feedback format, tells the partner, and leaves the metrics-only key working', async () => {
+    const demoKey = /Demo partner "demo-pms"[^\n]*\n\s+(svc_\S+)/.exec(own.server.output())?.[1] ?? '';
+    const metricsKey =
+      /Metrics-only partner "metrics-pms"[^\n]*\n\s+(svc_\S+)/.exec(own.server.output())?.[1] ?? '';
+    expect((await usageStatus(own.stand, demoKey)).status).toBe(200);
+
+    const feedback = await report([{ token: demoKey, type: 'partner_api_key' }], own.stand);
+
+    expect(feedback).toEqual([
+      { token_hash: sha256(demoKey), token_type: 'partner_api_key', label: 'true_positive' },
+    ]);
+    expect(await keyState('demo-pms', demoKey.slice(0, 12), own.stand)).toBe('revoked');
+    // Refused within the 30 s the authorizer may keep a key's verdict.
+    const deadline = Date.now() + 35_000;
+    let answer = await usageStatus(own.stand, demoKey);
+    while (answer.status === 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      answer = await usageStatus(own.stand, demoKey);
+    }
+    expect(answer.status).toBe(401);
+    expect(answer.body.type).toMatch(/\/revoked-api-key$/);
+    expect((await usageStatus(own.stand, metricsKey)).status).toBe(200);
+
+    const [revocation, ...others] = await revocationsOf('demo-pms', own.stand);
+    expect(others).toEqual([]);
+    expect(revocation).toMatchObject({
+      actor: 'github-secret-scanning',
+      key_prefix: demoKey.slice(0, 12),
+      details: { reason: 'leaked', url: FOUND_AT, source: 'content' },
+    });
+    const notice = (await outbox(own.stand)).find((mail) => mail.includes(`API key ${demoKey.slice(0, 12)}`));
+    expect(notice).toContain('To: api@demo-pms.example');
+    expect(notice).toContain(FOUND_AT);
+    expect(notice).toContain('revoked');
+    expect(notice).not.toContain(demoKey);
+    const shown = (await own.stand.admin('partners', 'show', 'demo-pms')) as { leaked_keys: unknown[] };
+    expect(shown.leaked_keys).toEqual([
+      expect.objectContaining({ key_prefix: demoKey.slice(0, 12), url: FOUND_AT, replaced_by: null }),
+    ]);
+  }, 60_000);
 
   it('on a server that trusts a keys file, judges the key itself in the operator’s name, and mails the notice', async () => {
-    const partner = await partnerWithKey('direct');
+    const partner = await own.stand.partner('direct');
 
     const file = join(tmpdir(), `leaked-${randomBytes(4).toString('hex')}.env`);
     await writeFile(file, `# leaked\nPARTNER_API_KEY=${partner.key} # prod\n`, { mode: 0o600 });
-    const reported = await server.admin('keys', 'report-leak', '--key', file, '--url', FOUND_AT);
+    const reported = await own.stand.admin('keys', 'report-leak', '--key', file, '--url', FOUND_AT);
     await rm(file);
 
     expect(reported).toMatchObject({ via: 'direct', label: 'true_positive', key_prefix: partner.prefix });
-    const [revocation] = await revocationsOf(partner.slug);
+    const [revocation] = await revocationsOf(partner.slug, own.stand);
     expect(revocation?.details).toMatchObject({
       reason: 'leaked',
       url: FOUND_AT,
@@ -401,7 +453,7 @@ describe('keys report-leak, for a leak reported another way', () => {
     });
     expect(revocation?.actor).not.toBe('github-secret-scanning');
     expect(
-      (await outbox()).some(
+      (await outbox(own.stand)).some(
         (mail) => mail.includes(`To: api@${partner.slug}.example`) && mail.includes(FOUND_AT),
       ),
     ).toBe(true);
