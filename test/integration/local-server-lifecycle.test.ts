@@ -101,7 +101,7 @@ describe('a local server killed with kill -9', () => {
     await until(() => !isRunning(dynamoDbPid), `DynamoDB Local ${dynamoDbPid} ends`);
     expect(isRunning(bystander.pid ?? 0)).toBe(true);
     expect(await readdir(join(folder, 'runtime'))).toEqual([]);
-  });
+  }, 120_000);
 
   it('leaves DynamoDB Local running, which the next npm start stops', async () => {
     const { server, dynamoDbPid } = await startWithOwnDynamoDb();
@@ -113,7 +113,7 @@ describe('a local server killed with kill -9', () => {
     expect(next.output()).toContain(`Stopped DynamoDB Local (process ${dynamoDbPid}`);
     expect(await readdir(join(folder, 'runtime'))).toEqual([`${next.runtime.pid}.json`]);
     await next.stop();
-  });
+  }, 180_000); // two servers, one after the other, each with a DynamoDB Local of its own
 });
 
 describe('a local server that gets a hang-up (its terminal closed)', () => {
