@@ -178,19 +178,16 @@ async function outbox(stand = suite): Promise<string[]> {
   return Promise.all((await readdir(folder)).sort().map((name) => readFile(join(folder, name), 'utf8')));
 }
 
+/** A rotation of the partner's key (24 h of grace), its new key revealed: the old one retires. */
+async function rotatedAndRevealed(slug: string): Promise<string> {
+  const rotated = await suite.admin('keys', 'rotate', '--partner', slug, '--grace-hours', '24', '--no-mail');
+  return revealKey(String(rotated.reveal_url));
+}
+
 describe('a report signed by a published key', () => {
   it('revokes a key retiring after a rotation, and leaves its replacement working', async () => {
     const partner = await partnerWithKey('retiring');
-    const rotated = await suite.admin(
-      'keys',
-      'rotate',
-      '--partner',
-      partner.slug,
-      '--grace-hours',
-      '24',
-      '--no-mail',
-    );
-    const newKey = await revealKey(String(rotated.reveal_url));
+    const newKey = await rotatedAndRevealed(partner.slug);
     expect(await keyState(partner.slug, partner.prefix)).toBe('retiring');
 
     expect((await report([{ token: partner.key }]))[0]?.label).toBe('true_positive');
@@ -203,16 +200,7 @@ describe('a report signed by a published key', () => {
 
   it('revokes both keys of one partner in one report, and neither notice calls the other working', async () => {
     const partner = await partnerWithKey('both');
-    const rotated = await suite.admin(
-      'keys',
-      'rotate',
-      '--partner',
-      partner.slug,
-      '--grace-hours',
-      '24',
-      '--no-mail',
-    );
-    const newKey = await revealKey(String(rotated.reveal_url));
+    const newKey = await rotatedAndRevealed(partner.slug);
     const junk = Array.from({ length: 9 }, () => ({ token: generateApiKey().key }));
 
     const feedback = await report([{ token: partner.key }, ...junk, { token: newKey }]);
