@@ -65,6 +65,7 @@ export interface OutboundPipeOptions {
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const RETRY_AFTER_MS = 1_000;
+const SHARD_LIST_MAX_AGE_MS = 60_000;
 
 /** Reads each shard of the stream in order and delivers what the filter keeps. */
 export class LocalOutboundPipe {
@@ -81,6 +82,9 @@ export class LocalOutboundPipe {
   private pendingCount = 0;
   private readonly idleWaiters: (() => void)[] = [];
   private delivered = 0;
+  private streamArn: string | undefined;
+  private knownShards: Shard[] | undefined;
+  private shardsReadAtMs = 0;
 
   constructor(private readonly options: OutboundPipeOptions) {
     const client = { endpoint: options.dynamoDbEndpoint, region: 'local', credentials: LOCAL_CREDENTIALS };
@@ -137,23 +141,37 @@ export class LocalOutboundPipe {
     });
   }
 
-  /** The stream's open shards, with an iterator for each not yet read (from its oldest record). */
+  /**
+   * The stream's shards, with the stream's ARN. Both are kept between passes: DynamoDB Local's
+   * DescribeTable counts the index's items in the table (a scan of it, under the lock every write
+   * waits for), so asking it on every poll stalls bulk writes into a large table. The shard list is
+   * read again when a shard has been read to its end (its children hold what follows it), once a
+   * minute, and after an error (a table made again has a new stream).
+   */
   private async shards(): Promise<{ shard: Shard; streamArn: string }[]> {
-    const { Table } = await this.dynamoDb.send(
-      new DescribeTableCommand({ TableName: this.options.tableName }),
-    );
-    const streamArn = Table?.LatestStreamArn;
-    if (!streamArn) throw new Error(`the table ${this.options.tableName} has no stream`);
-    const shards: Shard[] = [];
-    let ExclusiveStartShardId: string | undefined;
-    do {
-      const { StreamDescription } = await this.streams.send(
-        new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId }),
+    if (!this.streamArn) {
+      const { Table } = await this.dynamoDb.send(
+        new DescribeTableCommand({ TableName: this.options.tableName }),
       );
-      shards.push(...(StreamDescription?.Shards ?? []));
-      ExclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
-    } while (ExclusiveStartShardId);
-    return shards.map((shard) => ({ shard, streamArn }));
+      if (!Table?.LatestStreamArn) throw new Error(`the table ${this.options.tableName} has no stream`);
+      this.streamArn = Table.LatestStreamArn;
+      this.knownShards = undefined;
+    }
+    const streamArn = this.streamArn;
+    if (!this.knownShards || Date.now() - this.shardsReadAtMs > SHARD_LIST_MAX_AGE_MS) {
+      const shards: Shard[] = [];
+      let ExclusiveStartShardId: string | undefined;
+      do {
+        const { StreamDescription } = await this.streams.send(
+          new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId }),
+        );
+        shards.push(...(StreamDescription?.Shards ?? []));
+        ExclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
+      } while (ExclusiveStartShardId);
+      this.knownShards = shards;
+      this.shardsReadAtMs = Date.now();
+    }
+    return this.knownShards.map((shard) => ({ shard, streamArn }));
   }
 
   /** A new iterator of a shard: after the last record read, or from its oldest. */
@@ -173,6 +191,15 @@ export class LocalOutboundPipe {
 
   /** One pass over the shards: every record found is delivered (or dropped) before it returns. */
   private async readOnce(): Promise<number> {
+    try {
+      return await this.readShards();
+    } catch (error) {
+      this.streamArn = undefined; // found again on the next pass
+      throw error;
+    }
+  }
+
+  private async readShards(): Promise<number> {
     let read = 0;
     for (const { shard, streamArn } of await this.shards()) {
       const shardId = shard.ShardId ?? '';
@@ -189,6 +216,7 @@ export class LocalOutboundPipe {
       }
       const records = page.Records ?? [];
       this.iterators.set(shardId, page.NextShardIterator);
+      if (page.NextShardIterator === undefined) this.knownShards = undefined; // closed: its children follow
       const last = records.at(-1)?.dynamodb?.SequenceNumber;
       if (last) this.lastSequence.set(shardId, last);
       read += records.length;
