@@ -7,7 +7,8 @@ import { startLocalService } from '../emulator/service';
 const USAGE = `Usage: npm start [-- --persist] [-- --quiet] [-- --max-instances N] [-- --idle-seconds S]
   Serves the partner API and pages on HOST:PORT (default 127.0.0.1:3000) against DynamoDB Local.
   --persist          keep data in .local/dynamodb between runs (default: in memory)
-  --quiet            no access log on the terminal (.local/access-log.jsonl is still written)
+  --quiet            no access log on the terminal (.local/access-log.jsonl is still written;
+                     what went wrong is still said)
   --max-instances N  Lambda instances per function at most (default ${DEFAULT_LAMBDA_RUNTIME_OPTIONS.maxInstances}; env LOCAL_LAMBDA_MAX_INSTANCES)
   --idle-seconds S   an instance idle this long is retired (default ${DEFAULT_LAMBDA_RUNTIME_OPTIONS.idleSeconds}; env LOCAL_LAMBDA_IDLE_SECONDS)
   --bundles DIR      run the bundles "npm run synth" built into DIR (cdk.out), with the template's
@@ -84,6 +85,7 @@ try {
     lambda: options.lambda,
     ...(options.bundles ? { deployedBundles: options.bundles } : {}),
     log: options.quiet ? () => undefined : (line) => console.log(line),
+    notice: (line) => console.error(line),
     progress: (line) => console.log(`[${((performance.now() - started) / 1000).toFixed(1)} s] ${line}`),
   });
   const [demo, metricsOnly] = service.demoKeys;

@@ -100,13 +100,15 @@ export function putEventsEntrySize(entry: {
   readonly Detail?: string;
   readonly Resources?: readonly string[];
 }): number {
-  const bytes = (text: string | undefined) => (text === undefined ? 0 : Buffer.byteLength(text));
+  // What is not a string counts nothing (the local bus measures requests before it checks them).
+  const bytes = (text: unknown) => (typeof text === 'string' ? Buffer.byteLength(text) : 0);
+  const resources: readonly unknown[] = Array.isArray(entry.Resources) ? entry.Resources : [];
   return (
     (entry.Time === undefined ? 0 : 14) +
     bytes(entry.Source) +
     bytes(entry.DetailType) +
     bytes(entry.Detail) +
-    (entry.Resources ?? []).reduce((sum, resource) => sum + bytes(resource), 0)
+    resources.reduce<number>((sum, resource) => sum + bytes(resource), 0)
   );
 }
 /**

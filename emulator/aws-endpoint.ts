@@ -16,6 +16,7 @@ import { answerQueueOrBusCall } from './event-pipeline';
 import { LocalIam } from './iam-emulation';
 import type { LocalLogsOptions } from './logs-emulation';
 import { answerLogsCall } from './logs-emulation';
+import { readBodyWithin } from './request-body';
 
 /**
  * The AWS APIs the functions call, on one local address: DynamoDB requests go on to DynamoDB
@@ -237,11 +238,11 @@ function callerOf(request: IncomingMessage): string {
   return /Credential=([^/,\s]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? 'unsigned';
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+/**
+ * The most a request may carry: DynamoDB's largest (a BatchWriteItem of 16 MB), more than any
+ * other service emulated here accepts.
+ */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
 function sendJson(
   response: ServerResponse,
@@ -276,6 +277,8 @@ interface AwsEndpointOptions {
   readonly mailOutbox?: string;
   /** The secret scanning keys document (GitHub's format), served unsigned at `PUBLIC_KEYS_PATH`. */
   readonly secretScanningKeysFile?: string;
+  /** Says on the terminal what the endpoint could not do (a call it answered with a failure). */
+  readonly onNotice?: (line: string) => void;
 }
 
 /** Where the local endpoint publishes the secret scanning keys, as api.github.com does. */
@@ -313,7 +316,9 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Loc
     recorded: [],
     iam: new LocalIam(options.roles ?? []),
   };
-  const server = createServer((request, response) => answer(state, request, response));
+  const server = createServer((request, response) => {
+    answer(state, request, response).catch((error: unknown) => answerFailure(state, response, error));
+  });
   server.keepAliveTimeout = 65_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -337,7 +342,16 @@ async function answer(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const body = await readBody(request);
+  const body = await readBodyWithin(request, MAX_REQUEST_BYTES);
+  if (body === 'too-large') {
+    // The rest is never read (nor held): the connection cannot carry another request.
+    response.setHeader('Connection', 'close');
+    sendJson(response, 413, {
+      __type: 'RequestEntityTooLarge',
+      message: `The request is larger than ${MAX_REQUEST_BYTES} bytes.`,
+    });
+    return;
+  }
   const path = new URL(request.url ?? '/', 'http://local').pathname;
   // Public, as GitHub's list is: a reporter's keys are what anyone may check a signature with.
   if (request.method === 'GET' && path === PUBLIC_KEYS_PATH && state.options.secretScanningKeysFile)
@@ -377,6 +391,24 @@ async function answer(
   forwardToDynamoDb(state, call);
 }
 
+/**
+ * What a call that failed in the emulation itself is answered: AWS's 500 `InternalFailure`, never a
+ * server that stops (every call a caller may send is answered; what failed is said on the terminal).
+ */
+function answerFailure(state: EndpointState, response: ServerResponse, error: unknown): void {
+  state.options.onNotice?.(
+    `local AWS endpoint: a call failed here (${(error as Error)?.message ?? error}); answered 500`,
+  );
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  sendJson(response, 500, {
+    __type: 'InternalFailure',
+    message: 'The request processing has failed because of an unknown error, exception or failure.',
+  });
+}
+
 /** GetSecretValue of a service secret, answered from the local secret file; any other call is refused. */
 async function answerSecretsManager(state: EndpointState, { body, target, caller, response }: SignedRequest) {
   const { SecretId } = JSON.parse(body.toString() || '{}') as { SecretId?: string };
@@ -403,14 +435,19 @@ async function answerSecretsManager(state: EndpointState, { body, target, caller
   });
 }
 
-/** The request's JSON body; a body that is not JSON is answered with AWS's 400 and gives undefined. */
+/**
+ * The request's JSON object; a body that is not one is answered with AWS's 400 and gives undefined.
+ */
 function jsonBody({ body, response }: SignedRequest): Json | undefined {
+  let json: unknown;
   try {
-    return JSON.parse(body.toString() || '{}') as Json;
+    json = JSON.parse(body.toString() || '{}');
   } catch {
-    sendJson(response, 400, { __type: 'SerializationException', message: 'The request is not JSON.' });
-    return undefined;
+    json = undefined;
   }
+  if (typeof json === 'object' && json !== null && !Array.isArray(json)) return json as Json;
+  sendJson(response, 400, { __type: 'SerializationException', message: 'The request is not a JSON object.' });
+  return undefined;
 }
 
 /** An SQS or EventBridge call, answered by the local event pipeline. */
@@ -487,8 +524,8 @@ async function answerLogs(logs: LocalLogsOptions, call: SignedRequest) {
 }
 
 /** An IAM query call (a role's inline policies), answered in XML as IAM does. */
-function answerIam(iam: LocalIam, { caller, body, response }: SignedRequest): void {
-  const answer = iam.handle(caller, body.toString());
+async function answerIam(iam: LocalIam, { caller, body, response }: SignedRequest): Promise<void> {
+  const answer = await iam.handle(caller, body.toString());
   response.writeHead(answer.status, {
     'Content-Type': 'text/xml',
     'Content-Length': Buffer.byteLength(answer.body),

@@ -200,6 +200,8 @@ export interface EventPipelineOptions {
   readonly visibilityTimeoutMs?: number;
   /** @default EVENT_BATCHING_WINDOW_SECONDS × 1000 */
   readonly batchingWindowMs?: number;
+  /** Says on the terminal what AWS would do silently (an event put on a bus no rule listens on). */
+  readonly onNotice?: (line: string) => void;
 }
 
 /** Invokes the consumer with a batch, as the event source mapping does. */
@@ -218,6 +220,7 @@ export class LocalEventPipeline {
   /** What the service sent the platform: the local platform's bus, as a queue it reads. */
   readonly platformInbox: LocalQueue;
   private readonly batchingWindowMs: number;
+  private readonly onNotice: (line: string) => void;
   private invoke: InvokeConsumer | undefined;
   private inFlight = 0;
   private stopped = false;
@@ -232,6 +235,7 @@ export class LocalEventPipeline {
   constructor(options: EventPipelineOptions = {}) {
     const visibilityTimeoutMs = options.visibilityTimeoutMs ?? 2_000;
     this.batchingWindowMs = options.batchingWindowMs ?? EVENT_BATCHING_WINDOW_SECONDS * 1000;
+    this.onNotice = options.onNotice ?? (() => undefined);
     this.deadLetterQueue = new LocalQueue('platformEventsDeadLetter', visibilityTimeoutMs);
     this.queue = new LocalQueue('platformEvents', visibilityTimeoutMs, {
       deadLetter: this.deadLetterQueue,
@@ -278,32 +282,23 @@ export class LocalEventPipeline {
   }
 
   /**
-   * EventBridge's PutEvents on the local buses: each entry checked as EventBridge checks it (its
-   * source, detail-type and JSON object detail), given an id, and matched against its bus's rule:
-   * on the platform's bus `CONSUMER_EVENT_PATTERN` (the stack's: the contract's detail-types from the
-   * platform's source or the operators'), which sends the whole event to the queue; on the outbound
-   * bus the forwarding rule to the platform's inbox (`putOutbound`).
+   * EventBridge's PutEvents on the local buses: each entry checked as EventBridge checks it
+   * (`entryProblem`), given an id, and matched against its bus's rule: on the platform's bus
+   * `CONSUMER_EVENT_PATTERN` (the stack's: the contract's detail-types from the platform's source
+   * or the operators'), which sends the whole event to the queue; on the outbound bus the
+   * forwarding rule to the platform's inbox (`putOutbound`). An entry without `EventBusName` goes
+   * to the account's default bus, and one naming a bus that does not exist is taken too: AWS
+   * answers both with an event id and no rule of this service sees them
+   * (https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEventsRequestEntry.html;
+   * https://github.com/aws/aws-cli/issues/9186). Locally the terminal says so.
    */
   putEvents(
     entries: readonly Record<string, unknown>[],
   ): { EventId?: string; ErrorCode?: string; ErrorMessage?: string }[] {
     return entries.map((entry) => {
+      const problem = entryProblem(entry);
+      if (problem) return problem;
       const busName = String(entry.EventBusName ?? 'default');
-      const outbound = busName === LOCAL_OUTBOUND_BUS_NAME || busName === outboundBusArn;
-      if (busName !== LOCAL_EVENT_BUS_NAME && busName !== busArn && !outbound)
-        return { ErrorCode: 'MalformedDetail', ErrorMessage: `Event bus ${busName} does not exist.` };
-      if (typeof entry.Source !== 'string' || entry.Source === '')
-        return { ErrorCode: 'InvalidArgument', ErrorMessage: 'Parameter Source is not valid.' };
-      if (typeof entry.DetailType !== 'string' || entry.DetailType === '')
-        return { ErrorCode: 'InvalidArgument', ErrorMessage: 'Parameter DetailType is not valid.' };
-      let detail: unknown;
-      try {
-        detail = JSON.parse(String(entry.Detail ?? ''));
-      } catch {
-        return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
-      }
-      if (typeof detail !== 'object' || detail === null || Array.isArray(detail))
-        return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
       const id = randomUUID();
       const event = {
         version: '0',
@@ -314,10 +309,15 @@ export class LocalEventPipeline {
         time: eventTime(entry.Time),
         region: REGION,
         resources: Array.isArray(entry.Resources) ? entry.Resources : [],
-        detail,
+        detail: JSON.parse(String(entry.Detail)),
       };
-      if (outbound) this.putOutbound(event);
-      else if (matchesPattern(CONSUMER_EVENT_PATTERN, event)) this.queue.send(JSON.stringify(event));
+      if (busName === LOCAL_OUTBOUND_BUS_NAME || busName === outboundBusArn) this.putOutbound(event);
+      else if (busName === LOCAL_EVENT_BUS_NAME || busName === busArn) {
+        if (matchesPattern(CONSUMER_EVENT_PATTERN, event)) this.queue.send(JSON.stringify(event));
+      } else
+        this.onNotice(
+          `local EventBridge: a ${String(entry.DetailType)} event was put on the bus "${busName}", where no rule of this service listens (AWS takes it too, and drops it); the service's events go to EventBusName "${LOCAL_EVENT_BUS_NAME}"`,
+        );
       return { EventId: id };
     });
   }
@@ -531,21 +531,32 @@ function answerPutEvents(
 ): LocalApiAnswer {
   if (operation !== 'PutEvents')
     throw new LocalAwsError(400, 'UnknownOperationException', `${operation} is not emulated locally.`);
-  const entries = Array.isArray(body.Entries) ? (body.Entries as Record<string, unknown>[]) : [];
+  const entries = Array.isArray(body.Entries) ? (body.Entries as unknown[]) : [];
   if (entries.length === 0 || entries.length > MAX_PUT_EVENTS_ENTRIES)
     throw new LocalAwsError(
       400,
       'ValidationException',
       `Entries must hold 1 to ${MAX_PUT_EVENTS_ENTRIES} events.`,
     );
-  const bytes = entries.reduce((sum, entry) => sum + putEventsEntrySize(entry as never), 0);
+  if (!entries.every((entry) => typeof entry === 'object' && entry !== null && !Array.isArray(entry)))
+    throw new LocalAwsError(400, 'SerializationException', 'Every entry of Entries must be an object.');
+  const objects = entries as Record<string, unknown>[];
+  // "If you submit a request in which none of the entries have each of these properties,
+  // EventBridge fails the entire request" (the PutEventsRequestEntry reference).
+  if (!objects.some(isComplete))
+    throw new LocalAwsError(
+      400,
+      'ValidationException',
+      'No entry has a Source, a DetailType and a Detail: EventBridge needs all three.',
+    );
+  const bytes = objects.reduce((sum, entry) => sum + putEventsEntrySize(entry as never), 0);
   if (bytes >= MAX_PUT_EVENTS_BYTES)
     throw new LocalAwsError(
       400,
       'ValidationException',
       `Total size of the entries in the request is over the limit (${bytes} bytes, less than ${MAX_PUT_EVENTS_BYTES} allowed).`,
     );
-  const results = pipeline.putEvents(entries);
+  const results = pipeline.putEvents(objects);
   return {
     status: 200,
     body: { FailedEntryCount: results.filter((result) => result.ErrorCode).length, Entries: results },
@@ -671,11 +682,67 @@ export async function answerQueueOrBusCall(
  * has one (the SDK sends epoch seconds), else when the bus took it.
  */
 function eventTime(publisherTime: unknown): string {
+  const ms = publisherTimeMs(publisherTime);
+  return new Date(ms ?? Date.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The publisher's `Time` in milliseconds (the SDK sends epoch seconds); undefined when absent or not a time. */
+function publisherTimeMs(publisherTime: unknown): number | undefined {
   const ms =
     typeof publisherTime === 'number'
       ? publisherTime * 1000
       : typeof publisherTime === 'string'
         ? Date.parse(publisherTime)
         : Number.NaN;
-  return new Date(Number.isFinite(ms) ? ms : Date.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS ? ms : undefined;
+}
+
+/** The farthest a JavaScript date reaches from 1970 (ECMAScript's time value range). */
+const MAX_DATE_MS = 8.64e15;
+/** Longest a source and a detail-type may be (https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEventsRequestEntry.html). */
+const MAX_SOURCE_CHARACTERS = 256;
+const MAX_DETAIL_TYPE_CHARACTERS = 128;
+
+/** Whether an entry has what EventBridge needs to send an event: a source, a detail-type and a detail. */
+function isComplete(entry: Record<string, unknown>): boolean {
+  return (
+    typeof entry.Source === 'string' &&
+    entry.Source !== '' &&
+    typeof entry.DetailType === 'string' &&
+    entry.DetailType !== '' &&
+    typeof entry.Detail === 'string'
+  );
+}
+
+/** Why EventBridge fails one entry (its error code and message), or undefined when it takes it. */
+function entryProblem(
+  entry: Record<string, unknown>,
+): { ErrorCode: string; ErrorMessage: string } | undefined {
+  const invalid = (parameter: string, reason: string) => ({
+    ErrorCode: 'InvalidArgument',
+    ErrorMessage: `Parameter ${parameter} is not valid. Reason: ${reason}`,
+  });
+  if (typeof entry.Source !== 'string' || entry.Source === '') return invalid('Source', 'it is required.');
+  if ([...entry.Source].length > MAX_SOURCE_CHARACTERS)
+    return invalid('Source', `it is longer than ${MAX_SOURCE_CHARACTERS} characters.`);
+  if (typeof entry.DetailType !== 'string' || entry.DetailType === '')
+    return invalid('DetailType', 'it is required.');
+  if ([...entry.DetailType].length > MAX_DETAIL_TYPE_CHARACTERS)
+    return invalid('DetailType', `it is longer than ${MAX_DETAIL_TYPE_CHARACTERS} characters.`);
+  if (entry.Time !== undefined && publisherTimeMs(entry.Time) === undefined)
+    return invalid('Time', 'it is not a time.');
+  if (
+    entry.Resources !== undefined &&
+    !(Array.isArray(entry.Resources) && entry.Resources.every((resource) => typeof resource === 'string'))
+  )
+    return invalid('Resources', 'it must be a list of ARNs.');
+  let detail: unknown;
+  try {
+    detail = JSON.parse(String(entry.Detail ?? ''));
+  } catch {
+    detail = undefined;
+  }
+  if (typeof detail !== 'object' || detail === null || Array.isArray(detail))
+    return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
+  return undefined;
 }

@@ -9,6 +9,7 @@ import type { AccessLogEntry, AccessLogFacts } from './access-log';
 import { accessLogEntry } from './access-log';
 import type { GatewayResult, LocalApiGateway } from './api-gateway';
 import { referenceDocs } from './reference-docs';
+import { readBodyWithin } from './request-body';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -26,14 +27,9 @@ export interface HttpServerOptions {
 }
 
 async function readBody(request: IncomingMessage): Promise<string | null | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return 'too-large';
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : null;
+  const body = await readBodyWithin(request, MAX_BODY_BYTES);
+  if (body === 'too-large') return body;
+  return body.length > 0 ? body.toString('utf8') : null;
 }
 
 /** Cold starts and waits for a free instance, as Lambda's REPORT lines would show them. */

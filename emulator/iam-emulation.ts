@@ -56,7 +56,7 @@ export class LocalIam {
   constructor(private readonly roles: readonly string[]) {}
 
   /** Answers an IAM Query-protocol request (form-encoded `Action=…`). Only the operator may call IAM. */
-  handle(caller: string, body: string): IamAnswer {
+  async handle(caller: string, body: string): Promise<IamAnswer> {
     const form = new URLSearchParams(body);
     const action = form.get('Action') ?? '';
     if (caller !== 'operator')
@@ -94,12 +94,23 @@ export class LocalIam {
     } catch {
       return error(400, 'MalformedPolicyDocument', 'The policy document is not JSON.');
     }
+    if (typeof document !== 'object' || document === null || Array.isArray(document))
+      return error(400, 'MalformedPolicyDocument', 'The policy document is not a JSON object.');
     const statements = [document.Statement ?? []].flat() as Statement[];
     if (
       statements.length === 0 ||
       statements.some((statement) => statement.Effect !== 'Deny' && statement.Effect !== 'Allow')
     )
       return error(400, 'MalformedPolicyDocument', 'Every statement needs an Effect of Allow or Deny.');
+    // A document the simulator cannot read is refused now, as IAM refuses it, not on the
+    // function's next call.
+    const trial = await simulate(roleName, [[policyName, document]], { action: 'dynamodb:GetItem' });
+    if (trial.resultType === 'error')
+      return error(
+        400,
+        'MalformedPolicyDocument',
+        `The policy document is not valid: ${JSON.stringify(trial.errors).slice(0, 500)}`,
+      );
     policies.set(policyName, document);
     this.inline.set(roleName, policies);
     return answer(action);
@@ -117,27 +128,9 @@ export class LocalIam {
   async denied(roleName: string, calls: readonly DynamoDbRequest[]): Promise<string | undefined> {
     const policies = [...(this.inline.get(roleName)?.entries() ?? [])];
     if (policies.length === 0) return undefined;
-    const { runSimulation } = await import('@cloud-copilot/iam-simulate');
-    const allowAll = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] };
     for (const call of calls) {
       const resource = localDynamoDbArn(call.resource ?? '*');
-      const result = await runSimulation(
-        {
-          identityPolicies: [
-            { name: 'function', policy: allowAll },
-            ...policies.map(([name, policy]) => ({ name, policy })),
-          ],
-          serviceControlPolicies: [],
-          resourceControlPolicies: [],
-          request: {
-            principal: `arn:aws:iam::${LOCAL_ACCOUNT}:role/${roleName}`,
-            action: call.action,
-            resource: { resource, accountId: LOCAL_ACCOUNT },
-            contextVariables: call.leadingKeys ? { 'dynamodb:LeadingKeys': [...call.leadingKeys] } : {},
-          },
-        },
-        {},
-      );
+      const result = await simulate(roleName, policies, call);
       if (result.resultType === 'error')
         throw new Error(
           `Cannot evaluate ${call.action} against ${roleName}: ${JSON.stringify(result.errors)}`,
@@ -147,4 +140,31 @@ export class LocalIam {
     }
     return undefined;
   }
+}
+
+/** IAM's evaluation of one call against a role's inline policies (and an Allow of everything). */
+async function simulate(
+  roleName: string,
+  policies: readonly (readonly [string, unknown])[],
+  call: Pick<DynamoDbRequest, 'action' | 'resource' | 'leadingKeys'>,
+) {
+  const { runSimulation } = await import('@cloud-copilot/iam-simulate');
+  const allowAll = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] };
+  return runSimulation(
+    {
+      identityPolicies: [
+        { name: 'function', policy: allowAll },
+        ...policies.map(([name, policy]) => ({ name, policy })),
+      ],
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+      request: {
+        principal: `arn:aws:iam::${LOCAL_ACCOUNT}:role/${roleName}`,
+        action: call.action,
+        resource: { resource: localDynamoDbArn(call.resource ?? '*'), accountId: LOCAL_ACCOUNT },
+        contextVariables: call.leadingKeys ? { 'dynamodb:LeadingKeys': [...call.leadingKeys] } : {},
+      },
+    },
+    {},
+  );
 }

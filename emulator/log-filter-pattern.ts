@@ -135,12 +135,26 @@ function valueAt(event: unknown, path: Path): unknown {
   return value;
 }
 
-function wildcardMatch(text: string, pattern: string): boolean {
-  const expression = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${expression}$`, 's').test(text);
+/**
+ * Whether `text` matches a pattern whose `*` stands for any characters: each piece between stars
+ * is found leftmost, in order, so a match takes time linear in the text and the pattern (no
+ * regular expression a crafted pattern could make backtrack).
+ */
+export function wildcardMatch(text: string, pattern: string): boolean {
+  const pieces = pattern.split('*');
+  const first = pieces[0] ?? '';
+  if (pieces.length === 1) return text === first;
+  const last = pieces.at(-1) ?? '';
+  if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last))
+    return false;
+  const end = text.length - last.length;
+  let position = first.length;
+  for (const piece of pieces.slice(1, -1)) {
+    const found = text.indexOf(piece, position);
+    if (found === -1 || found + piece.length > end) return false;
+    position = found + piece.length;
+  }
+  return true;
 }
 
 function holds(node: Node, event: unknown): boolean {

@@ -65,6 +65,12 @@ export interface LocalServiceOptions {
    * which `npm run admin -- traffic` reads.
    */
   readonly log: (line: string) => void;
+  /**
+   * Receives what the terminal must show even when the access log is not (`--quiet`): a call the
+   * emulation could not answer, an event put where no rule listens, a delivery tried again.
+   * @default log
+   */
+  readonly notice?: (line: string) => void;
   /** Receives a line as each step of the start begins (what `npm start` prints while it waits). */
   readonly progress?: (line: string) => void;
   /** The local Lambda runtime's instance cap and idle time. @default DEFAULT_LAMBDA_RUNTIME_OPTIONS */
@@ -296,7 +302,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   // Port 0 (the tests') is always free; another is checked before the minute of work it would waste.
   if (options.port !== 0) await checkPortFree(options.host, options.port);
   const { secretsFile, outboxDirectory, reporterKeys } = await prepareDirectory(options);
-  const events = new LocalEventPipeline(options.events);
+  const events = new LocalEventPipeline({ onNotice: options.notice ?? options.log, ...options.events });
   const progress = options.progress ?? (() => undefined);
   const started: StartedParts = {};
   try {
@@ -323,7 +329,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       tableName: LOCAL_TABLE_NAME,
       invoke: (name, records) => lambdas.invoke(name, records),
       put: (event) => events.putOutbound({ ...event }),
-      onError: options.log,
+      onError: options.notice ?? options.log,
     });
     started.outbound.start();
     const demoKeys = await seedDemoData(events, progress);
@@ -415,6 +421,7 @@ async function startAws(
     record: options.recordAwsCalls ?? false,
     secretAccessKey,
     roles: serviceFunctions.map((spec) => spec.name),
+    onNotice: options.notice ?? options.log,
     logs: {
       logGroupName: LOCAL_ACCESS_LOG_GROUP,
       file: accessLogPath(options.directory),

@@ -2,6 +2,7 @@ import { Agent, request } from 'node:http';
 import { describe, expect, inject, it } from 'vitest';
 import { approvedPartner } from '../support/partners';
 import { startServerProcess } from '../support/processes';
+import { signedAwsHeaders } from '../support/signed-aws';
 
 /** Names every plain JavaScript object already has: a client may still send them. */
 const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
@@ -158,37 +159,19 @@ describe('the local AWS endpoint', () => {
   });
 
   it('checks what a signature covers: a changed body or a signature older than 15 minutes is refused', async () => {
-    const { createHash } = await import('node:crypto');
-    const { SignatureV4 } = await import('@smithy/signature-v4');
-    const { NodeSha256 } = await import('../../emulator/aws-endpoint');
     const environment = inject('localEnvironment');
     const endpoint = new URL(environment.AWS_ENDPOINT_URL_SECRETS_MANAGER ?? '');
-    const signer = new SignatureV4({
-      credentials: { accessKeyId: 'operator', secretAccessKey: environment.AWS_SECRET_ACCESS_KEY ?? '' },
-      region: 'local',
-      service: 'secretsmanager',
-      sha256: NodeSha256,
-    });
     const ask = (name: string) => JSON.stringify({ SecretId: inject('secretArns')[name] });
-    const signedRequest = async (body: string, signingDate = new Date()) =>
-      signer.sign(
-        {
-          method: 'POST',
-          protocol: 'http:',
-          hostname: endpoint.hostname,
-          port: Number(endpoint.port),
-          path: '/',
-          query: {},
-          headers: {
-            host: endpoint.host,
-            'content-type': 'application/x-amz-json-1.1',
-            'x-amz-target': 'secretsmanager.GetSecretValue',
-            'x-amz-content-sha256': createHash('sha256').update(body).digest('hex'),
-          },
-          body,
-        },
-        { signingDate },
-      );
+    const signedRequest = async (body: string, signingDate = new Date()) => ({
+      headers: await signedAwsHeaders({
+        endpoint,
+        secretAccessKey: environment.AWS_SECRET_ACCESS_KEY ?? '',
+        service: 'secretsmanager',
+        target: 'secretsmanager.GetSecretValue',
+        body,
+        signingDate,
+      }),
+    });
     const send = async (headers: Record<string, string>, body: string) =>
       (await fetch(endpoint, { method: 'POST', headers, body })).status;
     const session = ask('session');

@@ -1,6 +1,7 @@
 import { FilterPattern } from 'aws-cdk-lib/aws-logs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { matchesFilterPattern, parseFilterPattern } from '../../emulator/log-filter-pattern';
+import { matchesFilterPattern, parseFilterPattern, wildcardMatch } from '../../emulator/log-filter-pattern';
 
 const matches = (pattern: string, event: unknown) =>
   matchesFilterPattern(
@@ -61,6 +62,25 @@ describe('CloudWatch Logs JSON filter patterns (the local endpoint)', () => {
     expect(matches('{ $.x NOT EXISTS }', { x: null })).toBe(false);
     expect(matches('{ $.a = 1 || $.b = 1 && $.c = 1 }', { a: 1, b: 0, c: 0 })).toBe(true);
     expect(matches('{ ($.a = 1 || $.b = 1) && $.c = 1 }', { a: 1, b: 0, c: 0 })).toBe(false);
+  });
+
+  it('matches wildcards as a regular expression would, without one a crafted pattern can stall', () => {
+    const reference = (text: string, pattern: string) =>
+      new RegExp(
+        `^${pattern
+          .split('*')
+          .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+        's',
+      ).test(text);
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', '*', '.'), maxLength: 12 });
+    fc.assert(
+      fc.property(text, text, (line, pattern) => wildcardMatch(line, pattern) === reference(line, pattern)),
+      { numRuns: 2_000 },
+    );
+    // A pattern that makes a backtracking expression take exponential time (the security review's).
+    expect(wildcardMatch('a'.repeat(50_000), `${'*a'.repeat(40)}*b`)).toBe(false);
+    expect(matches(`{ $.path = "${'*a'.repeat(40)}*b" }`, { path: 'a'.repeat(50_000) })).toBe(false);
   });
 
   it('matches no line that is not a JSON object, and refuses what it cannot read', () => {
