@@ -15,6 +15,8 @@ const config: KnipConfig = {
     // Rendered by `npm run openapi` into the web ACL's response body, not bundled as a function.
     'lambdas/pages/firewall-page.tsx',
     'bench/workers/*.ts',
+    // Started by path as a worker thread (operations/logo-drawing.ts).
+    'operations/logo-drawing-worker.ts',
     // Bundled by path by the bench's bundle section, as baselines to compare the handlers with.
     'bench/baselines/*.ts',
     'docs/examples/*.ts',

@@ -6,9 +6,9 @@ import { isConditionFailure, transactionCancellationCodes } from '../lambdas/com
 import { dynamoDb } from '../lambdas/data/db';
 import { brandingUpdateItems, logoDigest } from '../lambdas/data/partner-logos';
 import { operatorEventItem } from './audit';
-import { drawSvgLogo } from './logo-drawing';
+import { drawSvgLogo, rasterProblem } from './logo-drawing';
 import { OperatorError } from './operator-error';
-import { requirePartner } from './partner-lookup';
+import { noSuchPartner, requirePartner } from './partner-lookup';
 import type { OperatorTarget } from './target';
 
 /** What `partners brand` changes: a value sets it, `null` removes it, `undefined` keeps it. */
@@ -36,7 +36,11 @@ async function readLogo(path: string): Promise<{ bytes: Uint8Array; contentType:
   const bytes = new Uint8Array(await readFile(path));
   const checked = checkLogo(bytes);
   if (!checked.ok) throw new OperatorError(`--logo: ${checked.problem}`);
-  if (checked.contentType !== 'image/svg+xml') return { bytes, contentType: checked.contentType };
+  if (checked.contentType !== 'image/svg+xml') {
+    const problem = rasterProblem(bytes, checked.contentType);
+    if (problem) throw new OperatorError(`--logo: ${problem}`);
+    return { bytes, contentType: checked.contentType };
+  }
   // Stored as pixels, never as markup: an SVG opened as a document could run script or fetch.
   const drawn = await drawSvgLogo(bytes);
   if (!drawn.ok) throw new OperatorError(`--logo: ${drawn.problem}`);
@@ -134,9 +138,7 @@ export async function brandPartner(
     );
   } catch (error) {
     if (isConditionFailure(error) || transactionCancellationCodes(error)?.includes('ConditionalCheckFailed'))
-      throw new OperatorError(
-        `No partner with slug "${change.slug}". List them with: npm run admin -- partners list`,
-      );
+      throw await noSuchPartner(change.slug);
     throw error;
   }
   return describe(partner.slug, next, logo ? logo.bytes.length : undefined);

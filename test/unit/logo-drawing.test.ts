@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOGO_BOX, MAX_LOGO_BYTES } from '../../core/domain/branding';
-import { drawSvgLogo } from '../../operations/logo-drawing';
+import { drawSvgLogo, rasterProblem } from '../../operations/logo-drawing';
 import { PLAIN_SVG_LOGO, SVG_BYPASSES } from '../support/svg-logos';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -174,5 +174,73 @@ describe('an SVG logo drawn as a PNG', () => {
       ok: false,
       problem: expect.stringMatching(/^drawn as a PNG of 320×80 px, .* a logo takes at most 24,576/),
     });
+  });
+
+  it('refuses a drawing embedded in the logo that is not a picture, and keeps an embedded PNG', async () => {
+    // Prepare: the security review's 451-byte logo, an SVG with a filter inside an SVG's image.
+    const inner =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="160" height="40"><filter id="m"><feMorphology radius="100000"/></filter><rect width="160" height="40" filter="url(#m)"/></svg>';
+    const outer = (href: string) =>
+      `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 160 40"><image href="${href}" width="160" height="40"/></svg>`;
+    const png = await drawn(PLAIN_SVG_LOGO);
+    const cases = {
+      base64: outer(`data:image/svg+xml;base64,${Buffer.from(inner).toString('base64')}`),
+      escaped: outer(`data:image/svg+xml,${encodeURIComponent(inner)}`),
+      mislabelled: outer(`data:image/png;base64,${Buffer.from(inner).toString('base64')}`),
+      png: outer(`data:image/png;base64,${Buffer.from(png).toString('base64')}`),
+    };
+
+    // Act
+    const results = Object.fromEntries(
+      await Promise.all(
+        Object.entries(cases).map(async ([name, svg]) => [name, await drawSvgLogo(bytesOf(svg))] as const),
+      ),
+    );
+
+    // Assess
+    for (const name of ['base64', 'escaped', 'mislabelled'])
+      expect(results[name], name).toMatchObject({
+        ok: false,
+        problem: expect.stringContaining('embeds an image that is not a PNG, JPEG, GIF or WebP'),
+      });
+    expect(results.png).toMatchObject({ ok: true });
+  });
+
+  it('stops a drawing that takes longer than it may, and says so', async () => {
+    // A plain logo draws in well under a second; given a millisecond, its thread is ended.
+    const result = await drawSvgLogo(bytesOf(PLAIN_SVG_LOGO), { timeoutMs: 1 });
+
+    expect(result).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('took more than 0.001 s to draw'),
+    });
+  });
+});
+
+describe('a PNG or WebP logo, read whole before it is stored', () => {
+  it('takes a whole PNG, and refuses one cut off anywhere or with a damaged byte', async () => {
+    // Prepare
+    const png = await drawn(PLAIN_SVG_LOGO);
+    const damaged = png.slice();
+    const middle = Math.floor(png.length / 2);
+    damaged[middle] = (damaged[middle] ?? 0) ^ 0xff;
+
+    // Act / Assess
+    expect(rasterProblem(png, 'image/png')).toBeUndefined();
+    for (const length of [33, 45, Math.floor(png.length / 2), png.length - 12, png.length - 1])
+      expect(rasterProblem(png.subarray(0, length), 'image/png'), `cut at ${length}`).toContain(
+        'cut off or damaged',
+      );
+    expect(rasterProblem(damaged, 'image/png')).toContain('cut off or damaged');
+  });
+
+  it('refuses a WebP whose header gives another length than the file has', () => {
+    const webp = new Uint8Array(40);
+    webp.set(new TextEncoder().encode('RIFF'), 0);
+    webp.set(new TextEncoder().encode('WEBPVP8X'), 8);
+    new DataView(webp.buffer).setUint32(4, 32, true);
+
+    expect(rasterProblem(webp, 'image/webp')).toBeUndefined();
+    expect(rasterProblem(webp.subarray(0, 30), 'image/webp')).toContain('cut off or damaged');
   });
 });
