@@ -371,11 +371,17 @@ export const pageRoutes = [
     path: '/partner/{slug}/activate',
     entry: 'pages/activate.tsx',
     // Verifies links (the partner's sealed signing secret, the issued-link record, the used nonce)
-    // and starts a session, or asks before it replaces one in progress (the host's POST replaces
-    // it); writes nothing.
+    // and starts a session, or asks before it replaces one in progress or finished (the property's
+    // knowledge base says which; the host's POST replaces it); writes nothing.
     access: {
       table: {
-        getItem: [...FINDS_PARTNER, SIGNING_SECRET_PARTITION, ACTIVATION_LINK_PARTITION, NONCE_PARTITION],
+        getItem: [
+          ...FINDS_PARTNER,
+          SIGNING_SECRET_PARTITION,
+          ACTIVATION_LINK_PARTITION,
+          NONCE_PARTITION,
+          PROPERTY_PARTITION,
+        ],
       },
       secrets: ['sealing', 'session'],
     },

@@ -136,8 +136,14 @@ export async function getPartnerBySlug(
   slug: string,
   options: { consistent?: boolean } = {},
 ): Promise<Partner | undefined> {
+  const partnerId = await getPartnerIdBySlug(slug);
+  return partnerId === undefined ? undefined : getPartner(partnerId, options);
+}
+
+/** The id of the partner a slug names (a slug names one partner for good). */
+export async function getPartnerIdBySlug(slug: string): Promise<number | undefined> {
   const { Item } = await dynamoDb().send(new GetCommand({ TableName: tableName(), Key: slugKey(slug) }));
-  return Item ? getPartner(Number(Item.partnerId), options) : undefined;
+  return Item ? Number(Item.partnerId) : undefined;
 }
 
 /** What the authorizer needs of a key's partner: whether it is suspended, and its agreement's scopes. */

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { ActivationClaims } from '../../core/domain/activation-token';
+import { getKnowledgeBase } from '../data/knowledge-base';
 import type { Partner } from '../data/partners';
 import type { PartnerFace } from './activation-layout';
 import { hostMessagePage } from './activation-layout';
@@ -13,14 +14,22 @@ import {
   formExpiredPage,
   linkProblemPage,
   partnerUnavailablePage,
+  RESUME_ADDRESS,
   secureCookies,
   seeOther,
   unknownPartnerPage,
 } from './page-responses';
 import { PLAIN_FORM, postedForm } from './posted-form';
 
-/** Where a session in progress continues: the wizard once provisioned, the products before. */
-const continueAddress = (session: HostSession) => (session.provisioned ? 'onboarding' : 'marketplace');
+/** Where a session continues: the wizard where the host left once provisioned, the products before. */
+const continueAddress = (session: HostSession) => (session.provisioned ? RESUME_ADDRESS : 'marketplace');
+
+/** Whether the session's setup was finished (its wizard submitted): then it is not "in progress". */
+async function setupFinished(session: HostSession): Promise<boolean> {
+  if (!session.provisioned) return false;
+  const knowledgeBase = await getKnowledgeBase(session.provisioned.propertyId);
+  return Boolean(knowledgeBase.assistantLiveAt);
+}
 
 /**
  * A browser with a setup in progress opened another link: nothing changes until the host says
@@ -32,15 +41,18 @@ function sessionChoicePage(
   face: PartnerFace,
   current: HostSession,
   next: { token: string; claims: ActivationClaims; csrf: string },
+  finished: boolean,
 ) {
   const m = locale.messages;
   return hostMessagePage(
     200,
     locale,
-    m.sessionChoiceTitle,
+    finished ? m.sessionDoneTitle : m.sessionChoiceTitle,
     <>
-      <p>{m.sessionChoiceCurrent(current.claims.contact_name, face.name)}</p>
-      <p>{m.sessionChoiceNew(next.claims.contact_name)}</p>
+      <p>
+        {(finished ? m.sessionDoneCurrent : m.sessionChoiceCurrent)(current.claims.contact_name, face.name)}
+      </p>
+      <p>{(finished ? m.sessionDoneNew : m.sessionChoiceNew)(next.claims.contact_name)}</p>
     </>,
     {
       partner: face,
@@ -49,7 +61,7 @@ function sessionChoicePage(
           <input type="hidden" name="csrf" value={next.csrf} />
           <input type="hidden" name="token" value={next.token} />
           <a class="button" href={continueAddress(current)}>
-            {m.continueMySetup}
+            {finished ? m.openMySetup : m.continueMySetup}
           </a>
           <button type="submit" class="secondary">
             {m.startWithNewLink}
@@ -110,11 +122,13 @@ export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, local
     return seeOther(continueAddress(current));
   if (!check.ok) return linkProblemPage(locale, check.problem, face, check.claims);
   if (current)
-    return sessionChoicePage(locale, face, current, {
-      token,
-      claims: check.claims,
-      csrf: csrfToken(current, key),
-    });
+    return sessionChoicePage(
+      locale,
+      face,
+      current,
+      { token, claims: check.claims, csrf: csrfToken(current, key) },
+      await setupFinished(current),
+    );
   const session = newSession(partner.id, partner.slug, check.claims, now);
   return seeOther('marketplace', sessionCookie(session, key, secureCookies(), now));
 });

@@ -6,7 +6,7 @@ import { listCatalog } from '../data/catalog';
 import { getKnowledgeBase } from '../data/knowledge-base';
 import { getPartnerLogo } from '../data/partner-logos';
 import type { Partner } from '../data/partners';
-import { getPartnerBySlug, getSealedSigningSecret } from '../data/partners';
+import { getPartner, getPartnerIdBySlug, getSealedSigningSecret } from '../data/partners';
 import { getPropertyOfPartner } from '../data/properties';
 import { listActiveProductsOfProperty } from '../data/seats';
 import type { PartnerFace } from './activation-layout';
@@ -34,9 +34,16 @@ export function forgetCachedLookups(): void {
   cache.clear();
 }
 
-/** The partner a page address names; a malformed slug is answered without a lookup. */
-export const partnerForSlug = async (slug: string) =>
-  isPartnerSlug(slug) ? cached(`slug:${slug}`, () => getPartnerBySlug(slug)) : undefined;
+/**
+ * The partner a page address names; a malformed slug is answered without a lookup. Which partner a
+ * slug names is kept (a minute); the partner itself is read on every page, strongly consistent, so
+ * a suspension (or a resumption) shows on the next page a host opens, never a minute later.
+ */
+export async function partnerForSlug(slug: string): Promise<Partner | undefined> {
+  if (!isPartnerSlug(slug)) return undefined;
+  const partnerId = await cached(`slug:${slug}`, () => getPartnerIdBySlug(slug));
+  return partnerId === undefined ? undefined : getPartner(partnerId, { consistent: true });
+}
 /**
  * The product catalog. A product added since it was cached is read at once when a link names it,
  * so an operator can add a product, put it in an agreement and mint a link in the same minute.

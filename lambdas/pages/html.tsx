@@ -35,8 +35,7 @@ input[aria-invalid=true], textarea[aria-invalid=true], select[aria-invalid=true]
 textarea { min-height: 6rem; }
 .hint { margin: 0 0 .25rem; font-size: .9rem; }
 form.rows { display: flex; flex-direction: column; }
-form.rows .add-row { order: 1; align-self: flex-start; }
-form.rows .actions { order: 2; }
+form.rows .add-row { align-self: flex-start; }
 .choice { display: flex; gap: .75rem; align-items: flex-start; padding: .75rem; border: 1px solid #d0d7de; border-radius: .5rem; margin: .5rem 0; }
 .choice input { flex: none; margin: .125rem 0 0; width: 1.25rem; height: 1.25rem; }
 .choice label { margin: 0; }
@@ -57,7 +56,8 @@ ol.steps li[aria-current=step] { color: CanvasText; font-weight: 700; border-bot
 .languages ul { display: flex; flex-wrap: wrap; gap: .25rem .75rem; list-style: none; margin: 0; padding: 0; font-size: .9rem; }
 .languages a { display: inline-block; padding: .5rem .125rem; min-height: 24px; color: inherit; }
 .languages a[aria-current] { font-weight: 700; text-decoration: none; }
-.actions { display: flex; flex-direction: row-reverse; justify-content: space-between; align-items: center; gap: .75rem; margin-top: 1rem; }
+.actions { display: flex; justify-content: space-between; align-items: center; gap: .75rem; margin-top: 1rem; }
+.actions .primary:last-child { margin-left: auto; }
 .prewrap { white-space: pre-wrap; }
 a.back-to { display: inline-block; margin-top: 1rem; font-weight: 600; }
 h1, h2, h3, p, li, legend, label { overflow-wrap: anywhere; }

@@ -14,6 +14,7 @@ import {
 import type { PartnerFace } from './activation-layout';
 import { ActivationLayout, hostMessagePage } from './activation-layout';
 import { openSession, productCatalog } from './activation-lookups';
+import { ErrorSummary } from './error-summary';
 import type { HostSession } from './host-session';
 import { csrfToken, isValidCsrfToken, provisionedSession, sessionCookie } from './host-session';
 import { htmlPage } from './html';
@@ -62,6 +63,12 @@ function marketplacePage(
     >
       <h1>{m.welcomeHeading(session.claims.contact_name)}</h1>
       <p class="lead">{m.marketplaceLead(partner.name)}</p>
+      <ErrorSummary
+        errors={
+          options.error && products[0] ? [{ message: options.error, field: `product-${products[0].id}` }] : []
+        }
+        locale={locale}
+      />
       {products.length === 0 ? (
         <p class="notice error" role="alert">
           {m.noProductsOffered(partner.name)}
@@ -72,7 +79,7 @@ function marketplacePage(
           <fieldset aria-describedby={options.error ? 'products-error' : undefined}>
             <legend>{m.productsFor(session.claims.contact_email)}</legend>
             {options.error ? (
-              <p id="products-error" class="error-text" role="alert">
+              <p id="products-error" class="error-text">
                 {options.error}
               </p>
             ) : null}
@@ -95,7 +102,9 @@ function marketplacePage(
               );
             })}
           </fieldset>
-          <button type="submit">{m.activateSelected}</button>
+          <button type="submit" class="primary">
+            {m.activateSelected}
+          </button>
         </form>
       )}
     </ActivationLayout>

@@ -5,12 +5,12 @@ import { PropertyNotSponsoredError } from '../data/knowledge-base';
 import { sentAtOf } from '../data/outbox';
 import { ActivationLayout } from './activation-layout';
 import { openSession, productCatalog, provisionedProperty } from './activation-lookups';
+import { ErrorSummary } from './error-summary';
 import { csrfToken, isValidCsrfToken } from './host-session';
 import type { PageResponse } from './html';
 import { htmlPage } from './html';
-import type { HostLocale } from './messages';
 import { hostPageHandler } from './page-handler';
-import { formExpiredPage, seeOther, setupEndedPage } from './page-responses';
+import { formExpiredPage, RESUME_ADDRESS, seeOther, setupEndedPage } from './page-responses';
 import { postedForm } from './posted-form';
 import type { AnyWizardStep, FormError, WizardContext } from './wizard-step';
 import { ADD_ROW, BACK } from './wizard-step';
@@ -18,24 +18,6 @@ import { MAX_ROWS, WIZARD_FINISH, WIZARD_FORM, wizardStepsFor } from './wizard-s
 
 /** Where a wizard page is, relative to the current page like every redirect of these pages. */
 const addressOf = (page: { readonly id: string }) => `onboarding?step=${page.id}`;
-
-/**
- * What to fix, above the form (GOV.UK's error summary): it takes the focus when the page loads
- * (`autofocus`, so no script is needed), and each message about a field links to that field.
- */
-function Errors(props: { errors: readonly FormError[]; locale: HostLocale }) {
-  if (props.errors.length === 0) return null;
-  return (
-    <div class="notice error" role="alert" id="form-errors" tabindex={-1} autofocus>
-      <p>{props.locale.messages.pleaseCheck}</p>
-      <ul>
-        {props.errors.map((error) => (
-          <li>{error.field ? <a href={`#${error.field}`}>{error.message}</a> : error.message}</li>
-        ))}
-      </ul>
-    </div>
-  );
-}
 
 /**
  * A wizard page: its title, its place in the one progress indicator (products, the host's steps,
@@ -60,7 +42,7 @@ function wizardPage(
     >
       <h1>{shown.title}</h1>
       {shown.step ? <p class="muted">{m.savedOnContinue}</p> : null}
-      <Errors errors={errors} locale={locale} />
+      <ErrorSummary errors={errors} locale={locale} />
       {body}
     </ActivationLayout>
   ));
@@ -85,6 +67,18 @@ function stepPage(
     step.render({ id: step.id, context, errors, ...(rows === undefined ? {} : { rows }) }, refused?.typed),
     errors,
   );
+}
+
+/**
+ * Where a host who opens the wizard again carries on: the first step they never saved (Continue,
+ * Back and "Add another" all save what was typed), or the review once every step was saved.
+ */
+function resumeStep(context: WizardContext): AnyWizardStep {
+  const { answers } = context.knowledgeBase;
+  const unsaved = context.steps.find(
+    (step) => step.attribute !== undefined && answers[step.attribute] === undefined,
+  );
+  return unsaved ?? context.steps.at(-1) ?? (context.steps[0] as AnyWizardStep);
 }
 
 /** Nothing typed in the form's fields (a step left empty): Back then just goes back. */
@@ -213,6 +207,9 @@ export const handler = hostPageHandler(async (event: APIGatewayProxyEvent, local
     if (last && !WIZARD_FINISH.reached(context)) return seeOther(addressOf(last));
     return finish();
   }
+  // The host's link opened again in their session: the Done page once finished, else where they left.
+  if (`onboarding?step=${requested}` === RESUME_ADDRESS)
+    return seeOther(addressOf(WIZARD_FINISH.reached(context) ? WIZARD_FINISH : resumeStep(context)));
   const first = context.steps[0] ?? last;
   return stepPage(
     context.steps.find((candidate) => candidate.id === requested) ?? first,

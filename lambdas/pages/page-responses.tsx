@@ -15,6 +15,14 @@ import type { HostLocale, Messages } from './messages';
 /** Cookies are Secure everywhere but on the local http server. */
 export const secureCookies = (): boolean => serviceConfig().stage !== 'local';
 
+/**
+ * Where a session's own link (or "Continue my setup") leads, relative to the link's page: the
+ * wizard redirects it to the Done page once the wizard was submitted, else to the first step the
+ * host never saved (`lambdas/pages/onboarding.tsx`). A new link's session starts at the first step
+ * instead: its host came to give or change answers.
+ */
+export const RESUME_ADDRESS = 'onboarding?step=resume';
+
 /** A 303 to a path relative to the current page (so any stage or domain prefix is kept). */
 export function seeOther(location: string, setCookie?: string): APIGatewayProxyResult {
   return {

@@ -273,22 +273,30 @@ export function StepForm(props: {
     >
       <input type="hidden" name="csrf" value={page.context.csrf} />
       <input type="hidden" name="step" value={page.id} />
+      {/*
+       * Enter in a field continues: implicit submission clicks the form's first submit button in
+       * tree order (HTML's "default button"), this hidden one, so the buttons that are seen can come
+       * in the order they are seen (Add another, then Back, then Continue), for the keyboard too.
+       */}
+      <button type="submit" hidden>
+        {props.submit}
+      </button>
       {props.children}
-      {/* Continue comes first in the form, so Enter in a field continues; Back shows on the left. */}
-      <div class="actions">
-        <button type="submit">{props.submit}</button>
-        {first ? null : (
-          <button type="submit" class="secondary" name="go" value={BACK}>
-            {m.backButton}
-          </button>
-        )}
-      </div>
-      {/* After Continue in the form (Enter continues), shown under the rows by the style sheet. */}
       {props.add ? (
         <button type="submit" class="secondary add-row" name="go" value={ADD_ROW}>
           {props.add}
         </button>
       ) : null}
+      <div class="actions">
+        {first ? null : (
+          <button type="submit" class="secondary" name="go" value={BACK}>
+            {m.backButton}
+          </button>
+        )}
+        <button type="submit" class="primary">
+          {props.submit}
+        </button>
+      </div>
     </form>
   );
 }

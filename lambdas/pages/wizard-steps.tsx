@@ -11,6 +11,8 @@ import {
   OFFER_CURRENCIES,
   type OfferCurrency,
 } from '../../core/domain/knowledge-base';
+import type { PriceProblem } from '../../core/domain/prices';
+import { readPrice } from '../../core/domain/prices';
 import { isMultiLineText, isOneLine } from '../../core/domain/text';
 import { HOST_ACTOR } from '../data/audit';
 import {
@@ -80,11 +82,19 @@ function productNames(context: Pick<WizardContext, 'catalog' | 'products' | 'loc
   return [...known.map((product) => productIn(product, context.locale.language).name), ...unknown];
 }
 
-/** A guest price such as `25`, `19.90` or `19,90`, in minor units. */
-export function parsePrice(value: string): number | undefined {
-  const match = /^(\d{1,5})(?:[.,](\d{1,2}))?$/.exec(value.trim());
-  if (!match) return undefined;
-  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+/** What is wrong with an offer's price, in the host's words. */
+function priceProblem(problem: PriceProblem, number: number, locale: HostLocale): string {
+  const { messages, formats } = locale;
+  switch (problem) {
+    case 'negative':
+      return messages.errorOfferPriceNegative(number);
+    case 'decimals':
+      return messages.errorOfferPriceDecimals(number, formats.decimal(1_990));
+    case 'too-high':
+      return messages.errorOfferPriceTooHigh(number, formats.number(MAX_PRICE_MINOR / 100));
+    case 'unreadable':
+      return messages.errorOfferPrice(number, priceExamples(locale));
+  }
 }
 
 /** `25` and `19.90` as the host writes them (`19,90` in German). */
@@ -145,11 +155,14 @@ export const WIZARD_STEPS = [
     render: (page, saved, typed) => {
       const m = page.context.locale.messages;
       const values = typed ?? { propertyName: page.context.propertyName, checkInInstructions: saved };
-      const name = fieldState(page, 'property_name');
+      const name = fieldState(page, 'property_name', 'property-name-help');
       const checkin = fieldState(page, 'checkin_instructions', 'checkin-help');
       return (
         <StepForm page={page} submit={m.saveAndContinue}>
           <label for="property_name">{m.propertyName}</label>
+          <p class="muted" id="property-name-help">
+            {m.propertyNameHelp(page.context.partner.name)}
+          </p>
           {name.message}
           <input
             type="text"
@@ -328,10 +341,10 @@ export const WIZARD_STEPS = [
         const price = prices[index] ?? '';
         const number = index + 1;
         if (!title && !description && !price) return;
-        const priceMinor = parsePrice(price);
         const currency = (CURRENCIES as readonly string[]).includes(currencies[index] ?? '')
           ? (currencies[index] ?? 'EUR')
           : undefined;
+        const priceRead = readPrice(price, locale.language, currency ?? 'EUR');
         if (!title || title.length > fields.title || !isOneLine(title))
           errors.push(about(`title-${index}`, messages.errorOfferTitle(number, fields.title)));
         else if (description.length > fields.description)
@@ -340,10 +353,10 @@ export const WIZARD_STEPS = [
           );
         else if (!isMultiLineText(description))
           errors.push(about(`description-${index}`, messages.errorOfferDescriptionCharacters(number)));
-        else if (priceMinor === undefined)
-          errors.push(about(`price-${index}`, messages.errorOfferPrice(number, priceExamples(locale))));
+        else if (!priceRead.ok)
+          errors.push(about(`price-${index}`, priceProblem(priceRead.problem, number, locale)));
         else if (!currency) errors.push(about(`currency-${index}`, messages.errorOfferCurrency(number)));
-        else upsells.push({ title, description, priceMinor, currency });
+        else upsells.push({ title, description, priceMinor: priceRead.minor, currency });
       });
       return errors.length > 0 ? { ok: false, errors } : { ok: true, value: upsells };
     },
@@ -701,6 +714,10 @@ export const WIZARD_FINISH = {
         {changedSince ? (
           <p class="notice">
             {m.unsentChanges} <a href="onboarding?step=review">{m.reviewAndSend}</a>
+          </p>
+        ) : context.steps.length > 0 ? (
+          <p>
+            <a href="onboarding?step=review">{m.changeAnswers}</a>
           </p>
         ) : null}
       </>

@@ -11,11 +11,12 @@ import { createActivationLink } from '../../operations/links';
 import { launchChromium, screenshot } from '../support/browser';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, testTarget } from '../support/partners';
-import { continueButton, continueFrom, walkWizard } from '../support/wizard';
+import { continueButton, continueFrom, stepOn, walkWizard } from '../support/wizard';
 
 let browser: Browser;
 let partner: TestPartner;
 let context: BrowserContext;
+const en = CATALOGUES.en;
 
 beforeAll(async () => {
   [browser, partner] = await Promise.all([
@@ -458,6 +459,36 @@ describe('a second link in a browser with a setup in progress', () => {
     expect(await propertyInSession(page)).toBe('The First Host’s Place');
   });
 
+  it('reopening their own link carries the host on where they left: the next step, then Done', async () => {
+    const page = await freshPage();
+    const products: ProductId[] = ['assistant', 'upsells'];
+    const own = await link({ ...uniqueHost(), name: 'Casa Ritorno', products });
+    await page.goto(own);
+    await page.getByRole('button', { name: 'Activate selected products' }).click();
+    await page.waitForURL(/onboarding$/);
+    await walkWizard(page, products, { to: 'faqs' });
+
+    await page.goto(own);
+    const midway = await stepOn(page);
+    await walkWizard(page, products);
+    await page.goto(own);
+    const finished = await stepOn(page);
+    const other = await link({ ...uniqueHost(), name: 'Someone Else', products: ['assistant'] });
+    await page.goto(other);
+    const choice = { title: await page.textContent('h1'), text: await page.textContent('main') };
+    await page.getByRole('link', { name: en.openMySetup }).click();
+    await page.waitForURL(/onboarding\?step=done$/);
+
+    expect(midway).toBe('faqs');
+    expect(finished).toBe('done');
+    expect(await page.getByRole('link', { name: en.changeAnswers }).getAttribute('href')).toBe(
+      'onboarding?step=review',
+    );
+    expect(choice.title).toBe(en.sessionDoneTitle);
+    expect(choice.text).not.toContain('in progress');
+    expect(await stepOn(page)).toBe('done');
+  });
+
   it('goes on with the setup when the host reopens their own link after it expired', async () => {
     // Prepare: a link that expires seconds after the host used it; their session outlives it.
     const page = await freshPage();
@@ -473,7 +504,8 @@ describe('a second link in a browser with a setup in progress', () => {
 
     // Assess
     expect(reopened?.status()).toBe(200);
-    expect(page.url()).toMatch(/onboarding$/);
+    // Where the host left: the first step, which they had not saved yet.
+    expect(page.url()).toMatch(/onboarding\?step=details$/);
   });
 
   it('asks too when the link spells the partner’s address another way', async () => {

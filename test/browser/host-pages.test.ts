@@ -637,7 +637,7 @@ describe('what a host notices', () => {
     });
 
     expect(review).toHaveLength(2);
-    const [main, back] = review as [{ top: number; bottom: number }, { top: number; bottom: number }];
+    const [back, main] = review as [{ top: number; bottom: number }, { top: number; bottom: number }];
     expect(back.top).toBeLessThan(main.bottom);
     expect(back.bottom).toBeGreaterThan(main.top);
   });

@@ -82,7 +82,7 @@ describe('a refused save', () => {
     const page = await onStep('upsells', ['upsells']);
     const shown = await rows(page);
     await page.locator('#title-0').fill('Breakfast');
-    await page.locator('#price-0').fill('25 EUR');
+    await page.locator('#price-0').fill('about 25');
 
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -105,7 +105,26 @@ describe('a refused save', () => {
     const summaryLink = page.locator('#form-errors a');
     expect(await summaryLink.getAttribute('href')).toBe('#price-0');
     expect(await summaryLink.textContent()).toBe(en.errorOfferPrice(1, ['25', '19.90']));
-    expect(await price.inputValue()).toBe('25 EUR');
+    expect(await price.inputValue()).toBe('about 25');
+  });
+
+  it('on the marketplace, moves focus to the summary, which leads to the first product', async () => {
+    const context = await browser.newContext({
+      viewport: VIEWPORTS.phone,
+      extraHTTPHeaders: { 'Accept-Language': 'en' },
+    });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(await link(['assistant', 'upsells']));
+    for (const box of await page.getByRole('checkbox').all()) await box.uncheck();
+
+    await page.getByRole('button', { name: en.activateSelected }).click();
+    await page.waitForLoadState();
+
+    expect(await focusedId(page)).toBe('form-errors');
+    const summaryLink = page.locator('#form-errors a');
+    expect(await summaryLink.textContent()).toBe(en.chooseAtLeastOne);
+    expect(await summaryLink.getAttribute('href')).toBe('#product-assistant');
   });
 
   it('marks a half-filled question too', async () => {
@@ -151,6 +170,34 @@ describe('Add another', () => {
     await page.reload();
     expect(await page.locator('#answer-2').inputValue()).toBe('Yes, on request.');
     await screenshot(page, `wizard-rows/add-another-${javaScript ? 'js' : 'no-js'}`);
+  });
+
+  it('comes in the keyboard order it is seen in: the last field, Add another, Back, then Continue', async () => {
+    const page = await onStep('faqs', ['assistant', 'upsells']);
+    const label = () =>
+      page.evaluate(() => {
+        const active = document.activeElement as HTMLElement | null;
+        return active?.id || active?.textContent?.trim() || '';
+      });
+    const lastAnswer = page.locator('form textarea[id^=answer-]').last();
+    await lastAnswer.focus();
+
+    const order: string[] = [];
+    for (let presses = 0; presses < 3; presses++) {
+      await page.keyboard.press('Tab');
+      order.push(await label());
+    }
+    const seen = await page
+      .locator('form button:visible')
+      .evaluateAll((buttons) =>
+        buttons.map((button) => [button.textContent?.trim(), button.getBoundingClientRect().top]),
+      );
+
+    expect(order).toEqual([en.addAnotherQuestion, en.backButton, en.saveAndContinue]);
+    // Add another is shown above Back and Continue, which share a line.
+    const top = (name: string) => seen.find(([text]) => text === name)?.[1] as number;
+    expect(top(en.addAnotherQuestion)).toBeLessThan(top(en.backButton));
+    expect(Math.abs(top(en.backButton) - top(en.saveAndContinue))).toBeLessThan(4);
   });
 
   it('adds an offer row the same way; Enter in a field still continues', async () => {

@@ -284,6 +284,9 @@ describe('operators see and steer key state', () => {
     const partner = await approvedPartner();
     const rotated = await adminJson('keys', 'rotate', '--partner', partner.slug, '--no-mail');
     const link = await adminJson(...linkArgs(partner.slug));
+    // Opened once before: the page's instance knows the partner (a suspension must still show at once).
+    const before = await fetch(link.url, { redirect: 'manual' });
+    await before.arrayBuffer();
 
     const suspended = await admin(
       'partners',
@@ -300,6 +303,7 @@ describe('operators see and steer key state', () => {
     const activation = await fetch(link.url, { redirect: 'manual' });
     const listedWhileSuspended = await admin('keys', 'list', '--partner', partner.slug);
 
+    expect(before.status).toBeLessThan(400);
     expect(suspended.code).toBe(0);
     expect(twice.stdout).toContain('was already suspended');
     expect(refusal).toMatchObject({ effect: 'Deny', problem: 'partner-suspended' });

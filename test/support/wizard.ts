@@ -105,8 +105,8 @@ export async function stepOn(page: Page): Promise<string> {
   return (await field.count()) > 0 ? ((await field.getAttribute('value')) ?? '') : WIZARD_FINISH.id;
 }
 
-/** A step's main button (Continue, or the review's finishing button), not Back or "Add another". */
-export const continueButton = (page: Page) => page.locator('form button[type=submit]:not([name=go])');
+/** A page's main button (the marketplace's, Continue, or the review's finishing one), not Back or "Add another". */
+export const continueButton = (page: Page) => page.locator('form button.primary');
 
 /**
  * Continues from `step` and waits for the page it leads to. A refused form fails here, with the

@@ -100,6 +100,18 @@ describe('the message catalogues', () => {
     },
   );
 
+  it.each(LANGUAGES)(
+    '%s sends a host with a broken link to the partner for a fresh one, never back to a button that opens it again',
+    (language) => {
+      // Partners cannot make links (our operators do, on request): their activation button opens
+      // the same broken link.
+      const text = renderToString(CATALOGUES[language].linkFreshNext('Harbour PMS') as VNode);
+
+      expect(text).toContain('Harbour PMS');
+      expect(text.toLowerCase()).not.toMatch(/button|schaltfläche|botón|bouton|pulsante/);
+    },
+  );
+
   it('accepts a text equal to the English one only where its catalogue marks it with f.same', () => {
     // Prepare: a catalogue as a translator writes one, with a loanword marked and one left as is
     // (words of this test's own, which no catalogue marks).

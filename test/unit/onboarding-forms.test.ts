@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { readPrice } from '../../core/domain/prices';
 import { CATALOGUES } from '../../lambdas/pages/messages';
-import { parsePrice } from '../../lambdas/pages/wizard-steps';
 import { parseStep } from '../support/wizard';
 
 const form = (pairs: [string, string][]) => new URLSearchParams(pairs);
@@ -10,12 +10,71 @@ const parseFaqs = (posted: URLSearchParams) => parseStep('faqs', posted);
 const parseUpsells = (posted: URLSearchParams) => parseStep('upsells', posted);
 
 describe('onboarding wizard forms', () => {
-  it('reads guest prices into minor units', () => {
-    expect(parsePrice('25')).toBe(2_500);
-    expect(parsePrice('19.9')).toBe(1_990);
-    expect(parsePrice('19,95')).toBe(1_995);
-    expect(parsePrice(' 0 ')).toBe(0);
-    for (const bad of ['', '-5', '1e3', '12.345', 'free', '100000']) expect(parsePrice(bad)).toBeUndefined();
+  it('reads guest prices as hosts type them in their language, with or without the currency sign', () => {
+    const minor = (value: string, language: string, currency = 'EUR') => {
+      const read = readPrice(value, language, currency);
+      return read.ok ? read.minor : read.problem;
+    };
+    const cases: [string, string, number | string, string?][] = [
+      ['25', 'en', 2_500],
+      ['19.9', 'en', 1_990],
+      ['19,95', 'en', 1_995],
+      [' 0 ', 'en', 0],
+      ['€12.50', 'en', 1_250],
+      ['1,234.56', 'en', 123_456],
+      ['1,234', 'en', 123_400],
+      ['12,50 €', 'de', 1_250],
+      ['1.234,56', 'de', 123_456],
+      ['1.234', 'de', 123_400],
+      ['19.90', 'de', 1_990],
+      ['1 234,56 €', 'fr', 123_456],
+      ['1 234,56 €', 'fr', 123_456],
+      ['CHF 12.50', 'de', 1_250, 'CHF'],
+      ['£7', 'en', 700, 'GBP'],
+      ['EUR 9,99', 'it', 999],
+      ['9,99 EUR', 'es', 999],
+      ['-5', 'de', 'negative'],
+      ['−12,50 €', 'de', 'negative'],
+      ['12.345', 'en', 'decimals'],
+      ['1,999', 'de', 'decimals'],
+      ['100000', 'en', 'too-high'],
+      ['99.999,99', 'de', 9_999_999],
+      ['', 'en', 'unreadable'],
+      ['1e3', 'en', 'unreadable'],
+      ['free', 'de', 'unreadable'],
+      ['12 $', 'en', 'unreadable'],
+      ['1.2.3', 'de', 'unreadable'],
+    ];
+    for (const [value, language, expected, currency] of cases)
+      expect(minor(value, language, currency), `${value} (${language})`).toBe(expected);
+  });
+
+  it('says what is wrong with a price, in the host’s language', () => {
+    const priceError = (price: string, language: 'en' | 'de') =>
+      parseStep(
+        'upsells',
+        form([
+          ['title', 'Late check-out'],
+          ['description', ''],
+          ['price', price],
+          ['currency', 'EUR'],
+        ]),
+        language,
+      );
+
+    expect(priceError('12,50 €', 'de')).toMatchObject({ ok: true, value: [{ priceMinor: 1_250 }] });
+    expect(priceError('-5', 'de')).toMatchObject({
+      ok: false,
+      errors: [{ message: expect.stringContaining('nicht unter null') }],
+    });
+    expect(priceError('12.345', 'en')).toMatchObject({
+      ok: false,
+      errors: [{ message: expect.stringContaining('at most two decimals, e.g. 19.90') }],
+    });
+    expect(priceError('100000', 'en')).toMatchObject({
+      ok: false,
+      errors: [{ message: expect.stringContaining('at most 99,999.99') }],
+    });
   });
 
   it('requires a property name and real check-in instructions', () => {

@@ -45,6 +45,12 @@ function shell(): ShellMessages {
       `In diesem Browser läuft eine Einrichtung mit ${partner} für ${current}.`,
     sessionChoiceNew: (name) =>
       `Der Link, den Sie gerade geöffnet haben, ist für ${name}. Wenn Sie mit ihm beginnen, endet die laufende Einrichtung in diesem Browser; was sie gespeichert hat, bleibt gespeichert.`,
+    sessionDoneTitle: 'Sie haben in diesem Browser eine Einrichtung abgeschlossen',
+    sessionDoneCurrent: (current, partner) =>
+      `In diesem Browser wurde die Einrichtung mit ${partner} für ${current} abgeschlossen.`,
+    sessionDoneNew: (name) =>
+      `Der Link, den Sie gerade geöffnet haben, ist für ${name}. Wenn Sie mit ihm beginnen, bleibt die abgeschlossene Einrichtung, wie sie ist; ihre Antworten können Sie später über ihren eigenen Link ändern.`,
+    openMySetup: 'Meine abgeschlossene Einrichtung öffnen',
     continueMySetup: 'Meine Einrichtung fortsetzen',
     startWithNewLink: 'Mit dem neuen Link beginnen',
   };
@@ -58,6 +64,8 @@ function wizardSteps(f: Formats): WizardStepMessages {
     detailsStage: 'Unterkunft',
     propertyName: 'Name der Unterkunft',
     checkinInstructions: 'Check-in-Hinweise',
+    propertyNameHelp: (partner) =>
+      `Der Name, unter dem Gäste die Unterkunft kennen. Er beginnt mit dem Namen, den ${partner} uns für Sie genannt hat: Ändern Sie ihn, wenn es nicht der Name der Unterkunft ist.`,
     checkinHelp:
       'Was Gäste bei der Ankunft brauchen: Uhrzeit, Hinweise zur Adresse, Schlüssel oder Codes, Parken.',
     errorPropertyName: (max) => `Name der Unterkunft: Geben Sie 1 bis ${n(max)} Zeichen in einer Zeile ein.`,
@@ -105,6 +113,11 @@ function wizardSteps(f: Formats): WizardStepMessages {
       `Angebot ${n(number)}: Entfernen Sie die unsichtbaren Steuer- oder Textrichtungszeichen aus der Beschreibung (Zeilenumbrüche und Tabulatoren sind erlaubt).`,
     errorOfferPrice: (number, examples) =>
       `Angebot ${n(number)}: Geben Sie den Preis für Gäste als Zahl ein, z. B. ${examples[0]} oder ${examples[1]}.`,
+    errorOfferPriceNegative: (number) =>
+      `Angebot ${n(number)}: Ein Preis kann nicht unter null liegen; geben Sie 0 ein, wenn das Angebot kostenlos ist.`,
+    errorOfferPriceDecimals: (number, example) =>
+      `Angebot ${n(number)}: Ein Preis hat höchstens zwei Nachkommastellen, z. B. ${example}.`,
+    errorOfferPriceTooHigh: (number, max) => `Angebot ${n(number)}: Ein Angebot kostet höchstens ${max}.`,
     errorOfferCurrency: (number) => `Angebot ${n(number)}: Wählen Sie eine Währung.`,
     errorOfferTooMany: (max) => `Tragen Sie höchstens ${n(max)} Angebote ein.`,
   };
@@ -145,6 +158,7 @@ function review(f: Formats): ReviewMessages {
     unsentChanges:
       'Sie haben Antworten geändert, nachdem Sie sie zuletzt gesendet haben: Die Änderungen sind hier gespeichert, aber noch nicht gesendet.',
     reviewAndSend: 'Prüfen und senden',
+    changeAnswers: 'Antworten ändern',
     knownCheckin: 'die Check-in-Hinweise',
     knownAnswers: (count) => f.plural(count, { one: '# Antwort', other: '# Antworten' }),
     knownOffers: (count) => f.plural(count, { one: '# Angebot', other: '# Angebote' }),
@@ -189,8 +203,9 @@ function errorPages(f: Formats): ErrorPageMessages {
     ),
     linkFreshNext: (partner) => (
       <>
-        <strong>Bitten Sie {partner} um einen neuen Link:</strong> Kehren Sie zu {partner} zurück und
-        verwenden Sie dort erneut die Schaltfläche zur Aktivierung. Mit diesem Link wurde nichts eingerichtet.
+        <strong>Bitten Sie {partner} um einen neuen Link:</strong> Sagen Sie, dass dieser nicht funktioniert
+        hat; {partner} lässt dann einen neuen für Sie erstellen. Diesen Link erneut zu öffnen, hilft nicht.
+        Mit diesem Link wurde nichts eingerichtet.
       </>
     ),
     unknownPartnerTitle: 'Dieser Link ist ungültig',

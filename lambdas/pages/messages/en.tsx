@@ -52,6 +52,12 @@ function shell() {
       `This browser is in the middle of a setup with ${partner} for ${current}.`,
     sessionChoiceNew: (name: string) =>
       `The link you just opened is for ${name}. Starting with it ends the setup in progress in this browser; what it saved stays saved.`,
+    sessionDoneTitle: 'You finished a setup in this browser',
+    sessionDoneCurrent: (current: string, partner: string) =>
+      `This browser finished the setup with ${partner} for ${current}.`,
+    sessionDoneNew: (name: string) =>
+      `The link you just opened is for ${name}. Starting with it leaves the finished setup as it is; you can change its answers later from its own link.`,
+    openMySetup: 'Open my finished setup',
     continueMySetup: 'Continue my setup',
     startWithNewLink: 'Start with the new link',
   };
@@ -66,6 +72,8 @@ function wizardSteps(f: Formats) {
     detailsStage: 'Property',
     propertyName: 'Property name',
     checkinInstructions: 'Check-in instructions',
+    propertyNameHelp: (partner: string) =>
+      `The name guests know the property by. It starts as the name ${partner} gave us for you: change it if it is not the property's.`,
     checkinHelp: 'What guests need on arrival: time, address details, keys or codes, parking.',
     errorPropertyName: (max: number) => `Property name: enter 1 to ${n(max)} characters, on one line.`,
     errorCheckin: (min: number, max: number) =>
@@ -112,6 +120,12 @@ function wizardSteps(f: Formats) {
       `Offer ${n(number)}: remove the invisible control or text-direction characters from the description (line breaks and tabs are fine).`,
     errorOfferPrice: (number: number, examples: readonly [string, string]) =>
       `Offer ${n(number)}: enter the guest price as a number, e.g. ${examples[0]} or ${examples[1]}.`,
+    errorOfferPriceNegative: (number: number) =>
+      `Offer ${n(number)}: a price cannot be below zero; enter 0 for an offer that is free.`,
+    errorOfferPriceDecimals: (number: number, example: string) =>
+      `Offer ${n(number)}: a price has at most two decimals, e.g. ${example}.`,
+    errorOfferPriceTooHigh: (number: number, max: string) =>
+      `Offer ${n(number)}: an offer costs at most ${max}.`,
     errorOfferCurrency: (number: number) => `Offer ${n(number)}: choose a currency.`,
     errorOfferTooMany: (max: number) => `Add at most ${n(max)} offers.`,
   };
@@ -156,6 +170,7 @@ function review(f: Formats) {
     unsentChanges:
       'You changed answers after you last sent them: the changes are saved here, but not sent yet.',
     reviewAndSend: 'Review and send them',
+    changeAnswers: 'Change your answers',
     knownCheckin: 'the check-in instructions',
     knownAnswers: (count: number) => f.plural(count, { one: '# answer', other: '# answers' }),
     knownOffers: (count: number) => f.plural(count, { one: '# offer', other: '# offers' }),
@@ -197,8 +212,8 @@ function errorPages(f: Formats) {
     ),
     linkFreshNext: (partner: string) => (
       <>
-        <strong>Ask {partner} for a fresh link:</strong> go back to {partner} and use its activation button
-        again. Nothing was set up with this link.
+        <strong>Ask {partner} for a fresh link:</strong> tell them this one did not work, and they will have a
+        new one made for you. Opening this one again will not help. Nothing was set up with this link.
       </>
     ),
     unknownPartnerTitle: 'This link is not valid',

@@ -43,6 +43,12 @@ function shell(): ShellMessages {
     sessionChoiceCurrent: (current, partner) => `Este navegador está configurando ${current} con ${partner}.`,
     sessionChoiceNew: (name) =>
       `El enlace que acaba de abrir es para ${name}. Si empieza con él, termina la configuración en curso en este navegador; lo que ya guardó se conserva.`,
+    sessionDoneTitle: 'Terminó una configuración en este navegador',
+    sessionDoneCurrent: (current, partner) =>
+      `En este navegador se terminó la configuración de ${current} con ${partner}.`,
+    sessionDoneNew: (name) =>
+      `El enlace que acaba de abrir es para ${name}. Si empieza con él, la configuración terminada queda como está; puede cambiar sus respuestas más adelante desde su propio enlace.`,
+    openMySetup: 'Abrir mi configuración terminada',
     continueMySetup: 'Continuar mi configuración',
     startWithNewLink: 'Empezar con el nuevo enlace',
   };
@@ -56,6 +62,8 @@ function wizardSteps(f: Formats): WizardStepMessages {
     detailsStage: 'Alojamiento',
     propertyName: 'Nombre del alojamiento',
     checkinInstructions: 'Instrucciones de llegada',
+    propertyNameHelp: (partner) =>
+      `El nombre con el que los huéspedes conocen el alojamiento. Empieza con el nombre que ${partner} nos dio para usted: cámbielo si no es el del alojamiento.`,
     checkinHelp:
       'Lo que necesitan los huéspedes al llegar: horario, detalles de la dirección, llaves o códigos, aparcamiento.',
     errorPropertyName: (max) =>
@@ -102,6 +110,11 @@ function wizardSteps(f: Formats): WizardStepMessages {
       `Oferta ${n(number)}: elimine de la descripción los caracteres invisibles de control o de dirección del texto (se admiten saltos de línea y tabulaciones).`,
     errorOfferPrice: (number, examples) =>
       `Oferta ${n(number)}: escriba el precio para el huésped como un número, por ejemplo ${examples[0]} o ${examples[1]}.`,
+    errorOfferPriceNegative: (number) =>
+      `Oferta ${n(number)}: un precio no puede ser negativo; escriba 0 si la oferta es gratuita.`,
+    errorOfferPriceDecimals: (number, example) =>
+      `Oferta ${n(number)}: un precio tiene como máximo dos decimales, por ejemplo ${example}.`,
+    errorOfferPriceTooHigh: (number, max) => `Oferta ${n(number)}: una oferta cuesta como máximo ${max}.`,
     errorOfferCurrency: (number) => `Oferta ${n(number)}: elija una moneda.`,
     errorOfferTooMany: (max) => `Añada como máximo ${n(max)} ofertas.`,
   };
@@ -142,6 +155,7 @@ function review(f: Formats): ReviewMessages {
     unsentChanges:
       'Ha cambiado respuestas después de enviarlas: los cambios están guardados aquí, pero aún no se han enviado.',
     reviewAndSend: 'Revisar y enviar',
+    changeAnswers: 'Cambiar sus respuestas',
     knownCheckin: 'las instrucciones de llegada',
     knownAnswers: (count) => f.plural(count, { one: '# respuesta', other: '# respuestas' }),
     knownOffers: (count) => f.plural(count, { one: '# oferta', other: '# ofertas' }),
@@ -184,8 +198,8 @@ function errorPages(f: Formats): ErrorPageMessages {
     ),
     linkFreshNext: (partner) => (
       <>
-        <strong>Pida a {partner} un enlace nuevo:</strong> vuelva a {partner} y use de nuevo su botón de
-        activación. Con este enlace no se ha configurado nada.
+        <strong>Pida a {partner} un enlace nuevo:</strong> dígale que este no ha funcionado y le harán llegar
+        uno nuevo. Volver a abrir este no servirá. Con este enlace no se ha configurado nada.
       </>
     ),
     unknownPartnerTitle: 'Este enlace no es válido',

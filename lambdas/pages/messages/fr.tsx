@@ -44,6 +44,12 @@ function shell(): ShellMessages {
       `Ce navigateur est en train de configurer ${current} avec ${partner}.`,
     sessionChoiceNew: (name) =>
       `Le lien que vous venez d’ouvrir est pour ${name}. Commencer avec lui met fin à la configuration en cours dans ce navigateur ; ce qu’elle a enregistré le reste.`,
+    sessionDoneTitle: 'Une configuration est terminée dans ce navigateur',
+    sessionDoneCurrent: (current, partner) =>
+      `Ce navigateur a terminé la configuration de ${current} avec ${partner}.`,
+    sessionDoneNew: (name) =>
+      `Le lien que vous venez d’ouvrir est pour ${name}. Commencer avec lui laisse la configuration terminée telle quelle ; vous pourrez modifier ses réponses plus tard depuis son propre lien.`,
+    openMySetup: 'Ouvrir ma configuration terminée',
     continueMySetup: 'Continuer ma configuration',
     startWithNewLink: 'Commencer avec le nouveau lien',
   };
@@ -57,6 +63,8 @@ function wizardSteps(f: Formats): WizardStepMessages {
     detailsStage: 'Logement',
     propertyName: 'Nom du logement',
     checkinInstructions: 'Instructions d’arrivée',
+    propertyNameHelp: (partner) =>
+      `Le nom sous lequel les voyageurs connaissent le logement. Il reprend d’abord le nom que ${partner} nous a donné pour vous : changez-le si ce n’est pas celui du logement.`,
     checkinHelp:
       'Ce dont les voyageurs ont besoin à leur arrivée : horaire, précisions sur l’adresse, clés ou codes, stationnement.',
     errorPropertyName: (max) =>
@@ -103,6 +111,11 @@ function wizardSteps(f: Formats): WizardStepMessages {
       `Offre ${n(number)} : supprimez de la description les caractères invisibles de contrôle ou de direction du texte (les retours à la ligne et les tabulations sont acceptés).`,
     errorOfferPrice: (number, examples) =>
       `Offre ${n(number)} : saisissez le prix pour les voyageurs sous forme de nombre, par exemple ${examples[0]} ou ${examples[1]}.`,
+    errorOfferPriceNegative: (number) =>
+      `Offre ${n(number)} : un prix ne peut pas être négatif ; saisissez 0 pour une offre gratuite.`,
+    errorOfferPriceDecimals: (number, example) =>
+      `Offre ${n(number)} : un prix a au plus deux décimales, par exemple ${example}.`,
+    errorOfferPriceTooHigh: (number, max) => `Offre ${n(number)} : une offre coûte au plus ${max}.`,
     errorOfferCurrency: (number) => `Offre ${n(number)} : choisissez une devise.`,
     errorOfferTooMany: (max) => `Ajoutez au plus ${n(max)} offres.`,
   };
@@ -143,6 +156,7 @@ function review(f: Formats): ReviewMessages {
     unsentChanges:
       'Vous avez modifié des réponses après les avoir envoyées : les modifications sont enregistrées ici, mais pas encore envoyées.',
     reviewAndSend: 'Vérifier et envoyer',
+    changeAnswers: 'Modifier vos réponses',
     knownCheckin: 'les instructions d’arrivée',
     knownAnswers: (count) => f.plural(count, { one: '# réponse', other: '# réponses' }),
     knownOffers: (count) => f.plural(count, { one: '# offre', other: '# offres' }),
@@ -186,8 +200,9 @@ function errorPages(f: Formats): ErrorPageMessages {
     ),
     linkFreshNext: (partner) => (
       <>
-        <strong>Demandez un nouveau lien à {partner} :</strong> retournez sur {partner} et utilisez à nouveau
-        son bouton d’activation. Rien n’a été configuré avec ce lien.
+        <strong>Demandez un nouveau lien à {partner} :</strong> dites-lui que celui-ci n’a pas fonctionné, et
+        un nouveau lien sera créé pour vous. Rouvrir celui-ci n’y changera rien. Rien n’a été configuré avec
+        ce lien.
       </>
     ),
     unknownPartnerTitle: 'Ce lien n’est pas valide',

@@ -49,6 +49,12 @@ function shell(): ShellMessages {
     sessionChoiceCurrent: (current, partner) => `Questo browser sta configurando ${current} con ${partner}.`,
     sessionChoiceNew: (name) =>
       `Il link che ha appena aperto è per ${name}. Se inizia con questo, la configurazione in corso in questo browser termina; ciò che ha salvato resta salvato.`,
+    sessionDoneTitle: 'Ha terminato una configurazione in questo browser',
+    sessionDoneCurrent: (current, partner) =>
+      `In questo browser è stata terminata la configurazione di ${current} con ${partner}.`,
+    sessionDoneNew: (name) =>
+      `Il link che ha appena aperto è per ${name}. Se inizia con questo, la configurazione terminata resta com’è; potrà modificarne le risposte più avanti dal suo link.`,
+    openMySetup: 'Apri la mia configurazione terminata',
     continueMySetup: 'Continua la mia configurazione',
     startWithNewLink: 'Inizia con il nuovo link',
   };
@@ -62,6 +68,8 @@ function wizardSteps(f: Formats): WizardStepMessages {
     detailsStage: 'Struttura',
     propertyName: 'Nome della struttura',
     checkinInstructions: 'Istruzioni per il check-in',
+    propertyNameHelp: (partner) =>
+      `Il nome con cui gli ospiti conoscono la struttura. All’inizio è il nome che ${partner} ci ha dato per Lei: lo cambi se non è quello della struttura.`,
     checkinHelp:
       'Ciò che serve agli ospiti all’arrivo: orario, dettagli sull’indirizzo, chiavi o codici, parcheggio.',
     errorPropertyName: (max) =>
@@ -108,6 +116,11 @@ function wizardSteps(f: Formats): WizardStepMessages {
       `Offerta ${n(number)}: rimuova dalla descrizione i caratteri invisibili di controllo o di direzione del testo (a capo e tabulazioni sono ammessi).`,
     errorOfferPrice: (number, examples) =>
       `Offerta ${n(number)}: inserisca il prezzo per l’ospite come numero, ad esempio ${examples[0]} o ${examples[1]}.`,
+    errorOfferPriceNegative: (number) =>
+      `Offerta ${n(number)}: un prezzo non può essere negativo; inserisca 0 per un’offerta gratuita.`,
+    errorOfferPriceDecimals: (number, example) =>
+      `Offerta ${n(number)}: un prezzo ha al massimo due decimali, ad esempio ${example}.`,
+    errorOfferPriceTooHigh: (number, max) => `Offerta ${n(number)}: un’offerta costa al massimo ${max}.`,
     errorOfferCurrency: (number) => `Offerta ${n(number)}: scelga una valuta.`,
     errorOfferTooMany: (max) => `Aggiunga al massimo ${n(max)} offerte.`,
   };
@@ -148,6 +161,7 @@ function review(f: Formats): ReviewMessages {
     unsentChanges:
       'Ha modificato alcune risposte dopo averle inviate: le modifiche sono salvate qui, ma non ancora inviate.',
     reviewAndSend: 'Rivedi e invia',
+    changeAnswers: 'Modifica le risposte',
     knownCheckin: 'le istruzioni per il check-in',
     knownAnswers: (count) => f.plural(count, { one: '# risposta', other: '# risposte' }),
     knownOffers: (count) => f.plural(count, { one: '# offerta', other: '# offerte' }),
@@ -196,8 +210,8 @@ function errorPages(f: Formats): ErrorPageMessages {
         <strong>
           Chieda {a(partner)} {partner} un nuovo link:
         </strong>{' '}
-        torni su {partner} e usi di nuovo il suo pulsante di attivazione. Con questo link non è stato
-        configurato nulla.
+        dica che questo non ha funzionato e ne verrà creato uno nuovo per Lei. Riaprire questo non servirà.
+        Con questo link non è stato configurato nulla.
       </>
     ),
     unknownPartnerTitle: 'Questo link non è valido',
