@@ -10,6 +10,7 @@ import {
   translateProduct,
 } from '../lambdas/data/catalog';
 import { recordOperatorEvent } from './audit';
+import { didYouMean } from './did-you-mean';
 import { OperatorError } from './operator-error';
 import type { OperatorTarget } from './target';
 
@@ -22,14 +23,23 @@ export async function catalogProducts(): Promise<Product[]> {
   return listCatalog();
 }
 
+/** The error for a product id the catalog does not have, naming the nearest one it has. */
+async function noSuchProduct(id: string): Promise<OperatorError> {
+  const ids = (await listCatalog()).map((product) => product.id);
+  return new OperatorError(
+    `No product "${id}" in the catalog.${didYouMean(id, ids)} List it with: npm run admin -- catalog list`,
+  );
+}
+
 /** The requested products, refused unless each is in the catalog. */
 export async function requireCatalogProducts(requested: readonly ProductId[]): Promise<ProductId[]> {
   const catalog = await catalogProducts();
   const known = new Set(catalog.map((product) => product.id));
   const unknown = requested.filter((id) => !known.has(id));
   if (unknown.length > 0) {
+    const hints = unknown.map((id) => didYouMean(id, known)).join('');
     throw new OperatorError(
-      `Unknown product(s): ${unknown.join(', ')}. Products: ${[...known].join(', ')}. Add one with: npm run admin -- catalog add --help`,
+      `Unknown product(s): ${unknown.join(', ')}.${hints} Products: ${[...known].join(', ')}. Add one with: npm run admin -- catalog add --help`,
     );
   }
   return [...requested];
@@ -95,8 +105,7 @@ export async function editCatalogProduct(
     throw new OperatorError('Nothing to change: pass --name, --description, --goes-live or --no-goes-live.');
   await ensureCatalog(DEFAULT_CATALOG);
   const product = await editProduct(id, edit);
-  if (!product)
-    throw new OperatorError(`No product "${id}" in the catalog. List it with: npm run admin -- catalog list`);
+  if (!product) throw await noSuchProduct(id);
   const changed = Object.entries(edit).flatMap(([field, value]) => (value === undefined ? [] : [field]));
   await recordOperatorEvent(
     target,
@@ -125,8 +134,7 @@ export async function translateCatalogProduct(
     );
   await ensureCatalog(DEFAULT_CATALOG);
   const product = await translateProduct(id, language, texts);
-  if (!product)
-    throw new OperatorError(`No product "${id}" in the catalog. List it with: npm run admin -- catalog list`);
+  if (!product) throw await noSuchProduct(id);
   await recordOperatorEvent(
     target,
     'catalog.changed',

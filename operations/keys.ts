@@ -100,9 +100,11 @@ export function revealMailOf(
   issued: IssuedKey,
   rotation: boolean,
   replaces?: string,
+  keyInUse?: boolean,
 ): OutgoingMail {
   return revealLinkMail({
     ...(replaces === undefined ? {} : { replaces }),
+    ...(keyInUse === undefined ? {} : { keyInUse }),
     to: partner.contactEmail,
     partnerName: partner.name,
     revealUrl: issued.revealUrl,
@@ -212,7 +214,7 @@ export async function rotateKey(
       retiring: current.map((key) => key.prefix),
       superseded: superseded.map((key) => key.prefix),
     },
-    mail: revealMailOf(target, partner, issued, true),
+    mail: revealMailOf(target, partner, issued, true, undefined, current.length > 0),
   };
 }
 

@@ -1,6 +1,6 @@
 import { mintActivationToken } from '../core/domain/activation-token';
 import type { ProductId } from '../core/domain/catalog';
-import { issueMintedLink, partnerSigningSecret } from './links';
+import { issueMintedLink, partnerSigningSecret, refuseOpenLinks } from './links';
 import { OperatorError } from './operator-error';
 import { requirePartner } from './partner-lookup';
 import type { OperatorTarget } from './target';
@@ -39,7 +39,12 @@ export interface MintedHostLink {
  */
 export async function createActivationLinks(
   target: OperatorTarget,
-  { slug, rows, ttlSeconds }: { slug: string; rows: readonly HostRow[]; ttlSeconds: number },
+  {
+    slug,
+    rows,
+    ttlSeconds,
+    again = false,
+  }: { slug: string; rows: readonly HostRow[]; ttlSeconds: number; again?: boolean },
   nowMs: number,
 ): Promise<MintedHostLink[]> {
   const partner = await requirePartner(slug);
@@ -51,6 +56,11 @@ export async function createActivationLinks(
     throw new OperatorError(
       `Nothing was minted: products not in ${partner.slug}'s agreement (${partner.products.join(', ') || 'no products'}):\n${outside.map((problem) => `  - ${problem}`).join('\n')}`,
     );
+  await refuseOpenLinks(
+    partner,
+    rows.map((row) => ({ pmsHotelId: row.pmsHotelId, where: `line ${row.line}: ` })),
+    { again, nowMs },
+  );
   const secret = await partnerSigningSecret(partner);
   // Minted in memory first (the claims were checked row by row): recording starts only when all are.
   const minted = rows.map((row) => ({

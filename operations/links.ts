@@ -17,6 +17,8 @@ import type { OperatorTarget } from './target';
 
 export interface LinkRequest {
   readonly slug: string;
+  /** Mint even when the property already has an open link (`--again`). */
+  readonly again?: boolean;
   readonly email: string;
   readonly name: string;
   readonly pmsHotelId: string;
@@ -36,6 +38,10 @@ export async function createActivationLink(target: OperatorTarget, request: Link
       `Not in ${partner.slug}'s agreement: ${outside.join(', ')}. Its agreement includes: ${partner.products.join(', ') || 'no products'}.`,
     );
   }
+  await refuseOpenLinks(partner, [{ pmsHotelId: request.pmsHotelId, where: '' }], {
+    again: request.again ?? false,
+    nowMs,
+  });
   const { token, claims } = mintOrExplain(
     {
       contact_email: request.email,
@@ -141,27 +147,55 @@ function maskedEmail(email: string): string {
  */
 export async function listLinks(slug: string, nowMs: number) {
   const partner = await requirePartner(slug);
+  return { partner: partner.slug, links: await linksOf(partner, nowMs) };
+}
+
+/**
+ * Refuses to mint for a property whose host already has an open link (unused, unexpired) from
+ * this partner, unless `again`: a hosts file run twice would otherwise hand out a second set.
+ * `rows` name each property by its `pms_hotel_id` and where the operator wrote it.
+ */
+export async function refuseOpenLinks(
+  partner: Pick<Partner, 'id' | 'slug'>,
+  rows: readonly { readonly pmsHotelId: string; readonly where: string }[],
+  { again, nowMs }: { again: boolean; nowMs: number },
+): Promise<void> {
+  if (again) return;
+  const open = new Map(
+    (await linksOf(partner, nowMs))
+      .filter((link) => link.state === 'open')
+      .map((link) => [link.pms_hotel_id, link] as const),
+  );
+  const repeated = rows.flatMap(({ pmsHotelId, where }) => {
+    const link = open.get(pmsHotelId);
+    return link ? [`${where}${pmsHotelId}: link ${link.nonce} is open until ${link.expires_at}`] : [];
+  });
+  if (repeated.length > 0)
+    throw new OperatorError(
+      `Nothing was minted: ${repeated.length === 1 ? 'this property already has' : `${repeated.length} properties already have`} an open link from ${partner.slug} (was this run before?):\n${repeated.map((line) => `  - ${line}`).join('\n')}\nPass --again to mint new ones as well; the open links keep working until they expire or are used.`,
+    );
+}
+
+/** A partner's links and their states, newest first. */
+async function linksOf(partner: Pick<Partner, 'id'>, nowMs: number) {
   const links = await listIssuedLinksOfPartner(partner.id);
   const used = await Promise.all(links.map((link) => getConsumedNonce(partner.id, link.nonce)));
-  return {
-    partner: partner.slug,
-    links: links.map((link, index) => ({
-      nonce: link.nonce,
-      host_email: link.hostEmailMasked,
-      pms_hotel_id: link.pmsHotelId,
-      products: link.products,
-      issued_at: link.issuedAt,
-      expires_at: link.expiresAt,
-      state: used[index]?.withdrawn
-        ? 'withdrawn'
-        : used[index]
-          ? 'used'
-          : Date.parse(link.expiresAt) <= nowMs
-            ? 'expired'
-            : 'open',
-      used_at: used[index]?.withdrawn ? null : (used[index]?.consumedAt ?? null),
-      /** When an erasure of the host withdrew it unused. */
-      withdrawn_at: used[index]?.withdrawn ? used[index]?.consumedAt : null,
-    })),
-  };
+  return links.map((link, index) => ({
+    nonce: link.nonce,
+    host_email: link.hostEmailMasked,
+    pms_hotel_id: link.pmsHotelId,
+    products: link.products,
+    issued_at: link.issuedAt,
+    expires_at: link.expiresAt,
+    state: used[index]?.withdrawn
+      ? 'withdrawn'
+      : used[index]
+        ? 'used'
+        : Date.parse(link.expiresAt) <= nowMs
+          ? 'expired'
+          : 'open',
+    used_at: used[index]?.withdrawn ? null : (used[index]?.consumedAt ?? null),
+    /** When an erasure of the host withdrew it unused. */
+    withdrawn_at: used[index]?.withdrawn ? used[index]?.consumedAt : null,
+  }));
 }

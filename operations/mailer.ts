@@ -43,13 +43,20 @@ export function revealLinkMail(input: {
   /** When the link stops working (ISO 8601). */
   expiresAt: string;
   rotation: boolean;
+  /**
+   * A rotation's: whether the partner has a key in use (revealed, in force), which keeps working
+   * for the grace period. Without one, the new key replaces only a link never opened. @default true
+   */
+  keyInUse?: boolean;
   /** The revoked (leaked) key this one replaces: no key retires, the partner has none to keep. */
   replaces?: string;
 }): OutgoingMail {
   const intro = input.replaces
     ? `Here is the new partner API key of ${input.partnerName}, replacing the revoked key that starts with ${input.replaces}. Your other keys, if any, are not affected.`
     : input.rotation
-      ? `A new partner API key was issued for ${input.partnerName}. Your current key keeps working for the grace period we agreed on, counted from the moment you reveal the new one.`
+      ? input.keyInUse === false
+        ? `A new partner API key was issued for ${input.partnerName}. It replaces the key of our earlier e-mail, which was not revealed: that link no longer works, use this one.`
+        : `A new partner API key was issued for ${input.partnerName}. Your current key keeps working for the grace period we agreed on, counted from the moment you reveal the new one.`
       : `Welcome aboard: ${input.partnerName} is approved as a partner, and your API key is ready.`;
   return {
     to: input.to,

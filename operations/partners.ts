@@ -174,12 +174,32 @@ export async function showPartner(slug: string) {
   };
 }
 
-/** Keys that still can (or may yet) work and carry a scope outside `scopes`, with the scopes they keep. */
-function keysWiderThan(keys: readonly ApiKeyRecord[], scopes: readonly Scope[], nowMs: number) {
+/**
+ * The scopes each key that still can (or may yet) work carries under a new agreement: what it has
+ * within `scopes` and, for a key not revealed yet (no one holds it), the scopes the agreement
+ * gains (`added`), so a new partner's first key works as agreed without a second key and mail.
+ * Only keys whose scopes change are listed, with whether they were narrowed, widened or both.
+ */
+function keyScopeChanges(
+  keys: readonly ApiKeyRecord[],
+  scopes: readonly Scope[],
+  added: readonly Scope[],
+  nowMs: number,
+) {
   return keys
     .filter((key) => ['pending', 'active', 'retiring'].includes(keyStanding(key, nowMs)))
-    .map((key) => ({ key, scopes: key.scopes.filter((scope) => scopes.includes(scope)) }))
-    .filter(({ key, scopes: kept }) => kept.length < key.scopes.length);
+    .map((key) => {
+      const kept = key.scopes.filter((scope) => scopes.includes(scope));
+      const gained =
+        keyStanding(key, nowMs) === 'pending' ? added.filter((scope) => !key.scopes.includes(scope)) : [];
+      return {
+        key,
+        scopes: [...kept, ...gained],
+        narrowed: kept.length < key.scopes.length,
+        widened: gained.length > 0,
+      };
+    })
+    .filter((change) => change.narrowed || change.widened);
 }
 
 const sameNames = (a: readonly string[], b: readonly string[]) =>
@@ -188,8 +208,8 @@ const sameNames = (a: readonly string[], b: readonly string[]) =>
 /**
  * Replaces a partner's agreement. Narrower scopes take effect on every key that works or may
  * yet work, in the same transaction (the authorizer also holds each key to its partner's
- * agreement, within its 30-second cache); wider scopes reach only keys issued from now on
- * (`keys rotate --widen-to-agreement`). The keys come from the partner's own list, read
+ * agreement, within its 30-second cache); wider scopes reach keys not revealed yet (no one holds
+ * them) and keys issued from now on (`keys rotate --widen-to-agreement`), never a key in use. The keys come from the partner's own list, read
  * consistently, and the partner's revision cancels a concurrent rotation or update, so no key
  * escapes the narrowing. Products take effect on the link pages within their one-minute cache.
  */
@@ -201,20 +221,23 @@ export async function updateAgreement(
   const partner = await requirePartner(input.slug);
   const products = input.products ? await requireCatalogProducts(input.products) : partner.products;
   const scopes = input.scopes ? agreementScopes(input.scopes) : partner.scopes;
-  const narrowed = keysWiderThan(await keysOfPartner(partner), scopes, nowMs);
+  const added = scopes.filter((scope) => !partner.scopes.includes(scope));
+  const changed = keyScopeChanges(await keysOfPartner(partner), scopes, added, nowMs);
+  const narrowed = changed.filter((change) => change.narrowed);
+  const widened = changed.filter((change) => change.widened);
   const result = {
     partner: partner.slug,
     before: { products: partner.products, scopes: partner.scopes },
     after: { products, scopes },
   };
-  if (sameNames(products, partner.products) && sameNames(scopes, partner.scopes) && narrowed.length === 0)
-    return { ...result, unchanged: true, narrowed_keys: [] };
+  if (sameNames(products, partner.products) && sameNames(scopes, partner.scopes) && changed.length === 0)
+    return { ...result, unchanged: true, narrowed_keys: [], widened_keys: [] };
   try {
     await dynamoDb().send(
       new TransactWriteCommand({
         TransactItems: [
           agreementUpdateItem(partner, { products, scopes }),
-          ...narrowed.map(({ key, scopes: kept }) => keyScopesItem(key, kept)),
+          ...changed.map(({ key, scopes: next }) => keyScopesItem(key, next)),
           operatorEventItem(
             target,
             'agreement.changed',
@@ -226,6 +249,7 @@ export async function updateAgreement(
                 scopes_before: partner.scopes,
                 scopes,
                 narrowed_keys: narrowed.map(({ key }) => key.prefix),
+                widened_keys: widened.map(({ key }) => key.prefix),
               },
             },
             nowMs,
@@ -243,7 +267,8 @@ export async function updateAgreement(
   return {
     ...result,
     unchanged: false,
-    narrowed_keys: narrowed.map(({ key, scopes: kept }) => ({ key_prefix: key.prefix, scopes: kept })),
+    narrowed_keys: narrowed.map(({ key, scopes: next }) => ({ key_prefix: key.prefix, scopes: next })),
+    widened_keys: widened.map(({ key, scopes: next }) => ({ key_prefix: key.prefix, scopes: next })),
   };
 }
 

@@ -81,7 +81,7 @@ async function readReservations(file: string, propertyId: number): Promise<Reser
   if (parsed.ok) return parsed.reservations;
   const shown = parsed.errors
     .slice(0, 50)
-    .map((error) => (error.index < 0 ? error.message : `row ${error.index}: ${error.message}`));
+    .map((error) => (error.row === 0 ? error.message : `row ${error.row}: ${error.message}`));
   const more = parsed.errors.length > 50 ? `\n...and ${parsed.errors.length - 50} more` : '';
   throw new OperatorError(
     `Nothing was imported: ${parsed.errors.length} invalid row(s) in ${file}:\n${shown.join('\n')}${more}`,
@@ -125,8 +125,8 @@ export async function setImportedUnits(property: Pick<Property, 'id' | 'partnerI
  * Imports a JSON array of reservations for one property, as events, and `units` on the property.
  * The file's size, its JSON, every row and the channels per month (`MAX_CHANNELS_PER_MONTH`, with
  * those already stored) are checked first: a refused import sends nothing and writes nothing, not
- * even `units`, and every bad row is reported by index. The events apply within seconds; a row the
- * consumer refuses is in `events failed`.
+ * even `units`, and every problem of every bad row is reported by its number (from 1). The events
+ * apply within seconds; a row the consumer refuses is in `events failed`.
  */
 export async function importReservationFile(
   target: Pick<OperatorTarget, 'actor'>,

@@ -3,7 +3,7 @@ import { quoted } from '../../core/domain/text';
 import { AUDIT_ACTIONS, isAuditAction } from '../../lambdas/data/audit';
 import { listAudit } from '../../operations/audit';
 import type { Define } from '../command';
-import { commandGroup, table, text, UsageError } from '../command';
+import { commandGroup, minuteOf, table, text, UsageError } from '../command';
 import { integerInRange, isoTime, partnerSlug } from '../inputs';
 
 /** What an event names beyond who did what, shown in the last column of `audit list`. */
@@ -46,7 +46,7 @@ export function auditCommands(program: Command, define: Define): void {
               : table(
                   ['AT', 'ACTION', 'PARTNER', 'ACTOR', 'DETAILS'],
                   result.events.map((event) => [
-                    event.at,
+                    minuteOf(event.at),
                     event.action,
                     event.partner ?? '-',
                     event.actor,

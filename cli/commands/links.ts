@@ -58,6 +58,7 @@ function createCommand(links: Command, define: Define): void {
         pmsHotelId: pmsHotelId(text(options, 'pmsHotelId')),
         products: productList(text(options, 'products')),
         ttlSeconds,
+        again: options.again === true,
       };
       return async (target) => {
         const link = await createActivationLink(target, request, Date.now());
@@ -87,7 +88,8 @@ function createCommand(links: Command, define: Define): void {
     .option(
       '--out <path>',
       'with --file: write the links there (.json for JSON, else CSV) instead of printing them',
-    );
+    )
+    .option('--again', 'mint even for a property that already has an open link from the partner');
 }
 
 /** `links list`: a partner's activation links and their states. */
@@ -149,7 +151,11 @@ async function linksFromFile(options: Options, slug: string, ttlSeconds: number)
     // Created before anything is minted, so links are never minted for a file that cannot be written.
     const file = out === undefined ? undefined : await open(out, 'wx', 0o600);
     try {
-      const links = await createActivationLinks(target, { slug, rows, ttlSeconds }, nowMs);
+      const links = await createActivationLinks(
+        target,
+        { slug, rows, ttlSeconds, again: options.again === true },
+        nowMs,
+      );
       const result = { partner: slug, links };
       const expiry = `expire ${links[0]?.expires_at ?? ''}; each works once`;
       if (file === undefined) {

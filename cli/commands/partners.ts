@@ -105,7 +105,7 @@ function approveCommand(partners: Command, define: Define): void {
 function updateCommand(partners: Command, define: Define): void {
   define(partners, 'update', {
     summary:
-      "Change a partner's agreement: narrower scopes apply to its keys at once, wider ones to keys issued from now on",
+      "Change a partner's agreement: narrower scopes apply to its keys at once, wider ones to keys not yet revealed and to keys issued from now on",
     examples: [
       'partners update --partner acme --products assistant,checkin',
       'partners update --partner acme --scopes "" --json',
@@ -120,7 +120,9 @@ function updateCommand(partners: Command, define: Define): void {
       };
       return async (target) => {
         const result = await updateAgreement(target, change, Date.now());
-        const widened = result.after.scopes.filter((scope) => !result.before.scopes.includes(scope));
+        const added = result.after.scopes.filter((scope) => !result.before.scopes.includes(scope));
+        // A key in use lacks what was added: only a new key carries it.
+        const revealedKeysLack = added.length > 0 && result.widened_keys.length === 0;
         return {
           json: result,
           text: [
@@ -130,9 +132,13 @@ function updateCommand(partners: Command, define: Define): void {
             ...result.narrowed_keys.map(
               (key) => `  key ${key.key_prefix} now carries ${key.scopes.join(' ')} (in effect within 30 s)`,
             ),
-            ...(widened.length > 0
+            ...result.widened_keys.map(
+              (key) =>
+                `  key ${key.key_prefix} (not revealed yet: its link in the partner's e-mail still works) now carries ${key.scopes.join(' ')}`,
+            ),
+            ...(revealedKeysLack
               ? [
-                  `  ${widened.join(' ')} reach new keys only: ${ADMIN} keys rotate --partner ${result.partner} --widen-to-agreement`,
+                  `  ${added.join(' ')} reach new keys only: ${ADMIN} keys rotate --partner ${result.partner} --widen-to-agreement`,
                 ]
               : []),
           ],
@@ -224,7 +230,7 @@ function showCommand(partners: Command, define: Define): void {
 function suspendCommand(partners: Command, define: Define): void {
   define(partners, 'suspend', {
     summary:
-      "Suspend a partner: its keys get 401 partner-suspended (within 30 s), its links and reveals show a 'not available' page; nothing is deleted",
+      "Suspend a partner: its keys get 401 partner-suspended (within 30 s), its links and reveals show a 'not available' page from the next page opened; nothing is deleted",
     examples: ['partners suspend --partner acme --reason "Invoice 2026-11 overdue"'],
     action: (options) => {
       const suspension = {
@@ -237,7 +243,7 @@ function suspendCommand(partners: Command, define: Define): void {
           json: result,
           text: [
             result.changed
-              ? `Partner "${result.partner}" suspended at ${result.suspended_at}: its keys are refused within 30 s; links and reveals show "not available". Undo with: ${ADMIN} partners resume --partner ${result.partner}`
+              ? `Partner "${result.partner}" suspended at ${result.suspended_at}: its keys are refused within 30 s; links and reveals show "not available" from the next page opened. Undo with: ${ADMIN} partners resume --partner ${result.partner}`
               : `Partner "${result.partner}" was already suspended at ${result.suspended_at} (${result.reason}); nothing changed.`,
           ],
         };

@@ -76,7 +76,7 @@ const ALREADY_SHOWN =
 const EXPIRED = 'This reveal link has expired. Ask us to rotate your key; you will get a new reveal link.';
 const UNKNOWN = 'This reveal link is not valid. Check that you opened the whole link from the e-mail.';
 const SUPERSEDED =
-  'This key was replaced by a newer one before it was revealed, so this link no longer shows it. Open the link in our most recent e-mail; your current key keeps working until you reveal the new one.';
+  'This key was replaced by a newer one before it was revealed, so this link no longer shows it. Open the link in our most recent e-mail; a key you already use keeps working until you reveal the new one.';
 const REVOKED =
   'This key was revoked before it was revealed, so this link no longer shows it. Your current key is not affected. Ask us if you need a new key.';
 const UNAVAILABLE =

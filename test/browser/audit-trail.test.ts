@@ -188,6 +188,9 @@ describe('audit trail', () => {
       events: events.slice(0, 2),
     });
     expect((await auditOf('--since', '2999-01-01')).length).toBe(0);
+    // As a table, times read as in every other list: to the minute, in UTC.
+    const table = await admin('audit', 'list', '--partner', slug, '--limit', '1');
+    expect(table.stdout.split('\n')[1]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC {2}\S/);
   });
 
   it("never shows one partner's events in another's trail", async () => {

@@ -8,7 +8,7 @@ import { editProduct, ensureCatalog, listCatalog, translateProduct } from '../..
 import { dynamoDb } from '../../lambdas/data/db';
 import { getPartner, keysIssuedItem } from '../../lambdas/data/partners';
 import { admin, adminJson as json } from '../support/cli';
-import { apiGet, approvedPartner, revealKey } from '../support/partners';
+import { apiGet, approvedPartner, revealKey, testTarget } from '../support/partners';
 
 /** Polls until `path` answers `status` for a key, within the authorizer's 30 s key cache. */
 async function eventually(path: string, key: string, status: number): Promise<number> {
@@ -61,6 +61,38 @@ describe('agreements: scopes and products as data', () => {
     expect(await eventually('/properties', partner.key, 403)).toBe(403);
     expect((await apiGet('/properties', partner.key)).json.type).toContain('insufficient-scope');
     expect((await apiGet('/usage', partner.key)).status).toBe(200);
+  });
+
+  it('widens a key not revealed yet, so a new partner’s first key works as agreed without a second mail', async () => {
+    const { approvePartner } = await import('../../operations/partners');
+    const { rotateKey } = await import('../../operations/keys');
+    const approve = async (slug: string) =>
+      (
+        await approvePartner(
+          testTarget(),
+          { name: `Test ${slug}`, slug, email: `api@${slug}.example`, products: ['assistant'], scopes: [] },
+          Date.now(),
+        )
+      ).result;
+    const slug = `widen-${randomBytes(3).toString('hex')}`;
+    const approved = await approve(slug);
+
+    const widened = await admin('partners', 'update', '--partner', slug, '--scopes', 'revenue:read');
+    const key = await revealKey(approved.reveal_url);
+    const keys = await json('keys', 'list', '--partner', slug);
+    // A rotation before the first key was revealed tells the partner the truth: no key is in use.
+    const other = `widen-${randomBytes(3).toString('hex')}`;
+    await approve(other);
+    const rotation = await rotateKey(testTarget(), { slug: other, graceHours: 24 }, Date.now());
+
+    expect(widened.code).toBe(0);
+    expect(widened.stdout).toContain(`key ${approved.key_prefix} (not revealed yet`);
+    expect(widened.stdout).not.toContain('--widen-to-agreement');
+    expect(keys.keys).toHaveLength(1);
+    expect(keys.keys[0].scopes).toEqual(['metrics:read', 'revenue:read']);
+    expect((await apiGet('/properties', key)).status).toBe(200);
+    expect(rotation.mail.text).toContain('It replaces the key of our earlier e-mail, which was not revealed');
+    expect(rotation.mail.text).not.toContain('keeps working');
   });
 
   it.concurrent('widens only keys issued afterwards, and only when asked to', async () => {

@@ -127,6 +127,12 @@ const COMMANDS: Record<string, readonly Case[]> = {
     ['a missing argument', ['partners', 'show'], 2, "missing required argument 'slug'"],
     ['a malformed slug', ['partners', 'show', 'Demo_PMS'], 2, '<slug> "Demo_PMS" is not a partner slug'],
     ['an unknown partner (refused)', ['partners', 'show', 'no-such-partner'], 1, NO_PARTNER],
+    [
+      'a mistyped partner (refused, the nearest named)',
+      ['partners', 'show', 'demo-pmz'],
+      1,
+      'No partner with slug "demo-pmz". Did you mean "demo-pms"?',
+    ],
   ],
   'partners suspend': [
     [
@@ -360,6 +366,12 @@ const COMMANDS: Record<string, readonly Case[]> = {
       ['catalog', 'edit', 'no-such-product', '--name', 'A'],
       1,
       'No product "no-such-product"',
+    ],
+    [
+      'a mistyped product (refused, the nearest named)',
+      ['catalog', 'edit', 'upsels', '--name', 'A'],
+      1,
+      'No product "upsels" in the catalog. Did you mean "upsells"?',
     ],
   ],
   'audit list': [

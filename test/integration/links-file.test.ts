@@ -110,6 +110,7 @@ describe('links create --file hosts.csv', () => {
       file,
       '--products',
       'upsells',
+      '--again',
     );
 
     expect(written.code).toBe(0);
@@ -212,6 +213,38 @@ describe('links create --file hosts.csv', () => {
     for (const message of messages) expect(result.stderr).toMatch(message);
     expect(await stat(`${out}.csv`).catch(() => undefined)).toBeUndefined();
     expect(await linksCreated(partner.slug)).toHaveLength(before);
+  });
+
+  it('run twice, mints nothing the second time unless --again: it names the lines whose links are open', async () => {
+    const { file } = await hostsFile(
+      'email,name,pms_hotel_id,products\nsix@host.example,Seis,PMS-6,assistant\nseven@host.example,Siete,PMS-7,assistant\n',
+    );
+    const run = (...extra: string[]) =>
+      admin('links', 'create', '--partner', partner.slug, '--file', file, ...extra);
+
+    const first = await run();
+    const before = (await linksCreated(partner.slug)).length;
+    const second = await run();
+    const single = await admin(
+      ...['links', 'create', '--partner', partner.slug, '--email', 'six@host.example', '--name', 'Seis'],
+      ...['--pms-hotel-id', 'PMS-6', '--products', 'assistant'],
+    );
+    const unchanged = (await linksCreated(partner.slug)).length;
+    const again = await run('--again');
+
+    expect(first.code).toBe(0);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(
+      /Nothing was minted: 2 properties already have an open link from .* \(was this run before\?\)/,
+    );
+    expect(second.stderr).toMatch(/line 2: PMS-6: link \S+ is open until /);
+    expect(second.stderr).toMatch(/line 3: PMS-7: link /);
+    expect(second.stderr).toContain('Pass --again');
+    expect(single.code).toBe(1);
+    expect(single.stderr).toContain('this property already has an open link');
+    expect(unchanged).toBe(before);
+    expect(again.code).toBe(0);
+    expect((await linksCreated(partner.slug)).length).toBe(before + 2);
   });
 
   it('exits 1 when the agreement refuses a row, naming each such line, and mints nothing', async () => {

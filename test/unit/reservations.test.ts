@@ -62,7 +62,7 @@ describe('reservation file', () => {
     expect(parsed).toEqual({ ok: true, reservations: [base] });
   });
 
-  it('reports every bad row by index and accepts nothing', () => {
+  it('reports every bad row by its number, counted from 1, and accepts nothing', () => {
     const parsed = parseReservationFile(
       [
         base,
@@ -79,13 +79,34 @@ describe('reservation file', () => {
 
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
-    expect(parsed.errors.map((error) => error.index)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(parsed.errors.map((error) => error.row)).toEqual([2, 3, 4, 5, 6, 7, 8]);
     expect(parsed.errors[0]?.message).toContain('check_out: must be after check_in');
     expect(parsed.errors[1]?.message).toContain('booked_at');
     expect(parsed.errors[2]?.message).toContain('"confirmed" or "cancelled"');
-    expect(parsed.errors[3]?.message).toContain('repeats row 0');
+    expect(parsed.errors[3]?.message).toContain('repeats row 1');
     expect(parsed.errors[4]?.message).toContain('property_id is 10');
     expect(parsed.errors[5]?.message).toContain('calendar date');
+  });
+
+  it('tells every problem of a row at once: its fields, its dates, its property and a repeated id', () => {
+    const parsed = parseReservationFile(
+      [base, { ...base, status: 'pending', channel: '', check_out: '2026-10-01', property_id: 10 }],
+      9,
+    );
+
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.errors).toHaveLength(1);
+    expect(parsed.errors[0]?.row).toBe(2);
+    const message = parsed.errors[0]?.message ?? '';
+    for (const problem of [
+      'channel: must not be empty',
+      'status: must be "confirmed" or "cancelled"',
+      'check_out: must be after check_in',
+      'property_id is 10',
+      'repeats row 1',
+    ])
+      expect(message).toContain(problem);
   });
 
   it('refuses dates that would push a signal outside its published range, and ids that are not one line', () => {
@@ -113,16 +134,16 @@ describe('reservation file', () => {
     const parsed = parseReservationFile(rows, 9);
 
     expect(parsed.ok).toBe(false);
-    const messages = parsed.ok ? [] : parsed.errors.map((error) => `${error.index} ${error.message}`);
+    const messages = parsed.ok ? [] : parsed.errors.map((error) => `${error.row} ${error.message}`);
     expect(messages).toEqual([
       expect.stringMatching(
-        /^0 check_in: must be between 2000-01-01 and 2099-12-31.*check_out: must be between/,
+        /^1 check_in: must be between 2000-01-01 and 2099-12-31.*check_out: must be between/,
       ),
-      expect.stringMatching(/^1 booked_at: must be between 2000-01-01 and 2099-12-31 \(UTC\)/),
-      expect.stringMatching(/^2 check_in: is 4019 days after the booking day; at most 3650 either way/),
-      expect.stringMatching(/^3 check_in: is 4018 days before the booking day; at most 3650 either way/),
-      expect.stringMatching(/^4 id: must be one line of text/),
+      expect.stringMatching(/^2 booked_at: must be between 2000-01-01 and 2099-12-31 \(UTC\)/),
+      expect.stringMatching(/^3 check_in: is 4019 days after the booking day; at most 3650 either way/),
+      expect.stringMatching(/^4 check_in: is 4018 days before the booking day; at most 3650 either way/),
       expect.stringMatching(/^5 id: must be one line of text/),
+      expect.stringMatching(/^6 id: must be one line of text/),
     ]);
   });
 
@@ -147,10 +168,20 @@ describe('reservation file', () => {
     expect(parseReservationFile(rows, 9).ok).toBe(true);
   });
 
+  it('accepts the example file of docs/operators.md for the demo data’s property 2', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const json = parseReservationJson(await readFile('docs/examples/reservations.json', 'utf8'));
+
+    expect(json.ok && parseReservationFile(json.rows, 2)).toMatchObject({
+      ok: true,
+      reservations: { length: 4 },
+    });
+  });
+
   it('refuses a file that is not an array', () => {
     expect(parseReservationFile({ reservations: [] }, 9)).toEqual({
       ok: false,
-      errors: [{ index: -1, message: 'the file must hold a JSON array' }],
+      errors: [{ row: 0, message: 'the file must hold a JSON array' }],
     });
   });
 });
