@@ -284,7 +284,7 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
   const { alarmTopicArn } = deployment;
   if (alarmTopicArn === undefined && settings.alarmTopicRequired)
     throw new StageConfigError(
-      `alarmTopicArn of ${stage} is required: give the SNS topic its alarms notify, -c alarmTopicArn:${stage}=arn:aws:sns:<region>:<account>:<topic> (docs/deploying.md).`,
+      `alarmTopicArn of ${stage} is required: give the SNS topic its alarms notify with -c alarmTopicArn:${stage}=arn:aws:sns:<region>:<account>:<topic> (through npm: npm run synth -- -c alarmTopicArn:${stage}=…; docs/deploying.md#synthesize).`,
     );
   if (alarmTopicArn !== undefined && !SNS_TOPIC_ARN.test(alarmTopicArn))
     throw new StageConfigError(

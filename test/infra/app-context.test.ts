@@ -41,7 +41,7 @@ describe('the alarm topic given to bin/app.ts', () => {
     expect(result.code).toBe(1);
     // No bundling output before it: the sandbox stack was not built either.
     expect(result.stderr.split('\n')).toEqual([
-      'PartnerApi-production cannot be synthesized: alarmTopicArn of production is required: give the SNS topic its alarms notify, -c alarmTopicArn:production=arn:aws:sns:<region>:<account>:<topic> (docs/deploying.md).',
+      'PartnerApi-production cannot be synthesized: alarmTopicArn of production is required: give the SNS topic its alarms notify with -c alarmTopicArn:production=arn:aws:sns:<region>:<account>:<topic> (through npm: npm run synth -- -c alarmTopicArn:production=…; docs/deploying.md#synthesize).',
     ]);
   });
 

@@ -39,7 +39,7 @@ describe('stage configuration', () => {
 
   it('refuses production without an alarm topic, naming the context key and where it is explained', () => {
     expect(() => stageConfig('production', { mailFrom: 'partners@hostly.io' })).toThrow(
-      'alarmTopicArn of production is required: give the SNS topic its alarms notify, -c alarmTopicArn:production=arn:aws:sns:<region>:<account>:<topic> (docs/deploying.md).',
+      'alarmTopicArn of production is required: give the SNS topic its alarms notify with -c alarmTopicArn:production=arn:aws:sns:<region>:<account>:<topic> (through npm: npm run synth -- -c alarmTopicArn:production=…; docs/deploying.md#synthesize).',
     );
     expect(
       stageConfig('production', { mailFrom: 'partners@hostly.io', alarmTopicArn: TOPIC }).alarmTopicArn,
