@@ -59,7 +59,7 @@ async function checkedKeysFile(file: string): Promise<string> {
   } catch {
     throw new Error(`SECRET_SCANNING_KEYS_FILE: ${path} is not JSON.`);
   }
-  const document = publicKeysDocumentSchema.safeParse(parsed);
+  const document = publicKeysDocumentSchema().safeParse(parsed);
   if (!document.success || document.data.public_keys.length === 0)
     throw new Error(
       `SECRET_SCANNING_KEYS_FILE: ${path} is not in GitHub's format: {"public_keys":[{"key_identifier","key","is_current"}]} with at least one PEM key.`,
@@ -78,7 +78,7 @@ export async function localReporterKeys(
   const privateKeyFile = join(folder, 'private-key.pem');
   const publicKeysFile = join(folder, 'public-keys.json');
   try {
-    const document = publicKeysDocumentSchema.parse(JSON.parse(await readFile(publicKeysFile, 'utf8')));
+    const document = publicKeysDocumentSchema().parse(JSON.parse(await readFile(publicKeysFile, 'utf8')));
     const identifier = document.public_keys[0]?.key_identifier;
     await readFile(privateKeyFile, 'utf8');
     if (identifier) return { keysFile: publicKeysFile, privateKeyFile, keyIdentifier: identifier };

@@ -1,6 +1,7 @@
 import { createHash, sign, verify } from 'node:crypto';
 import * as z from 'zod/mini';
 import { withoutControlCharacters } from '../domain/text';
+import { onFirstUse } from './reservation-schema';
 
 /*
  * Reports of leaked keys, as GitHub's secret scanning partner program sends them
@@ -63,17 +64,19 @@ export function leakPlace(value: unknown, maxLength: number): string {
  * source are GitHub's to send as they are, so a long or odd one is kept cut (`leakPlace`), never a
  * reason to refuse the report and leave a real leak in it unrevoked.
  */
-const reportedToken = z.object({
-  token: z.string().check(z.minLength(1)),
-  type: z.string().check(z.minLength(1), z.maxLength(200)),
-  url: z.optional(z.unknown()),
-  source: z.optional(z.unknown()),
-});
-export type ReportedToken = z.infer<typeof reportedToken>;
+const reportedToken = () =>
+  z.object({
+    token: z.string().check(z.minLength(1)),
+    type: z.string().check(z.minLength(1), z.maxLength(200)),
+    url: z.optional(z.unknown()),
+    source: z.optional(z.unknown()),
+  });
+export type ReportedToken = z.infer<ReturnType<typeof reportedToken>>;
 
-export const secretScanningReportSchema = z
-  .array(reportedToken)
-  .check(z.minLength(1), z.maxLength(MAX_REPORTED_TOKENS));
+/** Built on first use: a cold start does not pay for schemas (docs/design/README.md#cold-start-is-billed). */
+export const secretScanningReportSchema = onFirstUse(() =>
+  z.array(reportedToken()).check(z.minLength(1), z.maxLength(MAX_REPORTED_TOKENS)),
+);
 
 /** GitHub's feedback on one reported token: whether it was a live secret of ours. */
 export interface TokenFeedback {
@@ -83,16 +86,18 @@ export interface TokenFeedback {
 }
 
 /** The document of `secretScanningKeysUrl`: GitHub's format. */
-export const publicKeysDocumentSchema = z.object({
-  public_keys: z.array(
-    z.object({
-      key_identifier: z.string().check(z.minLength(1)),
-      key: z.string().check(z.minLength(1)),
-      is_current: z.optional(z.boolean()),
-    }),
-  ),
-});
-export type PublicKeysDocument = z.infer<typeof publicKeysDocumentSchema>;
+export const publicKeysDocumentSchema = onFirstUse(() =>
+  z.object({
+    public_keys: z.array(
+      z.object({
+        key_identifier: z.string().check(z.minLength(1)),
+        key: z.string().check(z.minLength(1)),
+        is_current: z.optional(z.boolean()),
+      }),
+    ),
+  }),
+);
+export type PublicKeysDocument = z.infer<ReturnType<typeof publicKeysDocumentSchema>>;
 
 /** Lowercase hex SHA-256 of a token: how the feedback names it (never the token itself). */
 export function tokenHash(token: string): string {

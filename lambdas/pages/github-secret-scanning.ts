@@ -25,7 +25,6 @@ import { GITHUB_REPORTER } from '../../core/domain/partner-mail';
 import { isTransientAwsError } from '../common/aws-errors';
 import { headerValue } from '../common/http-headers';
 import { logger } from '../common/logger';
-import { sendMail } from '../common/mail';
 import type { KeyLeak } from '../data/api-keys';
 import type { LeakOutcome } from '../data/leaked-keys';
 import { leakNoticeOf, revokeLeakedKey } from '../data/leaked-keys';
@@ -59,7 +58,7 @@ async function fetchPublicKeys(nowMs: number): Promise<KeyCache> {
     signal: AbortSignal.timeout(3_000),
   });
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  const document = publicKeysDocumentSchema.parse(await response.json());
+  const document = publicKeysDocumentSchema().parse(await response.json());
   return {
     keys: new Map(document.public_keys.map((key) => [key.key_identifier, key.key])),
     fetchedMs: nowMs,
@@ -160,7 +159,11 @@ async function judge(entry: ReportedToken, nowMs: number, requestId: string | un
 async function tellThePartner({ outcome, leak }: NonNullable<Judged['revoked']>): Promise<void> {
   try {
     const notice = await leakNoticeOf(outcome, leak, Date.now());
-    if (notice) await sendMail(notice);
+    if (notice) {
+      // Loaded when a notice goes out (rarely): the SES client is no part of a cold start.
+      const { sendMail } = await import('../common/mail');
+      await sendMail(notice);
+    }
   } catch (error) {
     // Operators see the failure (metric, alarm) and tell the partner themselves.
     metrics.addMetric(LEAK_NOTICES_FAILED_METRIC, MetricUnit.Count, 1);
@@ -207,7 +210,7 @@ async function answer(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResul
   } catch {
     return problem('invalid-request', 'The report is not JSON; nothing was evaluated.', requestId);
   }
-  const report = secretScanningReportSchema.safeParse(parsed);
+  const report = secretScanningReportSchema().safeParse(parsed);
   if (!report.success)
     return problem(
       'invalid-request',
