@@ -511,6 +511,13 @@ export const OUTBOUND_ENRICHMENT = {
 /** Name of a page route's function (alarms, logs, the local runtime). */
 export const pageFunctionName = (routeId: string) => `${routeId}Page`;
 
+/**
+ * The functions that name how partners reach us (`CONTACT_EMAIL`, the stage's mail sender, as the
+ * stack and the local runtime give it): the reveal page's refusals and the OpenAPI document's
+ * contact, which its reference page shows.
+ */
+export const SUPPORT_ADDRESS_FUNCTIONS: readonly string[] = [pageFunctionName('reveal'), 'openapiDocument'];
+
 /** A Lambda function of the service: its name in logs and alarms, its module and what it may reach. */
 export interface ServiceFunctionSpec {
   readonly name: string;

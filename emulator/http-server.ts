@@ -24,6 +24,8 @@ export interface HttpServerOptions {
   readonly observe?: (exchange: ObservedExchange) => void;
   /** Where the API reference page is built and cached (served at /partner-api/v1/docs). */
   readonly docsDirectory: string;
+  /** How partners reach us on this server: the reference page's contact. */
+  readonly supportAddress: string;
 }
 
 async function readBody(request: IncomingMessage): Promise<string | null | 'too-large'> {
@@ -81,7 +83,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Serve
       );
     try {
       if (request.method === 'GET' && path === `${API_BASE_PATH}/docs`) {
-        const docs = await referenceDocs(options.docsDirectory);
+        const docs = await referenceDocs(options.docsDirectory, options.supportAddress);
         send(response, 200, docs.headers, docs.html);
         options.log(`GET ${API_BASE_PATH}/docs 200 ${(performance.now() - started).toFixed(1)}ms`);
         writeAccessLog({ resourcePath: path, responseLength: Buffer.byteLength(docs.html), status: 200 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { queueUrlVariable, SERVICE_QUEUE_NAMES } from '../core/event-delivery';
 import type { ServiceFunctionSpec, ServiceSecretName } from '../core/routes';
-import { API_BASE_PATH, pageFunctionName, serviceFunctions } from '../core/routes';
+import { API_BASE_PATH, pageFunctionName, SUPPORT_ADDRESS_FUNCTIONS, serviceFunctions } from '../core/routes';
 import { runtimeEnvironment } from '../core/runtime-settings';
 import { secretArnVariable } from '../core/service-secrets';
 import { useServiceEnvironment } from '../lambdas/common/config';
@@ -184,8 +184,8 @@ function functionEnvironment(spec: ServiceFunctionSpec, aws: LocalAwsSettings): 
     ...(spec.name === pageFunctionName('secretScanning')
       ? { SECRET_SCANNING_KEYS_URL: aws.awsEndpoint + PUBLIC_KEYS_PATH }
       : {}),
-    // As the stack gives the reveal page the stage's mail sender: how partners reach us.
-    ...(spec.name === pageFunctionName('reveal') ? { CONTACT_EMAIL: senderAddress(FROM_LOCAL) } : {}),
+    // As the stack gives the reveal page and the OpenAPI document the stage's mail sender: how partners reach us.
+    ...(SUPPORT_ADDRESS_FUNCTIONS.includes(spec.name) ? { CONTACT_EMAIL: senderAddress(FROM_LOCAL) } : {}),
     ...Object.fromEntries(
       sendsTo.map((name) => [queueUrlVariable(name), localQueueUrl(aws.awsEndpoint, name)]),
     ),
@@ -500,6 +500,7 @@ async function startServer(
     accessLog: (entry) => accessLog.write(entry),
     observe: options.observe,
     docsDirectory: join(options.directory, 'docs'),
+    supportAddress: senderAddress(FROM_LOCAL),
   });
   return { server: started.server, accessLog };
 }

@@ -15,7 +15,12 @@ import {
   PARTNERS_INDEX_PARTITION,
 } from '../core/partitions';
 import type { ServiceSecretName } from '../core/routes';
-import { EVENT_CONSUMER, OUTBOUND_ENRICHMENT, pageFunctionName } from '../core/routes';
+import {
+  EVENT_CONSUMER,
+  OUTBOUND_ENRICHMENT,
+  pageFunctionName,
+  SUPPORT_ADDRESS_FUNCTIONS,
+} from '../core/routes';
 import { runtimeSettingsOf } from '../core/runtime-settings';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
@@ -217,10 +222,10 @@ export class PartnerApiStack extends Stack {
     this.activationPages.pageFunctions
       .get('home')
       ?.function.addEnvironment('API_BASE_URL', this.partnerApi.baseUrl);
-    // The reveal page's refusals say how to reach us: the address our mail to partners comes from.
-    this.activationPages.pageFunctions
-      .get('reveal')
-      ?.function.addEnvironment('CONTACT_EMAIL', senderAddress(config.mailFrom));
+    // How partners reach us, one address everywhere: the one our mail to partners comes from.
+    const functions = this.functionsByName();
+    for (const name of SUPPORT_ADDRESS_FUNCTIONS)
+      functions.get(name)?.function.addEnvironment('CONTACT_EMAIL', senderAddress(config.mailFrom));
   }
 
   /**
@@ -242,10 +247,8 @@ export class PartnerApiStack extends Stack {
     }
   }
 
-  private operationsAlarms(config: StageConfig): OperationsAlarms {
-    // The authorizer is left out of the function-error alarms: it answers a request without a key by
-    // throwing "Unauthorized" (API Gateway's 401), which Lambda counts in Errors. Its real failures
-    // are what clients see as AUTHORIZER_FAILURE in the access log, which has its own alarm.
+  /** The functions by their names (`serviceFunctions`' names), the authorizer left out. */
+  private functionsByName(): Map<string, ServiceFunction> {
     const functions = new Map<string, ServiceFunction>();
     for (const [routeId, routeFunction] of this.partnerApi.routeFunctions) {
       functions.set(routeId, routeFunction);
@@ -255,6 +258,14 @@ export class PartnerApiStack extends Stack {
     }
     functions.set(EVENT_CONSUMER.id, this.platformEvents.consumer);
     functions.set(OUTBOUND_ENRICHMENT.id, this.outboundEvents.enrichment);
+    return functions;
+  }
+
+  private operationsAlarms(config: StageConfig): OperationsAlarms {
+    // The authorizer is left out of the function-error alarms: it answers a request without a key by
+    // throwing "Unauthorized" (API Gateway's 401), which Lambda counts in Errors. Its real failures
+    // are what clients see as AUTHORIZER_FAILURE in the access log, which has its own alarm.
+    const functions = this.functionsByName();
     return new OperationsAlarms(this, 'Alarms', {
       name: stackName(config.stage),
       apis: new Map([

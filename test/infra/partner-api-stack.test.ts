@@ -233,7 +233,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     expect(JSON.stringify(variables.API_BASE_URL)).toContain('/partner-api/v1');
   });
 
-  it('tells the reveal page how partners reach us: the address of the stage’s mail sender, and only that page', () => {
+  it('tells the reveal page and the OpenAPI document how partners reach us: the stage’s mail sender, and no other function', () => {
     const functions = resources(stage, 'AWS::Lambda::Function');
     const contactOf = (name: string) =>
       (
@@ -243,7 +243,10 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       )?.Variables?.CONTACT_EMAIL;
 
     expect(contactOf('revealPage')).toBe(senderAddress(config.mailFrom));
-    for (const spec of serviceFunctions.filter((candidate) => candidate.name !== 'revealPage'))
+    expect(contactOf('openapiDocument')).toBe(senderAddress(config.mailFrom));
+    for (const spec of serviceFunctions.filter(
+      (candidate) => !['revealPage', 'openapiDocument'].includes(candidate.name),
+    ))
       expect(contactOf(spec.name), spec.name).toBeUndefined();
   });
 

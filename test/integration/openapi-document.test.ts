@@ -1,15 +1,24 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, inject, it } from 'vitest';
 import { API_BASE_PATH, partnerApiRoutes } from '../../core/routes';
+import { senderAddress } from '../../lib/stage-config';
 import { partnerApiDocument } from '../../openapi/document';
+import { FROM_LOCAL } from '../../operations/mailer';
 
 describe('GET /openapi.json', () => {
-  it('serves the committed OpenAPI 3.1 document without a key', async () => {
+  it('serves the committed OpenAPI 3.1 document without a key, naming the stage’s support address', async () => {
     const response = await fetch(`${inject('apiBaseUrl')}/openapi.json`);
-    const served = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
+    const served = (await response.json()) as {
+      openapi: string;
+      info: { contact: { email: string } };
+      paths: Record<string, unknown>;
+    };
+    const committed = JSON.parse(await readFile('openapi/partner-api.json', 'utf8'));
 
     expect(response.status).toBe(200);
-    expect(served).toEqual(JSON.parse(await readFile('openapi/partner-api.json', 'utf8')));
+    // How partners reach us is the stage's one address (the mail sender), as the reveal page says.
+    expect(served.info.contact.email).toBe(senderAddress(FROM_LOCAL));
+    expect({ ...served, info: { ...served.info, contact: committed.info.contact } }).toEqual(committed);
     expect(served.openapi).toBe('3.1.0');
     for (const route of partnerApiRoutes) expect(served.paths[route.path]).toHaveProperty('get');
     expect(Object.keys(served.paths).some((path) => /webhook|operational-state|token/i.test(path))).toBe(
