@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { tableDefinition } from '../core/contract/table-definition';
 import { emlFile, emlFileName } from '../core/domain/partner-mail';
+import { quoted } from '../core/domain/text';
 import type { ServiceQueueName } from '../core/event-delivery';
 import type { ServiceSecretName } from '../core/service-secrets';
 import { SERVICE_SECRET_NAMES } from '../core/service-secrets';
@@ -397,7 +398,7 @@ async function answer(
  */
 function answerFailure(state: EndpointState, response: ServerResponse, error: unknown): void {
   state.options.onNotice?.(
-    `local AWS endpoint: a call failed here (${(error as Error)?.message ?? error}); answered 500`,
+    `local AWS endpoint: a call failed here (${quoted(String((error as Error)?.message ?? error), 300)}); answered 500`,
   );
   if (response.headersSent) {
     response.destroy();

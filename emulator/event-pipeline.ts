@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { CONSUMER_EVENT_PATTERN } from '../core/contract/platform-events';
+import { quoted } from '../core/domain/text';
 import type { ServiceQueueName } from '../core/event-delivery';
 import {
   EVENT_BATCH_SIZE,
@@ -316,7 +317,7 @@ export class LocalEventPipeline {
         if (matchesPattern(CONSUMER_EVENT_PATTERN, event)) this.queue.send(JSON.stringify(event));
       } else
         this.onNotice(
-          `local EventBridge: a ${String(entry.DetailType)} event was put on the bus "${busName}", where no rule of this service listens (AWS takes it too, and drops it); the service's events go to EventBusName "${LOCAL_EVENT_BUS_NAME}"`,
+          `local EventBridge: a ${quoted(String(entry.DetailType), 128)} event was put on the bus "${quoted(busName, 256)}", where no rule of this service listens (AWS takes it too, and drops it); the service's events go to EventBusName "${LOCAL_EVENT_BUS_NAME}"`,
         );
       return { EventId: id };
     });
@@ -505,6 +506,24 @@ const SQS_SYSTEM_ATTRIBUTES = (message: Message) => ({
   SenderId: ACCOUNT,
 });
 
+/**
+ * The largest message body the service's queues take: SQS's default `MaximumMessageSize`, which the
+ * stack's queues keep (SQS allows up to 1 MiB when a queue is set to it).
+ */
+const MAX_MESSAGE_BYTES = 262_144;
+
+/** A visibility timeout in seconds, 0 to 12 hours as SQS takes it; anything else is refused. */
+function visibilitySeconds(value: unknown): number {
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 43_200)
+    throw new LocalAwsError(
+      400,
+      'com.amazonaws.sqs#InvalidParameterValue',
+      'VisibilityTimeout must be a whole number of seconds from 0 to 43200.',
+    );
+  return seconds;
+}
+
 /** Most entries of one PutEvents call, as EventBridge allows. */
 const MAX_PUT_EVENTS_ENTRIES = 10;
 
@@ -602,17 +621,21 @@ export async function answerQueueOrBusCall(
     });
     switch (operation) {
       case 'SendMessage': {
-        const message = queue.send(
-          String(body.MessageBody ?? ''),
-          (body.MessageAttributes ?? {}) as MessageAttributes,
-        );
+        const text = String(body.MessageBody ?? '');
+        if (text === '' || Buffer.byteLength(text) > MAX_MESSAGE_BYTES)
+          throw new LocalAwsError(
+            400,
+            'com.amazonaws.sqs#InvalidParameterValue',
+            `The message body must be 1 to ${MAX_MESSAGE_BYTES} bytes (the queue's MaximumMessageSize).`,
+          );
+        const message = queue.send(text, (body.MessageAttributes ?? {}) as MessageAttributes);
         return answered({ MessageId: message.messageId, MD5OfMessageBody: md5(message.body) });
       }
       case 'ReceiveMessage': {
         const max = Math.min(10, Math.max(1, Number(body.MaxNumberOfMessages ?? 1)));
         const waitUntil = Date.now() + Math.min(20, Number(body.WaitTimeSeconds ?? 0)) * 1000;
         const timeout =
-          body.VisibilityTimeout === undefined ? undefined : Number(body.VisibilityTimeout) * 1000;
+          body.VisibilityTimeout === undefined ? undefined : visibilitySeconds(body.VisibilityTimeout) * 1000;
         let messages = queue.receive(max, timeout);
         while (messages.length === 0 && Date.now() < waitUntil) {
           await new Promise((resolve) => setTimeout(resolve, 50));
@@ -641,7 +664,7 @@ export async function answerQueueOrBusCall(
         for (const entry of entries) {
           const message = queue.byReceipt(String(entry.ReceiptHandle ?? ''));
           if (message) {
-            queue.changeVisibility(message, Number(entry.VisibilityTimeout ?? 0) * 1000);
+            queue.changeVisibility(message, visibilitySeconds(entry.VisibilityTimeout ?? 0) * 1000);
             successful.push({ Id: entry.Id });
           } else
             failed.push({

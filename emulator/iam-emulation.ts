@@ -96,6 +96,21 @@ export class LocalIam {
     }
     if (typeof document !== 'object' || document === null || Array.isArray(document))
       return error(400, 'MalformedPolicyDocument', 'The policy document is not a JSON object.');
+    const size = [...policies.entries()]
+      .filter(([name]) => name !== policyName)
+      .reduce((sum, [, other]) => sum + policySize(other), policySize(document));
+    if (size > MAX_INLINE_POLICY_CHARACTERS)
+      return error(
+        409,
+        'LimitExceeded',
+        `Maximum policy size of ${MAX_INLINE_POLICY_CHARACTERS} bytes exceeded for role ${roleName}`,
+      );
+    if (mostWildcards(document) > MAX_WILDCARDS)
+      return error(
+        400,
+        'MalformedPolicyDocument',
+        `A value has more than ${MAX_WILDCARDS} wildcards: the local IAM emulation matches them by backtracking, which so many would stall (IAM itself takes them).`,
+      );
     const statements = [document.Statement ?? []].flat() as Statement[];
     if (
       statements.length === 0 ||
@@ -140,6 +155,24 @@ export class LocalIam {
     }
     return undefined;
   }
+}
+
+/**
+ * What IAM counts of a role's inline policies: their characters without white space, at most 10,240
+ * for all of a role's together (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html).
+ */
+const MAX_INLINE_POLICY_CHARACTERS = 10_240;
+const policySize = (document: unknown) => JSON.stringify(document).replace(/\s/g, '').length;
+
+/** Most wildcards one value may have here: far more than a real policy uses. */
+const MAX_WILDCARDS = 8;
+function mostWildcards(value: unknown): number {
+  if (typeof value === 'string') return (value.match(/[*?]/g) ?? []).length;
+  if (typeof value !== 'object' || value === null) return 0;
+  return Math.max(
+    0,
+    ...Object.entries(value).map(([key, inner]) => Math.max(mostWildcards(key), mostWildcards(inner))),
+  );
 }
 
 /** IAM's evaluation of one call against a role's inline policies (and an Allow of everything). */

@@ -100,11 +100,11 @@ export function revealMailOf(
   issued: IssuedKey,
   rotation: boolean,
   replaces?: string,
-  keyInUse?: boolean,
+  rotated?: { readonly keyInUse: boolean; readonly supersedesUnrevealed: boolean },
 ): OutgoingMail {
   return revealLinkMail({
     ...(replaces === undefined ? {} : { replaces }),
-    ...(keyInUse === undefined ? {} : { keyInUse }),
+    ...(rotated ?? {}),
     to: partner.contactEmail,
     partnerName: partner.name,
     revealUrl: issued.revealUrl,
@@ -214,7 +214,10 @@ export async function rotateKey(
       retiring: current.map((key) => key.prefix),
       superseded: superseded.map((key) => key.prefix),
     },
-    mail: revealMailOf(target, partner, issued, true, undefined, current.length > 0),
+    mail: revealMailOf(target, partner, issued, true, undefined, {
+      keyInUse: current.length > 0,
+      supersedesUnrevealed: superseded.length > 0,
+    }),
   };
 }
 

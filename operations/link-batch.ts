@@ -1,5 +1,6 @@
 import { mintActivationToken } from '../core/domain/activation-token';
 import type { ProductId } from '../core/domain/catalog';
+import { isEmailBeingErased } from '../lambdas/data/hosts';
 import { issueMintedLink, partnerSigningSecret, refuseOpenLinks } from './links';
 import { OperatorError } from './operator-error';
 import { requirePartner } from './partner-lookup';
@@ -61,6 +62,14 @@ export async function createActivationLinks(
     rows.map((row) => ({ pmsHotelId: row.pmsHotelId, where: `line ${row.line}: ` })),
     { again, nowMs },
   );
+  // A link for an address being erased would be refused part-way: all are checked before any is made.
+  const erasing = (
+    await Promise.all(rows.map(async (row) => ((await isEmailBeingErased(row.email)) ? [row] : [])))
+  ).flat();
+  if (erasing.length > 0)
+    throw new OperatorError(
+      `Nothing was minted: the host account of ${erasing.map((row) => `line ${row.line} (${row.email})`).join(', ')} is being erased. Run the file again in a minute: the link will then create a new account.`,
+    );
   const secret = await partnerSigningSecret(partner);
   // Minted in memory first (the claims were checked row by row): recording starts only when all are.
   const minted = rows.map((row) => ({

@@ -45,9 +45,11 @@ export function revealLinkMail(input: {
   rotation: boolean;
   /**
    * A rotation's: whether the partner has a key in use (revealed, in force), which keeps working
-   * for the grace period. Without one, the new key replaces only a link never opened. @default true
+   * for the grace period, and whether the new key replaces one of an earlier mail never revealed.
+   * @default true
    */
   keyInUse?: boolean;
+  supersedesUnrevealed?: boolean;
   /** The revoked (leaked) key this one replaces: no key retires, the partner has none to keep. */
   replaces?: string;
 }): OutgoingMail {
@@ -55,7 +57,9 @@ export function revealLinkMail(input: {
     ? `Here is the new partner API key of ${input.partnerName}, replacing the revoked key that starts with ${input.replaces}. Your other keys, if any, are not affected.`
     : input.rotation
       ? input.keyInUse === false
-        ? `A new partner API key was issued for ${input.partnerName}. It replaces the key of our earlier e-mail, which was not revealed: that link no longer works, use this one.`
+        ? input.supersedesUnrevealed
+          ? `A new partner API key was issued for ${input.partnerName}. It replaces the key of our earlier e-mail, which was not revealed: that link no longer works, use this one.`
+          : `A new partner API key was issued for ${input.partnerName}. You have no other key in force, so this one is the key to use from now on.`
         : `A new partner API key was issued for ${input.partnerName}. Your current key keeps working for the grace period we agreed on, counted from the moment you reveal the new one.`
       : `Welcome aboard: ${input.partnerName} is approved as a partner, and your API key is ready.`;
   return {

@@ -31,6 +31,8 @@ const described = (issues: readonly z.core.$ZodIssue[]) =>
 
 /** Every problem of one row: its fields, then the rules between its dates once the dates read. */
 function rowProblems(row: unknown): string[] {
+  if (typeof row !== 'object' || row === null || Array.isArray(row))
+    return ['row: must be an object of the fields above'];
   const fields = z.safeParse(rowFields(), row);
   const issues = fields.success ? [] : fields.error.issues;
   const datesRead = !issues.some((issue) => DATE_FIELDS.has(String(issue.path[0])));

@@ -134,7 +134,7 @@ function updateCommand(partners: Command, define: Define): void {
             ),
             ...result.widened_keys.map(
               (key) =>
-                `  key ${key.key_prefix} (not revealed yet: its link in the partner's e-mail still works) now carries ${key.scopes.join(' ')}`,
+                `  key ${key.key_prefix} (not revealed yet: its link in the partner's e-mail still works) now carries ${key.scopes.join(' ')}; a key in use gets none of it until this one is revealed`,
             ),
             ...(revealedKeysLack
               ? [

@@ -50,11 +50,16 @@ function currencySigns(language: string, currency: string): string[] {
 
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Whole and decimal digits, if `text` is a number written with these marks. */
+/**
+ * Whole and decimal digits, if `text` is a number written with these marks: thousands grouped by
+ * `group` or a space (the French way, and what anyone may type), each group of three digits after
+ * a first of one to three that is not a zero (`0.500` is not five hundred), or not grouped at all.
+ */
 function digitsWith(text: string, decimal: string, group?: string): [string, string] | undefined {
-  const grouped = group ? `\\d{1,3}(?:${literal(group)}\\d{3})+|` : '';
-  const match = new RegExp(`^(${grouped}\\d+)(?:${literal(decimal)}(\\d+))?$`).exec(text);
-  return match ? [(match[1] ?? '').split(group ?? '\u0000').join(''), match[2] ?? ''] : undefined;
+  const separator = group ? `(?:${literal(group)}|[ \\u00a0\\u202f])` : '[ \\u00a0\\u202f]';
+  const grouped = `[1-9]\\d{0,2}(?:${separator}\\d{3})+`;
+  const match = new RegExp(`^(${grouped}|\\d+)(?:${literal(decimal)}(\\d+))?$`).exec(text);
+  return match ? [(match[1] ?? '').replace(/\D/g, ''), match[2] ?? ''] : undefined;
 }
 
 export function readPrice(value: string, language: string, currency: string): PriceReading {
@@ -64,7 +69,7 @@ export function readPrice(value: string, language: string, currency: string): Pr
     else if (text.endsWith(sign)) text = text.slice(0, -sign.length).trim();
   }
   const negative = MINUS.test(text);
-  text = text.replace(MINUS, '').replace(SPACE, '');
+  text = text.replace(MINUS, '').trim();
   const own = separators(language);
   const other = own.decimal === ',' ? { decimal: '.', group: ',' } : { decimal: ',', group: '.' };
   const digits =

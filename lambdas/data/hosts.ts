@@ -214,6 +214,14 @@ export async function markEmailClaimErasing(email: string, hostId: number, nowIs
 }
 
 /** Inside a transaction: the account that holds the address (if any) is not being erased. */
+/** Whether the account of this address is being erased (a link for it would be refused now). */
+export async function isEmailBeingErased(email: string): Promise<boolean> {
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: hostEmailKey(email), ConsistentRead: true }),
+  );
+  return typeof Item?.erasingSince === 'string';
+}
+
 export function noErasureOfEmailItem(email: string): TransactItem {
   return {
     ConditionCheck: {

@@ -86,7 +86,9 @@ export function outboxEventItem(event: ServiceEvent): TransactItem {
         occurredAt,
         ...ids,
         ...(typeof detail.version === 'number' ? { version: detail.version } : {}),
-        ttl: ttlEpochSeconds(Date.parse(occurredAt) + OUTBOX_RETENTION_DAYS * DAY_MS),
+        // Kept the retention from when it is written (an event about an earlier time, such as a
+        // demo host's provisioning, is kept as long as any).
+        ttl: ttlEpochSeconds(Math.max(Date.parse(occurredAt), Date.now()) + OUTBOX_RETENTION_DAYS * DAY_MS),
       },
       ConditionExpression: 'attribute_not_exists(PK)',
     },

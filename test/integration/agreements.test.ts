@@ -93,6 +93,14 @@ describe('agreements: scopes and products as data', () => {
     expect((await apiGet('/properties', key)).status).toBe(200);
     expect(rotation.mail.text).toContain('It replaces the key of our earlier e-mail, which was not revealed');
     expect(rotation.mail.text).not.toContain('keeps working');
+    // A partner whose only key was revealed, then revoked, has no key in force and no unrevealed one.
+    const revoked = `widen-${randomBytes(3).toString('hex')}`;
+    const revokedKey = await approve(revoked);
+    await revealKey(revokedKey.reveal_url);
+    await admin('keys', 'revoke', '--prefix', revokedKey.key_prefix);
+    const afterRevocation = await rotateKey(testTarget(), { slug: revoked, graceHours: 24 }, Date.now());
+    expect(afterRevocation.mail.text).toContain('You have no other key in force');
+    expect(afterRevocation.mail.text).not.toContain('was not revealed');
   });
 
   it.concurrent('widens only keys issued afterwards, and only when asked to', async () => {

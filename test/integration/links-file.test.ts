@@ -247,6 +247,34 @@ describe('links create --file hosts.csv', () => {
     expect((await linksCreated(partner.slug)).length).toBe(before + 2);
   });
 
+  it('mints nothing when a row’s host is being erased, rather than the rows before it', async () => {
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { dynamoDb, tableName } = await import('../../lambdas/data/db');
+    const { issuedLinksOfEmailPartition: hostEmailPartition } = await import('../../lambdas/data/hosts');
+    const erased = `erasing-${Date.now()}@host.example`;
+    // An erasure under way marks the address's claim first (lambdas/data/erasure.ts).
+    await dynamoDb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: hostEmailPartition(erased), SK: 'HOSTEMAIL' },
+        UpdateExpression: 'SET erasingSince = :now',
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      }),
+    );
+    const { file } = await hostsFile(
+      `email,name,pms_hotel_id,products\nfirst@host.example,First,PMS-80,assistant\n${erased},Gone,PMS-81,assistant\n`,
+    );
+    const before = (await linksCreated(partner.slug)).length;
+
+    const result = await admin('links', 'create', '--partner', partner.slug, '--file', file);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `Nothing was minted: the host account of line 3 (${erased}) is being erased`,
+    );
+    expect(await linksCreated(partner.slug)).toHaveLength(before);
+  });
+
   it('exits 1 when the agreement refuses a row, naming each such line, and mints nothing', async () => {
     const { file, out } = await hostsFile(
       'email,name,pms_hotel_id,products\na@host.example,A,PMS-60,assistant\nb@host.example,B,PMS-61,guidebook\nc@host.example,C,PMS-62,checkin upsells\n',

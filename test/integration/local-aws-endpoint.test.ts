@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PUT_EVENTS_BYTES } from '../../core/outbound-delivery';
-import { LOCAL_EVENT_BUS_NAME } from '../../emulator/event-pipeline';
+import { LOCAL_EVENT_BUS_NAME, localQueueUrl } from '../../emulator/event-pipeline';
 import type { ServerProcess } from '../support/processes';
 import { startServerProcess } from '../support/processes';
 import { signedAwsHeaders } from '../support/signed-aws';
@@ -82,6 +82,13 @@ describe('the local AWS endpoint, sent what the SDK would never send', () => {
       [
         { Version: '2012-10-17', Statement: [{ Effect: 'Deny', Action: 5, Resource: '*' }] },
         { Version: '2012-10-17', Statement: [{ Effect: 'Deny', Action: 'dynamodb:*', Resource: 5 }] },
+        // The outside review's: each wildcard a backtracking match in the simulator, on every call.
+        {
+          Version: '2012-10-17',
+          Statement: [
+            { Effect: 'Deny', Action: 'dynamodb:*', Resource: `arn:aws:dynamodb:*:*:${'*'.repeat(14)}z` },
+          ],
+        },
         'null',
       ].map((document) =>
         signedCall(
@@ -111,6 +118,45 @@ describe('the local AWS endpoint, sent what the SDK would never send', () => {
     }
     // The function whose role was given the policies still answers, and so does the server.
     expect(await apiAnswers()).toBe(200);
+  });
+
+  it('refuses what AWS refuses that would grow the server: long messages, huge policies, timeouts that are not times', async () => {
+    const queue = localQueueUrl(server.runtime.awsEndpoint, 'platformInbox');
+    const sqs = (operation: string, body: Record<string, unknown>) =>
+      signedCall('sqs', `AmazonSQS.${operation}`, JSON.stringify({ QueueUrl: queue, ...body }));
+    const longMessage = await sqs('SendMessage', { MessageBody: 'x'.repeat(262_145) });
+    const notATime = await sqs('ReceiveMessage', { VisibilityTimeout: 'soon' });
+    const hugePolicy = await signedCall(
+      'iam',
+      undefined,
+      new URLSearchParams({
+        Action: 'PutRolePolicy',
+        Version: '2010-05-08',
+        RoleName: 'usage',
+        PolicyName: 'huge',
+        PolicyDocument: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Deny', Action: 'dynamodb:GetItem', Resource: `arn:${'x'.repeat(11_000)}` }],
+        }),
+      }).toString(),
+    );
+    const escapes = await putEvents({ Entries: [entry({ EventBusName: 'x\u001b[2J\u001b]0;pwned\u0007' })] });
+
+    expect(longMessage).toMatchObject({
+      status: 400,
+      json: { __type: 'com.amazonaws.sqs#InvalidParameterValue' },
+    });
+    expect(notATime).toMatchObject({
+      status: 400,
+      json: { __type: 'com.amazonaws.sqs#InvalidParameterValue' },
+    });
+    expect(hugePolicy.status).toBe(409);
+    expect(hugePolicy.text).toContain('<Code>LimitExceeded</Code>');
+    expect(escapes.status).toBe(200);
+    await expect
+      .poll(() => server.output(), { timeout: 5_000 })
+      .toContain('put on the bus "x?[2J?]0;pwned?"');
+    expect(server.output()).not.toContain('\u001b[2J');
   });
 
   it('refuses a body over 16 MB before reading it, and stops reading one that says nothing of its size', async () => {

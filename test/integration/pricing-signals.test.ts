@@ -273,7 +273,7 @@ describe('reservations import and pricing signals', () => {
     expect(body.signals.total_reservations).toBe(5);
   });
 
-  it('reports invalid rows by index and imports nothing', async () => {
+  it('reports invalid rows by their number, counted from 1, and imports nothing', async () => {
     const { propertyId } = await sponsoredProperty(partner.id);
     const good = reservation(propertyId, 'good', { bookedAgoMs: DAY, checkInInDays: 0, nights: 1 });
 
@@ -286,8 +286,8 @@ describe('reservations import and pricing signals', () => {
 
     expect(code).toBe(1);
     expect(stderr).toContain('Nothing was imported: 2 invalid row(s)');
-    expect(stderr).toContain('row 1: check_in');
-    expect(stderr).toContain('row 2: status');
+    expect(stderr).toContain('row 2: check_in');
+    expect(stderr).toContain('row 3: status');
     expect((signals.json.signals as { total_reservations: number }).total_reservations).toBe(0);
   });
 

@@ -44,6 +44,12 @@ describe('onboarding wizard forms', () => {
       ['free', 'de', 'unreadable'],
       ['12 $', 'en', 'unreadable'],
       ['1.2.3', 'de', 'unreadable'],
+      // Read as something else than the host meant (the outside review's): refused instead.
+      ['0.500', 'de', 'decimals'],
+      ['0,500', 'en', 'decimals'],
+      ['12 50', 'de', 'unreadable'],
+      ['1 2', 'en', 'unreadable'],
+      ['1 234', 'en', 123_400],
     ];
     for (const [value, language, expected, currency] of cases)
       expect(minor(value, language, currency), `${value} (${language})`).toBe(expected);

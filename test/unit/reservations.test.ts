@@ -86,6 +86,8 @@ describe('reservation file', () => {
     expect(parsed.errors[3]?.message).toContain('repeats row 1');
     expect(parsed.errors[4]?.message).toContain('property_id is 10');
     expect(parsed.errors[5]?.message).toContain('calendar date');
+    // A row that is not an object says so, once.
+    expect(parsed.errors[6]?.message).toBe('row: must be an object of the fields above');
   });
 
   it('tells every problem of a row at once: its fields, its dates, its property and a repeated id', () => {
