@@ -54,6 +54,20 @@ async function signedCall(
   return { status: response.status, json, text };
 }
 
+/** IAM's PutRolePolicy on the usage function's role, with a document as given (a string as it is). */
+const putRolePolicy = (name: string, document: unknown) =>
+  signedCall(
+    'iam',
+    undefined,
+    new URLSearchParams({
+      Action: 'PutRolePolicy',
+      Version: '2010-05-08',
+      RoleName: 'usage',
+      PolicyName: name,
+      PolicyDocument: typeof document === 'string' ? document : JSON.stringify(document),
+    }).toString(),
+  );
+
 const putEvents = (body: unknown) => signedCall('events', 'AWSEvents.PutEvents', JSON.stringify(body));
 
 /** The partner API still answers (the server, its functions and DynamoDB are up). */
@@ -90,19 +104,7 @@ describe('the local AWS endpoint, sent what the SDK would never send', () => {
           ],
         },
         'null',
-      ].map((document) =>
-        signedCall(
-          'iam',
-          undefined,
-          new URLSearchParams({
-            Action: 'PutRolePolicy',
-            Version: '2010-05-08',
-            RoleName: 'usage',
-            PolicyName: 'unreadable',
-            PolicyDocument: typeof document === 'string' ? document : JSON.stringify(document),
-          }).toString(),
-        ),
-      ),
+      ].map((document) => putRolePolicy('unreadable', document)),
     );
 
     expect(nullEntry).toMatchObject({ status: 400, json: { __type: 'SerializationException' } });
@@ -126,20 +128,10 @@ describe('the local AWS endpoint, sent what the SDK would never send', () => {
       signedCall('sqs', `AmazonSQS.${operation}`, JSON.stringify({ QueueUrl: queue, ...body }));
     const longMessage = await sqs('SendMessage', { MessageBody: 'x'.repeat(262_145) });
     const notATime = await sqs('ReceiveMessage', { VisibilityTimeout: 'soon' });
-    const hugePolicy = await signedCall(
-      'iam',
-      undefined,
-      new URLSearchParams({
-        Action: 'PutRolePolicy',
-        Version: '2010-05-08',
-        RoleName: 'usage',
-        PolicyName: 'huge',
-        PolicyDocument: JSON.stringify({
-          Version: '2012-10-17',
-          Statement: [{ Effect: 'Deny', Action: 'dynamodb:GetItem', Resource: `arn:${'x'.repeat(11_000)}` }],
-        }),
-      }).toString(),
-    );
+    const hugePolicy = await putRolePolicy('huge', {
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Deny', Action: 'dynamodb:GetItem', Resource: `arn:${'x'.repeat(11_000)}` }],
+    });
     const escapes = await putEvents({ Entries: [entry({ EventBusName: 'x\u001b[2J\u001b]0;pwned\u0007' })] });
 
     expect(longMessage).toMatchObject({
