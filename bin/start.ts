@@ -74,6 +74,9 @@ const options = readOptions();
 // A DynamoDB of the operator's own, if named: the banner says which one the server uses.
 const externalDynamoDb = process.env.DYNAMODB_ENDPOINT;
 const started = performance.now();
+// This process's own DynamoDB calls (the seeding) answer no caller: they may wait longer than a
+// function's 2.5 s on a busy machine (lambdas/data/db.ts). The functions keep theirs.
+process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= '10000';
 try {
   const service = await startLocalService({
     host: options.host,

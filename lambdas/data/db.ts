@@ -21,7 +21,11 @@ export function dynamoDb(): DynamoDBDocumentClient {
       maxAttempts: 3,
       // A stuck call must end as a 503 well before the Lambda timeout, not as a timeout. Without
       // throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes, and waits on.
-      requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_500, throwOnRequestTimeout: true },
+      requestHandler: {
+        connectionTimeout: 1_000,
+        requestTimeout: requestTimeoutMs(),
+        throwOnRequestTimeout: true,
+      },
     });
     made = {
       config,
@@ -29,6 +33,16 @@ export function dynamoDb(): DynamoDBDocumentClient {
     };
   }
   return made.client;
+}
+
+/**
+ * How long one DynamoDB call may take: 2.5 s in a function. The local server's own process (its
+ * seeding, against a DynamoDB Local on a busy machine) answers no caller and may wait longer:
+ * `npm start` sets `DYNAMODB_REQUEST_TIMEOUT_MS` for itself, never for the functions it runs.
+ */
+function requestTimeoutMs(): number {
+  const configured = Number(process.env.DYNAMODB_REQUEST_TIMEOUT_MS);
+  return Number.isInteger(configured) && configured > 0 ? configured : 2_500;
 }
 
 /** The table of the service's settings; a function granted no table has none, and says so. */
