@@ -87,7 +87,7 @@ export function outboxEventItem(event: ServiceEvent): TransactItem {
         ...ids,
         ...(typeof detail.version === 'number' ? { version: detail.version } : {}),
         // Kept the retention from when it is written (an event about an earlier time, such as a
-        // demo host's provisioning, is kept as long as any).
+        // demo host's provisioning, is kept the full retention too).
         ttl: ttlEpochSeconds(Math.max(Date.parse(occurredAt), Date.now()) + OUTBOX_RETENTION_DAYS * DAY_MS),
       },
       ConditionExpression: 'attribute_not_exists(PK)',
