@@ -89,5 +89,6 @@ describe('DynamoDB Local dies in the middle of a provisioning', () => {
     expect(retried.headers.get('location')).toBe('onboarding');
     expect(again.status).toBe(303);
     expect(await activeSeats()).toBe(seatsBefore + 2);
-  });
+    // Two DynamoDB Local starts and a server's seeding: over a minute on a busy two-core machine.
+  }, 180_000);
 });

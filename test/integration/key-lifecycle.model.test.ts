@@ -476,6 +476,11 @@ class SetAgreement implements Command {
       model.now,
     );
     if (partner.revenue !== this.revenue) partner.changedAt = model.now;
+    // Scopes the agreement gains reach the keys no one holds yet (not revealed), never a key in use.
+    if (this.revenue && !partner.revenue)
+      for (const key of model.keys)
+        if (key.partner === partner && key.state === 'pending' && !key.scopes.includes(REVENUE))
+          key.scopes = [...key.scopes, REVENUE];
     partner.revenue = this.revenue;
     if (!this.revenue)
       for (const key of model.keys)

@@ -75,18 +75,25 @@ describe('three local servers started at once on one DynamoDB', () => {
     const usage = statuses.filter((answer) => answer.status === 200);
     expect(usage).toHaveLength(servers.length);
     for (const answer of usage) expect(answer.body.hosts).toHaveLength(SAMPLE_HOSTS.length);
-    // A burst across the servers, as across Lambda instances: within the rate limit, every one answered.
+    // A burst across the servers, as across Lambda instances: within the rate limit, none is refused.
+    // A 503 (DynamoDB Local slower than a function's 2.5-s wait on a busy machine) is retried after
+    // its Retry-After, as the packed client does; a 429 or any other answer is a failure.
     const burst = await Promise.all(
       Array.from({ length: 96 }, async (_, index) => {
         const target = servers[index % servers.length];
-        const response = await fetch(`${target?.runtime.apiBaseUrl}/properties`, {
-          headers: { authorization: `Bearer ${inForce[0]}` },
-        });
-        await response.arrayBuffer();
-        return response.status;
+        for (let attempt = 1; ; attempt++) {
+          const response = await fetch(`${target?.runtime.apiBaseUrl}/properties`, {
+            headers: { authorization: `Bearer ${inForce[0]}` },
+          });
+          const body = await response.text();
+          if (response.status !== 503 || attempt === 3) return response.status === 200 ? 200 : body;
+          await new Promise((resolve) =>
+            setTimeout(resolve, Number(response.headers.get('retry-after')) * 1_000),
+          );
+        }
       }),
     );
-    expect(burst.filter((status) => status !== 200)).toEqual([]);
+    expect(burst.filter((answer) => answer !== 200)).toEqual([]);
     // Each server's link is signed with the partner's one secret, sealed with the folder's one key.
     for (const server of servers)
       expect((await fetch(activationLinkOf(server), { redirect: 'manual' })).status).toBe(303);

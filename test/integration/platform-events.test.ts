@@ -269,12 +269,16 @@ describe('properties', () => {
 describe('reservations', () => {
   it('move pricing signals; a cancellation takes one out, and older versions change nothing', async () => {
     const { propertyId } = await sponsoredProperty(partner.id);
+    // Fixed once, so that the duplicates below are the same event to the millisecond.
+    const bookedAt = at(-24 * 60);
+    const checkIn = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const checkOut = new Date(Date.now() + 13 * 86_400_000).toISOString().slice(0, 10);
     const reservation = (id: string, status: 'confirmed' | 'cancelled') => ({
       id,
       channel: 'Airbnb',
-      booked_at: at(-24 * 60),
-      check_in: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
-      check_out: new Date(Date.now() + 13 * 86_400_000).toISOString().slice(0, 10),
+      booked_at: bookedAt,
+      check_in: checkIn,
+      check_out: checkOut,
       status,
     });
     const changed = (version: number, id: string, status: 'confirmed' | 'cancelled'): PlatformEvent => ({
@@ -296,6 +300,10 @@ describe('reservations', () => {
 
   it('of one property, delivered together, end as one by one: duplicates, disagreements and the channel cap', async () => {
     const { propertyId } = await sponsoredProperty(partner.id);
+    // Fixed once: two events meant to be the same must not differ by the millisecond they were made in.
+    const bookedAt = at(-24 * 60);
+    const checkIn = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const checkOut = new Date(Date.now() + 12 * 86_400_000).toISOString().slice(0, 10);
     const changed = (version: number, id: string, channel: string): PlatformEvent => ({
       type: 'ReservationChanged',
       detail: {
@@ -304,9 +312,9 @@ describe('reservations', () => {
         reservation: {
           id,
           channel,
-          booked_at: at(-24 * 60),
-          check_in: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
-          check_out: new Date(Date.now() + 12 * 86_400_000).toISOString().slice(0, 10),
+          booked_at: bookedAt,
+          check_in: checkIn,
+          check_out: checkOut,
           status: 'confirmed',
         },
       },
@@ -336,7 +344,7 @@ describe('reservations', () => {
       const { reservation } = event.detail as { reservation: { id: string; channel: string } };
       return `${reservation.id} ${reservation.channel}: ${event.reason}`;
     });
-    const overCap = `ReservationChanged cannot be applied: property ${propertyId} would have ${MAX_CHANNELS_PER_MONTH + 1} booking channels in ${at(-24 * 60).slice(0, 7)}; at most ${MAX_CHANNELS_PER_MONTH} are allowed per property and month.`;
+    const overCap = `ReservationChanged cannot be applied: property ${propertyId} would have ${MAX_CHANNELS_PER_MONTH + 1} booking channels in ${bookedAt.slice(0, 7)}; at most ${MAX_CHANNELS_PER_MONTH} are allowed per property and month.`;
     expect(reasons.sort()).toEqual([
       `late One channel too many: ${overCap}`,
       `over One channel too many: ${overCap}`,
