@@ -2,7 +2,13 @@ import { App } from 'aws-cdk-lib';
 import { DEPLOYED_STAGES } from '../core/stages';
 import { PartnerApiStack } from '../lib/partner-api-stack';
 import type { StageConfig } from '../lib/stage-config';
-import { StageConfigError, stackName, stageConfig } from '../lib/stage-config';
+import {
+  CUSTOM_DOMAIN_KEYS,
+  customDomainOf,
+  StageConfigError,
+  stackName,
+  stageConfig,
+} from '../lib/stage-config';
 import { attachTemplateChecks } from '../lib/template-checks';
 
 /**
@@ -17,6 +23,9 @@ import { attachTemplateChecks } from '../lib/template-checks';
  *   accounts or roles allowed to put events on the stage's bus.
  * - `-c platformEventBus:<stage>=arn:aws:events:…:event-bus/…` (optional): the platform's bus that
  *   this service's own events are forwarded to.
+ * - `-c apiDomain:<stage>=api.your-domain -c pagesDomain:<stage>=go.your-domain
+ *   -c certificateArn:<stage>=arn:aws:acm:…` (together; required for production): the names the
+ *   partner API and the pages are served on, and the ACM certificate covering both.
  *
  * Every stage's settings are checked before any stack is built, so a refused setting ends the
  * synthesis with its one line at once, before bundling. Stacks are environment-agnostic (no
@@ -46,10 +55,15 @@ for (const stage of DEPLOYED_STAGES) {
     .filter((publisher) => publisher !== '');
   const platformEventBus = context(`platformEventBus:${stage}`);
   try {
+    const customDomain = customDomainOf(
+      stage,
+      Object.fromEntries(CUSTOM_DOMAIN_KEYS.map((key) => [key, context(`${key}:${stage}`)])),
+    );
     configs.push(
       stageConfig(stage, {
         mailFrom,
         ...(alarmTopicArn ? { alarmTopicArn } : {}),
+        ...(customDomain ? { customDomain } : {}),
         ...(publishers?.length ? { platformEventPublishers: publishers } : {}),
         ...(platformEventBus ? { platformEventBus } : {}),
       }),

@@ -14,10 +14,19 @@ import { deployedOperator } from './operator-identity';
 
 /**
  * The outputs the CLI reads (the operator policy's ARN is for people attaching it, the outbound
- * bus's ARN for the platform's side to name in its bus policy: neither is for the CLI).
+ * bus's ARN for the platform's side to name in its bus policy, the custom domain's DNS targets for
+ * whoever keeps the DNS records: none is for the CLI).
  */
 type StackOutputs = Record<
-  Exclude<keyof typeof STACK_OUTPUTS, 'operatorPolicyArn' | 'outboundEventBusArn'>,
+  Exclude<
+    keyof typeof STACK_OUTPUTS,
+    | 'operatorPolicyArn'
+    | 'outboundEventBusArn'
+    | 'apiDomainTarget'
+    | 'apiDomainHostedZoneId'
+    | 'pagesDomainTarget'
+    | 'pagesDomainHostedZoneId'
+  >,
   string
 >;
 

@@ -518,6 +518,13 @@ export const pageFunctionName = (routeId: string) => `${routeId}Page`;
  */
 export const SUPPORT_ADDRESS_FUNCTIONS: readonly string[] = [pageFunctionName('reveal'), 'openapiDocument'];
 
+/**
+ * The functions that name the partner API's base URL as partners reach it (`API_BASE_URL`: the
+ * custom domain's, or the `execute-api` one; only the stack knows it): the pages' home page, which
+ * links the reference, and the OpenAPI document, whose `servers` it becomes.
+ */
+export const API_BASE_URL_FUNCTIONS: readonly string[] = [pageFunctionName('home'), 'openapiDocument'];
+
 /** A Lambda function of the service: its name in logs and alarms, its module and what it may reach. */
 export interface ServiceFunctionSpec {
   readonly name: string;

@@ -1,6 +1,7 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { CfnOutput, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import { CfnAccount, CfnRestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -16,6 +17,7 @@ import {
 } from '../core/partitions';
 import type { ServiceSecretName } from '../core/routes';
 import {
+  API_BASE_URL_FUNCTIONS,
   EVENT_CONSUMER,
   OUTBOUND_ENRICHMENT,
   pageFunctionName,
@@ -111,17 +113,23 @@ export class PartnerApiStack extends Stack {
       secrets: this.secrets,
       mailFrom: config.mailFrom,
     };
+    // One certificate of the stage's region covers both names (docs/deploying.md#custom-domain).
+    const { customDomain } = config;
+    const certificate =
+      customDomain && Certificate.fromCertificateArn(this, 'DomainCertificate', customDomain.certificateArn);
+    const domainOf = (domainName: string | undefined) =>
+      domainName && certificate ? { customDomain: { domainName, certificate } } : {};
     this.partnerApi = new PartnerApi(this, 'PartnerApi', {
       resources,
       functionSettings,
-      api: { ...apiSettings, throttle: config.apiThrottle },
+      api: { ...apiSettings, throttle: config.apiThrottle, ...domainOf(customDomain?.apiDomain) },
       requestsPerIp: config.firewall.api,
       usagePlanThrottle: config.usagePlanThrottle,
     });
     this.activationPages = new ActivationPages(this, 'Pages', {
       resources,
       functionSettings,
-      api: { ...apiSettings, throttle: config.pagesThrottle },
+      api: { ...apiSettings, throttle: config.pagesThrottle, ...domainOf(customDomain?.pagesDomain) },
       requestsPerIp: config.firewall.pages,
       secretScanningKeysUrl: config.secretScanningKeysUrl,
       metricsNamespace: stackName(config.stage),
@@ -216,14 +224,13 @@ export class PartnerApiStack extends Stack {
     return role;
   }
 
-  /** What the pages show that only the stack knows: the API's base URL and our mail sender. */
+  /** What functions show that only the stack knows: the API's base URL and our mail sender. */
   private tellPagesWhereToPoint(config: StageConfig): void {
-    // The pages name the API's reference (the home page) with the API's own base URL.
-    this.activationPages.pageFunctions
-      .get('home')
-      ?.function.addEnvironment('API_BASE_URL', this.partnerApi.baseUrl);
-    // How partners reach us, one address everywhere: the one our mail to partners comes from.
     const functions = this.functionsByName();
+    // Where the API is, as partners reach it: the home page links its reference, the document names it.
+    for (const name of API_BASE_URL_FUNCTIONS)
+      functions.get(name)?.function.addEnvironment('API_BASE_URL', this.partnerApi.baseUrl);
+    // How partners reach us, one address everywhere: the one our mail to partners comes from.
     for (const name of SUPPORT_ADDRESS_FUNCTIONS)
       functions.get(name)?.function.addEnvironment('CONTACT_EMAIL', senderAddress(config.mailFrom));
   }
@@ -350,6 +357,21 @@ export class PartnerApiStack extends Stack {
       value: config.mailFrom,
       description: 'Sender of operator mail (must be a verified SES identity)',
     });
+    const targets = [
+      [this.partnerApi.restApi, STACK_OUTPUTS.apiDomainTarget, STACK_OUTPUTS.apiDomainHostedZoneId],
+      [this.activationPages.restApi, STACK_OUTPUTS.pagesDomainTarget, STACK_OUTPUTS.pagesDomainHostedZoneId],
+    ] as const;
+    for (const [restApi, target, zone] of targets) {
+      if (!restApi.domain) continue;
+      new CfnOutput(this, target, {
+        value: restApi.domain.domainNameAliasDomainName,
+        description: `Where the DNS record of ${restApi.domain.domainName} points: a CNAME's value, or a Route 53 alias's DNS name`,
+      });
+      new CfnOutput(this, zone, {
+        value: restApi.domain.domainNameAliasHostedZoneId,
+        description: `The hosted zone id a Route 53 alias record of ${restApi.domain.domainName} names`,
+      });
+    }
   }
 
   /**

@@ -79,6 +79,20 @@ export interface FirewallLimit {
   readonly windowSeconds: FirewallWindowSeconds;
 }
 
+/**
+ * The names partners and hosts meet instead of `execute-api.amazonaws.com` (which hosts take for
+ * phishing): the partner API at `https://<apiDomain>/partner-api/v1`, the reveal and activation pages
+ * at `https://<pagesDomain>/`, both on one ACM certificate of the stage's own region (a regional
+ * custom domain's certificate must be in its API's region:
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-regional-api-custom-domain-create.html).
+ * DNS stays the deployer's: a CNAME or alias record per name (docs/deploying.md#custom-domain).
+ */
+export interface CustomDomain {
+  readonly apiDomain: string;
+  readonly pagesDomain: string;
+  readonly certificateArn: string;
+}
+
 /** A stage's settings; those its code reads at run time are `RUNTIME_SETTINGS`'s (`core/runtime-settings.ts`). */
 export interface StageConfig extends RuntimeSettings {
   readonly stage: DeployedStage;
@@ -106,6 +120,12 @@ export interface StageConfig extends RuntimeSettings {
    * are not watching anything.
    */
   readonly alarmTopicRequired: boolean;
+  /**
+   * A deployment must give `customDomain` (`-c apiDomain:<stage>=… -c pagesDomain:<stage>=…
+   * -c certificateArn:<stage>=…`): links mailed to partners and shown to hosts are never
+   * `execute-api.amazonaws.com` addresses.
+   */
+  readonly customDomainRequired: boolean;
   /** Per-key throttle of the usage plan: the backstop of the exact limit in code (RATE_LIMIT). */
   readonly usagePlanThrottle: ThrottleConfig;
   /** Stage-wide throttle of the partner API (all keys together, and unauthenticated traffic). */
@@ -148,12 +168,19 @@ export interface StageConfig extends RuntimeSettings {
    * endpoint reads (and caches) to check each report's signature (docs/deploying.md).
    */
   readonly secretScanningKeysUrl: string;
+  /**
+   * The stage's own names (`-c apiDomain:<stage>=… -c pagesDomain:<stage>=… -c certificateArn:<stage>=…`);
+   * with them the `execute-api` addresses answer 403. Required where `customDomainRequired` (production).
+   * @default - the `execute-api.amazonaws.com` addresses of the two REST APIs
+   */
+  readonly customDomain?: CustomDomain;
 }
 
 /** What a deployment supplies itself; everything else of a stage is in `stageSettings`. */
 export interface DeploymentSettings {
   readonly mailFrom: string;
   readonly alarmTopicArn?: string;
+  readonly customDomain?: CustomDomain;
   readonly platformEventPublishers?: readonly string[];
   readonly platformEventBus?: string;
 }
@@ -181,6 +208,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     // Test data of partners' integrations: nothing to restore.
     tableBackup: 'none',
     alarmTopicRequired: false,
+    // Partners' engineers may test against the execute-api address; a custom domain is welcome.
+    customDomainRequired: false,
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 50, burstLimit: 100 },
     pagesThrottle: { rateLimit: 10, burstLimit: 20 },
@@ -210,6 +239,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     traceSampling: { fixedRate: 0.01, reservoirPerSecond: 0 },
     tableBackup: { dailyRetentionDays: 35 },
     alarmTopicRequired: true,
+    customDomainRequired: true,
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 500, burstLimit: 1000 },
     pagesThrottle: { rateLimit: 20, burstLimit: 40 },
@@ -265,11 +295,60 @@ export class StageConfigError extends Error {
   override name = 'StageConfigError';
 }
 
+/** A DNS name API Gateway takes as a custom domain: lowercase labels of letters, digits and hyphens, a TLD of letters. */
+const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/** An ACM certificate ARN: `arn:<partition>:acm:<region>:<account>:certificate/<id>`. */
+const CERTIFICATE_ARN = new RegExp(
+  `^arn:${PARTITION}:acm:[a-z]{2}(?:-[a-z]+)+-\\d:\\d{12}:certificate/[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$`,
+);
+
+/** The three context keys of a custom domain, in the order a deployer gives them. */
+export const CUSTOM_DOMAIN_KEYS = ['apiDomain', 'pagesDomain', 'certificateArn'] as const;
+
+/**
+ * A stage's custom domain from its three context values: none when none is given, refused when
+ * only some are (a name without its certificate cannot be served, a certificate alone names nothing).
+ */
+export function customDomainOf(
+  stage: DeployedStage,
+  values: Readonly<Partial<Record<(typeof CUSTOM_DOMAIN_KEYS)[number], string>>>,
+): CustomDomain | undefined {
+  const given = CUSTOM_DOMAIN_KEYS.filter((key) => values[key] !== undefined);
+  if (given.length === 0) return undefined;
+  const missing = CUSTOM_DOMAIN_KEYS.filter((key) => values[key] === undefined);
+  if (missing.length > 0)
+    throw new StageConfigError(
+      `${CUSTOM_DOMAIN_KEYS.join(', ')} of ${stage} go together: ${missing.map((key) => `-c ${key}:${stage}=…`).join(' and ')} missing (docs/deploying.md#custom-domain).`,
+    );
+  const { apiDomain = '', pagesDomain = '', certificateArn = '' } = values;
+  return { apiDomain, pagesDomain, certificateArn };
+}
+
+/** Why a custom domain cannot be deployed, or nothing. Names are taken in lowercase (DNS ignores case). */
+function customDomainProblem(stage: DeployedStage, domain: CustomDomain): string | undefined {
+  for (const key of ['apiDomain', 'pagesDomain'] as const) {
+    const name = domain[key];
+    if (!HOST_NAME.test(name))
+      return `${key} of ${stage} is not a DNS name API Gateway can serve: "${name}" (lowercase labels such as api.your-domain.com, no scheme, path or wildcard).`;
+    if (/(^|\.)amazonaws\.com$/.test(name))
+      return `${key} of ${stage} is an AWS address ("${name}"): give a name of your own domain.`;
+    if (stage === 'production' && PLACEHOLDER_DOMAIN.test(name))
+      return `${key} of production is a placeholder (${name}): give the name partners and hosts will see.`;
+  }
+  if (domain.apiDomain === domain.pagesDomain)
+    return `apiDomain and pagesDomain of ${stage} are the same name (${domain.apiDomain}): the API and the pages are two APIs, each on a name of its own.`;
+  if (!CERTIFICATE_ARN.test(domain.certificateArn))
+    return `certificateArn of ${stage} is not an ACM certificate ARN: "${domain.certificateArn}" (arn:aws:acm:<region>:<account>:certificate/<id>, in the stage's region).`;
+  return undefined;
+}
+
 /**
  * A stage's whole configuration: its settings and what the deployment supplies. Refuses a sender
  * that is not an address, a placeholder sender in production (mail from it never arrives), an
- * alarm topic that is not an SNS topic ARN, a stage that requires an alarm topic without one, and a
- * platform bus that is not an event bus ARN.
+ * alarm topic that is not an SNS topic ARN, a stage without what it requires (production: an alarm
+ * topic and a custom domain, named together in one line), a custom domain that cannot be served, and
+ * a platform bus that is not an event bus ARN.
  */
 export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings): StageConfig {
   const address = senderAddress(deployment.mailFrom);
@@ -282,14 +361,31 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
     );
   const settings = stageSettings[stage];
   const { alarmTopicArn } = deployment;
-  if (alarmTopicArn === undefined && settings.alarmTopicRequired)
+  const customDomain = deployment.customDomain && {
+    ...deployment.customDomain,
+    apiDomain: deployment.customDomain.apiDomain.toLowerCase(),
+    pagesDomain: deployment.customDomain.pagesDomain.toLowerCase(),
+  };
+  const required = [
+    ...(alarmTopicArn === undefined && settings.alarmTopicRequired
+      ? [`the SNS topic its alarms notify (-c alarmTopicArn:${stage}=arn:aws:sns:<region>:<account>:<topic>)`]
+      : []),
+    ...(customDomain === undefined && settings.customDomainRequired
+      ? [
+          `the names its links use, on one ACM certificate of its region (-c apiDomain:${stage}=api.<your-domain> -c pagesDomain:${stage}=<pages>.<your-domain> -c certificateArn:${stage}=arn:aws:acm:<region>:<account>:certificate/<id>)`,
+        ]
+      : []),
+  ];
+  if (required.length > 0)
     throw new StageConfigError(
-      `alarmTopicArn of ${stage} is required: give the SNS topic its alarms notify with -c alarmTopicArn:${stage}=arn:aws:sns:<region>:<account>:<topic> (through npm: npm run synth -- -c alarmTopicArn:${stage}=…; docs/deploying.md#synthesize).`,
+      `${stage} needs what only a deployment can give: ${required.join('; ')}. Through npm: npm run synth -- <these flags>; with example values: npm run synth:example (docs/deploying.md#synthesize).`,
     );
   if (alarmTopicArn !== undefined && !SNS_TOPIC_ARN.test(alarmTopicArn))
     throw new StageConfigError(
       `alarmTopicArn of ${stage} is not an SNS topic ARN: "${alarmTopicArn}" (arn:aws:sns:<region>:<account>:<topic>).`,
     );
+  const domainProblem = customDomain && customDomainProblem(stage, customDomain);
+  if (domainProblem) throw new StageConfigError(domainProblem);
   const wrongPublisher = deployment.platformEventPublishers?.find(
     (publisher) => !isEventPublisher(publisher),
   );
@@ -302,7 +398,7 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
     throw new StageConfigError(
       `platformEventBus of ${stage} is not an EventBridge event bus ARN: "${platformEventBus}" (arn:aws:events:<region>:<account>:event-bus/<name>).`,
     );
-  return { ...settings, ...deployment };
+  return { ...settings, ...deployment, ...(customDomain ? { customDomain } : {}) };
 }
 
 /** The CloudFormation stack of a stage; the operator CLI finds the stage by this name. */
@@ -333,4 +429,13 @@ export const STACK_OUTPUTS = {
    */
   outboundEventBusName: 'OutboundEventBusName',
   outboundEventBusArn: 'OutboundEventBusArn',
+  /**
+   * With a custom domain, where each name's DNS record points (for operators, not the CLI): the
+   * regional domain name of API Gateway (a CNAME's value, or a Route 53 alias's DNS name) and the
+   * hosted zone id a Route 53 alias record names (docs/deploying.md#custom-domain).
+   */
+  apiDomainTarget: 'ApiDomainTarget',
+  apiDomainHostedZoneId: 'ApiDomainHostedZoneId',
+  pagesDomainTarget: 'PagesDomainTarget',
+  pagesDomainHostedZoneId: 'PagesDomainHostedZoneId',
 } as const;

@@ -804,15 +804,22 @@ export function partnerApiDocument(): Json {
     openapi: '3.1.0',
     info: INFO,
     // The deployed base URLs carry the stage name before the base path (docs/deploying.md).
+    // Production is served on its own domain (a deployment must give one); the sandbox may be on
+    // its `execute-api` address, whose path starts with the stage. Each stage's own document
+    // (GET /openapi.json) names its exact base URL instead.
     servers: DEPLOYED_STAGES.map((stage) => ({
-      url: `https://{host}/${stage}${API_BASE_PATH}`,
+      url:
+        stage === 'production' ? `https://{host}${API_BASE_PATH}` : `https://{host}/${stage}${API_BASE_PATH}`,
       description:
         stage === 'production'
           ? 'Production: the host is in your onboarding e-mail.'
           : 'Sandbox: the same paths, with sample data; its host is in your onboarding e-mail.',
       variables: {
         host: {
-          default: `${stage}-api-id.execute-api.eu-west-1.amazonaws.com`,
+          default:
+            stage === 'production'
+              ? 'api.partner-api.dev'
+              : `${stage}-api-id.execute-api.eu-west-1.amazonaws.com`,
           description: `Host of the ${stage} API, from the base URL in your onboarding e-mail.`,
         },
       },

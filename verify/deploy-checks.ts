@@ -11,9 +11,11 @@ import {
   SECRET_SCANNING_PATH,
   serviceFunctions,
 } from '../core/routes';
+import { getHostIdByEmail, getHostStanding } from '../lambdas/data/hosts';
+import { publishEventsFile } from '../operations/events';
 import { revokeKey } from '../operations/keys';
 import { createActivationLink } from '../operations/links';
-import { approvePartner } from '../operations/partners';
+import { approvePartner, suspendPartner } from '../operations/partners';
 import type { OperatorTarget } from '../operations/target';
 import type { AuthorizerFailureProbe, ForcedFailure } from './authorizer-failure';
 import { COUNT_CHECK, countedByFilters, FORCE_CHECK, forceAuthorizerFailure } from './authorizer-failure';
@@ -74,6 +76,8 @@ interface StageRun {
   readonly slug: string;
   readonly stamp: string;
   readonly hostName: string;
+  /** The test host's address (an example.com name: no mail reaches anyone). */
+  readonly hostEmail: string;
   readonly browser: BrowserSession;
   readonly created: Created;
   // Each set by the check that later ones name in `needs`.
@@ -239,12 +243,14 @@ export async function verifyStage(
 ): Promise<CheckResult[]> {
   const startedAt = new Date().toISOString();
   const stamp = startedAt.replace(/\D/g, '').slice(0, 14);
+  const slug = `verify-${stamp}-${randomBytes(2).toString('hex')}`;
   const run: StageRun = {
     context,
     startedAt,
     stamp,
-    slug: `verify-${stamp}-${randomBytes(2).toString('hex')}`,
+    slug,
     hostName: `Verification host ${stamp}`,
+    hostEmail: `host-${stamp}@${slug}.example.com`,
     browser: new BrowserSession(context.timeoutMs),
     created: { indexProperty: [], bulk: [] },
   };
@@ -372,7 +378,7 @@ async function openActivationLink(run: StageRun): Promise<Verdict> {
     run.context.target,
     {
       slug: run.slug,
-      email: `host-${run.stamp}@${run.slug}.example.com`,
+      email: run.hostEmail,
       name: run.hostName,
       pmsHotelId: `VERIFY-${run.stamp}`,
       products: ['assistant', 'upsells'],
@@ -671,12 +677,43 @@ async function blockedByTheFirewall(run: StageRun): Promise<Verdict> {
   );
 }
 
+/** How long the clean-up waits for the consumer to erase the test host. */
+const ERASURE_WAIT_MS = 60_000;
+
 /**
- * Removes what the run created that could do harm or cost: the key is revoked (its API Gateway
- * key deleted with it) and the properties it wrote straight into the table deleted. The partner, its host, property and seats
- * stay, named as test data, as do the audit events (the trail is append-only).
+ * Erases the test host the way the platform asks for any host's erasure (`HostErasureRequested` on
+ * the stage's bus, applied by the consumer), so that everything of it goes, here and, through the
+ * `HostErased` this service then sends, on the platform's side, which heard of it by `HostProvisioned`.
+ * Its id, or nothing when no activation got as far as making it.
  */
-async function cleanUp({ context, created }: StageRun): Promise<Verdict> {
+async function eraseTestHost(run: StageRun): Promise<number | undefined> {
+  const hostId = await getHostIdByEmail(run.hostEmail);
+  if (hostId === undefined) return undefined;
+  const requestedAt = new Date().toISOString();
+  await publishEventsFile(
+    run.context.target,
+    [{ type: 'HostErasureRequested', detail: { host_user_id: hostId, requested_at: requestedAt } }],
+    Date.now(),
+  );
+  for (const deadline = Date.now() + ERASURE_WAIT_MS; Date.now() < deadline; ) {
+    if ((await getHostStanding(hostId)) === 'erased') return hostId;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  throw new Error(
+    `host ${hostId} was not erased within ${ERASURE_WAIT_MS / 1000} s of its HostErasureRequested: see npm run admin -- --stage ${run.context.target.stage} events failed`,
+  );
+}
+
+/**
+ * Removes what the run created, so nothing of it is in use or heard of: the properties it wrote
+ * straight into the table deleted, the test host erased as the platform would ask (the platform,
+ * told of it by `HostProvisioned`, is told `HostErased`), the key revoked (its API Gateway key
+ * deleted with it) and the partner suspended, so its links and reveal pages answer "not
+ * available". The partner record stays, suspended and named as test data (no other partner sees
+ * it), as do the audit events (the trail is append-only).
+ */
+async function cleanUp(run: StageRun): Promise<Verdict> {
+  const { context, created } = run;
   if (!created.partner) return skip('nothing was created');
   const removed: string[] = [];
   try {
@@ -688,19 +725,27 @@ async function cleanUp({ context, created }: StageRun): Promise<Verdict> {
       await deleteItems(created.indexProperty);
       removed.push(`the index check's property deleted`);
     }
+    const hostId = await eraseTestHost(run);
+    if (hostId !== undefined)
+      removed.push(`host ${hostId} erased (HostErasureRequested; HostErased sent back)`);
     if (created.keyPrefix) {
       await revokeKey(context.target, created.keyPrefix, Date.now());
       removed.push(
         `key ${created.keyPrefix} revoked${context.target.usagePlanKeys ? ' and its API Gateway key deleted' : ''}`,
       );
     }
+    await suspendPartner(
+      context.target,
+      { slug: created.partner, reason: 'Deploy verification finished: test data' },
+      Date.now(),
+    );
   } catch (error) {
     return fail(
       `${(error as Error).name}: ${(error as Error).message}${created.keyPrefix ? `; revoke it by hand: npm run admin -- --stage ${context.target.stage} keys revoke --prefix ${created.keyPrefix}` : ''}`,
-      'your own credentials: dynamodb:BatchWriteItem and UpdateItem on the table, apigateway:DELETE /apikeys/*',
+      "your own credentials: dynamodb:BatchWriteItem and UpdateItem on the table, events:PutEvents on the platform's bus, apigateway:DELETE /apikeys/*",
     );
   }
   return pass(
-    `${removed.join('; ') || 'nothing to remove'}; partner ${created.partner} stays as test data (its name says so)`,
+    `${removed.join('; ') || 'nothing to remove'}; partner ${created.partner} suspended, kept as test data (its name says so)`,
   );
 }

@@ -47,12 +47,9 @@ async function staleness(): Promise<string | undefined> {
 }
 
 /**
- * The alarm topic production requires (`-c alarmTopicArn:production=…`): an example account, as
- * `npm run test:deployed` gives; synthesis never looks it up.
+ * Runs `npm run synth:example` (production with the example alarm topic and custom domain it
+ * requires) when cdk.out is missing or older than its inputs; returns seconds spent.
  */
-const EXAMPLE_ALARM_TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
-
-/** Runs `npm run synth` when cdk.out is missing or older than its inputs; returns seconds spent. */
 export async function ensureSynthesized(): Promise<{
   synthesized: boolean;
   reason: string;
@@ -62,12 +59,11 @@ export async function ensureSynthesized(): Promise<{
   if (!reason) return { synthesized: false, reason: 'cdk.out is current', seconds: 0 };
   progress(`cdk synth (${reason}), about 20 s…`);
   const started = performance.now();
-  const context = ['-c', `alarmTopicArn:production=${EXAMPLE_ALARM_TOPIC_ARN}`];
-  const { code } = await runProcess('npm', ['run', '-s', 'synth', '--', ...context], {
+  const { code } = await runProcess('npm', ['run', '-s', 'synth:example'], {
     env: childEnvironment(),
     cwd: REPOSITORY_ROOT,
   });
-  if (code !== 0) throw new Error(`npm run synth exited with code ${code}`);
+  if (code !== 0) throw new Error(`npm run synth:example exited with code ${code}`);
   return { synthesized: true, reason, seconds: (performance.now() - started) / 1000 };
 }
 

@@ -112,6 +112,6 @@ export class ActivationPages extends Construct {
       addMethodNotAllowed(resource, allow, path);
     }
     this.pageFunctions = pageFunctions;
-    this.baseUrl = this.restApi.stageUrl;
+    this.baseUrl = this.restApi.baseUrl;
   }
 }

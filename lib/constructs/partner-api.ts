@@ -74,7 +74,7 @@ export class PartnerApi extends Construct {
       throttle: props.usagePlanThrottle,
       apiStages: [{ api, stage: api.deploymentStage }],
     });
-    this.baseUrl = this.restApi.stageUrl + API_BASE_PATH;
+    this.baseUrl = this.restApi.baseUrl + API_BASE_PATH;
   }
 
   /** The REST API, its usage-plan keys from the authorizer, behind a web ACL with the per-IP limit. */

@@ -1,13 +1,22 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
 import type { ApiKeySourceType, RequestValidator, ThrottleSettings } from 'aws-cdk-lib/aws-apigateway';
-import { LogGroupLogDestination, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  DomainName,
+  EndpointAccessMode,
+  EndpointType,
+  LogGroupLogDestination,
+  RestApi,
+  SecurityPolicy,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { Construct } from 'constructs';
 import type { TraceSampling } from '../stage-config';
 import {
+  acknowledgeGuardFinding,
   acknowledgeLambdaPermissionsOfApiGateway,
   acknowledgeLogGroupEncryption,
   acknowledgeShortLogRetention,
@@ -47,6 +56,13 @@ export interface ServiceRestApiProps {
    * @default - X-Ray's default rule of the account (1 request a second, then 5 %)
    */
   readonly traceSampling?: TraceSampling;
+  /**
+   * The stage served on a name of the deployer's domain (the whole name: base path empty), with the
+   * `execute-api` address turned off (it answers 403, so no client or link keeps using it:
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-custom-domains.html).
+   * @default - the `execute-api.amazonaws.com` address
+   */
+  readonly customDomain?: { readonly domainName: string; readonly certificate: ICertificate };
 }
 
 /**
@@ -71,8 +87,10 @@ export class ServiceRestApi extends Construct {
   public readonly samplingRule?: CfnSamplingRule;
   /** Validates the parameters a method declares as required (API Gateway cannot check values). */
   public readonly parameterValidator: RequestValidator;
-  /** The stage's base URL, without a trailing slash. */
-  public readonly stageUrl: string;
+  /** The base URL clients use, without a trailing slash: the custom domain's, or the stage's `execute-api` one. */
+  public readonly baseUrl: string;
+  /** The custom domain in front of the stage, if it has one. */
+  public readonly domain?: DomainName;
   public readonly firewall: WebFirewall;
 
   constructor(scope: Construct, id: string, props: ServiceRestApiProps) {
@@ -85,6 +103,7 @@ export class ServiceRestApi extends Construct {
       restApiName: props.restApiName,
       description: props.description,
       endpointTypes: REST_API_ENDPOINT_TYPES,
+      disableExecuteApiEndpoint: props.customDomain !== undefined,
       cloudWatchRole: false,
       ...(props.apiKeySourceType ? { apiKeySourceType: props.apiKeySourceType } : {}),
       ...(props.binaryMediaTypes ? { binaryMediaTypes: props.binaryMediaTypes } : {}),
@@ -158,6 +177,27 @@ export class ServiceRestApi extends Construct {
     }
     acknowledgeLambdaPermissionsOfApiGateway(this.api);
     const stack = Stack.of(this);
-    this.stageUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
+    if (props.customDomain) {
+      // TLS 1.3, and 1.2 with forward secrecy only (partners' older HTTP clients still speak 1.2);
+      // STRICT: a request must come through this regional name, matched by SNI:
+      // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-security-policies.html
+      this.domain = new DomainName(this, 'Domain', {
+        domainName: props.customDomain.domainName,
+        certificate: props.customDomain.certificate,
+        endpointType: EndpointType.REGIONAL,
+        securityPolicy: SecurityPolicy.TLS13_1_2_PFS_PQ_2025_09,
+        endpointAccessMode: EndpointAccessMode.STRICT,
+      });
+      acknowledgeGuardFinding(
+        this.domain,
+        'api_gw_domain_tls_check',
+        'The control (CT.APIGATEWAY.PR.6) asks for a minimum of TLS 1.2 and knows only the legacy policy TLS_1_2 ' +
+          'by name; this enhanced policy has the same minimum, TLS 1.2 with forward-secret ciphers only, and adds TLS 1.3.',
+      );
+      this.domain.addBasePathMapping(this.api, { stage: this.api.deploymentStage });
+      this.baseUrl = `https://${props.customDomain.domainName}`;
+    } else {
+      this.baseUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
+    }
   }
 }

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ALARM_TOPIC_ARN } from './app-synthesis';
+import { TEST_ALARM_TOPIC_ARN, TEST_CUSTOM_DOMAIN } from './app-synthesis';
 
 let outdir = '';
 
@@ -30,9 +30,26 @@ function synth(context: Record<string, string>): Promise<{ code: number; stderr:
   });
 }
 
-describe('the alarm topic given to bin/app.ts', () => {
-  it('refuses production without one in one line naming the context key and the docs, before building any stack', async () => {
-    // What `npm run synth` gives the app: both senders, no alarm topic.
+const PRODUCTION_NEEDS =
+  'PartnerApi-production cannot be synthesized: production needs what only a deployment can give: ' +
+  'the SNS topic its alarms notify (-c alarmTopicArn:production=arn:aws:sns:<region>:<account>:<topic>); ' +
+  'the names its links use, on one ACM certificate of its region (-c apiDomain:production=api.<your-domain> ' +
+  '-c pagesDomain:production=<pages>.<your-domain> -c certificateArn:production=arn:aws:acm:<region>:<account>:certificate/<id>). ' +
+  'Through npm: npm run synth -- <these flags>; with example values: npm run synth:example (docs/deploying.md#synthesize).';
+
+/** The `-c` flags of `npm run synth:example` beyond `npm run synth`'s, as `key=value`. */
+function exampleContext(): Record<string, string> {
+  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const example = scripts['synth:example'] ?? '';
+  expect(example).toMatch(/^npm run synth -- /);
+  return Object.fromEntries(
+    [...example.matchAll(/-c (\S+?)=(\S+)/g)].map((match) => [match[1] ?? '', match[2] ?? '']),
+  );
+}
+
+describe('what a deployment gives bin/app.ts for production and sandbox', () => {
+  it('names everything production lacks in one line, with the flags and the docs, before building any stack', async () => {
+    // What `npm run synth` gives the app: both senders, no alarm topic, no custom domain.
     const result = await synth({
       'mailFrom:sandbox': 'partners-sandbox@example.com',
       'mailFrom:production': 'partners@partner-api.dev',
@@ -40,21 +57,23 @@ describe('the alarm topic given to bin/app.ts', () => {
 
     expect(result.code).toBe(1);
     // No bundling output before it: the sandbox stack was not built either.
-    expect(result.stderr.split('\n')).toEqual([
-      'PartnerApi-production cannot be synthesized: alarmTopicArn of production is required: give the SNS topic its alarms notify with -c alarmTopicArn:production=arn:aws:sns:<region>:<account>:<topic> (through npm: npm run synth -- -c alarmTopicArn:production=…; docs/deploying.md#synthesize).',
-    ]);
+    expect(result.stderr.split('\n')).toEqual([PRODUCTION_NEEDS]);
   });
 
-  it('is left out of `npm run synth` itself, and given by the scripts that synthesize to test', () => {
+  it('is left out of `npm run synth` itself, given with example values by `npm run synth:example`, which the tests use', () => {
     const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as {
       scripts: Record<string, string>;
     };
 
-    // Plain `npm run synth` fails with the line above until a deployment gives its topic.
-    expect(scripts.synth).not.toMatch(/alarmTopicArn/);
-    expect(scripts['test:deployed']).toMatch(
-      new RegExp(`^npm run synth -- -c alarmTopicArn:production=${TEST_ALARM_TOPIC_ARN} && `),
-    );
+    // Plain `npm run synth` fails with the line above until a deployment gives what production needs.
+    expect(scripts.synth).not.toMatch(/alarmTopicArn|apiDomain|pagesDomain|certificateArn/);
+    expect(exampleContext()).toEqual({
+      'alarmTopicArn:production': TEST_ALARM_TOPIC_ARN,
+      'apiDomain:production': TEST_CUSTOM_DOMAIN.apiDomain,
+      'pagesDomain:production': TEST_CUSTOM_DOMAIN.pagesDomain,
+      'certificateArn:production': TEST_CUSTOM_DOMAIN.certificateArn,
+    });
+    expect(scripts['test:deployed']).toMatch(/^npm run synth:example && /);
   });
 
   it('refuses a value that is not an SNS topic ARN, on sandbox too', async () => {
@@ -67,6 +86,34 @@ describe('the alarm topic given to bin/app.ts', () => {
     expect(result.stderr.split('\n').at(-1)).toBe(
       'PartnerApi-sandbox cannot be synthesized: alarmTopicArn of sandbox is not an SNS topic ARN: "ops-alarms" (arn:aws:sns:<region>:<account>:<topic>).',
     );
+  });
+});
+
+describe('the custom domain given to bin/app.ts', () => {
+  it('refuses some of its three settings without the others, naming what is missing', async () => {
+    const result = await synth({
+      'mailFrom:sandbox': 'partners-sandbox@example.com',
+      'apiDomain:sandbox': 'api.sandbox.hostly.io',
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      'PartnerApi-sandbox cannot be synthesized: apiDomain, pagesDomain, certificateArn of sandbox go together: -c pagesDomain:sandbox=… and -c certificateArn:sandbox=… missing (docs/deploying.md#custom-domain).',
+    ]);
+  });
+
+  it('refuses a name that is a URL, in one line', async () => {
+    const result = await synth({
+      'mailFrom:sandbox': 'partners-sandbox@example.com',
+      'apiDomain:sandbox': 'https://api.sandbox.hostly.io/',
+      'pagesDomain:sandbox': 'go.sandbox.hostly.io',
+      'certificateArn:sandbox': TEST_CUSTOM_DOMAIN.certificateArn,
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      'PartnerApi-sandbox cannot be synthesized: apiDomain of sandbox is not a DNS name API Gateway can serve: "https://api.sandbox.hostly.io/" (lowercase labels such as api.your-domain.com, no scheme, path or wildcard).',
+    ]);
   });
 });
 

@@ -19,13 +19,25 @@ export const TEST_MAIL_FROM: Readonly<Record<DeployedStage, string>> = {
  */
 export const TEST_ALARM_TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
 
+/** What `-c apiDomain:production=… -c pagesDomain:production=… -c certificateArn:production=…` give: example names. */
+export const TEST_CUSTOM_DOMAIN = {
+  apiDomain: 'api.partner-api.dev',
+  pagesDomain: 'go.partner-api.dev',
+  certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-4000-8000-000000000000',
+} as const;
+
 /**
- * The deployment settings of the tests' synthesis: sandbox without an alarm topic (so the path of
- * a stage without one is synthesized and checked too), production with the example topic.
+ * The deployment settings of the tests' synthesis: sandbox without an alarm topic or a custom domain
+ * (so the path of a stage without them is synthesized and checked too), production with the example
+ * topic and names that `npm run synth:example` gives.
  */
 export const TEST_DEPLOYMENT: Readonly<Record<DeployedStage, DeploymentSettings>> = {
   sandbox: { mailFrom: TEST_MAIL_FROM.sandbox },
-  production: { mailFrom: TEST_MAIL_FROM.production, alarmTopicArn: TEST_ALARM_TOPIC_ARN },
+  production: {
+    mailFrom: TEST_MAIL_FROM.production,
+    alarmTopicArn: TEST_ALARM_TOPIC_ARN,
+    customDomain: TEST_CUSTOM_DOMAIN,
+  },
 };
 
 /** Where the global setup puts the cloud assembly, and the outcome of the synthesis, in its folder. */

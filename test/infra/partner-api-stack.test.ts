@@ -219,18 +219,73 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     }
   });
 
-  it('tells the pages home page where the API is: the partner API stage URL and base path, nothing local', () => {
-    const home = resources(stage, 'AWS::Lambda::Function')[functionIdOf(stage, 'homePage')];
-    const variables =
-      (home?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+  it('tells the pages home page and the OpenAPI document where the API is: its base URL as partners reach it, nothing local', () => {
+    const functions = resources(stage, 'AWS::Lambda::Function');
     const restApis = Object.keys(resources(stage, 'AWS::ApiGateway::RestApi'));
     const partnerApiId = only(
       restApis.filter((id) => id.startsWith('PartnerApiRestApi')),
       'partner API',
     );
+    const withBaseUrl = Object.entries(functions).flatMap(([id, resource]) => {
+      const variables = (
+        resource.Properties.Environment as { Variables?: Record<string, unknown> } | undefined
+      )?.Variables;
+      return variables?.API_BASE_URL === undefined ? [] : [[id, variables.API_BASE_URL] as const];
+    });
 
-    expect(JSON.stringify(variables.API_BASE_URL)).toContain(partnerApiId);
-    expect(JSON.stringify(variables.API_BASE_URL)).toContain('/partner-api/v1');
+    expect(withBaseUrl.map(([id]) => id).sort()).toEqual(
+      [functionIdOf(stage, 'homePage'), functionIdOf(stage, 'openapiDocument')].sort(),
+    );
+    for (const [, baseUrl] of withBaseUrl) {
+      if (config.customDomain)
+        expect(baseUrl).toBe(`https://${config.customDomain.apiDomain}${API_BASE_PATH}`);
+      else {
+        expect(JSON.stringify(baseUrl)).toContain(partnerApiId);
+        expect(JSON.stringify(baseUrl)).toMatch(new RegExp(`/${stage}${API_BASE_PATH}"\\]\\]}$`));
+      }
+    }
+  });
+
+  it('serves both APIs on the stage’s own names when it has them, and then turns their execute-api addresses off', () => {
+    const domains = Object.values(resources(stage, 'AWS::ApiGateway::DomainName'));
+    const mappings = Object.values(resources(stage, 'AWS::ApiGateway::BasePathMapping'));
+    const restApis = resources(stage, 'AWS::ApiGateway::RestApi');
+    const { customDomain } = config;
+    if (!customDomain) {
+      expect(domains).toEqual([]);
+      expect(mappings).toEqual([]);
+      for (const api of Object.values(restApis)) expect(api.Properties.DisableExecuteApiEndpoint).toBe(false);
+      return;
+    }
+    expect(domains.map((domain) => domain.Properties.DomainName).sort()).toEqual(
+      [customDomain.apiDomain, customDomain.pagesDomain].sort(),
+    );
+    for (const domain of domains)
+      expect(domain.Properties).toMatchObject({
+        RegionalCertificateArn: customDomain.certificateArn,
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+        SecurityPolicy: 'SecurityPolicy_TLS13_1_2_PFS_PQ_2025_09',
+        EndpointAccessMode: 'STRICT',
+      });
+    // Each API on the whole of its name (no base path), at the stage's one stage.
+    const domainIds = Object.keys(resources(stage, 'AWS::ApiGateway::DomainName'));
+    expect(
+      mappings.map((mapping) => [
+        (mapping.Properties.DomainName as { Ref: string }).Ref,
+        (mapping.Properties.RestApiId as { Ref: string }).Ref,
+        mapping.Properties.BasePath,
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        [
+          domainIds.find((id) => id.startsWith('PartnerApi')),
+          expect.stringMatching(/^PartnerApiRestApi/),
+          undefined,
+        ],
+        [domainIds.find((id) => id.startsWith('Pages')), expect.stringMatching(/^PagesRestApi/), undefined],
+      ]),
+    );
+    for (const api of Object.values(restApis)) expect(api.Properties.DisableExecuteApiEndpoint).toBe(true);
   });
 
   it('tells the reveal page and the OpenAPI document how partners reach us: the stage’s mail sender, and no other function', () => {
@@ -1004,16 +1059,39 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     }
   });
 
-  it('outputs what the operator CLI reads, with both base URLs', () => {
+  it('outputs what the operator CLI reads, with both base URLs, and where a custom domain’s DNS records point', () => {
     const outputs = template(stage).findOutputs('*');
+    const domainOutputs: string[] = [
+      STACK_OUTPUTS.apiDomainTarget,
+      STACK_OUTPUTS.apiDomainHostedZoneId,
+      STACK_OUTPUTS.pagesDomainTarget,
+      STACK_OUTPUTS.pagesDomainHostedZoneId,
+    ];
 
-    expect(Object.keys(outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
+    expect(Object.keys(outputs).sort()).toEqual(
+      Object.values(STACK_OUTPUTS)
+        .filter((name) => config.customDomain || !domainOutputs.includes(name))
+        .sort(),
+    );
     const joined = (name: string) => JSON.stringify(outputs[name]?.Value);
-    expect(joined(STACK_OUTPUTS.apiBaseUrl)).toMatch(new RegExp(`/${stage}${API_BASE_PATH}"\\]\\]}$`));
-    // Generated clients call the document's servers: one of them is this stage's base URL.
+    // Generated clients call the document's servers: one of them has this stage's base URL's form.
     const servers = (partnerApiDocument().servers as { url: string }[]).map((server) => server.url);
-    expect(servers).toContain(`https://{host}/${stage}${API_BASE_PATH}`);
-    expect(joined(STACK_OUTPUTS.activationBaseUrl)).toMatch(new RegExp(`/${stage}"\\]\\]}$`));
+    if (config.customDomain) {
+      // The links mailed to partners and shown to hosts are built from these: never execute-api.
+      expect(outputs[STACK_OUTPUTS.apiBaseUrl]?.Value).toBe(
+        `https://${config.customDomain.apiDomain}${API_BASE_PATH}`,
+      );
+      expect(outputs[STACK_OUTPUTS.activationBaseUrl]?.Value).toBe(
+        `https://${config.customDomain.pagesDomain}`,
+      );
+      expect(servers).toContain(`https://{host}${API_BASE_PATH}`);
+      expect(joined(STACK_OUTPUTS.apiDomainTarget)).toMatch(/"RegionalDomainName"/);
+      expect(joined(STACK_OUTPUTS.pagesDomainHostedZoneId)).toMatch(/"RegionalHostedZoneId"/);
+    } else {
+      expect(joined(STACK_OUTPUTS.apiBaseUrl)).toMatch(new RegExp(`/${stage}${API_BASE_PATH}"\\]\\]}$`));
+      expect(servers).toContain(`https://{host}/${stage}${API_BASE_PATH}`);
+      expect(joined(STACK_OUTPUTS.activationBaseUrl)).toMatch(new RegExp(`/${stage}"\\]\\]}$`));
+    }
     expect(outputs[STACK_OUTPUTS.mailFrom]?.Value).toBe(config.mailFrom);
   });
 });
@@ -1096,7 +1174,7 @@ describe('stage differences', () => {
     });
   });
 
-  it('gives both stages the same resources, but for production’s backups and sampling rules', () => {
+  it('gives both stages the same resources, but for production’s backups, sampling rules and custom domain', () => {
     const shape = (stage: DeployedStage) =>
       Object.values(template(stage).toJSON().Resources as Record<string, CfnResource>)
         .map((resource) => resource.Type)
@@ -1110,6 +1188,11 @@ describe('stage differences', () => {
       'AWS::IAM::Role',
       'AWS::XRay::SamplingRule',
       'AWS::XRay::SamplingRule',
+      // The API's and the pages' names (production requires them; the sandbox of the tests has none).
+      'AWS::ApiGateway::BasePathMapping',
+      'AWS::ApiGateway::BasePathMapping',
+      'AWS::ApiGateway::DomainName',
+      'AWS::ApiGateway::DomainName',
     ];
     const production = shape('production');
     for (const type of productionOnly) production.splice(production.indexOf(type), 1);
@@ -1195,6 +1278,8 @@ describe('cfn-guard (AWS Control Tower proactive controls and lib/guard-rules/)'
         'lambda_inside_vpc_check',
         // The outbound pipe's and its forwarding rule's dead-letter queues, which no queue may use.
         'sqs_dlq_check',
+        // The custom domains' enhanced TLS policy, whose minimum is the TLS 1.2 the control asks for.
+        'api_gw_domain_tls_check',
         // Ours (lib/guard-rules/), the one exception: the sandbox table goes with its stack.
         'dynamodb_global_table_deletion_protection_enabled',
       ]),

@@ -21,6 +21,7 @@ import {
   verifyStage,
 } from '../../verify/deploy-checks';
 import { RATE_LIMIT_HEADERS } from '../../verify/http-answers';
+import { adminJson } from '../support/cli';
 import { testTarget } from '../support/partners';
 
 const run = promisify(execFile);
@@ -125,6 +126,26 @@ describe('the deploy verification (npm run verify)', () => {
     expect(lines.find((line) => line.name === COUNT_CHECK)?.detail).toBe(
       'its access-log line (status 503, responseType AUTHORIZER_FAILURE) counts in partnerApi5xx ({ $.status >= 500 }) and AuthorizerFailures ({ ($.responseType = "AUTHORIZER_FAILURE") || ($.responseType = "AUTHORIZER_CONFIGURATION_ERROR") })',
     );
+    // It leaves nothing in use: the test host erased (the platform told, as of any host), the partner
+    // suspended, so its links and reveal pages say "not available" and its keys are refused.
+    const cleanUp = lines.at(-1)?.detail ?? '';
+    const [, hostId, slug] =
+      /^\d+ bulk properties deleted; the index check's property deleted; host (\d+) erased \(HostErasureRequested; HostErased sent back\); key svc_\w+ revoked; partner (verify-\d+-[0-9a-f]+) suspended, kept as test data \(its name says so\)$/.exec(
+        cleanUp,
+      ) ?? [];
+    expect(hostId, cleanUp).toBeDefined();
+    expect((await adminJson('partners', 'show', slug ?? '')).suspended).toMatchObject({
+      reason: 'Deploy verification finished: test data',
+    });
+    await expect
+      .poll(
+        async () =>
+          (
+            (await adminJson('events', 'sent', '--host', hostId ?? '')).events as { 'detail-type': string }[]
+          ).map((event) => event['detail-type']),
+        { timeout: 15_000 },
+      )
+      .toEqual(expect.arrayContaining(['HostErased']));
     expect(code).toBe(0);
   }, 300_000);
 
@@ -179,8 +200,9 @@ describe('the deploy verification (npm run verify)', () => {
       "the revealPage function's execution role: dynamodb:GetItem with LeadingKeys REVEAL#*, APIKEY#*, PARTNER#*; dynamodb:UpdateItem with LeadingKeys REVEAL#*, APIKEY#*; dynamodb:PutItem with LeadingKeys AUDIT#*; dynamodb:ConditionCheckItem with LeadingKeys PARTNER#*",
     );
     expect(results.at(-1)).toMatchObject({ name: 'clean up', outcome: 'PASS' });
+    // No activation got as far as a host: nothing to erase, but the partner is suspended all the same.
     expect(results.at(-1)?.detail).toMatch(
-      /^key svc_\w+ revoked; partner verify-\d+-[0-9a-f]+ stays as test data/,
+      /^key svc_\w+ revoked; partner verify-\d+-[0-9a-f]+ suspended, kept as test data/,
     );
   });
 

@@ -3,16 +3,20 @@ import type { RuntimeSettings } from '../../core/runtime-settings';
 import { DEFAULT_RUNTIME_SETTINGS, RUNTIME_SETTINGS, runtimeEnvironment } from '../../core/runtime-settings';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { serviceConfig, useServiceEnvironment } from '../../lambdas/common/config';
-import { senderAddress, stageConfig, stageSettings } from '../../lib/stage-config';
+import { customDomainOf, senderAddress, stageConfig, stageSettings } from '../../lib/stage-config';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
+const DOMAIN = {
+  apiDomain: 'api.hostly.io',
+  pagesDomain: 'go.hostly.io',
+  certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0f8e3a52-9d1c-4c1b-b0a4-6f2d7e8c9a10',
+};
+/** What production requires besides its sender. */
+const REQUIRED = { alarmTopicArn: TOPIC, customDomain: DOMAIN };
 
 describe('stage configuration', () => {
   it('takes the mail sender from the deployment, never from a default', () => {
-    const config = stageConfig('production', {
-      mailFrom: 'Partner Team <partners@hostly.io>',
-      alarmTopicArn: TOPIC,
-    });
+    const config = stageConfig('production', { mailFrom: 'Partner Team <partners@hostly.io>', ...REQUIRED });
 
     expect(config.mailFrom).toBe('Partner Team <partners@hostly.io>');
     expect(Object.values(stageSettings).some((settings) => 'mailFrom' in settings)).toBe(false);
@@ -24,7 +28,7 @@ describe('stage configuration', () => {
     'ops@partner-api.test',
     'ops@mail.invalid',
   ])('refuses the placeholder %s as the production sender', (mailFrom) => {
-    expect(() => stageConfig('production', { mailFrom, alarmTopicArn: TOPIC })).toThrow(/placeholder/);
+    expect(() => stageConfig('production', { mailFrom, ...REQUIRED })).toThrow(/placeholder/);
   });
 
   it('lets the sandbox send from a test domain, but never from something that is not an address', () => {
@@ -37,13 +41,79 @@ describe('stage configuration', () => {
     expect(senderAddress('partners@hostly.io')).toBe('partners@hostly.io');
   });
 
-  it('refuses production without an alarm topic, naming the context key and where it is explained', () => {
+  it('refuses production without its alarm topic and custom domain, naming both at once with the docs', () => {
     expect(() => stageConfig('production', { mailFrom: 'partners@hostly.io' })).toThrow(
-      'alarmTopicArn of production is required: give the SNS topic its alarms notify with -c alarmTopicArn:production=arn:aws:sns:<region>:<account>:<topic> (through npm: npm run synth -- -c alarmTopicArn:production=…; docs/deploying.md#synthesize).',
+      /^production needs what only a deployment can give: the SNS topic its alarms notify \(-c alarmTopicArn:production=.*\); the names its links use, .*\(-c apiDomain:production=.* -c pagesDomain:production=.* -c certificateArn:production=.*\)\. Through npm: .*npm run synth:example \(docs\/deploying\.md#synthesize\)\.$/,
     );
+    expect(() => stageConfig('production', { mailFrom: 'partners@hostly.io', alarmTopicArn: TOPIC })).toThrow(
+      /^production needs what only a deployment can give: the names its links use/,
+    );
+    expect(() => stageConfig('production', { mailFrom: 'partners@hostly.io', customDomain: DOMAIN })).toThrow(
+      /^production needs what only a deployment can give: the SNS topic its alarms notify \([^;]*\)\. Through/,
+    );
+    expect(stageConfig('production', { mailFrom: 'partners@hostly.io', ...REQUIRED })).toMatchObject(
+      REQUIRED,
+    );
+  });
+
+  it('takes a custom domain on the sandbox too, and its names in lowercase', () => {
+    expect(stageConfig('sandbox', { mailFrom: 'partners@hostly.io' }).customDomain).toBeUndefined();
     expect(
-      stageConfig('production', { mailFrom: 'partners@hostly.io', alarmTopicArn: TOPIC }).alarmTopicArn,
-    ).toBe(TOPIC);
+      stageConfig('sandbox', {
+        mailFrom: 'partners@hostly.io',
+        customDomain: { ...DOMAIN, apiDomain: 'API.Sandbox.Hostly.io' },
+      }).customDomain,
+    ).toEqual({ ...DOMAIN, apiDomain: 'api.sandbox.hostly.io' });
+  });
+
+  it.each([
+    [{ apiDomain: 'https://api.hostly.io' }, /apiDomain of \w+ is not a DNS name API Gateway can serve/],
+    [{ pagesDomain: 'go.hostly.io/activate' }, /pagesDomain of \w+ is not a DNS name/],
+    [{ apiDomain: '*.hostly.io' }, /apiDomain of \w+ is not a DNS name/],
+    [{ apiDomain: 'hostly' }, /apiDomain of \w+ is not a DNS name/],
+    [{ apiDomain: `${'a'.repeat(64)}.hostly.io` }, /apiDomain of \w+ is not a DNS name/],
+    [{ apiDomain: 'abc123.execute-api.eu-west-1.amazonaws.com' }, /apiDomain of \w+ is an AWS address/],
+    [
+      { pagesDomain: 'api.hostly.io' },
+      /apiDomain and pagesDomain of \w+ are the same name \(api\.hostly\.io\)/,
+    ],
+    [
+      { certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' },
+      /certificateArn of \w+ is not an ACM certificate ARN/,
+    ],
+    [
+      { certificateArn: 'arn:aws:iam::123456789012:server-certificate/hostly' },
+      /certificateArn of \w+ is not an ACM certificate ARN/,
+    ],
+  ])('refuses the custom domain %o on any stage, in one line', (change, message) => {
+    for (const stage of DEPLOYED_STAGES)
+      expect(() =>
+        stageConfig(stage, {
+          mailFrom: 'partners@hostly.io',
+          ...REQUIRED,
+          customDomain: { ...DOMAIN, ...change },
+        }),
+      ).toThrow(message);
+  });
+
+  it('refuses a placeholder name in production, and lets the sandbox use one', () => {
+    const customDomain = { ...DOMAIN, pagesDomain: 'go.example.com' };
+    expect(() =>
+      stageConfig('production', { mailFrom: 'partners@hostly.io', ...REQUIRED, customDomain }),
+    ).toThrow(
+      'pagesDomain of production is a placeholder (go.example.com): give the name partners and hosts will see.',
+    );
+    expect(stageConfig('sandbox', { mailFrom: 'partners@hostly.io', customDomain }).customDomain).toEqual(
+      customDomain,
+    );
+  });
+
+  it('takes a custom domain from its three context values together or not at all', () => {
+    expect(customDomainOf('sandbox', {})).toBeUndefined();
+    expect(customDomainOf('sandbox', DOMAIN)).toEqual(DOMAIN);
+    expect(() => customDomainOf('production', { certificateArn: DOMAIN.certificateArn })).toThrow(
+      'apiDomain, pagesDomain, certificateArn of production go together: -c apiDomain:production=… and -c pagesDomain:production=… missing (docs/deploying.md#custom-domain).',
+    );
   });
 
   it('keeps the alarm topic optional for the sandbox', () => {
@@ -61,9 +131,9 @@ describe('stage configuration', () => {
     'arn:aws:sns:x:000000000000:ops-alarms',
   ])('refuses %s as an alarm topic on any stage', (alarmTopicArn) => {
     for (const stage of DEPLOYED_STAGES)
-      expect(() => stageConfig(stage, { mailFrom: 'partners@hostly.io', alarmTopicArn })).toThrow(
-        /is not an SNS topic ARN/,
-      );
+      expect(() =>
+        stageConfig(stage, { mailFrom: 'partners@hostly.io', ...REQUIRED, alarmTopicArn }),
+      ).toThrow(/is not an SNS topic ARN/);
   });
 
   it.each(['*', '1234', 'arn:aws:iam::123456789012:user/platform', 'arn:awsfake:iam::123456789012:role/p'])(
@@ -73,7 +143,7 @@ describe('stage configuration', () => {
         expect(() =>
           stageConfig(stage, {
             mailFrom: 'partners@hostly.io',
-            alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops-alarms',
+            ...REQUIRED,
             platformEventPublishers: ['123456789012', publisher],
           }),
         ).toThrow(/platformEventPublishers of \w+ must be AWS account ids \(12 digits\) or IAM role ARNs/);
@@ -84,7 +154,7 @@ describe('stage configuration', () => {
     const bus = 'arn:aws:events:us-east-1:210987654321:event-bus/host-platform/v1.events-in_2';
     for (const stage of DEPLOYED_STAGES)
       expect(
-        stageConfig(stage, { mailFrom: 'partners@hostly.io', alarmTopicArn: TOPIC, platformEventBus: bus })
+        stageConfig(stage, { mailFrom: 'partners@hostly.io', ...REQUIRED, platformEventBus: bus })
           .platformEventBus,
       ).toBe(bus);
     expect(stageConfig('sandbox', { mailFrom: 'partners@hostly.io' }).platformEventBus).toBeUndefined();
@@ -100,7 +170,7 @@ describe('stage configuration', () => {
   ])('refuses %s as the platform’s bus, in one line naming the form it takes', (platformEventBus) => {
     for (const stage of DEPLOYED_STAGES)
       expect(() =>
-        stageConfig(stage, { mailFrom: 'partners@hostly.io', alarmTopicArn: TOPIC, platformEventBus }),
+        stageConfig(stage, { mailFrom: 'partners@hostly.io', ...REQUIRED, platformEventBus }),
       ).toThrow(
         `platformEventBus of ${stage} is not an EventBridge event bus ARN: "${platformEventBus}" (arn:aws:events:<region>:<account>:event-bus/<name>).`,
       );
@@ -123,7 +193,9 @@ describe('stage configuration', () => {
     expect(production.lambdaSystemLogLevel).toBe('WARN');
     expect(production.tableBackup).toEqual({ dailyRetentionDays: 35 });
     expect(production.alarmTopicRequired).toBe(true);
+    expect(production.customDomainRequired).toBe(true);
     expect(sandbox).toMatchObject({
+      customDomainRequired: false,
       traceSampling: 'account-default',
       lambdaSystemLogLevel: 'INFO',
       tableBackup: 'none',
