@@ -55,6 +55,18 @@ export const EVENT_VISIBILITY_TIMEOUT_SECONDS =
 /** How long a dead-lettered event is kept (SQS's maximum): operators redrive or read it before then. */
 export const DEAD_LETTER_RETENTION_DAYS = 14;
 
+/**
+ * How long an event waits in the consumer's queue (SQS's default). Shorter than the dead-letter
+ * queue's: SQS keeps a message's first enqueue time when it moves it to a standard dead-letter
+ * queue, so an event dead-lettered at its latest (4 days old) still has 10 days there
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html).
+ * An event left unconsumed that long is one the oldest-event alarm reported days before.
+ */
+export const EVENT_QUEUE_RETENTION_DAYS = 4;
+
+/** The least time an operator has to read or redrive a dead-lettered event of the platform's. */
+export const DEAD_LETTER_MIN_DAYS = DEAD_LETTER_RETENTION_DAYS - EVENT_QUEUE_RETENTION_DAYS;
+
 /** The message attributes the consumer gives an event it dead-letters. */
 export const DEAD_LETTER_ATTRIBUTES = {
   reason: 'reason',

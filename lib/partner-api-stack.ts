@@ -285,7 +285,7 @@ export class PartnerApiStack extends Stack {
       platformEvents: this.platformEvents,
       outboundEvents: this.outboundEvents,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
-      ...(this.tableBackup ? { backupVault: this.tableBackup.vault } : {}),
+      ...(this.tableBackup ? { failedBackupJobs: this.tableBackup.failedJobs } : {}),
     });
   }
 
@@ -357,6 +357,12 @@ export class PartnerApiStack extends Stack {
       value: config.mailFrom,
       description: 'Sender of operator mail (must be a verified SES identity)',
     });
+    if (this.tableBackup)
+      new CfnOutput(this, STACK_OUTPUTS.failedBackupJobsQueueUrl, {
+        value: this.tableBackup.failedJobs.queueUrl,
+        description:
+          "AWS Backup's events of the table's backup jobs that ended without a recovery point (the backup-failed alarm)",
+      });
     const targets = [
       [this.partnerApi.restApi, STACK_OUTPUTS.apiDomainTarget, STACK_OUTPUTS.apiDomainHostedZoneId],
       [this.activationPages.restApi, STACK_OUTPUTS.pagesDomainTarget, STACK_OUTPUTS.pagesDomainHostedZoneId],

@@ -22,8 +22,14 @@ export interface AlarmThresholds {
   readonly serverErrorRatePercent: number;
   /** Below this many requests in 5 minutes the 5xx rate is not judged (one error in two requests is noise). */
   readonly serverErrorMinRequests: number;
-  /** 429 responses per API in 5 minutes (usage plan, stage throttle and the exact per-key limit together). */
+  /** 429 responses of the pages in 5 minutes: their stage throttle, which every host shares. */
   readonly throttledRequests: number;
+  /**
+   * Partners answered 429 by the partner API in the same 5 minutes (callers without a key count as
+   * one). One partner over its own limit is that partner's business (the dashboard shows it);
+   * several at once is a throttle or a limit that everyone meets.
+   */
+  readonly throttledPartners: number;
   /** Requests refused because the authorizer failed (error, timeout, throttled) in 5 minutes. */
   readonly authorizerFailures: number;
   /** Errors (uncaught exceptions, timeouts) per function in 5 minutes (the authorizer has `authorizerFailures`). */
@@ -219,6 +225,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       serverErrorRatePercent: 5,
       serverErrorMinRequests: 20,
       throttledRequests: 100,
+      // Partners try their handling of 429 in the sandbox: a few at once is normal there.
+      throttledPartners: 5,
       authorizerFailures: 5,
       lambdaErrors: 5,
       oldestEventSeconds: 900,
@@ -249,6 +257,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       serverErrorRatePercent: 1,
       serverErrorMinRequests: 20,
       throttledRequests: 50,
+      throttledPartners: 3,
       authorizerFailures: 1,
       lambdaErrors: 1,
       oldestEventSeconds: 300,
@@ -438,4 +447,6 @@ export const STACK_OUTPUTS = {
   apiDomainHostedZoneId: 'ApiDomainHostedZoneId',
   pagesDomainTarget: 'PagesDomainTarget',
   pagesDomainHostedZoneId: 'PagesDomainHostedZoneId',
+  /** Where the table is backed up: AWS Backup's events of failed backup jobs, for the operator who answers the alarm. */
+  failedBackupJobsQueueUrl: 'FailedBackupJobsQueueUrl',
 } as const;

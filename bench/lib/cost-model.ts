@@ -522,6 +522,14 @@ export function monthlyItems(template: Template, tableGb: number): MonthlyItem[]
       basis: `$${PRICES.alarmMetric.dollars} per alarm metric`,
     });
   }
+  const insightRules = ofType('AWS::CloudWatch::InsightRule');
+  if (insightRules.length > 0)
+    items.push({
+      resource: 'Contributor Insights rules',
+      quantity: String(insightRules.length),
+      dollars: insightRules.length * PRICES.contributorInsightsRule.dollars,
+      basis: `$${PRICES.contributorInsightsRule.dollars} per rule (the partners answered 429)`,
+    });
   const dashboards = ofType('AWS::CloudWatch::Dashboard');
   if (dashboards.length > 0)
     items.push({

@@ -106,6 +106,11 @@ export const PRICES = {
     'https://aws.amazon.com/cloudwatch/pricing/',
   ),
   dashboard: price(3.0, 'dashboard-month', 'https://aws.amazon.com/cloudwatch/pricing/'),
+  contributorInsightsRule: price(
+    0.5,
+    'Contributor Insights rule-month (plus $0.02 per million log events matched: only 429 lines here)',
+    'https://aws.amazon.com/cloudwatch/pricing/',
+  ),
   customMetric: price(
     0.3,
     'custom metric-month (a metric filter publishes one)',

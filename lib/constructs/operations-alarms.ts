@@ -1,8 +1,8 @@
-import { Duration } from 'aws-cdk-lib';
-import type { IBackupVault } from 'aws-cdk-lib/aws-backup';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { IAlarmAction, IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   Alarm,
+  CfnInsightRule,
   ComparisonOperator,
   MathExpression,
   Metric,
@@ -11,6 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LEAK_NOTICES_FAILED_METRIC, LEAKED_KEYS_METRIC } from '../../core/contract/secret-scanning';
 import { POWERTOOLS_SERVICE_NAME } from '../function-defaults';
@@ -23,6 +24,21 @@ import type { ServiceFunction } from './service-function';
 import type { ServiceRestApi } from './service-rest-api';
 
 const PERIOD = METRIC_PERIOD;
+
+/**
+ * The Contributor Insights rule that counts, per partner (`partnerId` of the access log; `-` for
+ * callers without a key), the partner API's answers of 429.
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/ContributorInsights-RuleSyntax.html
+ */
+function throttledPartnersRuleBody(logGroupName: string) {
+  return {
+    Schema: { Name: 'CloudWatchLogRule', Version: 1 },
+    LogGroupNames: [logGroupName],
+    LogFormat: 'JSON',
+    Contribution: { Keys: ['$.partnerId'], Filters: [{ Match: '$.status', EqualTo: 429 }] },
+    AggregateOn: 'Count',
+  };
+}
 
 /** A metric the secret scanning function publishes (Powertools, the stack's namespace), summed per period. */
 export function leakMetric(namespace: string, metricName: string): Metric {
@@ -57,13 +73,17 @@ export interface OperationsAlarmsProps {
   >;
   /** @default - alarms notify no one */
   readonly alarmTopicArn?: string;
-  /** The vault of the table's backups, whose failed jobs alarm. @default - no backups, no alarm */
-  readonly backupVault?: IBackupVault;
+  /**
+   * Where AWS Backup's events of the table's failed backup jobs arrive (TableBackup.failedJobs).
+   * @default - no backups, no alarm
+   */
+  readonly failedBackupJobs?: IQueue;
 }
 
 /**
  * The alarms an operator needs: per API the 5xx rate by API Gateway's count and as clients
- * received them, and 429s; authorizer failures as clients see them; errors per function. What
+ * received them, and 429s (the pages' stage throttle; on the partner API, several partners at
+ * once); authorizer failures as clients see them; errors per function. What
  * clients received comes from metric filters on the access logs (AccessLogMetrics), since API
  * Gateway has no metric for it.
  */
@@ -84,7 +104,7 @@ export class OperationsAlarms extends Construct {
     this.eventAlarms(props);
     this.outboundAlarms(props);
     this.leakedKeyAlarms(props);
-    if (props.backupVault) this.backupAlarm(props, props.backupVault);
+    if (props.failedBackupJobs) this.backupAlarm(props, props.failedBackupJobs);
     this.functionAlarms(props);
   }
 
@@ -163,18 +183,58 @@ export class OperationsAlarms extends Construct {
         rate(`${apiName} 5xx answered (%)`, metrics.answers.serverErrors, metrics.answers.requests),
       ),
     );
-    this.add(
-      new Alarm(this, `${apiName}Throttled`, {
-        alarmName: `${props.name}-${apiName}-throttled`,
-        alarmDescription: `${apiName} answered 429 (throttled) at least ${thresholds.throttledRequests} times in 5 minutes.`,
-        metric: metrics.answers.throttled,
-        threshold: thresholds.throttledRequests,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-    );
+    if (restApi === props.authorizedApi) this.throttledPartnersAlarm(apiName, restApi, props);
+    // No key, no per-partner limit here: a 429 is the stage throttle that every caller shares.
+    else
+      this.add(
+        new Alarm(this, `${apiName}Throttled`, {
+          alarmName: `${props.name}-${apiName}-throttled`,
+          alarmDescription: `${apiName} answered 429 (its stage throttle, which every caller shares) at least ${thresholds.throttledRequests} times in 5 minutes.`,
+          metric: metrics.answers.throttled,
+          threshold: thresholds.throttledRequests,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
     return metrics;
+  }
+
+  /**
+   * The partner API's 429s as an incident: several partners throttled in the same 5 minutes (the
+   * stage or account throttle, the limiter misjudging), never one partner's own loop over its limit,
+   * which the dashboard shows by partner instead. A Contributor Insights rule on the access log
+   * counts the partners answered 429 (`UniqueContributors`; callers without a key count as one),
+   * and the alarm reads it with `INSIGHT_RULE_METRIC`:
+   * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/ContributorInsights-GraphReportData.html
+   */
+  private throttledPartnersAlarm(
+    apiName: string,
+    restApi: ServiceRestApi,
+    props: OperationsAlarmsProps,
+  ): void {
+    const ruleName = `${props.name}-${apiName}-throttled-partners`;
+    const rule = new CfnInsightRule(this, `${apiName}ThrottledPartnersRule`, {
+      ruleName,
+      ruleState: 'ENABLED',
+      ruleBody: Stack.of(this).toJsonString(throttledPartnersRuleBody(restApi.accessLogGroup.logGroupName)),
+    });
+    const alarm = new Alarm(this, `${apiName}ThrottledPartners`, {
+      alarmName: `${props.name}-${apiName}-throttled-partners`,
+      alarmDescription: `At least ${props.thresholds.throttledPartners} partners were answered 429 in the same 5 minutes (callers without a key count as one): a throttle or limit everyone meets, not one partner's loop. The dashboard's "Partners answered 429" shows who.`,
+      metric: new MathExpression({
+        label: `${apiName}: partners answered 429`,
+        expression: `INSIGHT_RULE_METRIC('${ruleName}', 'UniqueContributors')`,
+        usingMetrics: {},
+        period: PERIOD,
+      }),
+      threshold: props.thresholds.throttledPartners,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.node.addDependency(rule);
+    this.add(alarm);
   }
 
   /** Authorizer failures as clients see them (503), from the authorized API's access log. */
@@ -358,19 +418,18 @@ export class OperationsAlarms extends Construct {
    * A backup that fails says so nowhere else: AWS Backup counts failed jobs per vault.
    * https://docs.aws.amazon.com/aws-backup/latest/devguide/cloudwatch.html
    */
-  private backupAlarm(props: OperationsAlarmsProps, backupVault: IBackupVault): void {
+  /**
+   * A backup job that ended without a recovery point, from AWS Backup's own event of it (an
+   * EventBridge rule puts it on a queue of the stack): what AWS documents for certain, where the
+   * `NumberOfBackupJobsFailed` metric per vault may not be published at all.
+   */
+  private backupAlarm(props: OperationsAlarmsProps, failedJobs: IQueue): void {
     this.add(
       new Alarm(this, 'BackupJobsFailed', {
         alarmName: `${props.name}-backup-failed`,
         alarmDescription:
-          "A backup job of the table failed in the last hour: the vault misses that day's recovery point. Read the job's status message in the AWS Backup console.",
-        metric: new Metric({
-          namespace: 'AWS/Backup',
-          metricName: 'NumberOfBackupJobsFailed',
-          dimensionsMap: { BackupVaultName: backupVault.backupVaultName },
-          statistic: Stats.SUM,
-          period: Duration.hours(1),
-        }),
+          "A backup job of the table failed, was aborted or expired in the last hour: the vault misses that day's recovery point. AWS Backup's event, with its statusMessage, waits in the queue the stack outputs as FailedBackupJobsQueueUrl (docs/deploying.md#backups-of-the-production-table).",
+        metric: failedJobs.metricNumberOfMessagesSent({ statistic: Stats.SUM, period: Duration.hours(1) }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,

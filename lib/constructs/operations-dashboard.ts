@@ -71,6 +71,17 @@ export const TOP_PARTNERS_QUERY = [
 ].join(' | ');
 
 /**
+ * The partners answered 429, most first: by the exact per-key limit (a function answered, so the
+ * integration status is 200) or by the gateway's throttles (`-`). One partner here is its own loop.
+ */
+export const THROTTLED_PARTNERS_QUERY = [
+  'filter status = 429',
+  'stats count(*) as throttled by partnerId, keyPrefix, integrationStatus',
+  'sort throttled desc',
+  'limit 20',
+].join(' | ');
+
+/**
  * One CloudWatch dashboard per stage: what clients were answered (per API and per route),
  * latency, the authorizer and the exact limiter, DynamoDB, the firewall, the platform's events and
  * this service's own, leaked keys revoked, and the partners that send the most. Every widget reads a metric or log group this stack defines. Logs Insights
@@ -93,7 +104,7 @@ export class OperationsDashboard extends Construct {
       platformEventWidgets(props.platformEvents),
       ...outboundEventWidgets(props.outboundEvents),
       [leakedKeysWidget(props.name)],
-      [topPartnersWidget(props.authorizedApi)],
+      topPartnersWidgets(props.authorizedApi),
     ];
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.name, widgets });
   }
@@ -320,12 +331,21 @@ function outboundEventWidgets(outbound: OperationsDashboardProps['outboundEvents
   ];
 }
 
-function topPartnersWidget(authorizedApi: DashboardApi): IWidget {
-  return new LogQueryWidget({
-    title: 'Top partners by requests (partner API access log)',
-    logGroupNames: [authorizedApi.restApi.accessLogGroup.logGroupName],
-    queryString: TOP_PARTNERS_QUERY,
-    view: LogQueryVisualizationType.TABLE,
-    width: 24,
-  });
+function topPartnersWidgets(authorizedApi: DashboardApi): IWidget[] {
+  return [
+    new LogQueryWidget({
+      title: 'Top partners by requests (partner API access log)',
+      logGroupNames: [authorizedApi.restApi.accessLogGroup.logGroupName],
+      queryString: TOP_PARTNERS_QUERY,
+      view: LogQueryVisualizationType.TABLE,
+      width: 12,
+    }),
+    new LogQueryWidget({
+      title: 'Partners answered 429 (a partner over its own limit; several at once alarm)',
+      logGroupNames: [authorizedApi.restApi.accessLogGroup.logGroupName],
+      queryString: THROTTLED_PARTNERS_QUERY,
+      view: LogQueryVisualizationType.TABLE,
+      width: 12,
+    }),
+  ];
 }

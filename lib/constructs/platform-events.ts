@@ -18,6 +18,7 @@ import {
   EVENT_CONSUMER_CONCURRENCY,
   EVENT_CONSUMER_TIMEOUT_SECONDS,
   EVENT_DELIVERY_ATTEMPTS,
+  EVENT_QUEUE_RETENTION_DAYS,
   EVENT_VISIBILITY_TIMEOUT_SECONDS,
 } from '../../core/event-delivery';
 import { EVENT_CONSUMER } from '../../core/routes';
@@ -98,7 +99,7 @@ export class PlatformEvents extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       visibilityTimeout: Duration.seconds(EVENT_VISIBILITY_TIMEOUT_SECONDS),
-      retentionPeriod: Duration.days(DEAD_LETTER_RETENTION_DAYS),
+      retentionPeriod: Duration.days(EVENT_QUEUE_RETENTION_DAYS),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: EVENT_DELIVERY_ATTEMPTS },
     });
 

@@ -2,9 +2,11 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IBackupVault } from 'aws-cdk-lib/aws-backup';
 import { BackupPlan, BackupPlanRule, BackupResource, BackupVault } from 'aws-cdk-lib/aws-backup';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Schedule } from 'aws-cdk-lib/aws-events';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { acknowledgeNagFinding } from './nag';
+import { acknowledgeGuardFinding, acknowledgeNagFinding } from './nag';
 
 export interface TableBackupProps {
   readonly table: ITableV2;
@@ -20,6 +22,23 @@ export interface TableBackupProps {
 const MIN_RETENTION_DAYS = 35;
 
 /**
+ * The states in which a backup job of the vault ended without a recovery point: failed, aborted,
+ * or expired (it never started within its window). AWS Backup sends each change of a job's state
+ * to EventBridge as `Backup Job State Change` (best effort, within about 5 minutes):
+ * https://docs.aws.amazon.com/aws-backup/latest/devguide/eventbridge.html
+ */
+const FAILED_BACKUP_JOB_STATES = ['FAILED', 'ABORTED', 'EXPIRED'] as const;
+
+/** The event pattern of a backup job of `vaultName` that ended without a recovery point. */
+function failedBackupJobPattern(vaultName: string) {
+  return {
+    source: ['aws.backup'],
+    detailType: ['Backup Job State Change'],
+    detail: { state: [...FAILED_BACKUP_JOB_STATES], backupVaultName: [vaultName] },
+  };
+}
+
+/**
  * AWS Backup of the table, beyond what point-in-time recovery gives (any second of the last 35
  * days, and gone with the table's PITR setting): a daily backup kept `dailyRetentionDays` and a
  * monthly one kept `monthlyRetentionDays`, in a vault of their own that outlives the stack and
@@ -30,6 +49,11 @@ const MIN_RETENTION_DAYS = 35;
 export class TableBackup extends Construct {
   public readonly vault: IBackupVault;
   public readonly plan: BackupPlan;
+  /**
+   * Each backup job of the vault that ended without a recovery point, as AWS Backup's event says
+   * it (its `statusMessage` tells why), kept 14 days for whoever answers the alarm.
+   */
+  public readonly failedJobs: Queue;
 
   constructor(scope: Construct, id: string, props: TableBackupProps) {
     super(scope, id);
@@ -59,6 +83,21 @@ export class TableBackup extends Construct {
           deleteAfter: Duration.days(props.monthlyRetentionDays),
         }),
       ],
+    });
+    this.failedJobs = new Queue(this, 'FailedJobs', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    const noConsumer =
+      "No function reads this queue: it keeps AWS Backup's events of failed backup jobs for the operator who " +
+      'answers the backup-failed alarm, so there is no failed receive to move to a dead-letter queue.';
+    acknowledgeNagFinding(this.failedJobs, 'SQS3', noConsumer);
+    acknowledgeGuardFinding(this.failedJobs, 'sqs_dlq_check', noConsumer);
+    new Rule(this, 'FailedJobRule', {
+      description: "AWS Backup's event of a backup job of the table that ended without a recovery point",
+      eventPattern: failedBackupJobPattern(this.vault.backupVaultName),
+      targets: [new SqsQueue(this.failedJobs)],
     });
     const selection = this.plan.addSelection('Table', {
       resources: [BackupResource.fromArn(props.table.tableArn)],

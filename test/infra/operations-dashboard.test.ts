@@ -4,7 +4,11 @@ import { OUTBOUND_LAG_METRIC } from '../../core/outbound-delivery';
 import { OUTBOUND_ENRICHMENT, pageFunctionName } from '../../core/routes';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
-import { ANSWERS_BY_ROUTE_QUERY, TOP_PARTNERS_QUERY } from '../../lib/constructs/operations-dashboard';
+import {
+  ANSWERS_BY_ROUTE_QUERY,
+  THROTTLED_PARTNERS_QUERY,
+  TOP_PARTNERS_QUERY,
+} from '../../lib/constructs/operations-dashboard';
 import { ACCESS_LOG_FORMAT } from '../../lib/constructs/secure-defaults';
 import { stackName } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
@@ -229,5 +233,7 @@ describe.each(DEPLOYED_STAGES)('the dashboard of PartnerApi-%s', (stage) => {
       metrics.filter((metric) => metric.namespace === 'AWS/WAFV2' && metric.dimensions.Rule === 'ALL'),
     ).toHaveLength(2);
     expect(queries.filter((query) => query.endsWith(TOP_PARTNERS_QUERY))).toHaveLength(1);
+    // Who was answered 429, by which limit: one partner's loop is seen here, not alarmed.
+    expect(queries.filter((query) => query.endsWith(THROTTLED_PARTNERS_QUERY))).toHaveLength(1);
   });
 });

@@ -19,6 +19,7 @@ import { runtimeEnvironment, runtimeSettingsOf } from '../../core/runtime-settin
 import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
+import { matchesPattern } from '../../emulator/event-patterns';
 import { MANAGED_RULE_GROUPS } from '../../lib/constructs/web-firewall';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../lib/function-defaults';
 import { STACK_OUTPUTS, senderAddress, stageConfig } from '../../lib/stage-config';
@@ -931,11 +932,46 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         AlarmName: `PartnerApi-${stage}-${api}-5xx-answered-rate`,
         Threshold: config.alarms.serverErrorRatePercent,
       });
-      assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        AlarmName: `PartnerApi-${stage}-${api}-throttled`,
-        Threshold: config.alarms.throttledRequests,
-      });
     }
+    // The pages' 429s are their stage throttle, which every host shares: counted.
+    assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `PartnerApi-${stage}-pages-throttled`,
+      Threshold: config.alarms.throttledRequests,
+    });
+    // The partner API's are an incident only when several partners meet them at once: one partner's
+    // loop over its own limit never alarms. Contributor Insights counts the partners answered 429.
+    assess.resourcePropertiesCountIs(
+      'AWS::CloudWatch::Alarm',
+      { AlarmName: `PartnerApi-${stage}-partnerApi-throttled` },
+      0,
+    );
+    const ruleName = `PartnerApi-${stage}-partnerApi-throttled-partners`;
+    const rules = Object.values(resources(stage, 'AWS::CloudWatch::InsightRule'));
+    const rule = only(rules, 'insight rule');
+    expect(rule.Properties).toMatchObject({ RuleName: ruleName, RuleState: 'ENABLED' });
+    const body = JSON.stringify(rule.Properties.RuleBody);
+    const stages = Object.entries(resources(stage, 'AWS::ApiGateway::Stage'));
+    const [, partnerStage] = only(
+      stages.filter(([id]) => id.startsWith('PartnerApi')),
+      'partner API stage',
+    );
+    const accessLog = partnerStage.Properties.AccessLogSetting as {
+      DestinationArn: { 'Fn::GetAtt': [string, string] };
+    };
+    const accessLogGroup = accessLog.DestinationArn['Fn::GetAtt'][0];
+    expect(body).toContain(accessLogGroup);
+    for (const part of [
+      '\\"Keys\\":[\\"$.partnerId\\"]',
+      '\\"Match\\":\\"$.status\\",\\"EqualTo\\":429',
+      '\\"AggregateOn\\":\\"Count\\"',
+    ])
+      expect(body).toContain(part);
+    assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `PartnerApi-${stage}-partnerApi-throttled-partners`,
+      Threshold: config.alarms.throttledPartners,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Metrics: [Match.objectLike({ Expression: `INSIGHT_RULE_METRIC('${ruleName}', 'UniqueContributors')` })],
+    });
     assess.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern: '{ $.status = 429 }',
     });
@@ -1071,6 +1107,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     expect(Object.keys(outputs).sort()).toEqual(
       Object.values(STACK_OUTPUTS)
         .filter((name) => config.customDomain || !domainOutputs.includes(name))
+        .filter((name) => config.tableBackup !== 'none' || name !== STACK_OUTPUTS.failedBackupJobsQueueUrl)
         .sort(),
     );
     const joined = (name: string) => JSON.stringify(outputs[name]?.Value);
@@ -1148,15 +1185,99 @@ describe('production, watched', () => {
     assess.hasResourceProperties('AWS::Backup::BackupSelection', {
       BackupSelection: Match.objectLike({ Resources: [{ 'Fn::GetAtt': [tableId, 'Arn'] }] }),
     });
+    // The alarm rests on AWS Backup's own event of a job that ended without a recovery point: a rule
+    // on the default bus puts it on a queue of the stack, and the alarm counts what arrives there.
+    const [ruleId, rule] = only(
+      Object.entries(resources('production', 'AWS::Events::Rule')).filter(([, candidate]) =>
+        JSON.stringify(candidate.Properties.EventPattern).includes('aws.backup'),
+      ),
+      'failed backup job rule',
+    );
+    expect(rule.Properties.EventBusName).toBeUndefined();
+    const queues = resources('production', 'AWS::SQS::Queue');
+    const queueId = only(
+      Object.keys(queues).filter((id) => id.startsWith('BackupFailedJobs')),
+      'failed jobs queue',
+    );
+    expect(rule.Properties.Targets).toEqual([
+      expect.objectContaining({ Arn: { 'Fn::GetAtt': [queueId, 'Arn'] } }),
+    ]);
+    expect(queues[queueId]?.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 86_400,
+    });
+    assess.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queueId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: Match.arrayWith(['sqs:SendMessage']),
+            Principal: { Service: 'events.amazonaws.com' },
+            Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
+          }),
+        ]),
+      },
+    });
+    // The vault's own name in the pattern; AWS's sample events match it, once named after our vault.
+    const pattern = rule.Properties.EventPattern as { detail: { backupVaultName: unknown[] } };
+    expect(pattern.detail.backupVaultName).toEqual([target]);
+    const ours = {
+      ...pattern,
+      detail: { ...pattern.detail, backupVaultName: ['PartnerApi-production-vault'] },
+    };
+    const sample = (state: string, backupVaultName = 'PartnerApi-production-vault') => ({
+      ...AWS_BACKUP_FAILED_JOB_SAMPLE,
+      detail: { ...AWS_BACKUP_FAILED_JOB_SAMPLE.detail, state, backupVaultName },
+    });
+    for (const state of ['FAILED', 'ABORTED', 'EXPIRED'])
+      expect(matchesPattern(ours, sample(state)), state).toBe(true);
+    for (const state of ['COMPLETED', 'RUNNING', 'CREATED', 'PENDING'])
+      expect(matchesPattern(ours, sample(state)), state).toBe(false);
+    expect(matchesPattern(ours, sample('FAILED', 'another-vault'))).toBe(false);
+    expect(matchesPattern(ours, { ...sample('FAILED'), 'detail-type': 'Copy Job State Change' })).toBe(false);
     assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'PartnerApi-production-backup-failed',
-      Namespace: 'AWS/Backup',
-      MetricName: 'NumberOfBackupJobsFailed',
-      Dimensions: [{ Name: 'BackupVaultName', Value: target }],
+      Namespace: 'AWS/SQS',
+      MetricName: 'NumberOfMessagesSent',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Statistic: 'Sum',
+      Period: 3_600,
       Threshold: 1,
     });
   });
 });
+
+/**
+ * AWS Backup's sample event of a failed backup job, as its documentation gives it
+ * (https://docs.aws.amazon.com/aws-backup/latest/devguide/eventbridge.html, "State: FAILED").
+ */
+const AWS_BACKUP_FAILED_JOB_SAMPLE = {
+  version: '0',
+  id: '710b0398-d48e-f3c3-afca-cfeb2fdaa656',
+  'detail-type': 'Backup Job State Change',
+  source: 'aws.backup',
+  account: '1112233445566',
+  time: '2020-07-29T20:15:26Z',
+  region: 'us-west-2',
+  resources: [],
+  detail: {
+    backupJobId: '34176239-e96d-4e1d-9fad-529dbb3c3556',
+    backupVaultArn:
+      'arn:aws:backup:us-west-2:1112233445566:backup-vault:9ab3e749-82c6-4342-9320-5edbf4918b86',
+    backupVaultName: '9ab3e749-82c6-4342-9320-5edbf4918b86',
+    bytesTransferred: '0',
+    creationDate: '2020-07-29T20:13:07.392Z',
+    iamRoleArn: 'arn:aws:iam::1112233445566:role/MockRCBackupTestRole',
+    resourceArn: 'arn:aws:service:us-west-2:1112233445566:resource-type/resource-id',
+    resourceType: 'type',
+    state: 'FAILED',
+    statusMessage:
+      '"Backup job failed because backup vault arn:aws:backup:us-west-2:1112233445566:backup-vault:9ab3e749-82c6-4342-9320-5edbf4918b86 does not exist."',
+    startBy: '2020-07-30T04:13:07.392Z',
+    percentDone: 0,
+    retryCount: 3,
+  },
+};
 
 describe('stage differences', () => {
   it('retains data and protects the table in production only', () => {
@@ -1183,9 +1304,13 @@ describe('stage differences', () => {
       'AWS::Backup::BackupPlan',
       'AWS::Backup::BackupSelection',
       'AWS::Backup::BackupVault',
-      // The failed-backup alarm, and the role AWS Backup works with.
+      // The failed-backup alarm, the rule and queue of AWS Backup's events it counts, and the role AWS
+      // Backup works with.
       'AWS::CloudWatch::Alarm',
+      'AWS::Events::Rule',
       'AWS::IAM::Role',
+      'AWS::SQS::Queue',
+      'AWS::SQS::QueuePolicy',
       'AWS::XRay::SamplingRule',
       'AWS::XRay::SamplingRule',
       // The API's and the pages' names (production requires them; the sandbox of the tests has none).

@@ -7,6 +7,7 @@ import {
   PLATFORM_EVENT_TYPES,
 } from '../../core/contract/platform-events';
 import {
+  DEAD_LETTER_MIN_DAYS,
   EVENT_BATCH_SIZE,
   EVENT_BATCHING_WINDOW_SECONDS,
   EVENT_CONSUMER_CONCURRENCY,
@@ -103,6 +104,10 @@ describe.each(DEPLOYED_STAGES)('platform events of PartnerApi-%s', (stage) => {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 14 * 86_400,
     });
+    // SQS keeps an event's first enqueue time when it dead-letters it: the queue keeps events 4 days,
+    // so one dead-lettered at its latest still has 10 days for an operator.
+    expect(queue?.MessageRetentionPeriod).toBe(4 * 86_400);
+    expect(DEAD_LETTER_MIN_DAYS).toBe(10);
     // No AWS managed KMS key: EventBridge cannot send to a queue encrypted with alias/aws/sqs.
     for (const { Properties } of Object.values(queues)) expect(Properties.KmsMasterKeyId).toBeUndefined();
     for (const policy of Object.values(resources(stage, 'AWS::SQS::QueuePolicy')))

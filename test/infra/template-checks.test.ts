@@ -42,6 +42,21 @@ function guardFindings(resources: Resources): string | undefined {
   }
 }
 
+/** A queue whose redrive policy names a dead-letter queue of the template, with the retentions given (seconds). */
+const queueWithDeadLetters = (source: number | undefined, deadLetters: number | undefined): Resources => ({
+  DeadLetters: {
+    type: 'AWS::SQS::Queue',
+    ...(deadLetters === undefined ? {} : { properties: { MessageRetentionPeriod: deadLetters } }),
+  },
+  Source: {
+    type: 'AWS::SQS::Queue',
+    properties: {
+      ...(source === undefined ? {} : { MessageRetentionPeriod: source }),
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': ['DeadLetters', 'Arn'] }, maxReceiveCount: 5 },
+    },
+  },
+});
+
 const header = (name: string, value: string) => ({ Name: name, Value: value });
 const blockRule = (headers: unknown[]) => ({
   Name: 'requests-per-ip',
@@ -410,6 +425,24 @@ const cases: readonly {
     breaks: 'priority 10000 (the default rule’s, outside 1–9999)',
     broken: samplingRule({ Priority: 10_000 }),
     fixed: samplingRule({ Priority: 9_999 }),
+  },
+  {
+    rule: 'sqs_dead_letter_retention_longer',
+    breaks: 'a dead-letter queue that keeps messages 14 days, as long as its source',
+    broken: queueWithDeadLetters(1_209_600, 1_209_600),
+    fixed: queueWithDeadLetters(345_600, 1_209_600),
+  },
+  {
+    rule: 'sqs_dead_letter_retention_longer',
+    breaks: 'a dead-letter queue that leaves its retention to the default (4 days)',
+    broken: queueWithDeadLetters(345_600, undefined),
+    fixed: queueWithDeadLetters(345_600, 1_209_600),
+  },
+  {
+    rule: 'sqs_dead_letter_retention_longer',
+    breaks: 'a source queue that leaves its retention to the default',
+    broken: queueWithDeadLetters(undefined, 1_209_600),
+    fixed: queueWithDeadLetters(345_600, 1_209_600),
   },
 ];
 

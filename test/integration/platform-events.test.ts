@@ -894,5 +894,6 @@ describe('the examples of the contract', () => {
     } finally {
       await server.stop();
     }
-  });
+    // A server of its own (bundling, DynamoDB Local, the demo data): over a minute on a busy machine.
+  }, 180_000);
 });
