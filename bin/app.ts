@@ -8,6 +8,7 @@ import {
   StageConfigError,
   stackName,
   stageConfig,
+  withExecuteApiKept,
 } from '../lib/stage-config';
 import { attachTemplateChecks } from '../lib/template-checks';
 
@@ -25,7 +26,8 @@ import { attachTemplateChecks } from '../lib/template-checks';
  *   this service's own events are forwarded to.
  * - `-c apiDomain:<stage>=api.your-domain -c pagesDomain:<stage>=go.your-domain
  *   -c certificateArn:<stage>=arn:aws:acm:…` (together; required for production): the names the
- *   partner API and the pages are served on, and the ACM certificate covering both.
+ *   partner API and the pages are served on, and the ACM certificate covering both;
+ *   `-c keepExecuteApi:<stage>=true` keeps the execute-api addresses answering while a stage moves.
  *
  * Every stage's settings are checked before any stack is built, so a refused setting ends the
  * synthesis with its one line at once, before bundling. Stacks are environment-agnostic (no
@@ -55,9 +57,13 @@ for (const stage of DEPLOYED_STAGES) {
     .filter((publisher) => publisher !== '');
   const platformEventBus = context(`platformEventBus:${stage}`);
   try {
-    const customDomain = customDomainOf(
+    const customDomain = withExecuteApiKept(
       stage,
-      Object.fromEntries(CUSTOM_DOMAIN_KEYS.map((key) => [key, context(`${key}:${stage}`)])),
+      customDomainOf(
+        stage,
+        Object.fromEntries(CUSTOM_DOMAIN_KEYS.map((key) => [key, context(`${key}:${stage}`)])),
+      ),
+      context(`keepExecuteApi:${stage}`),
     );
     configs.push(
       stageConfig(stage, {
@@ -74,6 +80,22 @@ for (const stage of DEPLOYED_STAGES) {
     process.stderr.write(`${stackName(stage)} cannot be synthesized: ${error.message}\n`);
     process.exit(1);
   }
+}
+// A custom domain name is unique in a region across all accounts: two stages cannot share one.
+const [sandboxConfig, productionConfig] = [
+  configs.find((c) => c.stage === 'sandbox'),
+  configs.find((c) => c.stage === 'production'),
+];
+const shared = [sandboxConfig?.customDomain?.apiDomain, sandboxConfig?.customDomain?.pagesDomain].filter(
+  (name) =>
+    name !== undefined &&
+    [productionConfig?.customDomain?.apiDomain, productionConfig?.customDomain?.pagesDomain].includes(name),
+);
+if (shared.length > 0) {
+  process.stderr.write(
+    `${stackName('production')} cannot be synthesized: sandbox and production are given the same name (${shared.join(', ')}); each stage needs names of its own (docs/deploying.md#custom-domain).\n`,
+  );
+  process.exit(1);
 }
 for (const config of configs) new PartnerApiStack(app, stackName(config.stage), { config });
 

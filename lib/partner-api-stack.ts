@@ -118,7 +118,9 @@ export class PartnerApiStack extends Stack {
     const certificate =
       customDomain && Certificate.fromCertificateArn(this, 'DomainCertificate', customDomain.certificateArn);
     const domainOf = (domainName: string | undefined) =>
-      domainName && certificate ? { customDomain: { domainName, certificate } } : {};
+      domainName && certificate
+        ? { customDomain: { domainName, certificate, keepExecuteApi: customDomain?.keepExecuteApi ?? false } }
+        : {};
     this.partnerApi = new PartnerApi(this, 'PartnerApi', {
       resources,
       functionSettings,

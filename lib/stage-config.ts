@@ -97,6 +97,13 @@ export interface CustomDomain {
   readonly apiDomain: string;
   readonly pagesDomain: string;
   readonly certificateArn: string;
+  /**
+   * Keep the `execute-api` addresses answering beside the names, while a stage that served on them
+   * moves (`-c keepExecuteApi:<stage>=true`, docs/deploying.md#moving-a-deployed-stage-to-its-names);
+   * the next deploy without it turns them off.
+   * @default false
+   */
+  readonly keepExecuteApi?: boolean;
 }
 
 /** A stage's settings; those its code reads at run time are `RUNTIME_SETTINGS`'s (`core/runtime-settings.ts`). */
@@ -304,8 +311,9 @@ export class StageConfigError extends Error {
   override name = 'StageConfigError';
 }
 
-/** A DNS name API Gateway takes as a custom domain: lowercase labels of letters, digits and hyphens, a TLD of letters. */
-const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+/** A DNS name API Gateway takes as a custom domain: lowercase labels of letters, digits and hyphens, a TLD of letters (or an IDN's `xn--`). */
+const HOST_NAME =
+  /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 
 /** An ACM certificate ARN: `arn:<partition>:acm:<region>:<account>:certificate/<id>`. */
 const CERTIFICATE_ARN = new RegExp(
@@ -334,13 +342,29 @@ export function customDomainOf(
   return { apiDomain, pagesDomain, certificateArn };
 }
 
+/** `-c keepExecuteApi:<stage>=true|false`: anything else is refused, and it means nothing without a custom domain. */
+export function withExecuteApiKept(
+  stage: DeployedStage,
+  domain: CustomDomain | undefined,
+  value: string | undefined,
+): CustomDomain | undefined {
+  if (value === undefined) return domain;
+  if (value !== 'true' && value !== 'false')
+    throw new StageConfigError(`keepExecuteApi of ${stage} is true or false, not "${value}".`);
+  if (!domain)
+    throw new StageConfigError(
+      `keepExecuteApi of ${stage} keeps the execute-api addresses beside a custom domain; ${stage} has none, so they are its only addresses already.`,
+    );
+  return { ...domain, keepExecuteApi: value === 'true' };
+}
+
 /** Why a custom domain cannot be deployed, or nothing. Names are taken in lowercase (DNS ignores case). */
 function customDomainProblem(stage: DeployedStage, domain: CustomDomain): string | undefined {
   for (const key of ['apiDomain', 'pagesDomain'] as const) {
     const name = domain[key];
     if (!HOST_NAME.test(name))
       return `${key} of ${stage} is not a DNS name API Gateway can serve: "${name}" (lowercase labels such as api.your-domain.com, no scheme, path or wildcard).`;
-    if (/(^|\.)amazonaws\.com$/.test(name))
+    if (/(^|\.)(amazonaws\.com(\.cn)?|cloudfront\.net|on\.aws)$/.test(name))
       return `${key} of ${stage} is an AWS address ("${name}"): give a name of your own domain.`;
     if (stage === 'production' && PLACEHOLDER_DOMAIN.test(name))
       return `${key} of production is a placeholder (${name}): give the name partners and hosts will see.`;
@@ -370,10 +394,12 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
     );
   const settings = stageSettings[stage];
   const { alarmTopicArn } = deployment;
+  // DNS ignores case, and a name's final dot (its fully qualified form) is the same name.
+  const hostName = (name: string) => name.toLowerCase().replace(/\.$/, '');
   const customDomain = deployment.customDomain && {
     ...deployment.customDomain,
-    apiDomain: deployment.customDomain.apiDomain.toLowerCase(),
-    pagesDomain: deployment.customDomain.pagesDomain.toLowerCase(),
+    apiDomain: hostName(deployment.customDomain.apiDomain),
+    pagesDomain: hostName(deployment.customDomain.pagesDomain),
   };
   const required = [
     ...(alarmTopicArn === undefined && settings.alarmTopicRequired

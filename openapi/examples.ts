@@ -48,7 +48,8 @@ const propertyPageExample: Body<'PropertyList'> = {
 /** A cursor of the shape the API issues (signed with an example key, so it works nowhere). */
 const exampleCursor = encodePageCursor(Buffer.alloc(32, 7), PARTNER_ID, 2);
 
-export const propertyPageLink = `<${'/production'}${API_BASE_PATH}/properties?${PAGE_LIMIT.name}=2&${PAGE_CURSOR.name}=${exampleCursor}>; rel="next"`;
+/** The path as API Gateway gives it behind production's custom domain (no stage segment). */
+export const propertyPageLink = `<${API_BASE_PATH}/properties?${PAGE_LIMIT.name}=2&${PAGE_CURSOR.name}=${exampleCursor}>; rel="next"`;
 
 const OCCUPANCY = [
   0.75, 1, 1, 0.75, 0.5, 0.5, 0.25, 0.5, 0.75, 1, 1, 1, 0.75, 0.5, 0.25, 0.25, 0.5, 0.5, 0.75, 1, 1, 0.75,

@@ -2,6 +2,7 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
 import type { ApiKeySourceType, RequestValidator, ThrottleSettings } from 'aws-cdk-lib/aws-apigateway';
 import {
+  CfnRestApi,
   DomainName,
   EndpointAccessMode,
   EndpointType,
@@ -62,8 +63,21 @@ export interface ServiceRestApiProps {
    * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-custom-domains.html).
    * @default - the `execute-api.amazonaws.com` address
    */
-  readonly customDomain?: { readonly domainName: string; readonly certificate: ICertificate };
+  readonly customDomain?: {
+    readonly domainName: string;
+    readonly certificate: ICertificate;
+    /** Keep the `execute-api` address answering too, while clients move. @default false */
+    readonly keepExecuteApi?: boolean;
+  };
 }
+
+/**
+ * The TLS policy of both REST APIs and their custom domains: TLS 1.3, and TLS 1.2 with forward-secret
+ * ciphers only (partners' older HTTP clients still speak 1.2), in STRICT mode (a request must arrive
+ * through the endpoint it names, matched by SNI):
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-security-policies.html
+ */
+const TLS_POLICY = SecurityPolicy.TLS13_1_2_PFS_PQ_2025_09;
 
 /**
  * Where a sampling rule stands among the account's (1–9999, lowest first): ahead of X-Ray's
@@ -103,7 +117,7 @@ export class ServiceRestApi extends Construct {
       restApiName: props.restApiName,
       description: props.description,
       endpointTypes: REST_API_ENDPOINT_TYPES,
-      disableExecuteApiEndpoint: props.customDomain !== undefined,
+      disableExecuteApiEndpoint: props.customDomain !== undefined && !props.customDomain.keepExecuteApi,
       cloudWatchRole: false,
       ...(props.apiKeySourceType ? { apiKeySourceType: props.apiKeySourceType } : {}),
       ...(props.binaryMediaTypes ? { binaryMediaTypes: props.binaryMediaTypes } : {}),
@@ -128,6 +142,13 @@ export class ServiceRestApi extends Construct {
     });
     // The stack publishes the base URLs itself (without RestApi's trailing-slash `Endpoint`).
     this.api.node.tryRemoveChild('Endpoint');
+    // The API's own TLS policy: API Gateway negotiates the handshake with it even for requests that
+    // come through a custom domain (a REST API without one gets the legacy TLS 1.0 policy):
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-security-policies-update.html
+    const cfnApi = this.api.node.defaultChild;
+    if (!(cfnApi instanceof CfnRestApi)) throw new Error('A RestApi without its CfnRestApi');
+    cfnApi.securityPolicy = TLS_POLICY;
+    cfnApi.endpointAccessMode = EndpointAccessMode.STRICT;
     // API Gateway writes execution logs to the group of this exact name, and creates it (with no
     // retention, outside CloudFormation) if it does not exist when the stage starts logging:
     // https://docs.aws.amazon.com/apigateway/latest/developerguide/rest-api-execution-logging.html
@@ -178,14 +199,12 @@ export class ServiceRestApi extends Construct {
     acknowledgeLambdaPermissionsOfApiGateway(this.api);
     const stack = Stack.of(this);
     if (props.customDomain) {
-      // TLS 1.3, and 1.2 with forward secrecy only (partners' older HTTP clients still speak 1.2);
-      // STRICT: a request must come through this regional name, matched by SNI:
-      // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-security-policies.html
+      // The API's own TLS policy, which the handshake uses, and the same on the name for consistency.
       this.domain = new DomainName(this, 'Domain', {
         domainName: props.customDomain.domainName,
         certificate: props.customDomain.certificate,
         endpointType: EndpointType.REGIONAL,
-        securityPolicy: SecurityPolicy.TLS13_1_2_PFS_PQ_2025_09,
+        securityPolicy: TLS_POLICY,
         endpointAccessMode: EndpointAccessMode.STRICT,
       });
       acknowledgeGuardFinding(

@@ -117,6 +117,28 @@ describe('the custom domain given to bin/app.ts', () => {
   });
 });
 
+describe('custom domains of both stages', () => {
+  it('refuses a name given to both stages, in one line', async () => {
+    const result = await synth({
+      'mailFrom:sandbox': 'partners-sandbox@example.com',
+      'mailFrom:production': 'partners@partner-api.dev',
+      'alarmTopicArn:production': TEST_ALARM_TOPIC_ARN,
+      ...Object.fromEntries(
+        (['sandbox', 'production'] as const).flatMap((stage) => [
+          [`apiDomain:${stage}`, TEST_CUSTOM_DOMAIN.apiDomain],
+          [`pagesDomain:${stage}`, `${stage}.partner-api.dev`],
+          [`certificateArn:${stage}`, TEST_CUSTOM_DOMAIN.certificateArn],
+        ]),
+      ),
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      `PartnerApi-production cannot be synthesized: sandbox and production are given the same name (${TEST_CUSTOM_DOMAIN.apiDomain}); each stage needs names of its own (docs/deploying.md#custom-domain).`,
+    ]);
+  });
+});
+
 describe('the platform bus given to bin/app.ts', () => {
   it('refuses a value that is not an event bus ARN in one line, before building any stack', async () => {
     const result = await synth({

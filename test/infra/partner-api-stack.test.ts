@@ -252,6 +252,12 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     const mappings = Object.values(resources(stage, 'AWS::ApiGateway::BasePathMapping'));
     const restApis = resources(stage, 'AWS::ApiGateway::RestApi');
     const { customDomain } = config;
+    // The API's own policy is the one API Gateway negotiates TLS with, through a custom domain too.
+    for (const api of Object.values(restApis))
+      expect(api.Properties).toMatchObject({
+        SecurityPolicy: 'SecurityPolicy_TLS13_1_2_PFS_PQ_2025_09',
+        EndpointAccessMode: 'STRICT',
+      });
     if (!customDomain) {
       expect(domains).toEqual([]);
       expect(mappings).toEqual([]);

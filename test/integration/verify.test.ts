@@ -129,8 +129,8 @@ describe('the deploy verification (npm run verify)', () => {
     // It leaves nothing in use: the test host erased (the platform told, as of any host), the partner
     // suspended, so its links and reveal pages say "not available" and its keys are refused.
     const cleanUp = lines.at(-1)?.detail ?? '';
-    const [, hostId, slug] =
-      /^\d+ bulk properties deleted; the index check's property deleted; host (\d+) erased \(HostErasureRequested; HostErased sent back\); key svc_\w+ revoked; partner (verify-\d+-[0-9a-f]+) suspended, kept as test data \(its name says so\)$/.exec(
+    const [, slug, hostId] =
+      /^key svc_\w+ revoked; partner (verify-\d+-[0-9a-f]+) suspended; \d+ bulk properties deleted; the index check's property deleted; host (\d+) erased \(HostErasureRequested; HostErased sent back\); the partner is kept as test data \(its name says so\)$/.exec(
         cleanUp,
       ) ?? [];
     expect(hostId, cleanUp).toBeDefined();
@@ -202,7 +202,7 @@ describe('the deploy verification (npm run verify)', () => {
     expect(results.at(-1)).toMatchObject({ name: 'clean up', outcome: 'PASS' });
     // No activation got as far as a host: nothing to erase, but the partner is suspended all the same.
     expect(results.at(-1)?.detail).toMatch(
-      /^key svc_\w+ revoked; partner verify-\d+-[0-9a-f]+ suspended, kept as test data/,
+      /^key svc_\w+ revoked; partner verify-\d+-[0-9a-f]+ suspended; the partner is kept as test data/,
     );
   });
 

@@ -20,8 +20,12 @@ const DOCUMENTS = [
 
 /** The production server's URL with its default host, as the document gives it. */
 function productionServerUrl(): string {
-  const servers = document.servers as { url: string; variables: { host: { default: string } } }[];
-  const production = servers.find((server) => server.url.includes('/production/'));
+  const servers = document.servers as {
+    url: string;
+    description: string;
+    variables: { host: { default: string } };
+  }[];
+  const production = servers.find((server) => server.description.startsWith('Production'));
   return production?.url.replace('{host}', production.variables.host.default) ?? '';
 }
 

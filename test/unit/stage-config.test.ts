@@ -3,7 +3,13 @@ import type { RuntimeSettings } from '../../core/runtime-settings';
 import { DEFAULT_RUNTIME_SETTINGS, RUNTIME_SETTINGS, runtimeEnvironment } from '../../core/runtime-settings';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { serviceConfig, useServiceEnvironment } from '../../lambdas/common/config';
-import { customDomainOf, senderAddress, stageConfig, stageSettings } from '../../lib/stage-config';
+import {
+  customDomainOf,
+  senderAddress,
+  stageConfig,
+  stageSettings,
+  withExecuteApiKept,
+} from '../../lib/stage-config';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
 const DOMAIN = {
@@ -105,6 +111,42 @@ describe('stage configuration', () => {
     );
     expect(stageConfig('sandbox', { mailFrom: 'partners@hostly.io', customDomain }).customDomain).toEqual(
       customDomain,
+    );
+  });
+
+  it('takes an IDN top-level domain, and a name in its fully qualified form (final dot) as the same name', () => {
+    const customDomain = {
+      ...DOMAIN,
+      apiDomain: 'api.xn--80ak6aa92e.xn--p1ai',
+      pagesDomain: 'Go.Hostly.io.',
+    };
+    expect(
+      stageConfig('production', { mailFrom: 'partners@hostly.io', ...REQUIRED, customDomain }).customDomain,
+    ).toEqual({
+      ...customDomain,
+      pagesDomain: 'go.hostly.io',
+    });
+  });
+
+  it.each([
+    'abc.cloudfront.net',
+    'x.execute-api.cn-north-1.amazonaws.com.cn',
+    'abc.lambda-url.eu-west-1.on.aws',
+  ])('refuses the AWS name %s', (apiDomain) => {
+    expect(() =>
+      stageConfig('sandbox', { mailFrom: 'partners@hostly.io', customDomain: { ...DOMAIN, apiDomain } }),
+    ).toThrow(/apiDomain of sandbox is an AWS address/);
+  });
+
+  it('keeps the execute-api addresses beside the names only when asked, and only with names', () => {
+    expect(withExecuteApiKept('production', DOMAIN, undefined)).toEqual(DOMAIN);
+    expect(withExecuteApiKept('production', DOMAIN, 'true')).toEqual({ ...DOMAIN, keepExecuteApi: true });
+    expect(withExecuteApiKept('production', DOMAIN, 'false')).toEqual({ ...DOMAIN, keepExecuteApi: false });
+    expect(() => withExecuteApiKept('production', DOMAIN, 'yes')).toThrow(
+      'keepExecuteApi of production is true or false, not "yes".',
+    );
+    expect(() => withExecuteApiKept('sandbox', undefined, 'true')).toThrow(
+      /keepExecuteApi of sandbox keeps the execute-api addresses beside a custom domain; sandbox has none/,
     );
   });
 
