@@ -1,6 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { DEPLOYED_STAGES } from '../core/stages';
-import { PartnerApiStack } from '../lib/partner-api-stack';
+import { addServiceStacks } from '../lib/partner-api-stack';
 import type { StageConfig } from '../lib/stage-config';
 import {
   CUSTOM_DOMAIN_KEYS,
@@ -13,7 +13,8 @@ import {
 import { attachTemplateChecks } from '../lib/template-checks';
 
 /**
- * The CDK app: one stack per stage (`PartnerApi-sandbox`, `PartnerApi-production`), each from
+ * The CDK app: one stack per stage (`PartnerApi-sandbox`, `PartnerApi-production`), both waiting for
+ * `PartnerApi-apigateway-account` (API Gateway's logging role, one per account and region), each from
  * its settings in `lib/stage-config.ts` and what its deployment supplies as context:
  *
  * - `-c mailFrom:<stage>="Partner Team <partners@your-domain>"` (required): the SES sender of
@@ -97,7 +98,7 @@ if (shared.length > 0) {
   );
   process.exit(1);
 }
-for (const config of configs) new PartnerApiStack(app, stackName(config.stage), { config });
+addServiceStacks(app, configs);
 
 // cdk-nag and cfn-guard: an unacknowledged finding fails the synthesis.
 attachTemplateChecks(app);

@@ -1,6 +1,5 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { CfnOutput, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
-import { CfnAccount, CfnRestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -24,6 +23,7 @@ import {
   SUPPORT_ADDRESS_FUNCTIONS,
 } from '../core/routes';
 import { runtimeSettingsOf } from '../core/runtime-settings';
+import { API_GATEWAY_ACCOUNT_STACK, ApiGatewayAccountStack } from './api-gateway-account-stack';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
 import { OperationsAlarms } from './constructs/operations-alarms';
@@ -41,6 +41,8 @@ import { STACK_OUTPUTS, senderAddress, stackName } from './stage-config';
 
 export interface PartnerApiStackProps extends StackProps {
   readonly config: StageConfig;
+  /** The account's API Gateway logging role, which the stages' logging needs first. */
+  readonly apiGatewayAccount: ApiGatewayAccountStack;
 }
 
 /**
@@ -59,8 +61,6 @@ export class PartnerApiStack extends Stack {
   public readonly dashboard: OperationsDashboard;
   /** The managed policy operators attach to use the CLI on this stage (traffic; extensible). */
   public readonly operatorPolicy: OperatorPolicy;
-  /** The role API Gateway writes access and execution logs with (an account-wide setting). */
-  public readonly apiGatewayLogsRole: Role;
   /** The platform's events: bus, rule, queues and consumer. */
   public readonly platformEvents: PlatformEvents;
   /** This service's own events: outbound bus, the pipe from the table's stream, its enrichment, forwarding. */
@@ -87,11 +87,6 @@ export class PartnerApiStack extends Stack {
         monthlyRetentionDays: config.auditRetentionDays,
       });
     this.secrets = this.serviceSecrets(config, dataRemovalPolicy);
-    this.apiGatewayLogsRole = this.apiGatewayLogsRoleOf();
-    const apiGatewayAccount = new CfnAccount(this, 'ApiGatewayAccount', {
-      cloudWatchRoleArn: this.apiGatewayLogsRole.roleArn,
-    });
-    apiGatewayAccount.applyRemovalPolicy(RemovalPolicy.RETAIN);
 
     const functionSettings: FunctionSettings = {
       stage: config.stage,
@@ -150,7 +145,8 @@ export class PartnerApiStack extends Stack {
       ...(config.platformEventBus ? { platformEventBus: config.platformEventBus } : {}),
     });
     this.tellPagesWhereToPoint(config);
-    this.orderAccountSetting(apiGatewayAccount);
+    // API Gateway's logging role is the account's (ApiGatewayAccountStack): the stages wait for it.
+    this.addDependency(props.apiGatewayAccount);
 
     this.alarms = this.operationsAlarms(config);
     this.dashboard = this.operationsDashboard(config);
@@ -204,28 +200,6 @@ export class PartnerApiStack extends Stack {
     };
   }
 
-  /**
-   * API Gateway logs through one role per account and region. Retained: other APIs of the
-   * account may log through it after this stack is gone.
-   */
-  private apiGatewayLogsRoleOf(): Role {
-    const role = new Role(this, 'ApiGatewayLogsRole', {
-      assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
-      description: 'Lets API Gateway write access and execution logs to CloudWatch Logs',
-      managedPolicies: [
-        ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonAPIGatewayPushToCloudWatchLogs'),
-      ],
-    });
-    role.applyRemovalPolicy(RemovalPolicy.RETAIN);
-    acknowledgeNagFinding(
-      role,
-      'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      'The AWS-managed policy made for this account-wide API Gateway logging role; it is assumable only by ' +
-        'apigateway.amazonaws.com and AWS keeps it in step with what API Gateway logging needs.',
-    );
-    return role;
-  }
-
   /** What functions show that only the stack knows: the API's base URL and our mail sender. */
   private tellPagesWhereToPoint(config: StageConfig): void {
     const functions = this.functionsByName();
@@ -235,25 +209,6 @@ export class PartnerApiStack extends Stack {
     // How partners reach us, one address everywhere: the one our mail to partners comes from.
     for (const name of SUPPORT_ADDRESS_FUNCTIONS)
       functions.get(name)?.function.addEnvironment('CONTACT_EMAIL', senderAddress(config.mailFrom));
-  }
-
-  /**
-   * The account setting goes after both REST APIs and the role with its policies, and each stage
-   * after it: CDK's own RestApi makes the setting depend on its API, and without that order a
-   * first deploy in a fresh account or region can fail with "The role ARN does not have required
-   * permissions" and roll back (aws-cloudformation/rain#163: "The Account resource needs to
-   * depend on the Api, the Role, and the Policy or a race condition can cause the above error").
-   * The role construct brings any policy attached to it; the REST API is its L1 resource, since
-   * the L2's children include the stage, which depends on the account.
-   */
-  private orderAccountSetting(apiGatewayAccount: CfnAccount): void {
-    apiGatewayAccount.node.addDependency(this.apiGatewayLogsRole);
-    for (const restApi of [this.partnerApi.restApi, this.activationPages.restApi]) {
-      const cfnRestApi = restApi.api.node.defaultChild;
-      if (!(cfnRestApi instanceof CfnRestApi)) throw new Error('A RestApi without its CfnRestApi');
-      apiGatewayAccount.addResourceDependency(cfnRestApi);
-      restApi.api.deploymentStage.node.addDependency(apiGatewayAccount);
-    }
   }
 
   /** The functions by their names (`serviceFunctions`' names), the authorizer left out. */
@@ -445,4 +400,17 @@ export class PartnerApiStack extends Stack {
     });
     return operatorPolicy;
   }
+}
+
+/**
+ * The service's stacks in `app`: the account's API Gateway logging role (ApiGatewayAccountStack),
+ * then one stack per stage, each waiting for it, so `cdk deploy PartnerApi-<stage>` deploys the role's
+ * stack first wherever the stage lives. `bin/app.ts` and the tests build the app this one way.
+ */
+export function addServiceStacks(app: Construct, configs: readonly StageConfig[]): PartnerApiStack[] {
+  if (configs.length === 0) return [];
+  const apiGatewayAccount = new ApiGatewayAccountStack(app, API_GATEWAY_ACCOUNT_STACK);
+  return configs.map(
+    (config) => new PartnerApiStack(app, stackName(config.stage), { config, apiGatewayAccount }),
+  );
 }

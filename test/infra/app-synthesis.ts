@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
-import { PartnerApiStack } from '../../lib/partner-api-stack';
+import { addServiceStacks } from '../../lib/partner-api-stack';
 import type { DeploymentSettings } from '../../lib/stage-config';
 import { stackName, stageConfig } from '../../lib/stage-config';
 import { attachTemplateChecks } from '../../lib/template-checks';
@@ -58,10 +58,10 @@ export type SynthesisOutcome = { readonly ok: true } | { readonly ok: false; rea
  */
 export function synthesizeApp(outdir: string): void {
   const app = new App({ outdir });
-  for (const stage of DEPLOYED_STAGES)
-    new PartnerApiStack(app, stackName(stage), {
-      config: stageConfig(stage, TEST_DEPLOYMENT[stage]),
-    });
+  addServiceStacks(
+    app,
+    DEPLOYED_STAGES.map((stage) => stageConfig(stage, TEST_DEPLOYMENT[stage])),
+  );
   attachTemplateChecks(app);
   app.synth();
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { PartnerApiStack } from '../../lib/partner-api-stack';
+import { addServiceStacks } from '../../lib/partner-api-stack';
 import type { CustomDomain } from '../../lib/stage-config';
 import { STACK_OUTPUTS, stackName, stageConfig } from '../../lib/stage-config';
 import { TEST_CUSTOM_DOMAIN, TEST_DEPLOYMENT } from './app-synthesis';
@@ -19,9 +19,10 @@ function sandboxWith(customDomain: CustomDomain): TemplateJson {
   const outdir = mkdtempSync(join(tmpdir(), 'partner-api-domain-'));
   try {
     const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new PartnerApiStack(app, stackName('sandbox'), {
-      config: stageConfig('sandbox', { ...TEST_DEPLOYMENT.sandbox, customDomain }),
-    });
+    const [stack] = addServiceStacks(app, [
+      stageConfig('sandbox', { ...TEST_DEPLOYMENT.sandbox, customDomain }),
+    ]);
+    if (!stack) throw new Error('no sandbox stack');
     return app.synth().getStackByName(stack.stackName).template as TemplateJson;
   } finally {
     rmSync(outdir, { recursive: true, force: true });

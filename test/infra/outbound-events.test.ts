@@ -23,7 +23,7 @@ import { EVENT_CONSUMER, OUTBOUND_ENRICHMENT } from '../../core/routes';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { POWERTOOLS_SERVICE_NAME } from '../../lib/function-defaults';
-import { PartnerApiStack } from '../../lib/partner-api-stack';
+import { addServiceStacks } from '../../lib/partner-api-stack';
 import type { DeploymentSettings } from '../../lib/stage-config';
 import { STACK_OUTPUTS, stackName, stageConfig } from '../../lib/stage-config';
 import { attachTemplateChecks } from '../../lib/template-checks';
@@ -94,9 +94,8 @@ function synthesizeWith(stage: DeployedStage, deployment: Partial<DeploymentSett
   const outdir = mkdtempSync(join(tmpdir(), 'partner-api-outbound-'));
   try {
     const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new PartnerApiStack(app, stackName(stage), {
-      config: stageConfig(stage, { ...TEST_DEPLOYMENT[stage], ...deployment }),
-    });
+    const [stack] = addServiceStacks(app, [stageConfig(stage, { ...TEST_DEPLOYMENT[stage], ...deployment })]);
+    if (!stack) throw new Error(`no ${stage} stack`);
     if (checked) attachTemplateChecks(app);
     const template = app.synth().getStackByName(stack.stackName).template as TemplateJson;
     return { template, assess: Template.fromJSON(template) };

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { problemSchema } from '../../core/contract/api-schemas';
 import { gatewayResponses } from '../../core/contract/gateway-responses';
 import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../core/contract/problems';
@@ -20,9 +22,10 @@ import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { matchesPattern } from '../../emulator/event-patterns';
+import { API_GATEWAY_ACCOUNT_STACK } from '../../lib/api-gateway-account-stack';
 import { MANAGED_RULE_GROUPS } from '../../lib/constructs/web-firewall';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../lib/function-defaults';
-import { STACK_OUTPUTS, senderAddress, stageConfig } from '../../lib/stage-config';
+import { STACK_OUTPUTS, senderAddress, stackName, stageConfig } from '../../lib/stage-config';
 import { partnerApiDocument } from '../../openapi/document';
 import type { SynthesizedApp } from './synthesized-app';
 import { synthesizedApp, TEST_DEPLOYMENT } from './synthesized-app';
@@ -437,7 +440,8 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         }),
       ]),
     });
-    template(stage).resourceCountIs('AWS::ApiGateway::Account', 1);
+    // API Gateway's logging role is the account's, in a stack of its own (below), never a stage's.
+    template(stage).resourceCountIs('AWS::ApiGateway::Account', 0);
   });
 
   it('creates each API stage’s execution log group with the stage’s retention, before the stage can log', () => {
@@ -1062,45 +1066,6 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       expect(gatewayResponses.find((response) => response.type === type)?.statusCode).toBe(503);
   });
 
-  it('sets the API Gateway account role only after both REST APIs, the role and its policies exist', () => {
-    const account = only(
-      Object.values(
-        template(stage).findResources('AWS::ApiGateway::Account') as Record<
-          string,
-          CfnResource & { DependsOn?: string[] }
-        >,
-      ),
-      'API Gateway account',
-    );
-    const roleId = (account.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] })[
-      'Fn::GetAtt'
-    ][0];
-    const restApis = Object.keys(resources(stage, 'AWS::ApiGateway::RestApi'));
-    const policiesOfRole = Object.entries(resources(stage, 'AWS::IAM::Policy'))
-      .filter(([, policy]) =>
-        JSON.stringify(policy.Properties.Roles).includes(JSON.stringify({ Ref: roleId })),
-      )
-      .map(([id]) => id);
-
-    expect(restApis).toHaveLength(2);
-    expect(account.DependsOn).toEqual(expect.arrayContaining([...restApis, roleId, ...policiesOfRole]));
-    expect(resources(stage, 'AWS::IAM::Role')[roleId]?.Properties.ManagedPolicyArns).toEqual([
-      expect.objectContaining({
-        'Fn::Join': [
-          '',
-          expect.arrayContaining([':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']),
-        ],
-      }),
-    ]);
-    // Each stage goes after the account setting (its access logs need the role).
-    for (const [id] of Object.entries(resources(stage, 'AWS::ApiGateway::Stage'))) {
-      const stageResource = template(stage).toJSON().Resources[id] as { DependsOn?: string[] };
-      expect(stageResource.DependsOn).toContain(
-        only(Object.keys(resources(stage, 'AWS::ApiGateway::Account')), 'account id'),
-      );
-    }
-  });
-
   it('outputs what the operator CLI reads, with both base URLs, and where a custom domain’s DNS records point', () => {
     const outputs = template(stage).findOutputs('*');
     const domainOutputs: string[] = [
@@ -1284,6 +1249,48 @@ const AWS_BACKUP_FAILED_JOB_SAMPLE = {
     retryCount: 3,
   },
 };
+
+describe('API Gateway’s logging role (PartnerApi-apigateway-account)', () => {
+  it('is one stack per account and region that both stages wait for, so neither overwrites the other’s role', () => {
+    const account = synthesized.accountTemplate;
+    const assembly = JSON.parse(
+      readFileSync(join(inject('infraCloudAssembly'), 'cdk.out', 'manifest.json'), 'utf8'),
+    ) as {
+      artifacts: Record<string, { dependencies?: string[] }>;
+    };
+
+    account.resourceCountIs('AWS::ApiGateway::Account', 1);
+    const [settingId, setting] = only(
+      Object.entries(
+        account.findResources('AWS::ApiGateway::Account') as Record<
+          string,
+          CfnResource & { DependsOn?: string[] }
+        >,
+      ),
+      'account setting',
+    );
+    const roleId = (setting.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] })[
+      'Fn::GetAtt'
+    ][0];
+    // Set after its role (with the managed policy the role itself carries), and kept when the stack goes.
+    expect(setting.DependsOn).toContain(roleId);
+    expect(setting.DeletionPolicy).toBe('Retain');
+    const role = (account.findResources('AWS::IAM::Role') as Record<string, CfnResource>)[roleId];
+    expect(role?.DeletionPolicy).toBe('Retain');
+    expect(role?.Properties.ManagedPolicyArns).toEqual([
+      expect.objectContaining({
+        'Fn::Join': [
+          '',
+          expect.arrayContaining([':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']),
+        ],
+      }),
+    ]);
+    expect(settingId).toBeDefined();
+    // `cdk deploy PartnerApi-<stage>` deploys it first: each stage's stack depends on it.
+    for (const stage of DEPLOYED_STAGES)
+      expect(assembly.artifacts[stackName(stage)]?.dependencies).toContain(API_GATEWAY_ACCOUNT_STACK);
+  });
+});
 
 describe('stage differences', () => {
   it('retains data and protects the table in production only', () => {

@@ -18,7 +18,7 @@ import {
 } from '../../core/event-delivery';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
-import { PartnerApiStack } from '../../lib/partner-api-stack';
+import { addServiceStacks } from '../../lib/partner-api-stack';
 import { stackName, stageConfig } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
 import { synthesizedApp, TEST_DEPLOYMENT, TEST_MAIL_FROM } from './synthesized-app';
@@ -190,12 +190,10 @@ describe.each(DEPLOYED_STAGES)('platform events of PartnerApi-%s', (stage) => {
 describe('who may publish', () => {
   const synthesizeWith = (publishers: string[]) => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new PartnerApiStack(app, stackName('sandbox'), {
-      config: stageConfig('sandbox', {
-        mailFrom: TEST_MAIL_FROM.sandbox,
-        platformEventPublishers: publishers,
-      }),
-    });
+    const [stack] = addServiceStacks(app, [
+      stageConfig('sandbox', { mailFrom: TEST_MAIL_FROM.sandbox, platformEventPublishers: publishers }),
+    ]);
+    if (!stack) throw new Error('no sandbox stack');
     return Template.fromStack(stack);
   };
 

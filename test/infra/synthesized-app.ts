@@ -6,6 +6,7 @@ import { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { inject } from 'vitest';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
+import { API_GATEWAY_ACCOUNT_STACK } from '../../lib/api-gateway-account-stack';
 import { stackName } from '../../lib/stage-config';
 import type { SynthesisOutcome } from './app-synthesis';
 import { synthesisPaths } from './app-synthesis';
@@ -38,6 +39,8 @@ interface ValidationReport {
 
 export interface SynthesizedApp {
   readonly templates: Readonly<Record<DeployedStage, Template>>;
+  /** The account's API Gateway logging role (ApiGatewayAccountStack), which both stages wait for. */
+  readonly accountTemplate: Template;
   readonly report: ValidationReport;
 }
 
@@ -74,6 +77,7 @@ export function synthesizedApp(): SynthesizedApp {
   const report = JSON.parse(
     readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8'),
   ) as ValidationReport;
-  cached = { templates, report };
+  const accountTemplate = Template.fromJSON(assembly.getStackByName(API_GATEWAY_ACCOUNT_STACK).template);
+  cached = { templates, accountTemplate, report };
   return cached;
 }

@@ -2,9 +2,9 @@ import type { EvaluationResult } from '@cloud-copilot/iam-simulate';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App } from 'aws-cdk-lib';
 import type { DeployedStage } from '../../core/stages';
-import { PartnerApiStack } from '../../lib/partner-api-stack';
+import { addServiceStacks } from '../../lib/partner-api-stack';
 import { stackName, stageConfig } from '../../lib/stage-config';
-import { TEST_ALARM_TOPIC_ARN } from '../infra/app-synthesis';
+import { TEST_ALARM_TOPIC_ARN, TEST_CUSTOM_DOMAIN } from '../infra/app-synthesis';
 
 /**
  * The synthesized IAM policies of the functions, and what they allow, evaluated offline with
@@ -45,12 +45,14 @@ const synthesizedMailFrom = (stage: DeployedStage) => `partners@${stage}.partner
 /** The stage's stack as `cdk synth` makes it, without bundling (the policies do not depend on it). */
 export function synthesizedTemplate(stage: DeployedStage): Template {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new PartnerApiStack(app, stackName(stage), {
-    config: stageConfig(stage, {
+  const [stack] = addServiceStacks(app, [
+    stageConfig(stage, {
       mailFrom: synthesizedMailFrom(stage),
       alarmTopicArn: TEST_ALARM_TOPIC_ARN,
+      ...(stage === 'production' ? { customDomain: TEST_CUSTOM_DOMAIN } : {}),
     }),
-  });
+  ]);
+  if (!stack) throw new Error(`no ${stage} stack`);
   return app.synth().getStackByName(stack.stackName).template as Template;
 }
 
