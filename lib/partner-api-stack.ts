@@ -2,6 +2,7 @@ import type { StackProps } from 'aws-cdk-lib';
 import { CfnOutput, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { OUTBOX_SUMMARY_ATTRIBUTES } from '../core/outbound-delivery';
@@ -145,6 +146,7 @@ export class PartnerApiStack extends Stack {
       ...(config.platformEventBus ? { platformEventBus: config.platformEventBus } : {}),
     });
     this.tellPagesWhereToPoint(config);
+    this.reserveConcurrency(config);
     // API Gateway's logging role is the account's (ApiGatewayAccountStack): the stages wait for it.
     this.addDependency(props.apiGatewayAccount);
 
@@ -209,6 +211,24 @@ export class PartnerApiStack extends Stack {
     // How partners reach us, one address everywhere: the one our mail to partners comes from.
     for (const name of SUPPORT_ADDRESS_FUNCTIONS)
       functions.get(name)?.function.addEnvironment('CONTACT_EMAIL', senderAddress(config.mailFrom));
+  }
+
+  /**
+   * Caps the functions that are not the partner API's with reserved concurrency (and sets it aside):
+   * each page, the event consumer, the outbound enrichment. The authorizer and the routes use the
+   * rest of the account's pool. https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html
+   */
+  private reserveConcurrency(config: StageConfig): void {
+    if (config.concurrency === 'account-pool') return;
+    const reserve = (serviceFunction: ServiceFunction | undefined, executions: number) => {
+      const cfn = serviceFunction?.function.node.defaultChild;
+      if (!(cfn instanceof CfnFunction)) throw new Error('A function without its CfnFunction');
+      cfn.reservedConcurrentExecutions = executions;
+    };
+    for (const pageFunction of this.activationPages.pageFunctions.values())
+      reserve(pageFunction, config.concurrency.pageFunction);
+    reserve(this.platformEvents.consumer, config.concurrency.eventConsumer);
+    reserve(this.outboundEvents.enrichment, config.concurrency.outboundEnrichment);
   }
 
   /** The functions by their names (`serviceFunctions`' names), the authorizer left out. */

@@ -1,6 +1,7 @@
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { GITHUB_SECRET_SCANNING_KEYS_URL } from '../core/contract/secret-scanning';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../core/domain/rate-limit';
+import { EVENT_CONSUMER_CONCURRENCY } from '../core/event-delivery';
 import type { RuntimeSettings } from '../core/runtime-settings';
 import { RUNTIME_SETTINGS } from '../core/runtime-settings';
 import type { DeployedStage } from '../core/stages';
@@ -72,6 +73,16 @@ interface TableBackup {
   readonly dailyRetentionDays: number;
 }
 
+/** Reserved concurrency (Lambda's `ReservedConcurrentExecutions`) of the functions besides the partner API's. */
+interface ConcurrencyReservations {
+  /** Each page function's (one per page route). */
+  readonly pageFunction: number;
+  /** The consumer of the platform's events: its event source mapping's maximum concurrency, set aside. */
+  readonly eventConsumer: number;
+  /** The outbound pipe's enrichment (one batch per stream shard at a time). */
+  readonly outboundEnrichment: number;
+}
+
 /** WAF rate-based windows (the only ones AWS WAF accepts). */
 type FirewallWindowSeconds = 60 | 120 | 300 | 600;
 
@@ -139,6 +150,14 @@ export interface StageConfig extends RuntimeSettings {
    * `execute-api.amazonaws.com` addresses.
    */
   readonly customDomainRequired: boolean;
+  /**
+   * Reserved concurrency of the functions that are not the partner API's: it caps each of them and
+   * sets that much aside, so a flood of page requests or a backlog of events never takes the
+   * capacity the partner API needs (each call runs two functions, the authorizer and the route's),
+   * which uses the rest of the account's pool. `account-pool`: every function shares the pool
+   * (a sandbox in a new account, whose quota may be far below the default 1,000).
+   */
+  readonly concurrency: ConcurrencyReservations | 'account-pool';
   /** Per-key throttle of the usage plan: the backstop of the exact limit in code (RATE_LIMIT). */
   readonly usagePlanThrottle: ThrottleConfig;
   /** Stage-wide throttle of the partner API (all keys together, and unauthenticated traffic). */
@@ -223,6 +242,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     alarmTopicRequired: false,
     // Partners' engineers may test against the execute-api address; a custom domain is welcome.
     customDomainRequired: false,
+    // A sandbox may live in a new account, whose concurrency quota can be below what reservations need.
+    concurrency: 'account-pool',
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 50, burstLimit: 100 },
     pagesThrottle: { rateLimit: 10, burstLimit: 20 },
@@ -255,6 +276,10 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     tableBackup: { dailyRetentionDays: 35 },
     alarmTopicRequired: true,
     customDomainRequired: true,
+    // Pages: the stage throttle (20 a second, bursts of 40) at a few hundred ms each needs about 12 at
+    // once across all page functions. The consumer: its mapping's maximum concurrency. See
+    // docs/deploying.md#concurrency for the sums against the account's pool.
+    concurrency: { pageFunction: 10, eventConsumer: EVENT_CONSUMER_CONCURRENCY, outboundEnrichment: 2 },
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 500, burstLimit: 1000 },
     pagesThrottle: { rateLimit: 20, burstLimit: 40 },

@@ -7,10 +7,12 @@ import { gatewayResponses } from '../../core/contract/gateway-responses';
 import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../core/contract/problems';
 import { createTableInput, tableDefinition } from '../../core/contract/table-definition';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../core/domain/rate-limit';
-import { EVENT_CONSUMER_TIMEOUT_SECONDS } from '../../core/event-delivery';
+import { EVENT_CONSUMER_CONCURRENCY, EVENT_CONSUMER_TIMEOUT_SECONDS } from '../../core/event-delivery';
 import {
   API_BASE_PATH,
   EVENT_CONSUMER,
+  OUTBOUND_ENRICHMENT,
+  pageFunctionName,
   pageRoutes,
   partnerApiRoutes,
   publicApiRoutes,
@@ -1249,6 +1251,45 @@ const AWS_BACKUP_FAILED_JOB_SAMPLE = {
     retryCount: 3,
   },
 };
+
+describe('concurrency', () => {
+  /** Lambda's default concurrency quota of an account and region, and the least it keeps unreserved. */
+  const ACCOUNT_DEFAULT = 1_000;
+  const UNRESERVED_MINIMUM = 100;
+
+  it('caps the pages, the event consumer and the enrichment in production, so the partner API keeps the pool', () => {
+    const config = stageConfig('production', TEST_DEPLOYMENT.production);
+    if (config.concurrency === 'account-pool') throw new Error('production reserves concurrency');
+    const functions = resources('production', 'AWS::Lambda::Function');
+    const reservedOf = (name: string) =>
+      functions[functionIdOf('production', name)]?.Properties.ReservedConcurrentExecutions;
+
+    for (const route of pageRoutes)
+      expect(reservedOf(pageFunctionName(route.id)), route.id).toBe(config.concurrency.pageFunction);
+    expect(reservedOf(EVENT_CONSUMER.id)).toBe(config.concurrency.eventConsumer);
+    // Never fewer than the event source mapping may run at once.
+    expect(config.concurrency.eventConsumer).toBeGreaterThanOrEqual(EVENT_CONSUMER_CONCURRENCY);
+    expect(reservedOf(OUTBOUND_ENRICHMENT.id)).toBe(config.concurrency.outboundEnrichment);
+    // The authorizer and the routes are never capped: they share what is left.
+    for (const spec of serviceFunctions.filter(
+      (fn) => partnerApiRoutes.some((route) => route.id === fn.name) || fn.name === 'authorizer',
+    ))
+      expect(reservedOf(spec.name), spec.name).toBeUndefined();
+    const reserved = Object.values(functions).reduce(
+      (sum, fn) => sum + Number(fn.Properties.ReservedConcurrentExecutions ?? 0),
+      0,
+    );
+    // In an account of the default quota, the partner API keeps at least 900 of 1,000, and Lambda its 100.
+    expect(reserved).toBeLessThanOrEqual(100);
+    expect(ACCOUNT_DEFAULT - reserved).toBeGreaterThanOrEqual(900);
+    expect(ACCOUNT_DEFAULT - reserved).toBeGreaterThanOrEqual(UNRESERVED_MINIMUM);
+  });
+
+  it('reserves nothing in the sandbox, which may live in a new account with a small quota', () => {
+    for (const fn of Object.values(resources('sandbox', 'AWS::Lambda::Function')))
+      expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+});
 
 describe('API Gateway’s logging role (PartnerApi-apigateway-account)', () => {
   it('is one stack per account and region that both stages wait for, so neither overwrites the other’s role', () => {
