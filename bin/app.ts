@@ -8,7 +8,7 @@ import {
   StageConfigError,
   stackName,
   stageConfig,
-  withExecuteApiKept,
+  withExecuteApi,
 } from '../lib/stage-config';
 import { attachTemplateChecks } from '../lib/template-checks';
 
@@ -28,7 +28,7 @@ import { attachTemplateChecks } from '../lib/template-checks';
  * - `-c apiDomain:<stage>=api.your-domain -c pagesDomain:<stage>=go.your-domain
  *   -c certificateArn:<stage>=arn:aws:acm:…` (together; required for production): the names the
  *   partner API and the pages are served on, and the ACM certificate covering both;
- *   `-c keepExecuteApi:<stage>=true` keeps the execute-api addresses answering while a stage moves.
+ *   `-c executeApi:<stage>=off` turns the execute-api addresses off once the names work (on by default).
  *
  * Every stage's settings are checked before any stack is built, so a refused setting ends the
  * synthesis with its one line at once, before bundling. Stacks are environment-agnostic (no
@@ -58,13 +58,13 @@ for (const stage of DEPLOYED_STAGES) {
     .filter((publisher) => publisher !== '');
   const platformEventBus = context(`platformEventBus:${stage}`);
   try {
-    const customDomain = withExecuteApiKept(
+    const customDomain = withExecuteApi(
       stage,
       customDomainOf(
         stage,
         Object.fromEntries(CUSTOM_DOMAIN_KEYS.map((key) => [key, context(`${key}:${stage}`)])),
       ),
-      context(`keepExecuteApi:${stage}`),
+      context(`executeApi:${stage}`),
     );
     configs.push(
       stageConfig(stage, {

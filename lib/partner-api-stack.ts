@@ -115,7 +115,7 @@ export class PartnerApiStack extends Stack {
       customDomain && Certificate.fromCertificateArn(this, 'DomainCertificate', customDomain.certificateArn);
     const domainOf = (domainName: string | undefined) =>
       domainName && certificate
-        ? { customDomain: { domainName, certificate, keepExecuteApi: customDomain?.keepExecuteApi ?? false } }
+        ? { customDomain: { domainName, certificate, executeApi: customDomain?.executeApi ?? 'on' } }
         : {};
     this.partnerApi = new PartnerApi(this, 'PartnerApi', {
       resources,

@@ -79,7 +79,7 @@ interface ConcurrencyReservations {
   readonly pageFunction: number;
   /** The consumer of the platform's events: its event source mapping's maximum concurrency, set aside. */
   readonly eventConsumer: number;
-  /** The outbound pipe's enrichment (one batch per stream shard at a time). */
+  /** The outbound pipe's enrichment (one batch per stream shard at a time; an on-demand table may add shards). */
   readonly outboundEnrichment: number;
 }
 
@@ -109,12 +109,13 @@ export interface CustomDomain {
   readonly pagesDomain: string;
   readonly certificateArn: string;
   /**
-   * Keep the `execute-api` addresses answering beside the names, while a stage that served on them
-   * moves (`-c keepExecuteApi:<stage>=true`, docs/deploying.md#moving-a-deployed-stage-to-its-names);
-   * the next deploy without it turns them off.
-   * @default false
+   * Whether the `execute-api` addresses still answer beside the names. `on` until a deployer turns
+   * them off (`-c executeApi:<stage>=off`) once the names' DNS records work and every partner has
+   * moved: a stage deployed before it had names keeps answering where its partners call it, and a
+   * new one answers while its DNS records are made (docs/deploying.md#moving-a-deployed-stage-to-its-names).
+   * @default 'on'
    */
-  readonly keepExecuteApi?: boolean;
+  readonly executeApi?: 'on' | 'off';
 }
 
 /** A stage's settings; those its code reads at run time are `RUNTIME_SETTINGS`'s (`core/runtime-settings.ts`). */
@@ -279,7 +280,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     // Pages: the stage throttle (20 a second, bursts of 40) at a few hundred ms each needs about 12 at
     // once across all page functions. The consumer: its mapping's maximum concurrency. See
     // docs/deploying.md#concurrency for the sums against the account's pool.
-    concurrency: { pageFunction: 10, eventConsumer: EVENT_CONSUMER_CONCURRENCY, outboundEnrichment: 2 },
+    concurrency: { pageFunction: 10, eventConsumer: EVENT_CONSUMER_CONCURRENCY, outboundEnrichment: 10 },
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 500, burstLimit: 1000 },
     pagesThrottle: { rateLimit: 20, burstLimit: 40 },
@@ -367,20 +368,20 @@ export function customDomainOf(
   return { apiDomain, pagesDomain, certificateArn };
 }
 
-/** `-c keepExecuteApi:<stage>=true|false`: anything else is refused, and it means nothing without a custom domain. */
-export function withExecuteApiKept(
+/** `-c executeApi:<stage>=on|off`: anything else is refused, and it means nothing without a custom domain. */
+export function withExecuteApi(
   stage: DeployedStage,
   domain: CustomDomain | undefined,
   value: string | undefined,
 ): CustomDomain | undefined {
   if (value === undefined) return domain;
-  if (value !== 'true' && value !== 'false')
-    throw new StageConfigError(`keepExecuteApi of ${stage} is true or false, not "${value}".`);
+  if (value !== 'on' && value !== 'off')
+    throw new StageConfigError(`executeApi of ${stage} is on or off, not "${value}".`);
   if (!domain)
     throw new StageConfigError(
-      `keepExecuteApi of ${stage} keeps the execute-api addresses beside a custom domain; ${stage} has none, so they are its only addresses already.`,
+      `executeApi of ${stage} turns the execute-api addresses on or off beside a custom domain; ${stage} has none, so they are its only addresses.`,
     );
-  return { ...domain, keepExecuteApi: value === 'true' };
+  return { ...domain, executeApi: value };
 }
 
 /** Why a custom domain cannot be deployed, or nothing. Names are taken in lowercase (DNS ignores case). */

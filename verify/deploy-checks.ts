@@ -12,6 +12,7 @@ import {
   serviceFunctions,
 } from '../core/routes';
 import { getHostIdByEmail, getHostRecord, getHostStanding } from '../lambdas/data/hosts';
+import { getPartnerBySlug } from '../lambdas/data/partners';
 import { publishEventsFile } from '../operations/events';
 import { revokeKey } from '../operations/keys';
 import { createActivationLink } from '../operations/links';
@@ -307,11 +308,21 @@ async function approveTestPartner(run: StageRun): Promise<Verdict> {
     (value) => value,
     (error: unknown) => error as Error,
   );
-  if (approval instanceof Error)
+  if (approval instanceof Error) {
+    // An approval that committed its partner and key before failing (the sandbox's sample hosts,
+    // say) leaves them for the clean-up to revoke and suspend.
+    const committed = await getPartnerBySlug(run.slug, { consistent: true }).catch(() => undefined);
+    if (committed) {
+      run.partnerId = committed.id;
+      run.created.partner = run.slug;
+      const [keyPrefix] = committed.keyPrefixes;
+      if (keyPrefix) run.created.keyPrefix = keyPrefix;
+    }
     return fail(
       `${approval.name}: ${approval.message}`,
       'your own credentials: dynamodb:TransactWriteItems on the table, secretsmanager:GetSecretValue on the sealing secret, apigateway:POST /apikeys and /usageplans/*/keys',
     );
+  }
   run.partnerId = approval.result.partner_id;
   run.revealUrl = approval.result.reveal_url;
   run.created.partner = run.slug;

@@ -58,16 +58,16 @@ export interface ServiceRestApiProps {
    */
   readonly traceSampling?: TraceSampling;
   /**
-   * The stage served on a name of the deployer's domain (the whole name: base path empty), with the
-   * `execute-api` address turned off (it answers 403, so no client or link keeps using it:
-   * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-custom-domains.html).
+   * The stage served on a name of the deployer's domain (the whole name: base path empty); with
+   * `executeApi: 'off'` the `execute-api` address is turned off (it answers 403, so no client or
+   * link keeps using it: https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-custom-domains.html).
    * @default - the `execute-api.amazonaws.com` address
    */
   readonly customDomain?: {
     readonly domainName: string;
     readonly certificate: ICertificate;
-    /** Keep the `execute-api` address answering too, while clients move. @default false */
-    readonly keepExecuteApi?: boolean;
+    /** Whether the `execute-api` address answers too (while clients move). @default 'on' */
+    readonly executeApi?: 'on' | 'off';
   };
 }
 
@@ -117,7 +117,7 @@ export class ServiceRestApi extends Construct {
       restApiName: props.restApiName,
       description: props.description,
       endpointTypes: REST_API_ENDPOINT_TYPES,
-      disableExecuteApiEndpoint: props.customDomain !== undefined && !props.customDomain.keepExecuteApi,
+      disableExecuteApiEndpoint: props.customDomain?.executeApi === 'off',
       cloudWatchRole: false,
       ...(props.apiKeySourceType ? { apiKeySourceType: props.apiKeySourceType } : {}),
       ...(props.binaryMediaTypes ? { binaryMediaTypes: props.binaryMediaTypes } : {}),

@@ -9,7 +9,7 @@ import { STACK_OUTPUTS, stackName, stageConfig } from '../../lib/stage-config';
 import { TEST_CUSTOM_DOMAIN, TEST_DEPLOYMENT } from './app-synthesis';
 
 /**
- * A sandbox given names, and one moving to them (`keepExecuteApi`): the same stack, synthesized
+ * A sandbox given names, its `execute-api` address on (the default) and off: the same stack, synthesized
  * without bundling. Production's names are in partner-api-stack.test.ts.
  */
 type Resource = { Type: string; Properties: Record<string, unknown> };
@@ -39,7 +39,7 @@ const names = {
 };
 
 describe('a sandbox on names of its own', () => {
-  it('serves both APIs there, mints links there, and turns the execute-api addresses off', () => {
+  it('serves both APIs there and mints links there, the execute-api addresses still answering (the default)', () => {
     const template = sandboxWith(names);
 
     expect(
@@ -47,20 +47,21 @@ describe('a sandbox on names of its own', () => {
         .map((domain) => domain.Properties.DomainName)
         .sort(),
     ).toEqual([names.apiDomain, names.pagesDomain]);
+    // A stage deployed before its names keeps answering where partners call it, until turned off.
     for (const api of ofType(template, 'AWS::ApiGateway::RestApi'))
-      expect(api.Properties.DisableExecuteApiEndpoint).toBe(true);
+      expect(api.Properties.DisableExecuteApiEndpoint).toBe(false);
     expect(template.Outputs[STACK_OUTPUTS.apiBaseUrl]?.Value).toBe(
       `https://${names.apiDomain}/partner-api/v1`,
     );
     expect(template.Outputs[STACK_OUTPUTS.activationBaseUrl]?.Value).toBe(`https://${names.pagesDomain}`);
   });
 
-  it('keeps the execute-api addresses answering while it moves (keepExecuteApi), links already on the names', () => {
-    const template = sandboxWith({ ...names, keepExecuteApi: true });
+  it('turns the execute-api addresses off when asked (executeApi: off), once partners have moved', () => {
+    const template = sandboxWith({ ...names, executeApi: 'off' });
 
     expect(ofType(template, 'AWS::ApiGateway::DomainName')).toHaveLength(2);
     for (const api of ofType(template, 'AWS::ApiGateway::RestApi'))
-      expect(api.Properties.DisableExecuteApiEndpoint).toBe(false);
+      expect(api.Properties.DisableExecuteApiEndpoint).toBe(true);
     expect(template.Outputs[STACK_OUTPUTS.activationBaseUrl]?.Value).toBe(`https://${names.pagesDomain}`);
   });
 });

@@ -8,7 +8,7 @@ import {
   senderAddress,
   stageConfig,
   stageSettings,
-  withExecuteApiKept,
+  withExecuteApi,
 } from '../../lib/stage-config';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
@@ -138,15 +138,15 @@ describe('stage configuration', () => {
     ).toThrow(/apiDomain of sandbox is an AWS address/);
   });
 
-  it('keeps the execute-api addresses beside the names only when asked, and only with names', () => {
-    expect(withExecuteApiKept('production', DOMAIN, undefined)).toEqual(DOMAIN);
-    expect(withExecuteApiKept('production', DOMAIN, 'true')).toEqual({ ...DOMAIN, keepExecuteApi: true });
-    expect(withExecuteApiKept('production', DOMAIN, 'false')).toEqual({ ...DOMAIN, keepExecuteApi: false });
-    expect(() => withExecuteApiKept('production', DOMAIN, 'yes')).toThrow(
-      'keepExecuteApi of production is true or false, not "yes".',
+  it('turns the execute-api addresses off beside the names only when asked, and only with names', () => {
+    expect(withExecuteApi('production', DOMAIN, undefined)).toEqual(DOMAIN);
+    expect(withExecuteApi('production', DOMAIN, 'off')).toEqual({ ...DOMAIN, executeApi: 'off' });
+    expect(withExecuteApi('production', DOMAIN, 'on')).toEqual({ ...DOMAIN, executeApi: 'on' });
+    expect(() => withExecuteApi('production', DOMAIN, 'false')).toThrow(
+      'executeApi of production is on or off, not "false".',
     );
-    expect(() => withExecuteApiKept('sandbox', undefined, 'true')).toThrow(
-      /keepExecuteApi of sandbox keeps the execute-api addresses beside a custom domain; sandbox has none/,
+    expect(() => withExecuteApi('sandbox', undefined, 'off')).toThrow(
+      /executeApi of sandbox turns the execute-api addresses on or off beside a custom domain; sandbox has none/,
     );
   });
 
