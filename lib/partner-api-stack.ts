@@ -148,7 +148,7 @@ export class PartnerApiStack extends Stack {
     this.tellPagesWhereToPoint(config);
     this.reserveConcurrency(config);
     // API Gateway's logging role is the account's (ApiGatewayAccountStack): the stages wait for it.
-    this.addDependency(props.apiGatewayAccount);
+    this.addStackDependency(props.apiGatewayAccount);
 
     this.alarms = this.operationsAlarms(config);
     this.dashboard = this.operationsDashboard(config);
