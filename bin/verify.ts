@@ -28,7 +28,8 @@ const USAGE = `Usage: npm run verify -- --stage sandbox|production|local [option
   GET route, a forced authorizer failure counted by the answered-5xx metric filter, properties,
   gzip with and without Accept, 405, 406, the WAF, audit list, traffic. It approves a throw-away
   test partner, prints one line per check (a failure names the AWS call and the policy statement to
-  look at), revokes the key and deletes the data it wrote; the partner stays, named as test data.
+  look at), then revokes the key, suspends the partner, deletes what it wrote and erases its test host
+  as the platform asks (HostErasureRequested); the partner stays, suspended, named as test data.
   --stage                  the deployed stage (your AWS credentials and region), or local (npm start)
   --operator-role ARN      run audit list and traffic as this role limited to the stack's
                            OperatorPolicy (sts:AssumeRole with the policy as session policy), to prove

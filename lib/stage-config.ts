@@ -202,8 +202,9 @@ export interface StageConfig extends RuntimeSettings {
    */
   readonly secretScanningKeysUrl: string;
   /**
-   * The stage's own names (`-c apiDomain:<stage>=… -c pagesDomain:<stage>=… -c certificateArn:<stage>=…`);
-   * with them the `execute-api` addresses answer 403. Required where `customDomainRequired` (production).
+   * The stage's own names (`-c apiDomain:<stage>=… -c pagesDomain:<stage>=… -c certificateArn:<stage>=…`),
+   * on which links are made; `executeApi: 'off'` turns the `execute-api` addresses off. Required where
+   * `customDomainRequired` (production).
    * @default - the `execute-api.amazonaws.com` addresses of the two REST APIs
    */
   readonly customDomain?: CustomDomain;
