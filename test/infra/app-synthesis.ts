@@ -4,7 +4,7 @@ import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { addServiceStacks } from '../../lib/partner-api-stack';
 import type { DeploymentSettings } from '../../lib/stage-config';
-import { stackName, stageConfig } from '../../lib/stage-config';
+import { stageConfig } from '../../lib/stage-config';
 import { attachTemplateChecks } from '../../lib/template-checks';
 
 /** What `-c mailFrom:<stage>=…` gives the app in the tests. */

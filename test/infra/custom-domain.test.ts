@@ -5,7 +5,7 @@ import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { addServiceStacks } from '../../lib/partner-api-stack';
 import type { CustomDomain } from '../../lib/stage-config';
-import { STACK_OUTPUTS, stackName, stageConfig } from '../../lib/stage-config';
+import { STACK_OUTPUTS, stageConfig } from '../../lib/stage-config';
 import { TEST_CUSTOM_DOMAIN, TEST_DEPLOYMENT } from './app-synthesis';
 
 /**

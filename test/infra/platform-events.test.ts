@@ -19,7 +19,7 @@ import {
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { addServiceStacks } from '../../lib/partner-api-stack';
-import { stackName, stageConfig } from '../../lib/stage-config';
+import { stageConfig } from '../../lib/stage-config';
 import type { SynthesizedApp } from './synthesized-app';
 import { synthesizedApp, TEST_DEPLOYMENT, TEST_MAIL_FROM } from './synthesized-app';
 

@@ -3,7 +3,7 @@ import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App } from 'aws-cdk-lib';
 import type { DeployedStage } from '../../core/stages';
 import { addServiceStacks } from '../../lib/partner-api-stack';
-import { stackName, stageConfig } from '../../lib/stage-config';
+import { stageConfig } from '../../lib/stage-config';
 import { TEST_ALARM_TOPIC_ARN, TEST_CUSTOM_DOMAIN } from '../infra/app-synthesis';
 
 /**
