@@ -1,4 +1,5 @@
 import { App } from 'aws-cdk-lib';
+import type { DeployedStage } from '../core/stages';
 import { DEPLOYED_STAGES } from '../core/stages';
 import { addServiceStacks } from '../lib/partner-api-stack';
 import type { StageConfig } from '../lib/stage-config';
@@ -83,15 +84,11 @@ for (const stage of DEPLOYED_STAGES) {
   }
 }
 // A custom domain name is unique in a region across all accounts: two stages cannot share one.
-const [sandboxConfig, productionConfig] = [
-  configs.find((c) => c.stage === 'sandbox'),
-  configs.find((c) => c.stage === 'production'),
-];
-const shared = [sandboxConfig?.customDomain?.apiDomain, sandboxConfig?.customDomain?.pagesDomain].filter(
-  (name) =>
-    name !== undefined &&
-    [productionConfig?.customDomain?.apiDomain, productionConfig?.customDomain?.pagesDomain].includes(name),
-);
+const namesOf = (stage: DeployedStage) => {
+  const domain = configs.find((config) => config.stage === stage)?.customDomain;
+  return domain ? [domain.apiDomain, domain.pagesDomain] : [];
+};
+const shared = namesOf('sandbox').filter((name) => namesOf('production').includes(name));
 if (shared.length > 0) {
   process.stderr.write(
     `${stackName('production')} cannot be synthesized: sandbox and production are given the same name (${shared.join(', ')}); each stage needs names of its own (docs/deploying.md#custom-domain).\n`,
