@@ -6,6 +6,7 @@ import type { StageConfig } from '../lib/stage-config';
 import {
   CUSTOM_DOMAIN_KEYS,
   customDomainOf,
+  rollbackAlarmsOf,
   StageConfigError,
   stackName,
   stageConfig,
@@ -30,6 +31,8 @@ import { attachTemplateChecks } from '../lib/template-checks';
  *   -c certificateArn:<stage>=arn:aws:acm:…` (together; required for production): the names the
  *   partner API and the pages are served on, and the ACM certificate covering both;
  *   `-c executeApi:<stage>=off` turns the execute-api addresses off once the names work (on by default).
+ * - `-c rollbackAlarms:<stage>=ignore` (one deploy, in an incident): CodeDeploy shifts the functions'
+ *   aliases without watching the alarms, which would otherwise stop the fix of a red alarm.
  *
  * Every stage's settings are checked before any stack is built, so a refused setting ends the
  * synthesis with its one line at once, before bundling. Stacks are environment-agnostic (no
@@ -67,9 +70,11 @@ for (const stage of DEPLOYED_STAGES) {
       ),
       context(`executeApi:${stage}`),
     );
+    const rollbackAlarms = rollbackAlarmsOf(stage, context(`rollbackAlarms:${stage}`));
     configs.push(
       stageConfig(stage, {
         mailFrom,
+        ...(rollbackAlarms ? { rollbackAlarms } : {}),
         ...(alarmTopicArn ? { alarmTopicArn } : {}),
         ...(customDomain ? { customDomain } : {}),
         ...(publishers?.length ? { platformEventPublishers: publishers } : {}),

@@ -18,6 +18,7 @@ import {
 import type { ServiceSecretName } from '../core/routes';
 import {
   API_BASE_URL_FUNCTIONS,
+  AUTHORIZER,
   EVENT_CONSUMER,
   OUTBOUND_ENRICHMENT,
   pageFunctionName,
@@ -27,12 +28,15 @@ import { runtimeSettingsOf } from '../core/runtime-settings';
 import { API_GATEWAY_ACCOUNT_STACK, ApiGatewayAccountStack } from './api-gateway-account-stack';
 import { ActivationPages } from './constructs/activation-pages';
 import { acknowledgeNagFinding } from './constructs/nag';
+import type { AlarmConcern } from './constructs/operations-alarms';
 import { OperationsAlarms } from './constructs/operations-alarms';
 import { OperationsDashboard } from './constructs/operations-dashboard';
 import { OperatorPolicy } from './constructs/operator-policy';
 import { OutboundEvents } from './constructs/outbound-events';
 import { PartnerApi } from './constructs/partner-api';
 import { PlatformEvents } from './constructs/platform-events';
+import type { DeployedFunction } from './constructs/safe-deployments';
+import { SafeDeployments } from './constructs/safe-deployments';
 import type { FunctionSettings, ServiceFunction } from './constructs/service-function';
 import type { ServiceRestApi } from './constructs/service-rest-api';
 import { ServiceTable } from './constructs/service-table';
@@ -68,6 +72,8 @@ export class PartnerApiStack extends Stack {
   public readonly outboundEvents: OutboundEvents;
   /** AWS Backup of the table, on the stages that keep backups beyond point-in-time recovery. */
   public readonly tableBackup?: TableBackup;
+  /** CodeDeploy's deployment group of every function, watched by the alarms of what it serves. */
+  public readonly deployments: SafeDeployments;
 
   constructor(scope: Construct, id: string, props: PartnerApiStackProps) {
     super(scope, id, {
@@ -151,6 +157,7 @@ export class PartnerApiStack extends Stack {
     this.addStackDependency(props.apiGatewayAccount);
 
     this.alarms = this.operationsAlarms(config);
+    this.deployments = this.safeDeployments(config);
     this.dashboard = this.operationsDashboard(config);
     this.addOutputs(config);
     this.operatorPolicy = this.operatorPolicyOf(config);
@@ -263,6 +270,44 @@ export class PartnerApiStack extends Stack {
       outboundEvents: this.outboundEvents,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
       ...(this.tableBackup ? { failedBackupJobs: this.tableBackup.failedJobs } : {}),
+    });
+  }
+
+  /**
+   * Every function, the authorizer included, shifted by CodeDeploy and rolled back on the alarms of
+   * what it serves: its own errors, and its API's 5xx and latency (the authorizer's failures for the
+   * partner API's), or its event flow's dead letters and lag. docs/deploying.md#safe-deployments
+   */
+  private safeDeployments(config: StageConfig): SafeDeployments {
+    const deployed = (serviceFunction: ServiceFunction, concern: AlarmConcern, name?: string) => ({
+      serviceFunction,
+      alarms: [
+        ...this.alarms.rollbackAlarmsOf(concern),
+        ...(name ? this.alarms.rollbackAlarmsOf(`function:${name}`) : []),
+      ],
+    });
+    const functions = new Map<string, DeployedFunction>([
+      [AUTHORIZER.id, deployed(this.partnerApi.authorizerFunction, 'partnerApi')],
+    ]);
+    for (const [routeId, routeFunction] of this.partnerApi.routeFunctions)
+      functions.set(routeId, deployed(routeFunction, 'partnerApi', routeId));
+    for (const [routeId, pageFunction] of this.activationPages.pageFunctions) {
+      const name = pageFunctionName(routeId);
+      functions.set(name, deployed(pageFunction, 'pages', name));
+    }
+    functions.set(
+      EVENT_CONSUMER.id,
+      deployed(this.platformEvents.consumer, 'platformEvents', EVENT_CONSUMER.id),
+    );
+    functions.set(
+      OUTBOUND_ENRICHMENT.id,
+      deployed(this.outboundEvents.enrichment, 'outboundEvents', OUTBOUND_ENRICHMENT.id),
+    );
+    return new SafeDeployments(this, 'Deployments', {
+      name: stackName(config.stage),
+      trafficShifting: config.trafficShifting,
+      functions,
+      ...(config.rollbackAlarms ? { rollbackAlarms: config.rollbackAlarms } : {}),
     });
   }
 

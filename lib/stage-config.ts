@@ -31,6 +31,11 @@ export interface AlarmThresholds {
    * several at once is a throttle or a limit that everyone meets.
    */
   readonly throttledPartners: number;
+  /**
+   * p99 of API Gateway's `Latency` (ms) per API that, in 3 of 5 minutes, raises its latency alarm: one
+   * that CodeDeploy watches, so a version that slows the API down is rolled back.
+   */
+  readonly latencyP99Ms: { readonly partnerApi: number; readonly pages: number };
   /** Requests refused because the authorizer failed (error, timeout, throttled) in 5 minutes. */
   readonly authorizerFailures: number;
   /** Errors (uncaught exceptions, timeouts) per function in 5 minutes (the authorizer has `authorizerFailures`). */
@@ -82,6 +87,18 @@ interface ConcurrencyReservations {
   /** The outbound pipe's enrichment (one batch per stream shard at a time; an on-demand table may add shards). */
   readonly outboundEnrichment: number;
 }
+
+/**
+ * How CodeDeploy moves a function's `live` alias to a new version (its predefined Lambda
+ * configurations: https://docs.aws.amazon.com/codedeploy/latest/userguide/deployment-configurations.html):
+ * `canary-10-percent-5-minutes` sends 10 % of invocations to the new version for 5 minutes, then
+ * all; `linear-10-percent-every-1-minute` adds 10 % a minute; `all-at-once` shifts at once. The
+ * stage's alarms are watched throughout, and roll the alias back when one goes red.
+ */
+export type TrafficShifting =
+  | 'all-at-once'
+  | 'canary-10-percent-5-minutes'
+  | 'linear-10-percent-every-1-minute';
 
 /** WAF rate-based windows (the only ones AWS WAF accepts). */
 type FirewallWindowSeconds = 60 | 120 | 300 | 600;
@@ -159,6 +176,8 @@ export interface StageConfig extends RuntimeSettings {
    * (a sandbox in a new account, whose quota may be far below the default 1,000).
    */
   readonly concurrency: ConcurrencyReservations | 'account-pool';
+  /** How each deploy shifts every function's `live` alias to its new version (docs/deploying.md#safe-deployments). */
+  readonly trafficShifting: TrafficShifting;
   /** Per-key throttle of the usage plan: the backstop of the exact limit in code (RATE_LIMIT). */
   readonly usagePlanThrottle: ThrottleConfig;
   /** Stage-wide throttle of the partner API (all keys together, and unauthenticated traffic). */
@@ -208,11 +227,19 @@ export interface StageConfig extends RuntimeSettings {
    * @default - the `execute-api.amazonaws.com` addresses of the two REST APIs
    */
   readonly customDomain?: CustomDomain;
+  /**
+   * `ignore` (`-c rollbackAlarms:<stage>=ignore`, for one deploy): CodeDeploy shifts without looking at
+   * the alarms, so that the fix of an incident whose alarms are red can be deployed at all (a
+   * deployment whose alarms are in ALARM is stopped and rolled back). docs/deploying.md#safe-deployments.
+   * @default 'watch'
+   */
+  readonly rollbackAlarms?: 'watch' | 'ignore';
 }
 
 /** What a deployment supplies itself; everything else of a stage is in `stageSettings`. */
 export interface DeploymentSettings {
   readonly mailFrom: string;
+  readonly rollbackAlarms?: 'watch' | 'ignore';
   readonly alarmTopicArn?: string;
   readonly customDomain?: CustomDomain;
   readonly platformEventPublishers?: readonly string[];
@@ -246,6 +273,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     customDomainRequired: false,
     // A sandbox may live in a new account, whose concurrency quota can be below what reservations need.
     concurrency: 'account-pool',
+    // Partners' test traffic gives a canary too few invocations to judge; the alarms still roll back.
+    trafficShifting: 'all-at-once',
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 50, burstLimit: 100 },
     pagesThrottle: { rateLimit: 10, burstLimit: 20 },
@@ -257,6 +286,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       throttledRequests: 100,
       // Partners try their handling of 429 in the sandbox: a few at once is normal there.
       throttledPartners: 5,
+      latencyP99Ms: { partnerApi: 2_000, pages: 4_000 },
       authorizerFailures: 5,
       lambdaErrors: 5,
       oldestEventSeconds: 900,
@@ -282,6 +312,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     // once across all page functions. The consumer: its mapping's maximum concurrency. See
     // docs/deploying.md#concurrency for the sums against the account's pool.
     concurrency: { pageFunction: 10, eventConsumer: EVENT_CONSUMER_CONCURRENCY, outboundEnrichment: 10 },
+    // 10 % of calls on the new version for 5 minutes, watched by the alarms, then all of them.
+    trafficShifting: 'canary-10-percent-5-minutes',
     usagePlanThrottle: USAGE_PLAN_THROTTLE,
     apiThrottle: { rateLimit: 500, burstLimit: 1000 },
     pagesThrottle: { rateLimit: 20, burstLimit: 40 },
@@ -292,6 +324,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       serverErrorMinRequests: 20,
       throttledRequests: 50,
       throttledPartners: 3,
+      // A call is a few DynamoDB requests (tens of ms warm); a p99 past a second is a cold start storm or a bug.
+      latencyP99Ms: { partnerApi: 1_000, pages: 2_000 },
       authorizerFailures: 1,
       lambdaErrors: 1,
       oldestEventSeconds: 300,
@@ -383,6 +417,17 @@ export function withExecuteApi(
       `executeApi of ${stage} turns the execute-api addresses on or off beside a custom domain; ${stage} has none, so they are its only addresses.`,
     );
   return { ...domain, executeApi: value };
+}
+
+/** `-c rollbackAlarms:<stage>=watch|ignore`: anything else is refused. */
+export function rollbackAlarmsOf(
+  stage: DeployedStage,
+  value: string | undefined,
+): 'watch' | 'ignore' | undefined {
+  if (value === undefined || value === 'watch' || value === 'ignore') return value;
+  throw new StageConfigError(
+    `rollbackAlarms of ${stage} is watch or ignore, not "${value}" (docs/deploying.md#safe-deployments).`,
+  );
 }
 
 /** Why a custom domain cannot be deployed, or nothing. Names are taken in lowercase (DNS ignores case). */

@@ -86,7 +86,7 @@ export class ActivationPages extends Construct {
         });
         // Each page reaches exactly the partitions and secrets the route table names for it.
         pageFunction.grantAccess(route.access, props.resources);
-        const integration = new LambdaIntegration(pageFunction.function, { allowTestInvoke: false });
+        const integration = new LambdaIntegration(pageFunction.live, { allowTestInvoke: false });
         for (const method of route.methods) {
           const pageMethod = resource.addMethod(method, integration, {
             operationName: `${route.id}${pascalCase(method.toLowerCase())}`,

@@ -51,6 +51,17 @@ export function leakMetric(namespace: string, metricName: string): Metric {
   });
 }
 
+/**
+ * What an alarm watches, so that CodeDeploy can roll back the functions behind it: an API (its 5xx,
+ * latency and authorizer alarms), one of the event flows (dead letters, lag), or one function.
+ */
+export type AlarmConcern =
+  | 'partnerApi'
+  | 'pages'
+  | 'platformEvents'
+  | 'outboundEvents'
+  | `function:${string}`;
+
 export interface OperationsAlarmsProps {
   /** Prefix of alarm names and namespace of the log-derived metrics, e.g. `PartnerApi-sandbox`. */
   readonly name: string;
@@ -89,6 +100,8 @@ export interface OperationsAlarmsProps {
  */
 export class OperationsAlarms extends Construct {
   public readonly alarms: Alarm[] = [];
+  /** The alarms that say a change broke something, by what they watch (see {@link rollbackAlarmsOf}). */
+  private readonly byConcern = new Map<AlarmConcern, Alarm[]>();
   /** The access-log metrics of each API, by its short name (the dashboard shows them too). */
   public readonly accessLogMetrics: ReadonlyMap<string, AccessLogMetrics>;
   /** What every alarm notifies on ALARM and OK: the deployment's topic, if it gave one. */
@@ -120,12 +133,23 @@ export class OperationsAlarms extends Construct {
     return undefined;
   }
 
-  private add(alarm: Alarm): void {
+  /**
+   * The alarms that go red when a new version of the functions behind `concern` misbehaves: what
+   * CodeDeploy watches while it shifts their aliases, and rolls back on. Not the throttles (a
+   * partner's loop), the leaked keys or the backups, which no deploy causes or cures.
+   */
+  rollbackAlarmsOf(concern: AlarmConcern): readonly Alarm[] {
+    return this.byConcern.get(concern) ?? [];
+  }
+
+  /** Adds an alarm that notifies the stage's topic; with a concern, one a deploy rolls back on. */
+  private add(alarm: Alarm, concern?: AlarmConcern): void {
     if (this.action) {
       alarm.addAlarmAction(this.action);
       alarm.addOkAction(this.action);
     }
     this.alarms.push(alarm);
+    if (concern) this.byConcern.set(concern, [...(this.byConcern.get(concern) ?? []), alarm]);
   }
 
   /** An API's access-log metrics, and its alarms: 5xx rate by API Gateway's count and as answered, 429s. */
@@ -149,6 +173,7 @@ export class OperationsAlarms extends Construct {
         usingMetrics: { errors, requests },
         period: PERIOD,
       });
+    const concern = apiConcern(apiName);
     const rateAlarm = (id: string, alarmName: string, description: string, metric: MathExpression) =>
       new Alarm(this, id, {
         alarmName,
@@ -172,6 +197,7 @@ export class OperationsAlarms extends Construct {
           stage.metricCount({ statistic: Stats.SUM, period: PERIOD }),
         ),
       ),
+      concern,
     );
     // What clients received: the access log's status, so the authorizer's failures that the
     // gateway responses answer with 503 count too (API Gateway counts them as 4XXError).
@@ -182,6 +208,23 @@ export class OperationsAlarms extends Construct {
         `More than ${thresholds.serverErrorRatePercent}% of ${apiName} answers were 5xx in 5 minutes, as clients received them (access log status; authorizer failures answered 503 included).`,
         rate(`${apiName} 5xx answered (%)`, metrics.answers.serverErrors, metrics.answers.requests),
       ),
+      concern,
+    );
+    // Slow answers: API Gateway's Latency (request received to response sent), p99 over a minute, in
+    // 3 of 5 minutes, so that a canary of 5 minutes can see it and one slow minute does not roll back.
+    const latencyP99Ms = thresholds.latencyP99Ms[concern];
+    this.add(
+      new Alarm(this, `${apiName}Latency`, {
+        alarmName: `${props.name}-${apiName}-latency-p99`,
+        alarmDescription: `The p99 latency of ${apiName} (API Gateway's Latency) was above ${latencyP99Ms} ms in 3 of the last 5 minutes.`,
+        metric: stage.metricLatency({ statistic: Stats.p(99), period: Duration.minutes(1) }),
+        threshold: latencyP99Ms,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 5,
+        datapointsToAlarm: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      concern,
     );
     if (restApi === props.authorizedApi) this.throttledPartnersAlarm(apiName, restApi, props);
     // No key, no per-partner limit here: a 429 is the stage throttle that every caller shares.
@@ -254,6 +297,7 @@ export class OperationsAlarms extends Construct {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
+      'partnerApi',
     );
   }
 
@@ -276,6 +320,7 @@ export class OperationsAlarms extends Construct {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
+      'platformEvents',
     );
     this.add(
       new Alarm(this, 'EventsFallingBehind', {
@@ -290,6 +335,7 @@ export class OperationsAlarms extends Construct {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
+      'platformEvents',
     );
   }
 
@@ -312,6 +358,7 @@ export class OperationsAlarms extends Construct {
           evaluationPeriods: 1,
           treatMissingData: TreatMissingData.NOT_BREACHING,
         }),
+        'outboundEvents',
       );
     alarm(
       'OutboundDeliveryFailed',
@@ -451,7 +498,15 @@ export class OperationsAlarms extends Construct {
           evaluationPeriods: 1,
           treatMissingData: TreatMissingData.NOT_BREACHING,
         }),
+        `function:${functionName}`,
       );
     }
   }
+}
+
+/** The concern of an API's alarms: its short name, which is one of the two APIs'. */
+function apiConcern(apiName: string): 'partnerApi' | 'pages' {
+  if (apiName !== 'partnerApi' && apiName !== 'pages')
+    throw new Error(`No alarms concern the API ${apiName}`);
+  return apiName;
 }

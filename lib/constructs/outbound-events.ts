@@ -165,8 +165,8 @@ export class OutboundEvents extends Construct {
     allow(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], [streamArn]);
     // ListStreams has no resource type (Service Authorization Reference): on a stream's ARN it would allow nothing.
     allow(['dynamodb:ListStreams'], ['*']);
-    // The unqualified function, the ARN the pipe invokes.
-    allow(['lambda:InvokeFunction'], [this.enrichment.function.functionArn]);
+    // The `live` alias, the ARN the pipe invokes (a qualified ARN: the grant names it exactly).
+    allow(['lambda:InvokeFunction'], [this.enrichment.live.functionArn]);
     allow(['events:PutEvents'], [this.bus.eventBusArn]);
     allow(['sqs:SendMessage'], [this.deadLetterQueue.queueArn]);
     // As CDK's own Pipes construct grants a CloudWatch Logs destination (CloudwatchLogsLogDestination.grantPush).
@@ -204,7 +204,7 @@ export class OutboundEvents extends Construct {
         },
         filterCriteria: { filters: [{ pattern: JSON.stringify(OUTBOX_FILTER) }] },
       },
-      enrichment: this.enrichment.function.functionArn,
+      enrichment: this.enrichment.live.functionArn,
       target: this.bus.eventBusArn,
       targetParameters: {
         eventBridgeEventBusParameters: {

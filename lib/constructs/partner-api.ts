@@ -116,7 +116,7 @@ export class PartnerApi extends Construct {
   private requestAuthorizer(stageName: string, authorizerFunction: ServiceFunction): RequestAuthorizer {
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
       authorizerName: `partner-api-key-${stageName}`,
-      handler: authorizerFunction.function,
+      handler: authorizerFunction.live,
       // No result caching, and so no identity source: with caching on, API Gateway refuses (401)
       // any request lacking one of the identity sources before the authorizer runs, but a key may
       // come in Authorization OR X-Enterprise-Key. The authorizer caches key records itself
@@ -145,7 +145,7 @@ export class PartnerApi extends Construct {
     // Reads of its own partitions; the one write is the rate window of the calling key.
     routeFunction.grantAccess(route.access, props.resources);
     // GET and HEAD: the same function behind the same authorizer and usage-plan key.
-    const integration = new LambdaIntegration(routeFunction.function, { allowTestInvoke: false });
+    const integration = new LambdaIntegration(routeFunction.live, { allowTestInvoke: false });
     for (const httpMethod of answeredMethods(route)) {
       const method = resource.addMethod(httpMethod, integration, {
         authorizer: this.authorizer,
@@ -181,7 +181,7 @@ export class PartnerApi extends Construct {
       entry: route.entry,
       description: `${route.method} ${API_BASE_PATH}${route.path}: ${route.summary}`,
     });
-    const integration = new LambdaIntegration(publicFunction.function, { allowTestInvoke: false });
+    const integration = new LambdaIntegration(publicFunction.live, { allowTestInvoke: false });
     const reason =
       "The API's own OpenAPI description: public by design (partners read it before they have a key), no data.";
     for (const httpMethod of answeredMethods(route)) {

@@ -125,7 +125,8 @@ export class PlatformEvents extends Construct {
       ...props.resources,
       queues: { platformEvents: this.queue, platformEventsDeadLetter: this.deadLetterQueue },
     });
-    this.consumer.function.addEventSource(
+    // On the `live` alias, so CodeDeploy shifts the events with the rest (docs/deploying.md#safe-deployments).
+    this.consumer.live.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: EVENT_BATCH_SIZE,
         maxBatchingWindow: Duration.seconds(EVENT_BATCHING_WINDOW_SECONDS),

@@ -4,7 +4,7 @@ import { RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { Alias, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -29,6 +29,9 @@ const LAMBDAS_DIRECTORY = fileURLToPath(new URL('../../lambdas/', import.meta.ur
 
 /** Tag that names each function as the route table does (`usage`, `authorizer`, `revealPage`...). */
 const SERVICE_FUNCTION_TAG = 'service-function';
+
+/** The alias every caller of a function invokes (API Gateway, the authorizer, event sources, the pipe). */
+export const LIVE_ALIAS = 'live';
 
 export interface ServiceFunctionProps {
   /** The function's name in the route table (`serviceFunctions`), set as its `service-function` tag. */
@@ -119,7 +122,14 @@ function wildcardGrantsOtherThanXray(role: Role): string[] {
  * only what it is granted here: no managed policy, not even AWSLambdaBasicExecutionRole.
  */
 export class ServiceFunction extends Construct implements IGrantable {
+  /** The function itself: its metrics, environment and concurrency. Callers invoke {@link live}. */
   public readonly function: NodejsFunction;
+  /**
+   * The `live` alias on the version this deployment published: what API Gateway, the authorizer,
+   * the event source mapping and the pipe invoke, and what CodeDeploy shifts from one version to
+   * the next (the stack's safe deployments; docs/deploying.md#safe-deployments).
+   */
+  public readonly live: Alias;
   public readonly role: Role;
   public readonly logGroup: LogGroup;
   public readonly grantPrincipal: IPrincipal;
@@ -152,6 +162,9 @@ export class ServiceFunction extends Construct implements IGrantable {
       ...(props.memorySize ? { memorySize: props.memorySize } : {}),
     });
     Tags.of(this.function).add(SERVICE_FUNCTION_TAG, props.name);
+    // A new version whenever the code or configuration changes (`currentVersion` hashes both, the
+    // environment added later included); the alias starts on it and CodeDeploy moves it after.
+    this.live = new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.function.currentVersion });
     acknowledgeLogGroupEncryption(this.logGroup);
     acknowledgeShortLogRetention(this.logGroup, props.logRetention ?? RetentionDays.ONE_MONTH);
     acknowledgeGuardFinding(

@@ -63,6 +63,17 @@ const idStartingWith = (template: TemplateJson, type: string, prefix: string) =>
       .filter((id) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id)),
     `${type} ${prefix}`,
   );
+/** The `live` alias of a function, by its route-table name. */
+const liveAliasIdOf = (template: TemplateJson, name: string) =>
+  only(
+    byType(template, 'AWS::Lambda::Alias')
+      .filter(
+        ([, alias]) =>
+          (alias.Properties.FunctionName as { Ref: string }).Ref === functionIdOf(template, name),
+      )
+      .map(([id]) => id),
+    `alias of ${name}`,
+  );
 const functionIdOf = (template: TemplateJson, name: string) =>
   only(
     byType(template, 'AWS::Lambda::Function')
@@ -144,7 +155,8 @@ describe.each(DEPLOYED_STAGES)('outbound events of PartnerApi-%s', (stage) => {
         },
         FilterCriteria: { Filters: [{ Pattern: expect.any(String) }] },
       },
-      Enrichment: { 'Fn::GetAtt': [functionIdOf(template, OUTBOUND_ENRICHMENT.id), 'Arn'] },
+      // Its `live` alias, which CodeDeploy shifts (safe deployments).
+      Enrichment: { Ref: liveAliasIdOf(template, OUTBOUND_ENRICHMENT.id) },
       Target: {
         'Fn::GetAtt': [idStartingWith(template, 'AWS::Events::EventBus', 'OutboundEventsBus'), 'Arn'],
       },
@@ -210,7 +222,7 @@ describe.each(DEPLOYED_STAGES)('outbound events of PartnerApi-%s', (stage) => {
     const { policy, arnOf, streamArnOf } = rolePolicyOf(template, role);
     const tableId = only(byType(template, 'AWS::DynamoDB::GlobalTable'), 'table')[0];
     const stream = streamArnOf(tableId);
-    const enrichment = arnOf(functionIdOf(template, OUTBOUND_ENRICHMENT.id));
+    const enrichment = arnOf(liveAliasIdOf(template, OUTBOUND_ENRICHMENT.id));
     const bus = arnOf(idStartingWith(template, 'AWS::Events::EventBus', 'OutboundEventsBus'));
     const deadLetters = arnOf(idStartingWith(template, 'AWS::SQS::Queue', 'OutboundEventsDeadLetterQueue'));
     const logs = idStartingWith(template, 'AWS::Logs::LogGroup', 'OutboundEventsPipeLogs');
@@ -250,7 +262,10 @@ describe.each(DEPLOYED_STAGES)('outbound events of PartnerApi-%s', (stage) => {
     expect(await check('lambda:InvokeFunction', arnOf(functionIdOf(template, EVENT_CONSUMER.id)))).not.toBe(
       'Allowed',
     );
-    expect(await check('lambda:InvokeFunction', `${enrichment}:1`)).not.toBe('Allowed');
+    // Only the alias: not the unqualified function (its $LATEST), not a version.
+    const enrichmentFunction = arnOf(functionIdOf(template, OUTBOUND_ENRICHMENT.id));
+    expect(await check('lambda:InvokeFunction', enrichmentFunction)).not.toBe('Allowed');
+    expect(await check('lambda:InvokeFunction', `${enrichmentFunction}:1`)).not.toBe('Allowed');
     const platformBus = arnOf(idStartingWith(template, 'AWS::Events::EventBus', 'PlatformEventsBus'));
     expect(await check('events:PutEvents', platformBus)).not.toBe('Allowed');
     expect(await check('events:PutEvents', PLATFORM_BUS)).not.toBe('Allowed');

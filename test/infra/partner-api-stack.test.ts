@@ -83,6 +83,14 @@ function functionId(stage: DeployedStage, description: string): string {
   return only(ids, `function "${description}"`);
 }
 
+/** The `live` alias of a function (by its logical id): what API Gateway, event sources and the pipe invoke. */
+function liveAliasId(stage: DeployedStage, functionLogicalId: string): string {
+  const ids = Object.entries(resources(stage, 'AWS::Lambda::Alias'))
+    .filter(([, alias]) => (alias.Properties.FunctionName as { Ref?: string }).Ref === functionLogicalId)
+    .map(([id]) => id);
+  return only(ids, `alias of ${functionLogicalId}`);
+}
+
 /** Every statement granted to a function's role (its role has no other policy), by its route-table name. */
 function statementsOf(stage: DeployedStage, name: string): Statement[] {
   const fn = resources(stage, 'AWS::Lambda::Function')[functionIdOf(stage, name)];
@@ -339,7 +347,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
       IdentitySource: Match.absent(),
       AuthorizerUri: Match.objectLike({
         'Fn::Join': Match.arrayWith([
-          Match.arrayWith([{ 'Fn::GetAtt': [functionId(stage, AUTHORIZER), 'Arn'] }]),
+          Match.arrayWith([{ Ref: liveAliasId(stage, functionId(stage, AUTHORIZER)) }]),
         ]),
       }),
     });
@@ -382,7 +390,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
           IntegrationHttpMethod: 'POST',
           Uri: Match.objectLike({
             'Fn::Join': Match.arrayWith([
-              Match.arrayWith([{ 'Fn::GetAtt': [functionId(stage, getRouteDescription(route)), 'Arn'] }]),
+              Match.arrayWith([{ Ref: liveAliasId(stage, functionId(stage, getRouteDescription(route))) }]),
             ]),
           }),
         },
@@ -925,12 +933,13 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     const functions = FUNCTION_COUNT - 1;
     const assess = template(stage);
 
-    // Per API: API Gateway's 5xx rate, the 5xx rate clients received, 429s; the platform's events:
+    // Per API: API Gateway's 5xx rate, the 5xx rate clients received, 429s, the p99 latency
+    // (test/infra/safe-deployments.test.ts); the platform's events:
     // dead letters and the oldest waiting (test/infra/platform-events.test.ts); this service's own:
     // the pipe's failures, its dead letters and the lag (test/infra/outbound-events.test.ts); keys
     // revoked as leaked and notices of it not sent; failed backups where the table is backed up.
     const backups = config.tableBackup === 'none' ? 0 : 1;
-    assess.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1 + functions + 2 + 3 + 2 + backups);
+    assess.resourceCountIs('AWS::CloudWatch::Alarm', 4 * 2 + 1 + functions + 2 + 3 + 2 + backups);
     for (const name of ['leaked-key-revoked', 'leak-notice-failed'])
       assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
         AlarmName: `PartnerApi-${stage}-${name}`,
@@ -1403,6 +1412,7 @@ describe('cdk-nag (AwsSolutions)', () => {
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores]',
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
         'AwsSolutions-IAM5[Resource::*]',
         'AwsSolutions-SMG4',
         'AwsSolutions-SQS3',

@@ -131,7 +131,16 @@ describe.each(DEPLOYED_STAGES)('platform events of PartnerApi-%s', (stage) => {
     );
 
     assess.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: consumer?.[0] },
+      // The consumer's `live` alias (`<function name>:live`), which CodeDeploy shifts.
+      FunctionName: {
+        'Fn::Join': [
+          '',
+          [
+            { 'Fn::Select': [6, { 'Fn::Split': [':', { Ref: Match.stringLikeRegexp('ConsumerLive') }] }] },
+            ':live',
+          ],
+        ],
+      },
       EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PlatformEventsQueue'), 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: EVENT_BATCH_SIZE,

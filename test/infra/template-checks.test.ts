@@ -11,7 +11,10 @@ import { attachTemplateChecks, GUARD_RULES_DIRECTORY } from '../../lib/template-
  * else (bundling, the service's constructs) is in the way.
  */
 
-type Resources = Record<string, { type: string; properties?: Record<string, unknown>; dependsOn?: string[] }>;
+type Resources = Record<
+  string,
+  { type: string; properties?: Record<string, unknown>; dependsOn?: string[]; updatePolicy?: unknown }
+>;
 
 /** Synthesizes a stack of raw resources with our Guard rules only; the error text, or undefined. */
 function guardFindings(resources: Resources): string | undefined {
@@ -24,6 +27,7 @@ function guardFindings(resources: Resources): string | undefined {
       ...(resource.properties ? { properties: resource.properties } : {}),
     });
     cfn.overrideLogicalId(id);
+    if (resource.updatePolicy) cfn.addOverride('UpdatePolicy', resource.updatePolicy);
     created.set(id, cfn);
   }
   for (const [id, resource] of Object.entries(resources))
@@ -56,6 +60,65 @@ const queueWithDeadLetters = (source: number | undefined, deadLetters: number | 
     },
   },
 });
+
+/** `arn:…:apigateway:…:lambda:path/2015-03-31/functions/<target>/invocations`, as CDK writes it. */
+const invocationUri = (target: unknown) => ({
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':apigateway:',
+      { Ref: 'AWS::Region' },
+      ':lambda:path/2015-03-31/functions/',
+      target,
+      '/invocations',
+    ],
+  ],
+});
+type Invoked = 'function' | 'alias' | 'shifted alias';
+
+/** A function, its `live` alias (shifted by CodeDeploy or not), and an API method and authorizer invoking one of them. */
+const apiInvoking = (method: Invoked, authorizer: Invoked): Resources => {
+  const target = (invoked: Invoked) =>
+    invoked === 'function'
+      ? { 'Fn::GetAtt': ['Handler', 'Arn'] }
+      : { Ref: invoked === 'alias' ? 'Plain' : 'Live' };
+  const alias = (updatePolicy?: unknown) => ({
+    type: 'AWS::Lambda::Alias',
+    properties: { FunctionName: { Ref: 'Handler' }, FunctionVersion: '1', Name: 'live' },
+    ...(updatePolicy ? { updatePolicy } : {}),
+  });
+  return {
+    Handler: {
+      type: 'AWS::Lambda::Function',
+      properties: { Role: 'arn:aws:iam::123456789012:role/r', Code: {}, Runtime: 'nodejs24.x' },
+    },
+    Plain: alias(),
+    Live: alias({ CodeDeployLambdaAliasUpdate: { ApplicationName: 'app', DeploymentGroupName: 'group' } }),
+    Api: { type: 'AWS::ApiGateway::RestApi', properties: { Name: 'api' } },
+    Authorizer: {
+      type: 'AWS::ApiGateway::Authorizer',
+      properties: {
+        RestApiId: { Ref: 'Api' },
+        Name: 'keys',
+        Type: 'REQUEST',
+        AuthorizerUri: invocationUri(target(authorizer)),
+      },
+    },
+    Method: {
+      type: 'AWS::ApiGateway::Method',
+      properties: {
+        RestApiId: { Ref: 'Api' },
+        ResourceId: { 'Fn::GetAtt': ['Api', 'RootResourceId'] },
+        HttpMethod: 'GET',
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: 'Authorizer' },
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST', Uri: invocationUri(target(method)) },
+      },
+    },
+  };
+};
 
 const header = (name: string, value: string) => ({ Name: name, Value: value });
 const blockRule = (headers: unknown[]) => ({
@@ -443,6 +506,24 @@ const cases: readonly {
     breaks: 'a source queue that leaves its retention to the default',
     broken: queueWithDeadLetters(undefined, 1_209_600),
     fixed: queueWithDeadLetters(345_600, 1_209_600),
+  },
+  {
+    rule: 'api_method_invokes_shifted_alias',
+    breaks: 'a method that invokes the function itself (all traffic on each new version at once)',
+    broken: apiInvoking('function', 'shifted alias'),
+    fixed: apiInvoking('shifted alias', 'shifted alias'),
+  },
+  {
+    rule: 'api_method_invokes_shifted_alias',
+    breaks: 'a method that invokes an alias CodeDeploy does not shift',
+    broken: apiInvoking('alias', 'shifted alias'),
+    fixed: apiInvoking('shifted alias', 'shifted alias'),
+  },
+  {
+    rule: 'api_authorizer_invokes_shifted_alias',
+    breaks: 'an authorizer that invokes the function itself',
+    broken: apiInvoking('shifted alias', 'function'),
+    fixed: apiInvoking('shifted alias', 'shifted alias'),
   },
 ];
 

@@ -66,6 +66,14 @@ function resolver(template: Template) {
     if (type === 'AWS::Logs::LogGroup') return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${id}:*`;
     if (type === 'AWS::SQS::Queue') return `arn:aws:sqs:${REGION}:${ACCOUNT}:${id}`;
     if (type === 'AWS::Lambda::Function') return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${id}`;
+    // An alias's Ref is its ARN: its function's, qualified with its name.
+    if (type === 'AWS::Lambda::Alias') {
+      const { FunctionName, Name } = (template.Resources[id]?.Properties ?? {}) as {
+        FunctionName: { Ref: string };
+        Name: string;
+      };
+      return `${arnOf(FunctionName.Ref)}:${Name}`;
+    }
     if (type === 'AWS::Events::EventBus') return `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${id}`;
     throw new Error(`No ARN for ${id} (${type})`);
   };

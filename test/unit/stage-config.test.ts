@@ -5,6 +5,7 @@ import { DEPLOYED_STAGES } from '../../core/stages';
 import { serviceConfig, useServiceEnvironment } from '../../lambdas/common/config';
 import {
   customDomainOf,
+  rollbackAlarmsOf,
   senderAddress,
   stageConfig,
   stageSettings,
@@ -148,6 +149,22 @@ describe('stage configuration', () => {
     expect(() => withExecuteApi('sandbox', undefined, 'off')).toThrow(
       /executeApi of sandbox turns the execute-api addresses on or off beside a custom domain; sandbox has none/,
     );
+  });
+
+  it('shifts production gradually and the sandbox at once, watching the alarms unless a deploy says ignore', () => {
+    expect(stageSettings.production.trafficShifting).toBe('canary-10-percent-5-minutes');
+    expect(stageSettings.sandbox.trafficShifting).toBe('all-at-once');
+    expect(rollbackAlarmsOf('production', undefined)).toBeUndefined();
+    expect(rollbackAlarmsOf('production', 'ignore')).toBe('ignore');
+    expect(rollbackAlarmsOf('sandbox', 'watch')).toBe('watch');
+    expect(() => rollbackAlarmsOf('production', 'off')).toThrow(
+      'rollbackAlarms of production is watch or ignore, not "off" (docs/deploying.md#safe-deployments).',
+    );
+    expect(
+      stageConfig('production', { mailFrom: 'partners@hostly.io', ...REQUIRED, rollbackAlarms: 'ignore' }),
+    ).toMatchObject({
+      rollbackAlarms: 'ignore',
+    });
   });
 
   it('takes a custom domain from its three context values together or not at all', () => {
