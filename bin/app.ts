@@ -33,6 +33,8 @@ import { attachTemplateChecks } from '../lib/template-checks';
  *   `-c executeApi:<stage>=off` turns the execute-api addresses off once the names work (on by default).
  * - `-c rollbackAlarms:<stage>=ignore` (one deploy, in an incident): CodeDeploy shifts the functions'
  *   aliases without watching the alarms, which would otherwise stop the fix of a red alarm.
+ * - `-c backupCopyVaultArn:<stage>=arn:aws:backup:…:backup-vault:…` (required where the stage keeps
+ *   backups: production): the vault in another region or account the table's backups are copied to.
  *
  * Every stage's settings are checked before any stack is built, so a refused setting ends the
  * synthesis with its one line at once, before bundling. Stacks are environment-agnostic (no
@@ -61,6 +63,7 @@ for (const stage of DEPLOYED_STAGES) {
     .map((publisher) => publisher.trim())
     .filter((publisher) => publisher !== '');
   const platformEventBus = context(`platformEventBus:${stage}`);
+  const backupCopyVaultArn = context(`backupCopyVaultArn:${stage}`);
   try {
     const customDomain = withExecuteApi(
       stage,
@@ -79,6 +82,7 @@ for (const stage of DEPLOYED_STAGES) {
         ...(customDomain ? { customDomain } : {}),
         ...(publishers?.length ? { platformEventPublishers: publishers } : {}),
         ...(platformEventBus ? { platformEventBus } : {}),
+        ...(backupCopyVaultArn ? { backupCopyVaultArn } : {}),
       }),
     );
   } catch (error) {

@@ -6,6 +6,7 @@ import { localTarget } from '../cli/local-target';
 import { liveRuntimes, localDirectory } from '../emulator/runtime';
 import { STACK_OUTPUTS, stackName } from '../lib/stage-config';
 import { deployedAuthorizerFailureProbe, localAuthorizerFailureProbe } from '../verify/aws-probe';
+import { backupProbeOf } from '../verify/backup-probe';
 import { reportLine, tally } from '../verify/checks';
 import type { VerifyContext } from '../verify/deploy-checks';
 import { verifyStage } from '../verify/deploy-checks';
@@ -26,7 +27,8 @@ const USAGE = `Usage: npm run verify -- --stage sandbox|production|local [option
   marketplace, onboarding, audit list), whose IAM reading no simulator settles; then the authorizer
   and limiter, a full activation with its provisioning transaction, HEAD and If-None-Match on every
   GET route, a forced authorizer failure counted by the answered-5xx metric filter, properties,
-  gzip with and without Accept, 405, 406, the WAF, audit list, traffic. It approves a throw-away
+  gzip with and without Accept, 405, 406, the WAF, audit list, traffic, and where the stage keeps
+  AWS Backup, a recovery point of the table under a day old and its copy. It approves a throw-away
   test partner, prints one line per check (a failure names the AWS call and the policy statement to
   look at), then revokes the key, suspends the partner, deletes what it wrote and erases its test host
   as the platform asks (HostErasureRequested); the partner stays, suspended, named as test data.
@@ -179,6 +181,7 @@ try {
       ...(await operatorSession(options)),
       operatorStatements: OPERATOR_STATEMENTS,
       authorizerFailure: await authorizerFailure(options),
+      backups: await backupProbeOf(options.stage, options.timeoutMs),
     },
     (result) => console.log(reportLine(result)),
   );

@@ -41,6 +41,7 @@ import type { FunctionSettings, ServiceFunction } from './constructs/service-fun
 import type { ServiceRestApi } from './constructs/service-rest-api';
 import { ServiceTable } from './constructs/service-table';
 import { TableBackup } from './constructs/table-backup';
+import { CostWatchStack, costWatchStackName } from './cost-watch-stack';
 import type { StageConfig } from './stage-config';
 import { STACK_OUTPUTS, senderAddress, stackName } from './stage-config';
 
@@ -92,6 +93,7 @@ export class PartnerApiStack extends Stack {
         table: this.table.table,
         dailyRetentionDays: config.tableBackup.dailyRetentionDays,
         monthlyRetentionDays: config.auditRetentionDays,
+        copyVaultArn: config.backupCopyVaultArn,
       });
     this.secrets = this.serviceSecrets(config, dataRemovalPolicy);
 
@@ -469,13 +471,17 @@ export class PartnerApiStack extends Stack {
 
 /**
  * The service's stacks in `app`: the account's API Gateway logging role (ApiGatewayAccountStack),
- * then one stack per stage, each waiting for it, so `cdk deploy PartnerApi-<stage>` deploys the role's
- * stack first wherever the stage lives. `bin/app.ts` and the tests build the app this one way.
+ * then one stack per stage, each waiting for it and for its cost watch in us-east-1 (CostWatchStack),
+ * so `cdk deploy PartnerApi-<stage>` deploys both first wherever the stage lives. `bin/app.ts` and the
+ * tests build the app this one way.
  */
 export function addServiceStacks(app: Construct, configs: readonly StageConfig[]): PartnerApiStack[] {
   if (configs.length === 0) return [];
   const apiGatewayAccount = new ApiGatewayAccountStack(app, API_GATEWAY_ACCOUNT_STACK);
-  return configs.map(
-    (config) => new PartnerApiStack(app, stackName(config.stage), { config, apiGatewayAccount }),
-  );
+  return configs.map((config) => {
+    const stack = new PartnerApiStack(app, stackName(config.stage), { config, apiGatewayAccount });
+    // The stage's budget and anomaly monitor live in us-east-1 (CostWatchStack), deployed before it.
+    stack.addStackDependency(new CostWatchStack(app, costWatchStackName(config.stage), { config }));
+    return stack;
+  });
 }

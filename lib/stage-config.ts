@@ -155,8 +155,16 @@ export interface StageConfig extends RuntimeSettings {
   readonly lambdaSystemLogLevel: 'INFO' | 'WARN';
   /** X-Ray sampling of the stage's APIs and functions; `account-default` leaves X-Ray's default rule in effect. */
   readonly traceSampling: TraceSampling | 'account-default';
-  /** Backups of the table beyond point-in-time recovery, in a vault of the stack. */
+  /**
+   * Backups of the table beyond point-in-time recovery, in a vault of the stack, each copied to the
+   * deployment's `backupCopyVaultArn` (required wherever there are backups).
+   */
   readonly tableBackup: TableBackup | 'none';
+  /**
+   * The stage's monthly AWS Budgets budget in USD, over the costs that carry its `stage` tag: the
+   * alarm topic hears at 80 % spent and at a forecast over 100 % (docs/deploying.md#what-it-costs-watched).
+   */
+  readonly monthlyBudgetUsd: number;
   /**
    * A deployment must give `alarmTopicArn` (`-c alarmTopicArn:<stage>=…`): alarms that notify nobody
    * are not watching anything.
@@ -216,6 +224,12 @@ export interface StageConfig extends RuntimeSettings {
    */
   readonly platformEventBus?: string;
   /**
+   * The AWS Backup vault, in another region or another account, that every recovery point of the
+   * table is copied to (`-c backupCopyVaultArn:<stage>=arn:aws:backup:…:backup-vault:<name>`).
+   * Required where `tableBackup` is kept (production).
+   */
+  readonly backupCopyVaultArn?: string;
+  /**
    * Where the signing keys of secret scanning reports are published: GitHub's list, which the
    * endpoint reads (and caches) to check each report's signature (docs/deploying.md).
    */
@@ -244,6 +258,7 @@ export interface DeploymentSettings {
   readonly customDomain?: CustomDomain;
   readonly platformEventPublishers?: readonly string[];
   readonly platformEventBus?: string;
+  readonly backupCopyVaultArn?: string;
 }
 
 /**
@@ -268,6 +283,9 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     traceSampling: 'account-default',
     // Test data of partners' integrations: nothing to restore.
     tableBackup: 'none',
+    // Fixed $31 a month and $10.72 a million calls (docs/deploying.md#what-it-costs): $50 is partners'
+    // test traffic up to about 1.8 million calls; more is a loop worth hearing about.
+    monthlyBudgetUsd: 50,
     alarmTopicRequired: false,
     // Partners' engineers may test against the execute-api address; a custom domain is welcome.
     customDomainRequired: false,
@@ -306,6 +324,9 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     // 1 % of requests, with no per-second reservoir that would trace nearly every call at low traffic.
     traceSampling: { fixedRate: 0.01, reservoirPerSecond: 0 },
     tableBackup: { dailyRetentionDays: 35 },
+    // Fixed $36 a month (and its backup copies), $5.86 a million calls: $250 is about 35 million calls,
+    // over three times the 10-million month docs/deploying.md#what-it-costs prices at $95.
+    monthlyBudgetUsd: 250,
     alarmTopicRequired: true,
     customDomainRequired: true,
     // Pages: the stage throttle (20 a second, bursts of 40) at a few hundred ms each needs about 12 at
@@ -360,6 +381,14 @@ const EVENT_PUBLISHER = new RegExp(`^(?:\\d{12}|arn:${PARTITION}:iam::\\d{12}:ro
 /** An EventBridge event bus ARN: `arn:<partition>:events:<region>:<account>:event-bus/<name>`. */
 const EVENT_BUS_ARN = new RegExp(
   `^arn:${PARTITION}:events:[a-z]{2}(?:-[a-z]+)+-\\d:\\d{12}:event-bus/[/.\\-_A-Za-z0-9]{1,256}$`,
+);
+
+/**
+ * An AWS Backup vault ARN, its region and account captured: a vault name is 2 to 50 letters, digits,
+ * hyphens and underscores (https://docs.aws.amazon.com/aws-backup/latest/devguide/API_CreateBackupVault.html).
+ */
+const BACKUP_VAULT_ARN = new RegExp(
+  `^arn:${PARTITION}:backup:([a-z]{2}(?:-[a-z]+)+-\\d):(\\d{12}):backup-vault:[A-Za-z0-9_-]{2,50}$`,
 );
 
 /** True when `publisher` is an account id or an IAM role ARN (the stack's bus lets it put events). */
@@ -449,11 +478,42 @@ function customDomainProblem(stage: DeployedStage, domain: CustomDomain): string
 }
 
 /**
+ * Why the vault the table's backups are copied to cannot be it, or nothing: it must be an AWS Backup
+ * vault ARN, of a stage that keeps backups, and not in the stage's own region and account, where a
+ * copy dies with what it should survive. Stacks are environment-agnostic, so the stage's region and
+ * account are known at synthesis only from what else the deployment gives: its certificate's region
+ * (a regional custom domain takes a certificate of its API's own region:
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-custom-domains-prerequisites.html)
+ * and its alarm topic's account (Budgets notifies it, and Budgets notifies a topic of its own account
+ * only: https://docs.aws.amazon.com/cost-management/latest/userguide/budgets-sns-policy.html). Without
+ * either, the vault is taken as given.
+ */
+function backupCopyProblem(
+  stage: DeployedStage,
+  deployment: DeploymentSettings,
+  tableBackup: StageConfig['tableBackup'],
+): string | undefined {
+  const vault = deployment.backupCopyVaultArn;
+  if (vault === undefined) return undefined;
+  if (tableBackup === 'none')
+    return `backupCopyVaultArn of ${stage}: ${stage} keeps no AWS Backup of its table (tableBackup in lib/stage-config.ts), so there is nothing to copy.`;
+  const [, region, account] = BACKUP_VAULT_ARN.exec(vault) ?? [];
+  if (!region || !account)
+    return `backupCopyVaultArn of ${stage} is not an AWS Backup vault ARN: "${vault}" (arn:aws:backup:<region>:<account>:backup-vault:<name>, in another region or account).`;
+  const stageRegion = deployment.customDomain?.certificateArn.split(':')[3];
+  const stageAccount = deployment.alarmTopicArn?.split(':')[4];
+  if (region === stageRegion && account === stageAccount)
+    return `backupCopyVaultArn of ${stage} is in the stage's own region and account (${region}, ${account}: those of its certificate and alarm topic), where a copy goes with what it should survive: give a vault in another region or account (docs/deploying.md#backups-of-the-production-table).`;
+  return undefined;
+}
+
+/**
  * A stage's whole configuration: its settings and what the deployment supplies. Refuses a sender
  * that is not an address, a placeholder sender in production (mail from it never arrives), an
  * alarm topic that is not an SNS topic ARN, a stage without what it requires (production: an alarm
- * topic and a custom domain, named together in one line), a custom domain that cannot be served, and
- * a platform bus that is not an event bus ARN.
+ * topic, a custom domain and, where backups are kept, a vault to copy them to, named together in one
+ * line), a custom domain that cannot be served, a platform bus that is not an event bus ARN, and a copy
+ * vault that is not one or is where the stage is (`backupCopyProblem`).
  */
 export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings): StageConfig {
   const address = senderAddress(deployment.mailFrom);
@@ -482,6 +542,11 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
           `the names its links use, on one ACM certificate of its region (-c apiDomain:${stage}=api.<your-domain> -c pagesDomain:${stage}=<pages>.<your-domain> -c certificateArn:${stage}=arn:aws:acm:<region>:<account>:certificate/<id>)`,
         ]
       : []),
+    ...(deployment.backupCopyVaultArn === undefined && settings.tableBackup !== 'none'
+      ? [
+          `the vault in another region or account its backups are copied to (-c backupCopyVaultArn:${stage}=arn:aws:backup:<region>:<account>:backup-vault:<name>)`,
+        ]
+      : []),
   ];
   if (required.length > 0)
     throw new StageConfigError(
@@ -493,6 +558,8 @@ export function stageConfig(stage: DeployedStage, deployment: DeploymentSettings
     );
   const domainProblem = customDomain && customDomainProblem(stage, customDomain);
   if (domainProblem) throw new StageConfigError(domainProblem);
+  const copyProblem = backupCopyProblem(stage, deployment, settings.tableBackup);
+  if (copyProblem) throw new StageConfigError(copyProblem);
   const wrongPublisher = deployment.platformEventPublishers?.find(
     (publisher) => !isEventPublisher(publisher),
   );

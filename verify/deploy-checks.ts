@@ -20,6 +20,8 @@ import { approvePartner, suspendPartner } from '../operations/partners';
 import type { OperatorTarget } from '../operations/target';
 import type { AuthorizerFailureProbe, ForcedFailure } from './authorizer-failure';
 import { COUNT_CHECK, countedByFilters, FORCE_CHECK, forceAuthorizerFailure } from './authorizer-failure';
+import type { BackupProbe } from './backup-probe';
+import { RECOVERY_POINT_MAX_AGE_HOURS } from './backup-probe';
 import type { PageAnswer } from './browser-session';
 import { BrowserSession, fillForm, pageTitle, postFormOf } from './browser-session';
 import type { CheckResult, CheckRow, Verdict } from './checks';
@@ -57,6 +59,8 @@ export interface VerifyContext extends OperatorSettings {
   readonly firewall: boolean;
   /** What forcing an authorizer failure needs (authorizer-failure.ts), or why this run does not force one. */
   readonly authorizerFailure: AuthorizerFailureProbe | { readonly skip: string };
+  /** AWS Backup's lists about the stage's table (backup-probe.ts), or why the stage has no backup to check. */
+  readonly backups: BackupProbe | { readonly skip: string };
 }
 
 /** What the checks created, for the clean-up. */
@@ -157,6 +161,10 @@ export const PREREQUISITE_CHECKS = [APPROVE, REVEAL, OPEN_LINK, PROVISION];
 export const functionsQueryingTheIndex = (): string[] =>
   serviceFunctions.filter((spec) => spec.access.table?.queryIndex).map((spec) => spec.name);
 
+/** The backup check: it needs nothing of the run, and skips, saying why, where there is no AWS Backup. */
+export const BACKUP_CHECK =
+  'AWS Backup: a recovery point of the table under a day old, copied to the other vault';
+
 const GZIP = 'GET /properties, Accept: application/json and Accept-Encoding: gzip';
 const NO_ACCEPT = "GET /properties, Accept-Encoding: gzip and no Accept (Go's default client)";
 
@@ -234,6 +242,7 @@ const DEPLOY_CHECKS: readonly CheckRow<StageRun>[] = [
     needs: REVEAL,
     run: ({ context, slug }) => partnerTraffic(context, context.target.stage, slug),
   },
+  { name: BACKUP_CHECK, run: ({ context }) => recentCopiedBackup(context.backups) },
   { name: 'clean up', run: cleanUp },
 ];
 
@@ -668,6 +677,39 @@ async function unsignedLeakReport(run: StageRun): Promise<Verdict> {
         ? ' (the function could not read the stage setting secretScanningKeysUrl: its network path to GitHub)'
         : ''),
     grantsOf(pageFunctionName('secretScanning')),
+  );
+}
+
+/**
+ * The table's newest completed recovery point is under a day old (the daily rule's, with its start
+ * window) and a completed copy job of the table's was created in that time: the backups exist, and
+ * their copies reach the vault in the other region or account.
+ */
+export async function recentCopiedBackup(backups: VerifyContext['backups']): Promise<Verdict> {
+  if ('skip' in backups) return skip(backups.skip);
+  const lookAt = `backup:ListRecoveryPointsByResource and backup:ListCopyJobs (your credentials); the backup-failed alarm and the FailedBackupJobsQueueUrl output; aws backup list-copy-jobs --by-resource-arn ${backups.tableArn} (a FAILED copy names its reason: the destination vault's access policy, advanced DynamoDB backup in docs/deploying.md#backups-of-the-production-table)`;
+  const since = new Date(Date.now() - RECOVERY_POINT_MAX_AGE_HOURS * 3_600_000);
+  const madeAt = (seconds: number | undefined) => new Date((seconds ?? 0) * 1000);
+  const [newest] = (await backups.recoveryPoints())
+    .filter((point) => point.Status === 'COMPLETED')
+    .sort((a, b) => (b.CreationDate ?? 0) - (a.CreationDate ?? 0));
+  const hoursOld = (date: Date) => ((Date.now() - date.getTime()) / 3_600_000).toFixed(1);
+  if (!newest || madeAt(newest.CreationDate) < since)
+    return fail(
+      newest
+        ? `the newest completed recovery point is ${hoursOld(madeAt(newest.CreationDate))} h old (${newest.RecoveryPointArn})`
+        : 'the table has no completed recovery point',
+      lookAt,
+    );
+  const copies = await backups.completedCopyJobs(since);
+  const copy = copies.find((job) => job.SourceRecoveryPointArn === newest.RecoveryPointArn) ?? copies[0];
+  if (!copy)
+    return fail(
+      `no copy job of the table completed in the last ${RECOVERY_POINT_MAX_AGE_HOURS} h (newest recovery point ${hoursOld(madeAt(newest.CreationDate))} h old)`,
+      lookAt,
+    );
+  return pass(
+    `${hoursOld(madeAt(newest.CreationDate))} h old in ${newest.BackupVaultName ?? 'the vault'}; copied to ${copy.DestinationBackupVaultArn ?? 'the other vault'} ${hoursOld(madeAt(copy.CreationDate))} h ago`,
   );
 }
 

@@ -16,6 +16,12 @@ export interface TableBackupProps {
   readonly dailyRetentionDays: number;
   /** How long each monthly backup is kept: the audit trail's retention, so each event stays recoverable for all of it. */
   readonly monthlyRetentionDays: number;
+  /**
+   * The vault, in another region or another account, each recovery point is copied to, kept as long
+   * as its source (`backupCopyVaultArn` of the deployment; lib/stage-config.ts refuses one in the
+   * stage's own region and account where it can tell).
+   */
+  readonly copyVaultArn: string | undefined;
 }
 
 /** The least any recovery point in the vault is kept: point-in-time recovery's own window. */
@@ -28,6 +34,13 @@ const MIN_RETENTION_DAYS = 35;
  * https://docs.aws.amazon.com/aws-backup/latest/devguide/eventbridge.html
  */
 const FAILED_BACKUP_JOB_STATES = ['FAILED', 'ABORTED', 'EXPIRED'] as const;
+
+/**
+ * How long AWS Backup may wait to start a scheduled job before it gives up on it (EXPIRED, which the
+ * backup-failed alarm reports): an hour, so the newest recovery point of a day is never older than a
+ * day and about an hour, which `npm run verify` holds it to.
+ */
+export const BACKUP_START_WINDOW_HOURS = 1;
 
 /** The event pattern of a backup job of `vaultName` that ended without a recovery point. */
 function failedBackupJobPattern(vaultName: string) {
@@ -61,27 +74,38 @@ export class TableBackup extends Construct {
       throw new Error(
         `Backups are kept at least ${MIN_RETENTION_DAYS} days (point-in-time recovery's window).`,
       );
+    // stageConfig() refuses this first, in its one line; a backup of one account and region is not enough.
+    if (!props.copyVaultArn) throw new Error('Backups are copied to a vault in another region or account.');
     // The vault's recovery points are encrypted with the AWS managed key of AWS Backup; a DynamoDB
     // backup without AWS Backup's advanced DynamoDB features keeps the table's own key (aws/dynamodb).
     this.vault = new BackupVault(this, 'Vault', {
       removalPolicy: RemovalPolicy.RETAIN,
       lockConfiguration: { minRetention: Duration.days(MIN_RETENTION_DAYS) },
     });
+    // Copies outlive the account and the region of the stage. AWS Backup copies each new recovery
+    // point to the vault as part of the rule, which keeps the copy as long as the source (a copy's
+    // lifetime counts from its source's creation):
+    // https://docs.aws.amazon.com/aws-backup/latest/devguide/recov-point-create-a-copy.html
+    // A DynamoDB table's copies to another region or account need AWS Backup's advanced DynamoDB
+    // backup features, on by default in accounts without a vault before 21 November 2021 and
+    // otherwise turned on per region (docs/deploying.md says how):
+    // https://docs.aws.amazon.com/aws-backup/latest/devguide/advanced-ddb-backup.html
+    const copyVault = BackupVault.fromBackupVaultArn(this, 'CopyVault', props.copyVaultArn);
+    const rule = (ruleName: string, scheduleExpression: Schedule, retentionDays: number) =>
+      new BackupPlanRule({
+        ruleName,
+        scheduleExpression,
+        startWindow: Duration.hours(BACKUP_START_WINDOW_HOURS),
+        deleteAfter: Duration.days(retentionDays),
+        copyActions: [{ destinationBackupVault: copyVault, deleteAfter: Duration.days(retentionDays) }],
+      });
     this.plan = new BackupPlan(this, 'Plan', {
       backupPlanName: `${props.name}-table`,
       backupVault: this.vault,
       backupPlanRules: [
-        new BackupPlanRule({
-          ruleName: 'daily',
-          // 03:00 UTC; the monthly backup two hours later, so the two never start together.
-          scheduleExpression: Schedule.cron({ minute: '0', hour: '3' }),
-          deleteAfter: Duration.days(props.dailyRetentionDays),
-        }),
-        new BackupPlanRule({
-          ruleName: 'monthly',
-          scheduleExpression: Schedule.cron({ minute: '0', hour: '5', day: '1' }),
-          deleteAfter: Duration.days(props.monthlyRetentionDays),
-        }),
+        // 03:00 UTC; the monthly backup two hours later, so the two never start together.
+        rule('daily', Schedule.cron({ minute: '0', hour: '3' }), props.dailyRetentionDays),
+        rule('monthly', Schedule.cron({ minute: '0', hour: '5', day: '1' }), props.monthlyRetentionDays),
       ],
     });
     this.failedJobs = new Queue(this, 'FailedJobs', {

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ALARM_TOPIC_ARN, TEST_CUSTOM_DOMAIN } from './app-synthesis';
+import { TEST_ALARM_TOPIC_ARN, TEST_BACKUP_COPY_VAULT_ARN, TEST_CUSTOM_DOMAIN } from './app-synthesis';
 
 let outdir = '';
 
@@ -34,7 +34,9 @@ const PRODUCTION_NEEDS =
   'PartnerApi-production cannot be synthesized: production needs what only a deployment can give: ' +
   'the SNS topic its alarms notify (-c alarmTopicArn:production=arn:aws:sns:<region>:<account>:<topic>); ' +
   'the names its links use, on one ACM certificate of its region (-c apiDomain:production=api.<your-domain> ' +
-  '-c pagesDomain:production=<pages>.<your-domain> -c certificateArn:production=arn:aws:acm:<region>:<account>:certificate/<id>). ' +
+  '-c pagesDomain:production=<pages>.<your-domain> -c certificateArn:production=arn:aws:acm:<region>:<account>:certificate/<id>); ' +
+  'the vault in another region or account its backups are copied to ' +
+  '(-c backupCopyVaultArn:production=arn:aws:backup:<region>:<account>:backup-vault:<name>). ' +
   'Through npm: npm run synth -- <these flags>; with example values: npm run synth:example (docs/deploying.md#synthesize).';
 
 /** The `-c` flags of `npm run synth:example` beyond `npm run synth`'s, as `key=value`. */
@@ -66,12 +68,15 @@ describe('what a deployment gives bin/app.ts for production and sandbox', () => 
     };
 
     // Plain `npm run synth` fails with the line above until a deployment gives what production needs.
-    expect(scripts.synth).not.toMatch(/alarmTopicArn|apiDomain|pagesDomain|certificateArn/);
+    expect(scripts.synth).not.toMatch(
+      /alarmTopicArn|apiDomain|pagesDomain|certificateArn|backupCopyVaultArn/,
+    );
     expect(exampleContext()).toEqual({
       'alarmTopicArn:production': TEST_ALARM_TOPIC_ARN,
       'apiDomain:production': TEST_CUSTOM_DOMAIN.apiDomain,
       'pagesDomain:production': TEST_CUSTOM_DOMAIN.pagesDomain,
       'certificateArn:production': TEST_CUSTOM_DOMAIN.certificateArn,
+      'backupCopyVaultArn:production': TEST_BACKUP_COPY_VAULT_ARN,
     });
     expect(scripts['test:deployed']).toMatch(/^npm run synth:example && /);
   });
@@ -123,6 +128,7 @@ describe('custom domains of both stages', () => {
       'mailFrom:sandbox': 'partners-sandbox@example.com',
       'mailFrom:production': 'partners@partner-api.dev',
       'alarmTopicArn:production': TEST_ALARM_TOPIC_ARN,
+      'backupCopyVaultArn:production': TEST_BACKUP_COPY_VAULT_ARN,
       ...Object.fromEntries(
         (['sandbox', 'production'] as const).flatMap((stage) => [
           [`apiDomain:${stage}`, TEST_CUSTOM_DOMAIN.apiDomain],
@@ -151,6 +157,25 @@ describe('the platform bus given to bin/app.ts', () => {
     expect(result.stderr.split('\n')).toEqual([
       'PartnerApi-sandbox cannot be synthesized: platformEventBus of sandbox is not an EventBridge event bus ARN: "host-platform" (arn:aws:events:<region>:<account>:event-bus/<name>).',
     ]);
+  });
+});
+
+describe('the backup copy vault given to bin/app.ts', () => {
+  it('refuses one in the region of production’s certificate and the account of its alarm topic, in one line', async () => {
+    const sameRegion = TEST_BACKUP_COPY_VAULT_ARN.replace(':eu-central-1:', ':eu-west-1:');
+    const result = await synth({
+      'mailFrom:production': 'partners@partner-api.dev',
+      'alarmTopicArn:production': TEST_ALARM_TOPIC_ARN,
+      ...Object.fromEntries(
+        Object.entries(TEST_CUSTOM_DOMAIN).map(([key, value]) => [`${key}:production`, value]),
+      ),
+      'backupCopyVaultArn:production': sameRegion,
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n').at(-1)).toBe(
+      "PartnerApi-production cannot be synthesized: backupCopyVaultArn of production is in the stage's own region and account (eu-west-1, 123456789012: those of its certificate and alarm topic), where a copy goes with what it should survive: give a vault in another region or account (docs/deploying.md#backups-of-the-production-table).",
+    );
   });
 });
 

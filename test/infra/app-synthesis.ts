@@ -27,9 +27,16 @@ export const TEST_CUSTOM_DOMAIN = {
 } as const;
 
 /**
+ * What `-c backupCopyVaultArn:production=…` gives: a vault of the example account in another region
+ * (eu-central-1; the stage's certificate says eu-west-1), so the copies outlive the stage's region.
+ */
+export const TEST_BACKUP_COPY_VAULT_ARN =
+  'arn:aws:backup:eu-central-1:123456789012:backup-vault:partner-api-copies';
+
+/**
  * The deployment settings of the tests' synthesis: sandbox without an alarm topic or a custom domain
  * (so the path of a stage without them is synthesized and checked too), production with the example
- * topic and names that `npm run synth:example` gives.
+ * topic, names and backup copy vault that `npm run synth:example` gives.
  */
 export const TEST_DEPLOYMENT: Readonly<Record<DeployedStage, DeploymentSettings>> = {
   sandbox: { mailFrom: TEST_MAIL_FROM.sandbox },
@@ -37,6 +44,7 @@ export const TEST_DEPLOYMENT: Readonly<Record<DeployedStage, DeploymentSettings>
     mailFrom: TEST_MAIL_FROM.production,
     alarmTopicArn: TEST_ALARM_TOPIC_ARN,
     customDomain: TEST_CUSTOM_DOMAIN,
+    backupCopyVaultArn: TEST_BACKUP_COPY_VAULT_ARN,
   },
 };
 

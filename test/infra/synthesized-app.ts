@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { API_GATEWAY_ACCOUNT_STACK } from '../../lib/api-gateway-account-stack';
+import { costWatchStackName } from '../../lib/cost-watch-stack';
 import { stackName } from '../../lib/stage-config';
 import type { SynthesisOutcome } from './app-synthesis';
 import { synthesisPaths } from './app-synthesis';
@@ -41,6 +42,8 @@ export interface SynthesizedApp {
   readonly templates: Readonly<Record<DeployedStage, Template>>;
   /** The account's API Gateway logging role (ApiGatewayAccountStack), which both stages wait for. */
   readonly accountTemplate: Template;
+  /** Each stage's budget and cost anomaly monitor (CostWatchStack, in us-east-1), which its stage waits for. */
+  readonly costTemplates: Readonly<Record<DeployedStage, Template>>;
   readonly report: ValidationReport;
 }
 
@@ -78,6 +81,12 @@ export function synthesizedApp(): SynthesizedApp {
     readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8'),
   ) as ValidationReport;
   const accountTemplate = Template.fromJSON(assembly.getStackByName(API_GATEWAY_ACCOUNT_STACK).template);
-  cached = { templates, accountTemplate, report };
+  const costTemplates = Object.fromEntries(
+    DEPLOYED_STAGES.map((stage) => [
+      stage,
+      Template.fromJSON(assembly.getStackByName(costWatchStackName(stage)).template),
+    ]),
+  ) as Record<DeployedStage, Template>;
+  cached = { templates, accountTemplate, costTemplates, report };
   return cached;
 }

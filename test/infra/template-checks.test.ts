@@ -289,6 +289,37 @@ const streamPipe = (
   } satisfies Resources;
 };
 
+const COPY_VAULT = 'arn:aws:backup:eu-central-1:123456789012:backup-vault:partner-api-copies';
+/**
+ * A backup plan of `stage` with one daily rule kept 35 days, as the stack builds it; `copies` are
+ * the rule's CopyActions (none when undefined).
+ */
+const backupPlan = (stage: string, copies?: Record<string, unknown>[]): Resources => ({
+  Vault: { type: 'AWS::Backup::BackupVault', properties: { BackupVaultName: 'table' } },
+  Plan: {
+    type: 'AWS::Backup::BackupPlan',
+    properties: {
+      BackupPlan: {
+        BackupPlanName: 'table',
+        BackupPlanRule: [
+          {
+            RuleName: 'daily',
+            ScheduleExpression: 'cron(0 3 * * ? *)',
+            TargetBackupVault: { 'Fn::GetAtt': ['Vault', 'BackupVaultName'] },
+            Lifecycle: { DeleteAfterDays: 35 },
+            ...(copies ? { CopyActions: copies } : {}),
+          },
+        ],
+      },
+      BackupPlanTags: { service: 'partner-api', stage },
+    },
+  },
+});
+const copyTo = (destination: unknown, days = 35) => ({
+  DestinationBackupVaultArn: destination,
+  Lifecycle: { DeleteAfterDays: days },
+});
+
 const cases: readonly {
   readonly rule: string;
   readonly breaks: string;
@@ -490,6 +521,24 @@ const cases: readonly {
     fixed: samplingRule({ Priority: 9_999 }),
   },
   {
+    rule: 'backup_plan_production_copies',
+    breaks: 'a production backup plan whose rule copies nothing',
+    broken: backupPlan('production'),
+    fixed: backupPlan('production', [copyTo(COPY_VAULT)]),
+  },
+  {
+    rule: 'backup_plan_production_copies',
+    breaks: 'a copy of production’s backups kept 7 days, its source 35',
+    broken: backupPlan('production', [copyTo(COPY_VAULT, 7)]),
+    fixed: backupPlan('production', [copyTo(COPY_VAULT, 35)]),
+  },
+  {
+    rule: 'backup_plan_production_copies',
+    breaks: 'a copy into a vault of the template itself (the stage’s own account and region)',
+    broken: backupPlan('production', [copyTo({ 'Fn::GetAtt': ['Vault', 'BackupVaultArn'] })]),
+    fixed: backupPlan('production', [copyTo(COPY_VAULT)]),
+  },
+  {
     rule: 'sqs_dead_letter_retention_longer',
     breaks: 'a dead-letter queue that keeps messages 14 days, as long as its source',
     broken: queueWithDeadLetters(1_209_600, 1_209_600),
@@ -558,6 +607,16 @@ describe('our Guard rules (lib/guard-rules/)', () => {
           new RegExp(`^\\s*\\| \`${rule}\` \\|`, 'm'),
         );
     }
+  });
+});
+
+describe('the backup copy rule (backup-copy-production.guard)', () => {
+  it('judges production’s plans only: a sandbox plan, or one without the stage tag, may keep its backups at home', () => {
+    expect(guardFindings(backupPlan('sandbox'))).toBeUndefined();
+    const { Plan: plan, ...rest } = backupPlan('production');
+    if (!plan?.properties) throw new Error('no plan');
+    const { BackupPlanTags: _tags, ...untagged } = plan.properties;
+    expect(guardFindings({ ...rest, Plan: { ...plan, properties: untagged } })).toBeUndefined();
   });
 });
 

@@ -13,6 +13,7 @@ import { localAuthorizerFailureProbe } from '../../verify/aws-probe';
 import type { CheckResult } from '../../verify/checks';
 import type { VerifyContext } from '../../verify/deploy-checks';
 import {
+  BACKUP_CHECK,
   functionsQueryingTheIndex,
   grantsOf,
   INDEX_QUERY_CHECKS,
@@ -76,6 +77,7 @@ const CHECKS: RegExp[] = [
   named('a request the WAF managed rules block'),
   named('npm run admin -- audit list --partner'),
   named('npm run admin -- traffic'),
+  named(BACKUP_CHECK),
   named('clean up'),
 ];
 
@@ -102,22 +104,23 @@ function localContext(target = testTarget()): VerifyContext {
     operatorIdentity: 'local',
     operatorStatements: { audit: 'audit statements', traffic: 'traffic statements' },
     authorizerFailure: { skip: 'not in this test' },
+    backups: { skip: 'the local server has no AWS Backup' },
   };
 }
 
 describe('the deploy verification (npm run verify)', () => {
-  it('passes every check against the local stack, one line each in order, and skips only the WAF (none locally)', async () => {
+  it('passes every check against the local stack, one line each in order, and skips only the WAF and AWS Backup (none locally)', async () => {
     const { code, stdout } = await verifyLocal();
     const lines = parse(stdout);
 
     expect(
       lines.filter((line) => line.outcome !== 'PASS').map((line) => `${line.outcome}  ${line.name}`),
       stdout,
-    ).toEqual(['SKIP  a request the WAF managed rules block']);
+    ).toEqual(['SKIP  a request the WAF managed rules block', `SKIP  ${BACKUP_CHECK}`]);
     expect(lines.map((line) => line.name)).toHaveLength(CHECKS.length);
     for (const [index, line] of lines.entries()) expect(line.name, stdout).toMatch(CHECKS[index] ?? /^$/);
     expect(stdout).toMatch(
-      new RegExp(`Verification of local: ${CHECKS.length - 1} checks passed, 0 failed, 1 skipped\\.`),
+      new RegExp(`Verification of local: ${CHECKS.length - 2} checks passed, 0 failed, 2 skipped\\.`),
     );
     // The forced failure was a 503 from the authorizer-failure gateway response, counted by both filters.
     expect(lines.find((line) => line.name === FORCE_CHECK)?.detail).toMatch(
@@ -186,7 +189,7 @@ describe('the deploy verification (npm run verify)', () => {
       'PASS clean up',
     ]);
     for (const skipped of results.filter(
-      (result) => result.outcome === 'SKIP' && result.name !== FORCE_CHECK,
+      (result) => result.outcome === 'SKIP' && result.name !== FORCE_CHECK && result.name !== BACKUP_CHECK,
     ))
       expect(skipped.detail, skipped.name).toMatch(/^not run: it needs ".+" to pass$/);
     expect(

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RuntimeSettings } from '../../core/runtime-settings';
 import { DEFAULT_RUNTIME_SETTINGS, RUNTIME_SETTINGS, runtimeEnvironment } from '../../core/runtime-settings';
+import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import { serviceConfig, useServiceEnvironment } from '../../lambdas/common/config';
 import {
@@ -18,8 +19,15 @@ const DOMAIN = {
   pagesDomain: 'go.hostly.io',
   certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0f8e3a52-9d1c-4c1b-b0a4-6f2d7e8c9a10',
 };
+/** A vault of the example account in another region than the certificate's (eu-west-1). */
+const COPY_VAULT = 'arn:aws:backup:eu-central-1:123456789012:backup-vault:partner-api-copies';
 /** What production requires besides its sender. */
-const REQUIRED = { alarmTopicArn: TOPIC, customDomain: DOMAIN };
+const REQUIRED = { alarmTopicArn: TOPIC, customDomain: DOMAIN, backupCopyVaultArn: COPY_VAULT };
+/** What a stage requires, or takes: the sandbox keeps no backups, so it takes no vault to copy them to. */
+const requiredOf = (stage: DeployedStage) => {
+  const { backupCopyVaultArn, ...rest } = REQUIRED;
+  return stage === 'production' ? { ...rest, backupCopyVaultArn } : rest;
+};
 
 describe('stage configuration', () => {
   it('takes the mail sender from the deployment, never from a default', () => {
@@ -52,10 +60,13 @@ describe('stage configuration', () => {
     expect(() => stageConfig('production', { mailFrom: 'partners@hostly.io' })).toThrow(
       /^production needs what only a deployment can give: the SNS topic its alarms notify \(-c alarmTopicArn:production=.*\); the names its links use, .*\(-c apiDomain:production=.* -c pagesDomain:production=.* -c certificateArn:production=.*\)\. Through npm: .*npm run synth:example \(docs\/deploying\.md#synthesize\)\.$/,
     );
-    expect(() => stageConfig('production', { mailFrom: 'partners@hostly.io', alarmTopicArn: TOPIC })).toThrow(
-      /^production needs what only a deployment can give: the names its links use/,
-    );
-    expect(() => stageConfig('production', { mailFrom: 'partners@hostly.io', customDomain: DOMAIN })).toThrow(
+    const copies = { backupCopyVaultArn: COPY_VAULT };
+    expect(() =>
+      stageConfig('production', { mailFrom: 'partners@hostly.io', alarmTopicArn: TOPIC, ...copies }),
+    ).toThrow(/^production needs what only a deployment can give: the names its links use/);
+    expect(() =>
+      stageConfig('production', { mailFrom: 'partners@hostly.io', customDomain: DOMAIN, ...copies }),
+    ).toThrow(
       /^production needs what only a deployment can give: the SNS topic its alarms notify \([^;]*\)\. Through/,
     );
     expect(stageConfig('production', { mailFrom: 'partners@hostly.io', ...REQUIRED })).toMatchObject(
@@ -97,7 +108,7 @@ describe('stage configuration', () => {
       expect(() =>
         stageConfig(stage, {
           mailFrom: 'partners@hostly.io',
-          ...REQUIRED,
+          ...requiredOf(stage),
           customDomain: { ...DOMAIN, ...change },
         }),
       ).toThrow(message);
@@ -175,6 +186,73 @@ describe('stage configuration', () => {
     );
   });
 
+  it('refuses production without a vault to copy its backups to, in the same line as the rest', () => {
+    const { backupCopyVaultArn: _vault, ...withoutVault } = REQUIRED;
+    expect(() => stageConfig('production', { mailFrom: 'partners@hostly.io', ...withoutVault })).toThrow(
+      'production needs what only a deployment can give: the vault in another region or account its backups are copied to (-c backupCopyVaultArn:production=arn:aws:backup:<region>:<account>:backup-vault:<name>). Through npm: npm run synth -- <these flags>; with example values: npm run synth:example (docs/deploying.md#synthesize).',
+    );
+    expect(() => stageConfig('production', { mailFrom: 'partners@hostly.io' })).toThrow(
+      /alarmTopicArn:production=.*; the names its links use, .*; the vault in another region or account its backups are copied to \(-c backupCopyVaultArn:production=/,
+    );
+  });
+
+  it.each([
+    [
+      'another region of the same account',
+      'arn:aws:backup:eu-central-1:123456789012:backup-vault:partner-api-copies',
+    ],
+    [
+      'another account in the same region',
+      'arn:aws:backup:eu-west-1:210987654321:backup-vault:partner-api-copies',
+    ],
+    ['the GovCloud partition', 'arn:aws-us-gov:backup:us-gov-west-1:210987654321:backup-vault:copies_2'],
+  ])('copies production’s backups to a vault in %s', (_where, backupCopyVaultArn) => {
+    expect(
+      stageConfig('production', { mailFrom: 'partners@hostly.io', ...REQUIRED, backupCopyVaultArn })
+        .backupCopyVaultArn,
+    ).toBe(backupCopyVaultArn);
+  });
+
+  it('refuses a copy vault in the region of the stage’s certificate and the account of its alarm topic', () => {
+    expect(() =>
+      stageConfig('production', {
+        mailFrom: 'partners@hostly.io',
+        ...REQUIRED,
+        backupCopyVaultArn: 'arn:aws:backup:eu-west-1:123456789012:backup-vault:partner-api-copies',
+      }),
+    ).toThrow(
+      "backupCopyVaultArn of production is in the stage's own region and account (eu-west-1, 123456789012: those of its certificate and alarm topic), where a copy goes with what it should survive: give a vault in another region or account (docs/deploying.md#backups-of-the-production-table).",
+    );
+  });
+
+  it.each([
+    'partner-api-copies',
+    'arn:aws:backup:eu-central-1:123456789012:recovery-point:1EB3B5E7-9EB0-435A-A80B-108B488B0D45',
+    'arn:aws:backup:eu-central-1:1234:backup-vault:partner-api-copies',
+    'arn:aws:backup:eu-central-1:123456789012:backup-vault:x',
+    'arn:aws:backup:eu-central-1:123456789012:backup-vault:partner api copies',
+    'arn:aws:s3:::partner-api-copies',
+  ])('refuses %s as the copy vault, naming the form it takes', (backupCopyVaultArn) => {
+    expect(() =>
+      stageConfig('production', { mailFrom: 'partners@hostly.io', ...REQUIRED, backupCopyVaultArn }),
+    ).toThrow(
+      `backupCopyVaultArn of production is not an AWS Backup vault ARN: "${backupCopyVaultArn}" (arn:aws:backup:<region>:<account>:backup-vault:<name>, in another region or account).`,
+    );
+  });
+
+  it('refuses a copy vault on the sandbox, which keeps no backups to copy', () => {
+    expect(() =>
+      stageConfig('sandbox', { mailFrom: 'partners@hostly.io', backupCopyVaultArn: COPY_VAULT }),
+    ).toThrow(
+      'backupCopyVaultArn of sandbox: sandbox keeps no AWS Backup of its table (tableBackup in lib/stage-config.ts), so there is nothing to copy.',
+    );
+  });
+
+  it('budgets sandbox $50 and production $250 a month, as docs/deploying.md reasons from what each costs', () => {
+    expect(stageSettings.sandbox.monthlyBudgetUsd).toBe(50);
+    expect(stageSettings.production.monthlyBudgetUsd).toBe(250);
+  });
+
   it('keeps the alarm topic optional for the sandbox', () => {
     expect(
       stageConfig('sandbox', { mailFrom: 'partners-sandbox@example.com' }).alarmTopicArn,
@@ -191,7 +269,7 @@ describe('stage configuration', () => {
   ])('refuses %s as an alarm topic on any stage', (alarmTopicArn) => {
     for (const stage of DEPLOYED_STAGES)
       expect(() =>
-        stageConfig(stage, { mailFrom: 'partners@hostly.io', ...REQUIRED, alarmTopicArn }),
+        stageConfig(stage, { mailFrom: 'partners@hostly.io', ...requiredOf(stage), alarmTopicArn }),
       ).toThrow(/is not an SNS topic ARN/);
   });
 
@@ -202,7 +280,7 @@ describe('stage configuration', () => {
         expect(() =>
           stageConfig(stage, {
             mailFrom: 'partners@hostly.io',
-            ...REQUIRED,
+            ...requiredOf(stage),
             platformEventPublishers: ['123456789012', publisher],
           }),
         ).toThrow(/platformEventPublishers of \w+ must be AWS account ids \(12 digits\) or IAM role ARNs/);
@@ -213,7 +291,7 @@ describe('stage configuration', () => {
     const bus = 'arn:aws:events:us-east-1:210987654321:event-bus/host-platform/v1.events-in_2';
     for (const stage of DEPLOYED_STAGES)
       expect(
-        stageConfig(stage, { mailFrom: 'partners@hostly.io', ...REQUIRED, platformEventBus: bus })
+        stageConfig(stage, { mailFrom: 'partners@hostly.io', ...requiredOf(stage), platformEventBus: bus })
           .platformEventBus,
       ).toBe(bus);
     expect(stageConfig('sandbox', { mailFrom: 'partners@hostly.io' }).platformEventBus).toBeUndefined();
@@ -229,7 +307,7 @@ describe('stage configuration', () => {
   ])('refuses %s as the platform’s bus, in one line naming the form it takes', (platformEventBus) => {
     for (const stage of DEPLOYED_STAGES)
       expect(() =>
-        stageConfig(stage, { mailFrom: 'partners@hostly.io', ...REQUIRED, platformEventBus }),
+        stageConfig(stage, { mailFrom: 'partners@hostly.io', ...requiredOf(stage), platformEventBus }),
       ).toThrow(
         `platformEventBus of ${stage} is not an EventBridge event bus ARN: "${platformEventBus}" (arn:aws:events:<region>:<account>:event-bus/<name>).`,
       );
