@@ -36,6 +36,13 @@ export const EVENT_DELIVERY_ATTEMPTS = 5;
 
 /** Messages per invocation of the consumer, and how long the mapping gathers them. */
 export const EVENT_BATCH_SIZE = 10;
+
+/**
+ * The seconds from the platform's publish of an event (its envelope's `time`) to the consumer having
+ * applied it (or found it changes nothing): the consumer's embedded metric per event, which the
+ * event-lag objective is judged on (lib/service-objectives.ts).
+ */
+export const PLATFORM_EVENT_LAG_METRIC = 'PlatformEventLagSeconds';
 export const EVENT_BATCHING_WINDOW_SECONDS = 1;
 
 /** Most consumer instances at once (the mapping's `MaximumConcurrency`; AWS's minimum is 2). */

@@ -38,6 +38,7 @@ import { PlatformEvents } from './constructs/platform-events';
 import type { DeployedFunction } from './constructs/safe-deployments';
 import { SafeDeployments } from './constructs/safe-deployments';
 import type { FunctionSettings, ServiceFunction } from './constructs/service-function';
+import { ServiceObjectives } from './constructs/service-objectives';
 import type { ServiceRestApi } from './constructs/service-rest-api';
 import { ServiceTable } from './constructs/service-table';
 import { TableBackup } from './constructs/table-backup';
@@ -75,6 +76,8 @@ export class PartnerApiStack extends Stack {
   public readonly tableBackup?: TableBackup;
   /** CodeDeploy's deployment group of every function, watched by the alarms of what it serves. */
   public readonly deployments: SafeDeployments;
+  /** The service objectives' burn-rate alarms, on the stages that alarm on them. */
+  public readonly objectives?: ServiceObjectives;
 
   constructor(scope: Construct, id: string, props: PartnerApiStackProps) {
     super(scope, id, {
@@ -144,6 +147,7 @@ export class PartnerApiStack extends Stack {
       resources,
       functionSettings,
       stage: config.stage,
+      metricsNamespace: stackName(config.stage),
       ...(config.platformEventPublishers ? { publishers: config.platformEventPublishers } : {}),
     });
     this.outboundEvents = new OutboundEvents(this, 'OutboundEvents', {
@@ -160,6 +164,15 @@ export class PartnerApiStack extends Stack {
 
     this.alarms = this.operationsAlarms(config);
     this.deployments = this.safeDeployments(config);
+    if (config.objectiveAlarms)
+      this.objectives = new ServiceObjectives(this, 'Objectives', {
+        name: stackName(config.stage),
+        partnerApi: this.partnerApi.restApi,
+        routeFunctions: this.partnerApi.routeFunctions,
+        platformEvents: this.platformEvents,
+        outboundEvents: this.outboundEvents,
+        ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
+      });
     this.dashboard = this.operationsDashboard(config);
     this.addOutputs(config);
     this.operatorPolicy = this.operatorPolicyOf(config);
@@ -330,6 +343,7 @@ export class PartnerApiStack extends Stack {
       table: this.table.table,
       platformEvents: this.platformEvents,
       outboundEvents: this.outboundEvents,
+      ...(this.objectives ? { objectives: this.objectives } : {}),
     });
   }
 

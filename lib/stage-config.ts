@@ -200,6 +200,11 @@ export interface StageConfig extends RuntimeSettings {
   readonly firewall: { readonly api: FirewallLimit; readonly pages: FirewallLimit };
   readonly alarms: AlarmThresholds;
   /**
+   * Alarms on the burn rate of the service objectives' error budgets (lib/service-objectives.ts,
+   * docs/deploying.md#service-objectives): what partners and the platform count on, judged over 30 days.
+   */
+  readonly objectiveAlarms: boolean;
+  /**
    * SNS topic that receives alarm state changes. Created outside this stack (one per account,
    * usually with its own subscriptions). Required where `alarmTopicRequired` (production).
    * @default - alarms change state without notifying anyone
@@ -311,6 +316,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       outboundDeliveryFailures: 5,
       outboundLagSeconds: 900,
     },
+    // Partners' test traffic is no objective: too thin to judge, and its bursts of errors are theirs.
+    objectiveAlarms: false,
     auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
     secretScanningKeysUrl: GITHUB_SECRET_SCANNING_KEYS_URL,
   },
@@ -354,6 +361,7 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       // The platform learns of a new host, a knowledge base or an erasure within 5 minutes.
       outboundLagSeconds: 300,
     },
+    objectiveAlarms: true,
     auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
     secretScanningKeysUrl: GITHUB_SECRET_SCANNING_KEYS_URL,
   },

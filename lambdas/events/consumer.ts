@@ -1,8 +1,13 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { PlatformEvent } from '../../core/contract/platform-events';
 import { parseEventEnvelope } from '../../core/contract/platform-events';
-import { EVENT_DELIVERY_ATTEMPTS, queueUrlVariable } from '../../core/event-delivery';
+import {
+  EVENT_DELIVERY_ATTEMPTS,
+  PLATFORM_EVENT_LAG_METRIC,
+  queueUrlVariable,
+} from '../../core/event-delivery';
 import { serviceConfig } from '../common/config';
 import { logger } from '../common/logger';
 import type { EventOutcome } from '../data/event-versions';
@@ -29,6 +34,12 @@ import { applyPlatformEvent, applyReservationEvents } from './apply-event';
  * fail `EVENT_DELIVERY_ATTEMPTS` times first.
  */
 const processor = new BatchProcessor(EventType.SQS);
+
+/**
+ * Each applied event's lag from the platform's publish, as CloudWatch's embedded metric format: one
+ * log line per batch, its namespace and `service` dimension from the environment the stack sets.
+ */
+const metrics = new Metrics();
 
 /** Time kept back from the invocation's deadline to report the batch. */
 const DEADLINE_MARGIN_MS = 5_000;
@@ -156,6 +167,13 @@ async function handleRecord(
     const outcome = await apply();
     if (outcome instanceof RefusedEventError) throw outcome;
     logger.debug('Event handled', { messageId: record.messageId, type: event.type, outcome });
+    const publishedMs = event.publishedAt === undefined ? Number.NaN : Date.parse(event.publishedAt);
+    if (Number.isFinite(publishedMs))
+      metrics.addMetric(
+        PLATFORM_EVENT_LAG_METRIC,
+        MetricUnit.Seconds,
+        Math.max(0, (Date.now() - publishedMs) / 1000),
+      );
   } catch (error) {
     if (error instanceof RefusedEventError) {
       await deadLetter(record, `${event.type} cannot be applied: ${error.message.replace(/\.$/, '')}.`);
@@ -187,7 +205,7 @@ export const handler = async (batch: SQSEvent, context: Context) => {
     else problems.set(record.messageId, checked.problems);
   }
   const plan = planBatch(events, deadlineMs);
-  return processPartialResponse(
+  const response = await processPartialResponse(
     batch,
     async (record: SQSRecord) => {
       const event = events.get(record.messageId);
@@ -202,4 +220,6 @@ export const handler = async (batch: SQSEvent, context: Context) => {
     processor,
     { context },
   );
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  return response;
 };

@@ -17,6 +17,7 @@ import { METRIC_PERIOD } from './access-log-metrics';
 import { leakMetric } from './operations-alarms';
 import type { OutboundEvents } from './outbound-events';
 import type { PlatformEvents } from './platform-events';
+import type { ServiceObjectives } from './service-objectives';
 import type { ServiceRestApi } from './service-rest-api';
 
 /** The DynamoDB operations the functions and the CLI make (core/routes.ts `access`, transactions). */
@@ -49,6 +50,8 @@ export interface OperationsDashboardProps {
     OutboundEvents,
     'deadLetterQueue' | 'forwarding' | 'metricPipe' | 'metricForwarding' | 'metricLag'
   >;
+  /** The objectives' hourly burn rates, on the stages that alarm on them. @default - no such row */
+  readonly objectives?: Pick<ServiceObjectives, 'hourlyBurnRates'>;
 }
 
 /**
@@ -104,6 +107,7 @@ export class OperationsDashboard extends Construct {
       platformEventWidgets(props.platformEvents),
       ...outboundEventWidgets(props.outboundEvents),
       [leakedKeysWidget(props.name)],
+      ...(props.objectives ? [[objectivesWidget(props.objectives)]] : []),
       topPartnersWidgets(props.authorizedApi),
     ];
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.name, widgets });
@@ -119,6 +123,16 @@ function leakedKeysWidget(namespace: string): IWidget {
       leakMetric(namespace, LEAK_NOTICES_FAILED_METRIC).with({ label: 'notices not sent' }),
     ],
     width: 8,
+  });
+}
+
+/** Each objective's error-budget burn rate over the last hour: 1 spends the budget in exactly 30 days. */
+function objectivesWidget(objectives: Pick<ServiceObjectives, 'hourlyBurnRates'>): IWidget {
+  return new GraphWidget({
+    title: 'Objectives: error-budget burn rate over the hour (1 = spends the 30-day budget in 30 days)',
+    left: [...objectives.hourlyBurnRates.values()],
+    leftAnnotations: [{ value: 1, label: 'on budget' }],
+    width: 24,
   });
 }
 

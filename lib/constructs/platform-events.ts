@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { IPrincipal } from 'aws-cdk-lib/aws-iam';
@@ -20,9 +21,12 @@ import {
   EVENT_DELIVERY_ATTEMPTS,
   EVENT_QUEUE_RETENTION_DAYS,
   EVENT_VISIBILITY_TIMEOUT_SECONDS,
+  PLATFORM_EVENT_LAG_METRIC,
 } from '../../core/event-delivery';
 import { EVENT_CONSUMER } from '../../core/routes';
+import { POWERTOOLS_SERVICE_NAME } from '../function-defaults';
 import { isEventPublisher } from '../stage-config';
+import { METRIC_PERIOD } from './access-log-metrics';
 import type { AccessResources, FunctionSettings } from './service-function';
 import { ServiceFunction } from './service-function';
 
@@ -38,6 +42,8 @@ export interface PlatformEventsProps {
    * @default - none
    */
   readonly publishers?: readonly string[];
+  /** The CloudWatch namespace of the consumer's lag metric (the stack's name, as its log-derived metrics). */
+  readonly metricsNamespace: string;
 }
 
 /** A publisher of the stage configuration as an IAM principal: an account, or a role. */
@@ -63,6 +69,7 @@ export class PlatformEvents extends Construct {
   public readonly queue: Queue;
   public readonly deadLetterQueue: Queue;
   public readonly consumer: ServiceFunction;
+  private readonly metricsNamespace: string;
 
   constructor(scope: Construct, id: string, props: PlatformEventsProps) {
     super(scope, id);
@@ -121,6 +128,8 @@ export class PlatformEvents extends Construct {
       description: "Applies the platform's events (seats, properties, sponsorships, reservations, erasures)",
       timeout: Duration.seconds(EVENT_CONSUMER_TIMEOUT_SECONDS),
     });
+    this.consumer.function.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', props.metricsNamespace);
+    this.metricsNamespace = props.metricsNamespace;
     this.consumer.grantAccess(EVENT_CONSUMER.access, {
       ...props.resources,
       queues: { platformEvents: this.queue, platformEventsDeadLetter: this.deadLetterQueue },
@@ -134,5 +143,20 @@ export class PlatformEvents extends Construct {
         maxConcurrency: EVENT_CONSUMER_CONCURRENCY,
       }),
     );
+  }
+
+  /**
+   * The consumer's lag of each applied event from the platform's publish (seconds; embedded metric
+   * format, so percentiles and percentile ranks apply): the event-lag objective's measure.
+   */
+  metricLag(statistic: string, period: Duration = METRIC_PERIOD, label?: string): Metric {
+    return new Metric({
+      namespace: this.metricsNamespace,
+      metricName: PLATFORM_EVENT_LAG_METRIC,
+      dimensionsMap: { service: POWERTOOLS_SERVICE_NAME },
+      statistic,
+      period,
+      ...(label ? { label } : {}),
+    });
   }
 }

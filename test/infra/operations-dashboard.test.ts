@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LEAK_NOTICES_FAILED_METRIC, LEAKED_KEYS_METRIC } from '../../core/contract/secret-scanning';
+import { PLATFORM_EVENT_LAG_METRIC } from '../../core/event-delivery';
 import { OUTBOUND_LAG_METRIC } from '../../core/outbound-delivery';
-import { OUTBOUND_ENRICHMENT, pageFunctionName } from '../../core/routes';
+import { EVENT_CONSUMER, OUTBOUND_ENRICHMENT, pageFunctionName } from '../../core/routes';
 import type { DeployedStage } from '../../core/stages';
 import { DEPLOYED_STAGES } from '../../core/stages';
 import {
@@ -81,15 +82,23 @@ function dashboardWidgets(stage: DeployedStage): Widget[] {
 
 /** What each metric of a widget names: namespace, metric name and dimensions. */
 function metricsOf(widget: Widget) {
-  return (widget.properties.metrics ?? []).map((entry) => {
-    const [namespace, metricName, ...rest] = entry;
-    const pairs = rest.filter((part) => typeof part === 'string') as string[];
-    const dimensions: Record<string, string> = {};
-    for (let index = 0; index + 1 < pairs.length; index += 2)
-      dimensions[pairs[index] ?? ''] = pairs[index + 1] ?? '';
-    const options = rest.find((part) => typeof part === 'object') as { stat?: string } | undefined;
-    return { namespace: String(namespace), metricName: String(metricName), dimensions, stat: options?.stat };
-  });
+  // A math expression's entry (`[{ expression, … }]`) names no metric: the metrics it reads follow it.
+  return (widget.properties.metrics ?? [])
+    .filter((entry) => typeof entry[0] === 'string')
+    .map((entry) => {
+      const [namespace, metricName, ...rest] = entry;
+      const pairs = rest.filter((part) => typeof part === 'string') as string[];
+      const dimensions: Record<string, string> = {};
+      for (let index = 0; index + 1 < pairs.length; index += 2)
+        dimensions[pairs[index] ?? ''] = pairs[index + 1] ?? '';
+      const options = rest.find((part) => typeof part === 'object') as { stat?: string } | undefined;
+      return {
+        namespace: String(namespace),
+        metricName: String(metricName),
+        dimensions,
+        stat: options?.stat,
+      };
+    });
 }
 
 describe.each(DEPLOYED_STAGES)('the dashboard of PartnerApi-%s', (stage) => {
@@ -110,6 +119,7 @@ describe.each(DEPLOYED_STAGES)('the dashboard of PartnerApi-%s', (stage) => {
     // What the functions publish themselves (embedded metric format): the namespace their environment gives.
     const PUBLISHERS: Record<string, readonly string[]> = {
       [OUTBOUND_ENRICHMENT.id]: [OUTBOUND_LAG_METRIC],
+      [EVENT_CONSUMER.id]: [PLATFORM_EVENT_LAG_METRIC],
       [pageFunctionName('secretScanning')]: [LEAKED_KEYS_METRIC, LEAK_NOTICES_FAILED_METRIC],
     };
     const published = Object.values(resourcesOf(stage, 'AWS::Lambda::Function')).flatMap((fn) => {

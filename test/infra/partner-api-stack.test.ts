@@ -939,7 +939,13 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     // the pipe's failures, its dead letters and the lag (test/infra/outbound-events.test.ts); keys
     // revoked as leaked and notices of it not sent; failed backups where the table is backed up.
     const backups = config.tableBackup === 'none' ? 0 : 1;
-    assess.resourceCountIs('AWS::CloudWatch::Alarm', 4 * 2 + 1 + functions + 2 + 3 + 2 + backups);
+    // And where the stage alarms on its objectives, two windows of two burn alarms per objective
+    // (test/infra/service-objectives.test.ts).
+    const objectives = config.objectiveAlarms ? (partnerApiRoutes.length * 2 + 2) * 2 * 2 : 0;
+    assess.resourceCountIs(
+      'AWS::CloudWatch::Alarm',
+      4 * 2 + 1 + functions + 2 + 3 + 2 + backups + objectives,
+    );
     for (const name of ['leaked-key-revoked', 'leak-notice-failed'])
       assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
         AlarmName: `PartnerApi-${stage}-${name}`,
@@ -1121,7 +1127,10 @@ describe('production, watched', () => {
   const config = stageConfig('production', TEST_DEPLOYMENT.production);
 
   it('sends every alarm’s ALARM and OK to the alarm topic the deployment gives', () => {
-    const alarms = Object.values(resources('production', 'AWS::CloudWatch::Alarm'));
+    // But the windows of the objectives' burn alarms: their composite notifies (service-objectives.test.ts).
+    const alarms = Object.values(resources('production', 'AWS::CloudWatch::Alarm')).filter(
+      (alarm) => !String(alarm.Properties.AlarmName).includes('-slo-'),
+    );
 
     expect(alarms.length).toBeGreaterThan(0);
     for (const alarm of alarms) {
@@ -1383,8 +1392,18 @@ describe('stage differences', () => {
       'AWS::ApiGateway::DomainName',
       'AWS::ApiGateway::DomainName',
     ];
+    // The objectives' burn alarms and the metric filters they count (test/infra/service-objectives.test.ts).
+    const objectives = [
+      ...Object.values(resources('production', 'AWS::CloudWatch::Alarm'))
+        .filter((alarm) => String(alarm.Properties.AlarmName).includes('-slo-'))
+        .map(() => 'AWS::CloudWatch::Alarm'),
+      ...Object.keys(resources('production', 'AWS::CloudWatch::CompositeAlarm')).map(
+        () => 'AWS::CloudWatch::CompositeAlarm',
+      ),
+      ...partnerApiRoutes.flatMap(() => ['AWS::Logs::MetricFilter', 'AWS::Logs::MetricFilter']),
+    ];
     const production = shape('production');
-    for (const type of productionOnly) production.splice(production.indexOf(type), 1);
+    for (const type of [...productionOnly, ...objectives]) production.splice(production.indexOf(type), 1);
 
     expect(shape('sandbox')).toEqual(production);
   });
@@ -1487,7 +1506,13 @@ describe('cfn-guard (AWS Control Tower proactive controls and lib/guard-rules/)'
         .filter((finding) => finding.ruleName === rule)
         .flatMap((finding) => finding.violatingConstructs.map((construct) => construct.constructPath));
       expect(paths.length, rule).toBeGreaterThan(0);
-      for (const path of paths) expect(path, rule).toMatch(/^PartnerApi-sandbox\//);
+      for (const path of paths)
+        expect(path, rule).toMatch(
+          // The windows of the objectives' burn alarms notify no one: their composite does.
+          rule === 'cloudwatch_alarm_action_check'
+            ? /^PartnerApi-sandbox\/|^PartnerApi-production\/Objectives\//
+            : /^PartnerApi-sandbox\//,
+        );
     }
   });
 
