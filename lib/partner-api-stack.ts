@@ -32,6 +32,7 @@ import { OperationsDashboard } from './constructs/operations-dashboard';
 import { OperatorPolicy } from './constructs/operator-policy';
 import { OutboundEvents } from './constructs/outbound-events';
 import { PartnerApi } from './constructs/partner-api';
+import { PartnerApiCanary } from './constructs/partner-api-canary';
 import { PlatformEvents } from './constructs/platform-events';
 import type { FunctionSettings, ServiceFunction } from './constructs/service-function';
 import type { ServiceRestApi } from './constructs/service-rest-api';
@@ -68,6 +69,8 @@ export class PartnerApiStack extends Stack {
   public readonly outboundEvents: OutboundEvents;
   /** AWS Backup of the table, on the stages that keep backups beyond point-in-time recovery. */
   public readonly tableBackup?: TableBackup;
+  /** The Synthetics canary that calls every route with its own key (`metricSuccessPercent()` for objectives). */
+  public readonly canary: PartnerApiCanary;
 
   constructor(scope: Construct, id: string, props: PartnerApiStackProps) {
     super(scope, id, {
@@ -144,6 +147,12 @@ export class PartnerApiStack extends Stack {
       stage: config.stage,
       metricsNamespace: stackName(config.stage),
       ...(config.platformEventBus ? { platformEventBus: config.platformEventBus } : {}),
+    });
+    this.canary = new PartnerApiCanary(this, 'Canary', {
+      canaryName: `partner-api-${config.stage}`,
+      baseUrl: this.partnerApi.baseUrl,
+      settings: config.canary,
+      removalPolicy: dataRemovalPolicy,
     });
     this.tellPagesWhereToPoint(config);
     this.reserveConcurrency(config);
@@ -263,6 +272,7 @@ export class PartnerApiStack extends Stack {
       outboundEvents: this.outboundEvents,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
       ...(this.tableBackup ? { failedBackupJobs: this.tableBackup.failedJobs } : {}),
+      canary: this.canary,
     });
   }
 
@@ -283,6 +293,7 @@ export class PartnerApiStack extends Stack {
       table: this.table.table,
       platformEvents: this.platformEvents,
       outboundEvents: this.outboundEvents,
+      canary: this.canary,
     });
   }
 
@@ -333,6 +344,15 @@ export class PartnerApiStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.mailFrom, {
       value: config.mailFrom,
       description: 'Sender of operator mail (must be a verified SES identity)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.canaryKeySecretArn, {
+      value: this.canary.keySecret.secretArn,
+      description: "The canary's secret: store the canary partner's key in it (docs/deploying.md#the-canary)",
+    });
+    new CfnOutput(this, STACK_OUTPUTS.canaryName, {
+      value: this.canary.canary.canaryName,
+      description:
+        'The Synthetics canary that calls every partner API route (aws synthetics get-canary-runs --name)',
     });
     if (this.tableBackup)
       new CfnOutput(this, STACK_OUTPUTS.failedBackupJobsQueueUrl, {

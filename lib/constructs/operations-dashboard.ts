@@ -16,6 +16,7 @@ import type { AccessLogMetrics } from './access-log-metrics';
 import { METRIC_PERIOD } from './access-log-metrics';
 import { leakMetric } from './operations-alarms';
 import type { OutboundEvents } from './outbound-events';
+import type { PartnerApiCanary } from './partner-api-canary';
 import type { PlatformEvents } from './platform-events';
 import type { ServiceRestApi } from './service-rest-api';
 
@@ -49,6 +50,8 @@ export interface OperationsDashboardProps {
     OutboundEvents,
     'deadLetterQueue' | 'forwarding' | 'metricPipe' | 'metricForwarding' | 'metricLag'
   >;
+  /** The stage's canary: its runs that passed, and how long they took. @default - no canary */
+  readonly canary?: Pick<PartnerApiCanary, 'metricSuccessPercent' | 'metricDuration'>;
 }
 
 /**
@@ -103,7 +106,7 @@ export class OperationsDashboard extends Construct {
       ],
       platformEventWidgets(props.platformEvents),
       ...outboundEventWidgets(props.outboundEvents),
-      [leakedKeysWidget(props.name)],
+      [leakedKeysWidget(props.name), ...(props.canary ? [canaryWidget(props.canary)] : [])],
       topPartnersWidgets(props.authorizedApi),
     ];
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.name, widgets });
@@ -118,6 +121,16 @@ function leakedKeysWidget(namespace: string): IWidget {
       leakMetric(namespace, LEAKED_KEYS_METRIC).with({ label: 'keys revoked as leaked' }),
       leakMetric(namespace, LEAK_NOTICES_FAILED_METRIC).with({ label: 'notices not sent' }),
     ],
+    width: 8,
+  });
+}
+
+/** The canary's runs: the share that passed (every route as the contract says) and how long each took. */
+function canaryWidget(canary: NonNullable<OperationsDashboardProps['canary']>): IWidget {
+  return new GraphWidget({
+    title: 'Canary: runs passed (%) and run duration (ms)',
+    left: [canary.metricSuccessPercent().with({ label: 'runs passed (%)' })],
+    right: [canary.metricDuration().with({ label: 'duration' })],
     width: 8,
   });
 }
