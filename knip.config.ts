@@ -12,6 +12,8 @@ const config: KnipConfig = {
   entry: [
     'bin/*.ts',
     ...serviceFunctions.map((fn) => `lambdas/${fn.entry}`),
+    // The Synthetics canary's script, bundled by path (lib/constructs/partner-api-canary.ts).
+    'lambdas/canary/handler.ts',
     // Rendered by `npm run openapi` into the web ACL's response body, not bundled as a function.
     'lambdas/pages/firewall-page.tsx',
     'bench/workers/*.ts',

@@ -15,8 +15,8 @@ import { deployedOperator } from './operator-identity';
 /**
  * The outputs the CLI reads (the operator policy's ARN is for people attaching it, the outbound
  * bus's ARN for the platform's side to name in its bus policy, the custom domain's DNS targets for
- * whoever keeps the DNS records, the failed backup jobs' queue for whoever answers its alarm: none is
- * for the CLI).
+ * whoever keeps the DNS records, the failed backup jobs' queue for whoever answers its alarm, the
+ * canary's secret and name for whoever stores its key and reads its runs: none is for the CLI).
  */
 type StackOutputs = Record<
   Exclude<
@@ -28,6 +28,8 @@ type StackOutputs = Record<
     | 'pagesDomainTarget'
     | 'pagesDomainHostedZoneId'
     | 'failedBackupJobsQueueUrl'
+    | 'canaryKeySecretArn'
+    | 'canaryName'
   >,
   string
 >;

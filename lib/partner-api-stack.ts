@@ -34,6 +34,7 @@ import { OperationsDashboard } from './constructs/operations-dashboard';
 import { OperatorPolicy } from './constructs/operator-policy';
 import { OutboundEvents } from './constructs/outbound-events';
 import { PartnerApi } from './constructs/partner-api';
+import { PartnerApiCanary } from './constructs/partner-api-canary';
 import { PlatformEvents } from './constructs/platform-events';
 import type { DeployedFunction } from './constructs/safe-deployments';
 import { SafeDeployments } from './constructs/safe-deployments';
@@ -78,6 +79,8 @@ export class PartnerApiStack extends Stack {
   public readonly deployments: SafeDeployments;
   /** The service objectives' burn-rate alarms, on the stages that alarm on them. */
   public readonly objectives?: ServiceObjectives;
+  /** The Synthetics canary that calls every route with its own key (`metricSuccessPercent()` for objectives). */
+  public readonly canary: PartnerApiCanary;
 
   constructor(scope: Construct, id: string, props: PartnerApiStackProps) {
     super(scope, id, {
@@ -157,6 +160,12 @@ export class PartnerApiStack extends Stack {
       metricsNamespace: stackName(config.stage),
       ...(config.platformEventBus ? { platformEventBus: config.platformEventBus } : {}),
     });
+    this.canary = new PartnerApiCanary(this, 'Canary', {
+      canaryName: `partner-api-${config.stage}`,
+      baseUrl: this.partnerApi.baseUrl,
+      settings: config.canary,
+      removalPolicy: dataRemovalPolicy,
+    });
     this.tellPagesWhereToPoint(config);
     this.reserveConcurrency(config);
     // API Gateway's logging role is the account's (ApiGatewayAccountStack): the stages wait for it.
@@ -171,6 +180,7 @@ export class PartnerApiStack extends Stack {
         routeFunctions: this.partnerApi.routeFunctions,
         platformEvents: this.platformEvents,
         outboundEvents: this.outboundEvents,
+        canary: this.canary,
         ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
       });
     this.dashboard = this.operationsDashboard(config);
@@ -285,6 +295,7 @@ export class PartnerApiStack extends Stack {
       outboundEvents: this.outboundEvents,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
       ...(this.tableBackup ? { failedBackupJobs: this.tableBackup.failedJobs } : {}),
+      canary: this.canary,
     });
   }
 
@@ -344,6 +355,7 @@ export class PartnerApiStack extends Stack {
       platformEvents: this.platformEvents,
       outboundEvents: this.outboundEvents,
       ...(this.objectives ? { objectives: this.objectives } : {}),
+      canary: this.canary,
     });
   }
 
@@ -394,6 +406,15 @@ export class PartnerApiStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.mailFrom, {
       value: config.mailFrom,
       description: 'Sender of operator mail (must be a verified SES identity)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.canaryKeySecretArn, {
+      value: this.canary.keySecret.secretArn,
+      description: "The canary's secret: store the canary partner's key in it (docs/deploying.md#the-canary)",
+    });
+    new CfnOutput(this, STACK_OUTPUTS.canaryName, {
+      value: this.canary.canary.canaryName,
+      description:
+        'The Synthetics canary that calls every partner API route (aws synthetics get-canary-runs --name)',
     });
     if (this.tableBackup)
       new CfnOutput(this, STACK_OUTPUTS.failedBackupJobsQueueUrl, {

@@ -99,6 +99,13 @@ export type TrafficShifting =
   | 'all-at-once'
   | 'canary-10-percent-5-minutes'
   | 'linear-10-percent-every-1-minute';
+/** The stage's CloudWatch Synthetics canary (docs/deploying.md#the-canary). */
+export interface CanarySettings {
+  /** How often it calls every route (a run costs the same whatever it checks). */
+  readonly everyMinutes: number;
+  /** Consecutive failed runs (or runs missing) that raise its alarm: one may be a blip of the network. */
+  readonly failedRunsToAlarm: number;
+}
 
 /** WAF rate-based windows (the only ones AWS WAF accepts). */
 type FirewallWindowSeconds = 60 | 120 | 300 | 600;
@@ -199,6 +206,8 @@ export interface StageConfig extends RuntimeSettings {
    */
   readonly firewall: { readonly api: FirewallLimit; readonly pages: FirewallLimit };
   readonly alarms: AlarmThresholds;
+  /** The canary that calls every route with a key of its own and alarms when a run fails. */
+  readonly canary: CanarySettings;
   /**
    * Alarms on the burn rate of the service objectives' error budgets (lib/service-objectives.ts,
    * docs/deploying.md#service-objectives): what partners and the platform count on, judged over 30 days.
@@ -318,6 +327,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     },
     // Partners' test traffic is no objective: too thin to judge, and its bursts of errors are theirs.
     objectiveAlarms: false,
+    // Partners' test stage: a failure found within half an hour is soon enough, at a third of the runs.
+    canary: { everyMinutes: 15, failedRunsToAlarm: 2 },
     auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
     secretScanningKeysUrl: GITHUB_SECRET_SCANNING_KEYS_URL,
   },
@@ -362,6 +373,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
       outboundLagSeconds: 300,
     },
     objectiveAlarms: true,
+    // Two failed runs in a row, 10 minutes: before most partners notice, past a single network blip.
+    canary: { everyMinutes: 5, failedRunsToAlarm: 2 },
     auditRetentionDays: RUNTIME_SETTINGS.auditRetentionDays.default,
     secretScanningKeysUrl: GITHUB_SECRET_SCANNING_KEYS_URL,
   },
@@ -620,6 +633,10 @@ export const STACK_OUTPUTS = {
   apiDomainHostedZoneId: 'ApiDomainHostedZoneId',
   pagesDomainTarget: 'PagesDomainTarget',
   pagesDomainHostedZoneId: 'PagesDomainHostedZoneId',
+  /** The canary's secret, where an operator stores the canary partner's key (docs/deploying.md#the-canary). */
+  canaryKeySecretArn: 'CanaryKeySecretArn',
+  /** The canary's name (`aws synthetics get-canary-runs --name <it>`), for operators, not the CLI. */
+  canaryName: 'CanaryName',
   /** Where the table is backed up: AWS Backup's events of failed backup jobs, for the operator who answers the alarm. */
   failedBackupJobsQueueUrl: 'FailedBackupJobsQueueUrl',
 } as const;

@@ -19,6 +19,7 @@ import type { AlarmThresholds } from '../stage-config';
 import { AccessLogMetrics, METRIC_PERIOD } from './access-log-metrics';
 import { acknowledgeGuardFinding } from './nag';
 import type { OutboundEvents } from './outbound-events';
+import type { PartnerApiCanary } from './partner-api-canary';
 import type { PlatformEvents } from './platform-events';
 import type { ServiceFunction } from './service-function';
 import type { ServiceRestApi } from './service-rest-api';
@@ -89,6 +90,8 @@ export interface OperationsAlarmsProps {
    * @default - no backups, no alarm
    */
   readonly failedBackupJobs?: IQueue;
+  /** The stage's canary: an alarm when its runs fail. @default - no canary, no alarm */
+  readonly canary?: Pick<PartnerApiCanary, 'metricSuccessPercent' | 'failedRunsToAlarm'>;
 }
 
 /**
@@ -118,6 +121,7 @@ export class OperationsAlarms extends Construct {
     this.outboundAlarms(props);
     this.leakedKeyAlarms(props);
     if (props.failedBackupJobs) this.backupAlarm(props, props.failedBackupJobs);
+    if (props.canary) this.canaryAlarm(props, props.canary);
     this.functionAlarms(props);
   }
 
@@ -481,6 +485,30 @@ export class OperationsAlarms extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
+  /**
+   * The canary's runs failing (any route's status, body or rate-limit headers wrong, or no key), or
+   * missing: Synthetics publishes `SuccessPercent` per run, so a period without one is a canary that
+   * did not run, and counts as failed.
+   * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Synthetics_Canaries_metrics.html
+   */
+  private canaryAlarm(
+    props: OperationsAlarmsProps,
+    canary: NonNullable<OperationsAlarmsProps['canary']>,
+  ): void {
+    this.add(
+      new Alarm(this, 'CanaryFailed', {
+        alarmName: `${props.name}-canary-failed`,
+        alarmDescription: `The partner API canary failed (or did not run) ${canary.failedRunsToAlarm} times in a row: a route answered wrong with its own key. Its last runs name the step and what was wrong (aws synthetics get-canary-runs --name <CanaryName output>; docs/deploying.md#the-canary).`,
+        metric: canary.metricSuccessPercent(),
+        threshold: 100,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: canary.failedRunsToAlarm,
+        datapointsToAlarm: canary.failedRunsToAlarm,
+        treatMissingData: TreatMissingData.BREACHING,
       }),
     );
   }

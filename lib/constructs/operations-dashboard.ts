@@ -16,6 +16,7 @@ import type { AccessLogMetrics } from './access-log-metrics';
 import { METRIC_PERIOD } from './access-log-metrics';
 import { leakMetric } from './operations-alarms';
 import type { OutboundEvents } from './outbound-events';
+import type { PartnerApiCanary } from './partner-api-canary';
 import type { PlatformEvents } from './platform-events';
 import type { ServiceObjectives } from './service-objectives';
 import type { ServiceRestApi } from './service-rest-api';
@@ -52,6 +53,8 @@ export interface OperationsDashboardProps {
   >;
   /** The objectives' hourly burn rates, on the stages that alarm on them. @default - no such row */
   readonly objectives?: Pick<ServiceObjectives, 'hourlyBurnRates'>;
+  /** The stage's canary: its runs that passed, and how long they took. @default - no canary */
+  readonly canary?: Pick<PartnerApiCanary, 'metricSuccessPercent' | 'metricDuration'>;
 }
 
 /**
@@ -106,7 +109,7 @@ export class OperationsDashboard extends Construct {
       ],
       platformEventWidgets(props.platformEvents),
       ...outboundEventWidgets(props.outboundEvents),
-      [leakedKeysWidget(props.name)],
+      [leakedKeysWidget(props.name), ...(props.canary ? [canaryWidget(props.canary)] : [])],
       ...(props.objectives ? [[objectivesWidget(props.objectives)]] : []),
       topPartnersWidgets(props.authorizedApi),
     ];
@@ -133,6 +136,16 @@ function objectivesWidget(objectives: Pick<ServiceObjectives, 'hourlyBurnRates'>
     left: [...objectives.hourlyBurnRates.values()],
     leftAnnotations: [{ value: 1, label: 'on budget' }],
     width: 24,
+  });
+}
+
+/** The canary's runs: the share that passed (every route as the contract says) and how long each took. */
+function canaryWidget(canary: NonNullable<OperationsDashboardProps['canary']>): IWidget {
+  return new GraphWidget({
+    title: 'Canary: runs passed (%) and run duration (ms)',
+    left: [canary.metricSuccessPercent().with({ label: 'runs passed (%)' })],
+    right: [canary.metricDuration().with({ label: 'duration' })],
+    width: 8,
   });
 }
 

@@ -18,6 +18,7 @@ import { API_BASE_PATH, partnerApiRoutes } from '../../core/routes';
 import {
   AVAILABILITY_TARGET,
   BURN_ALARMS,
+  CANARY_TARGET,
   EVENT_LAG_SECONDS,
   LAG_TARGET,
   LATENCY_TARGET,
@@ -26,6 +27,7 @@ import {
 } from '../service-objectives';
 import { acknowledgeGuardFinding } from './nag';
 import type { OutboundEvents } from './outbound-events';
+import type { PartnerApiCanary } from './partner-api-canary';
 import type { PlatformEvents } from './platform-events';
 import type { ServiceFunction } from './service-function';
 import type { ServiceRestApi } from './service-rest-api';
@@ -48,6 +50,8 @@ export interface ServiceObjectivesProps {
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
   readonly platformEvents: Pick<PlatformEvents, 'metricLag'>;
   readonly outboundEvents: Pick<OutboundEvents, 'metricLag'>;
+  /** The stage's canary, whose runs are an objective too. */
+  readonly canary: Pick<PartnerApiCanary, 'metricSuccessPercent'>;
   /** @default - the burn alarms notify no one */
   readonly alarmTopicArn?: string;
 }
@@ -168,9 +172,23 @@ export class ServiceObjectives extends Construct {
   }
 }
 
-/** The lag of the platform's events to the API, and of this service's events to the platform. */
+/**
+ * The lag of the platform's events to the API, of this service's events to the platform, and the
+ * canary's runs (their `SuccessPercent`, averaged over the window, is 100 − the share that failed).
+ */
 function eventObjectives(props: ServiceObjectivesProps): Objective[] {
   return [
+    {
+      id: 'canary',
+      description: `${CANARY_TARGET * 100}% of the canary's runs passing (every route, as the contract says)`,
+      target: CANARY_TARGET,
+      badShare: (period) =>
+        new MathExpression({
+          expression: '(100 - FILL(canary_passed, 100)) / 100',
+          usingMetrics: { canary_passed: props.canary.metricSuccessPercent().with({ period }) },
+          period,
+        }),
+    },
     {
       id: 'event-lag',
       description: `${LAG_TARGET * 100}% of the platform's events applied within ${EVENT_LAG_SECONDS} s of their publish`,

@@ -116,6 +116,7 @@ describe.each(DEPLOYED_STAGES)('the dashboard of PartnerApi-%s', (stage) => {
     const pipes = Object.values(resourcesOf(stage, 'AWS::Pipes::Pipe'));
     const rules = Object.keys(resourcesOf(stage, 'AWS::Events::Rule'));
     const buses = Object.keys(resourcesOf(stage, 'AWS::Events::EventBus'));
+    const canaries = Object.keys(resourcesOf(stage, 'AWS::Synthetics::Canary'));
     // What the functions publish themselves (embedded metric format): the namespace their environment gives.
     const PUBLISHERS: Record<string, readonly string[]> = {
       [OUTBOUND_ENRICHMENT.id]: [OUTBOUND_LAG_METRIC],
@@ -171,6 +172,9 @@ describe.each(DEPLOYED_STAGES)('the dashboard of PartnerApi-%s', (stage) => {
             queues.map((id) => getAtt(id, 'QueueName')),
             what,
           ).toContain(metric.dimensions.QueueName);
+          break;
+        case 'CloudWatchSynthetics':
+          expect(canaries.map(ref), what).toContain(metric.dimensions.CanaryName);
           break;
         case 'AWS/Lambda':
           expect(functions.map(ref), what).toContain(metric.dimensions.FunctionName);

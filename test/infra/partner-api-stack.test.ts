@@ -132,8 +132,8 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     assess.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
     assess.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
     assess.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
-    // One per service secret: session, sealing, cursor.
-    assess.resourceCountIs('AWS::SecretsManager::Secret', 3);
+    // One per service secret: session, sealing, cursor; and the canary's key (partner-api-canary.test.ts).
+    assess.resourceCountIs('AWS::SecretsManager::Secret', 4);
     const pageMethods = pageRoutes.reduce((count, route) => count + route.methods.length, 0);
     assess.resourceCountIs(
       'AWS::ApiGateway::Method',
@@ -220,8 +220,8 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
         else expect(variable, spec.name).toBeUndefined();
       }
     }
-    for (const secret of Object.values(secrets)) {
-      expect(secret.Properties).toMatchObject({
+    for (const secret of SERVICE_SECRET_NAMES.map((name) => secrets[secretId(name)])) {
+      expect(secret?.Properties).toMatchObject({
         GenerateSecretString: {
           SecretStringTemplate: '{}',
           GenerateStringKey: 'masterKey',
@@ -229,7 +229,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
           ExcludePunctuation: true,
         },
       });
-      expect(secret.Properties.SecretString).toBeUndefined();
+      expect(secret?.Properties.SecretString).toBeUndefined();
     }
   });
 
@@ -937,14 +937,15 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
     // (test/infra/safe-deployments.test.ts); the platform's events:
     // dead letters and the oldest waiting (test/infra/platform-events.test.ts); this service's own:
     // the pipe's failures, its dead letters and the lag (test/infra/outbound-events.test.ts); keys
-    // revoked as leaked and notices of it not sent; failed backups where the table is backed up.
+    // revoked as leaked and notices of it not sent; failed backups where the table is backed up; the
+    // canary's failed runs (test/infra/partner-api-canary.test.ts).
     const backups = config.tableBackup === 'none' ? 0 : 1;
     // And where the stage alarms on its objectives, two windows of two burn alarms per objective
     // (test/infra/service-objectives.test.ts).
-    const objectives = config.objectiveAlarms ? (partnerApiRoutes.length * 2 + 2) * 2 * 2 : 0;
+    const objectives = config.objectiveAlarms ? (partnerApiRoutes.length * 2 + 3) * 2 * 2 : 0;
     assess.resourceCountIs(
       'AWS::CloudWatch::Alarm',
-      4 * 2 + 1 + functions + 2 + 3 + 2 + backups + objectives,
+      4 * 2 + 1 + functions + 2 + 3 + 2 + backups + 1 + objectives,
     );
     for (const name of ['leaked-key-revoked', 'leak-notice-failed'])
       assess.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -1433,6 +1434,11 @@ describe('cdk-nag (AwsSolutions)', () => {
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores]',
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
         'AwsSolutions-IAM5[Resource::*]',
+        // The canary's role: its artifacts bucket, and the log group of the function Synthetics names.
+        expect.stringMatching(/^AwsSolutions-IAM5\[Resource::<CanaryArtifacts[0-9A-F]{8}\.Arn>\/\*\]$/),
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/cwsyn-*]',
+        // The canary's artifacts bucket.
+        'AwsSolutions-S1',
         'AwsSolutions-SMG4',
         'AwsSolutions-SQS3',
       ]),
@@ -1489,6 +1495,11 @@ describe('cfn-guard (AWS Control Tower proactive controls and lib/guard-rules/)'
         'sqs_dlq_check',
         // The custom domains' enhanced TLS policy, whose minimum is the TLS 1.2 the control asks for.
         'api_gw_domain_tls_check',
+        // The canary's artifacts bucket: diagnostics its own role writes and the lifecycle deletes.
+        's3_bucket_logging_enabled_check',
+        's3_bucket_versioning_enabled_check',
+        's3_bucket_object_lock_enabled_check',
+        's3_event_notifications_enabled_check',
         // Ours (lib/guard-rules/), the one exception: the sandbox table goes with its stack.
         'dynamodb_global_table_deletion_protection_enabled',
       ]),

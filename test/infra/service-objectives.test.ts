@@ -32,6 +32,7 @@ const OBJECTIVES = [
   ...partnerApiRoutes.flatMap((route) => [`${route.id}-availability`, `${route.id}-latency`]),
   'event-lag',
   'outbound-lag',
+  'canary',
 ];
 
 describe('service objectives (production)', () => {
@@ -122,6 +123,11 @@ describe('service objectives (production)', () => {
     expect(statOf('event-lag')).toMatchObject({
       Metric: { Namespace: prefix, MetricName: 'PlatformEventLagSeconds' },
       Stat: `PR(:${EVENT_LAG_SECONDS})`,
+    });
+    expect(statOf('canary')).toMatchObject({
+      Metric: { Namespace: 'CloudWatchSynthetics', MetricName: 'SuccessPercent' },
+      Stat: 'Average',
+      Period: 21_600,
     });
     expect(statOf('outbound-lag')).toMatchObject({
       Metric: { Namespace: prefix, MetricName: 'OutboundLagSeconds' },
