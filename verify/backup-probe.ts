@@ -1,17 +1,17 @@
-import type { Hash, Hmac } from 'node:crypto';
-import { createHash, createHmac } from 'node:crypto';
+import {
+  BackupClient,
+  ListCopyJobsCommand,
+  ListRecoveryPointsByResourceCommand,
+} from '@aws-sdk/client-backup';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { DeployedStage } from '../core/stages';
 import { STACK_OUTPUTS, stackName, stageSettings } from '../lib/stage-config';
 
 /**
- * What the deploy verification asks AWS Backup about the stage's table: its recovery points
- * (`ListRecoveryPointsByResource`) and the copy jobs that copied them to the other vault
- * (`ListCopyJobs`). `@aws-sdk/client-backup` is not a dependency, so the two GET requests of AWS
- * Backup's REST API are signed here with the SDK's own signer and credentials (your credentials and
- * region, as every other call of the run):
+ * What the deploy verification asks AWS Backup about the stage's table, with your credentials and
+ * region as every other call of the run: its recovery points (`ListRecoveryPointsByResource`) and
+ * the copy jobs that copied them to the other vault (`ListCopyJobs`).
  * https://docs.aws.amazon.com/aws-backup/latest/devguide/API_ListRecoveryPointsByResource.html
  * https://docs.aws.amazon.com/aws-backup/latest/devguide/API_ListCopyJobs.html
  */
@@ -47,62 +47,6 @@ export interface BackupProbe {
  */
 export const RECOVERY_POINT_MAX_AGE_HOURS = 26;
 
-/** SHA-256 and HMAC-SHA-256 as the signer takes them, from node:crypto. */
-class Sha256 {
-  private readonly hash: Hash | Hmac;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    const key =
-      secret === undefined || typeof secret === 'string'
-        ? secret
-        : Buffer.from(ArrayBuffer.isView(secret) ? secret.buffer : secret);
-    this.hash = key === undefined ? createHash('sha256') : createHmac('sha256', key);
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(
-      typeof data === 'string'
-        ? data
-        : ArrayBuffer.isView(data)
-          ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-          : Buffer.from(data),
-    );
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-
-/** One signed GET of AWS Backup's API in the credentials' region; its JSON, or an error with AWS's message. */
-async function backupGet(
-  client: DynamoDBClient,
-  path: string,
-  query: Record<string, string>,
-  timeoutMs: number,
-): Promise<Record<string, unknown>> {
-  const region = await client.config.region();
-  const hostname = `backup.${region}.amazonaws.com`;
-  const signer = new SignatureV4({
-    credentials: client.config.credentials,
-    region,
-    service: 'backup',
-    sha256: Sha256,
-  });
-  const signed = await signer.sign({
-    method: 'GET',
-    protocol: 'https:',
-    hostname,
-    path,
-    query,
-    headers: { host: hostname },
-  });
-  const url = new URL(`https://${hostname}${path}`);
-  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-  const answer = await fetch(url, { headers: signed.headers, signal: AbortSignal.timeout(timeoutMs) });
-  const body = (await answer.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!answer.ok)
-    throw new Error(`AWS Backup answered ${answer.status}: ${String(body.message ?? body.Message ?? '')}`);
-  return body;
-}
-
 /** AWS Backup's lists about a deployed stage's table (found by the stack's TableName output). */
 async function deployedBackupProbe(stage: DeployedStage, timeoutMs: number): Promise<BackupProbe> {
   const stack = stackName(stage);
@@ -115,22 +59,38 @@ async function deployedBackupProbe(stage: DeployedStage, timeoutMs: number): Pro
   const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
   const tableArn = Table?.TableArn;
   if (!tableArn) throw new Error(`DescribeTable of ${tableName} returned no ARN.`);
+  const backup = new BackupClient({});
+  const options = () => ({ abortSignal: AbortSignal.timeout(timeoutMs) });
+  const epochSeconds = (date: Date | undefined) => (date ? date.getTime() / 1000 : undefined);
   return {
     tableArn,
     recoveryPoints: async () => {
-      const path = `/resources/${encodeURIComponent(tableArn)}/recovery-points/`;
-      const body = await backupGet(dynamodb, path, { maxResults: '1000' }, timeoutMs);
-      return (body.RecoveryPoints ?? []) as RecoveryPoint[];
+      const { RecoveryPoints = [] } = await backup.send(
+        new ListRecoveryPointsByResourceCommand({ ResourceArn: tableArn, MaxResults: 1000 }),
+        options(),
+      );
+      return RecoveryPoints.map((point) => ({
+        RecoveryPointArn: point.RecoveryPointArn,
+        BackupVaultName: point.BackupVaultName,
+        CreationDate: epochSeconds(point.CreationDate),
+        Status: point.Status,
+      }));
     },
     completedCopyJobs: async (since) => {
-      const query = {
-        resourceArn: tableArn,
-        state: 'COMPLETED',
-        createdAfter: since.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-        maxResults: '1000',
-      };
-      const body = await backupGet(dynamodb, '/copy-jobs/', query, timeoutMs);
-      return (body.CopyJobs ?? []) as CopyJob[];
+      const { CopyJobs = [] } = await backup.send(
+        new ListCopyJobsCommand({
+          ByResourceArn: tableArn,
+          ByState: 'COMPLETED',
+          ByCreatedAfter: since,
+          MaxResults: 1000,
+        }),
+        options(),
+      );
+      return CopyJobs.map((job) => ({
+        SourceRecoveryPointArn: job.SourceRecoveryPointArn,
+        DestinationBackupVaultArn: job.DestinationBackupVaultArn,
+        CreationDate: epochSeconds(job.CreationDate),
+      }));
     },
   };
 }

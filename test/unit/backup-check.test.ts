@@ -1,7 +1,12 @@
+import {
+  BackupClient,
+  ListCopyJobsCommand,
+  ListRecoveryPointsByResourceCommand,
+} from '@aws-sdk/client-backup';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STACK_OUTPUTS } from '../../lib/stage-config';
 import type { BackupProbe, CopyJob, RecoveryPoint } from '../../verify/backup-probe';
 import { backupProbeOf, RECOVERY_POINT_MAX_AGE_HOURS } from '../../verify/backup-probe';
@@ -9,8 +14,8 @@ import { recentCopiedBackup } from '../../verify/deploy-checks';
 
 /**
  * `npm run verify`'s backup check (verify/deploy-checks.ts) on the lists AWS Backup would answer,
- * and the two requests it makes of AWS Backup's REST API (verify/backup-probe.ts), signed as the
- * SDK signs them. What AWS answers on a deployed stage is for the run itself to show.
+ * and the two requests it makes of AWS Backup (verify/backup-probe.ts). What AWS answers on a
+ * deployed stage is for the run itself to show.
  */
 
 const TABLE_ARN = 'arn:aws:dynamodb:eu-west-1:123456789012:table/PartnerApi-production-DataTable-ABC';
@@ -97,13 +102,9 @@ describe('the backup check of npm run verify', () => {
 describe('the requests the backup check makes of AWS Backup', () => {
   const cloudFormation = mockClient(CloudFormationClient);
   const dynamodb = mockClient(DynamoDBClient);
-  const requests: { url: URL; headers: Record<string, string> }[] = [];
+  const backup = mockClient(BackupClient);
 
   beforeEach(() => {
-    vi.stubEnv('AWS_REGION', 'eu-west-1');
-    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
-    vi.stubEnv('AWS_PROFILE', '');
     cloudFormation.on(DescribeStacksCommand).resolves({
       Stacks: [
         {
@@ -117,54 +118,72 @@ describe('the requests the backup check makes of AWS Backup', () => {
       ],
     });
     dynamodb.on(DescribeTableCommand).resolves({ Table: { TableArn: TABLE_ARN } });
-    vi.stubGlobal('fetch', async (url: URL, init: { headers: Record<string, string> }) => {
-      requests.push({ url, headers: init.headers });
-      return new Response(JSON.stringify({ RecoveryPoints: [point(1)], CopyJobs: [] }), { status: 200 });
-    });
   });
 
   afterEach(() => {
     cloudFormation.reset();
     dynamodb.reset();
-    requests.length = 0;
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
+    backup.reset();
   });
 
-  it('lists the recovery points of the table by its ARN, and its completed copy jobs since a time, signed for backup in the region', async () => {
-    const backups = await backupProbeOf('production', 1_000);
-    if ('skip' in backups) throw new Error('production keeps backups');
-
-    expect(await backups.recoveryPoints()).toHaveLength(1);
-    await backups.completedCopyJobs(new Date('2026-11-28T03:00:00.123Z'));
-
-    const [points, copies] = requests;
-    expect(points?.url.toString()).toBe(
-      `https://backup.eu-west-1.amazonaws.com/resources/${encodeURIComponent(TABLE_ARN)}/recovery-points/?maxResults=1000`,
-    );
-    expect(copies?.url.origin + (copies?.url.pathname ?? '')).toBe(
-      'https://backup.eu-west-1.amazonaws.com/copy-jobs/',
-    );
-    expect(Object.fromEntries(copies?.url.searchParams ?? [])).toEqual({
-      resourceArn: TABLE_ARN,
-      state: 'COMPLETED',
-      createdAfter: '2026-11-28T03:00:00Z',
-      maxResults: '1000',
+  it('lists the recovery points of the table by its ARN, and its completed copy jobs since a time', async () => {
+    const created = new Date('2026-11-28T04:00:00.000Z');
+    backup.on(ListRecoveryPointsByResourceCommand).resolves({
+      RecoveryPoints: [
+        {
+          RecoveryPointArn: 'arn:point',
+          BackupVaultName: 'BackupVault',
+          CreationDate: created,
+          Status: 'COMPLETED',
+        },
+      ],
     });
-    for (const request of requests)
-      expect(request.headers.authorization).toMatch(
-        /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/backup\/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/,
-      );
+    backup.on(ListCopyJobsCommand).resolves({
+      CopyJobs: [
+        { SourceRecoveryPointArn: 'arn:point', DestinationBackupVaultArn: COPY_VAULT, CreationDate: created },
+      ],
+    });
+    const backups = await backupProbeOf('production', 1_000);
+    if ('skip' in backups) throw new Error('production keeps backups');
+    const since = new Date('2026-11-28T03:00:00.123Z');
+
+    // Dates as epoch seconds, as the check compares them.
+    expect(await backups.recoveryPoints()).toEqual([
+      {
+        RecoveryPointArn: 'arn:point',
+        BackupVaultName: 'BackupVault',
+        CreationDate: created.getTime() / 1000,
+        Status: 'COMPLETED',
+      },
+    ]);
+    expect(await backups.completedCopyJobs(since)).toEqual([
+      {
+        SourceRecoveryPointArn: 'arn:point',
+        DestinationBackupVaultArn: COPY_VAULT,
+        CreationDate: created.getTime() / 1000,
+      },
+    ]);
+    expect(backup.commandCalls(ListRecoveryPointsByResourceCommand)[0]?.args[0].input).toEqual({
+      ResourceArn: TABLE_ARN,
+      MaxResults: 1000,
+    });
+    expect(backup.commandCalls(ListCopyJobsCommand)[0]?.args[0].input).toEqual({
+      ByResourceArn: TABLE_ARN,
+      ByState: 'COMPLETED',
+      ByCreatedAfter: since,
+      MaxResults: 1000,
+    });
   });
 
-  it('names AWS’s message when AWS Backup refuses', async () => {
-    vi.stubGlobal(
-      'fetch',
-      async () => new Response(JSON.stringify({ message: 'User is not authorized' }), { status: 403 }),
+  it('lets AWS’s refusal through with its message', async () => {
+    backup.on(ListRecoveryPointsByResourceCommand).rejects(
+      Object.assign(new Error('User is not authorized to perform: backup:ListRecoveryPointsByResource'), {
+        name: 'AccessDeniedException',
+      }),
     );
     const backups = await backupProbeOf('production', 1_000);
     if ('skip' in backups) throw new Error('production keeps backups');
 
-    await expect(backups.recoveryPoints()).rejects.toThrow('AWS Backup answered 403: User is not authorized');
+    await expect(backups.recoveryPoints()).rejects.toThrow('User is not authorized');
   });
 });
