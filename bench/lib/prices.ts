@@ -106,6 +106,8 @@ export const PRICES = {
     'https://aws.amazon.com/cloudwatch/pricing/',
   ),
   dashboard: price(3.0, 'dashboard-month', 'https://aws.amazon.com/cloudwatch/pricing/'),
+  compositeAlarm: price(0.5, 'composite alarm-month', 'https://aws.amazon.com/cloudwatch/pricing/'),
+  canaryRun: price(0.0012, 'Synthetics canary run', 'https://aws.amazon.com/cloudwatch/pricing/'),
   contributorInsightsRule: price(
     0.5,
     'Contributor Insights rule-month (plus $0.02 per million log events matched: only 429 lines here)',
