@@ -1,3 +1,5 @@
+import { parseApiKey } from './domain/api-key';
+
 /**
  * What the stage's CloudWatch Synthetics canary (lib/constructs/partner-api-canary.ts) and its
  * script (lambdas/canary/) agree on: the environment the script reads, and the secret's shape the
@@ -36,6 +38,13 @@ export function parseCanarySecret(value: string): CanarySecret | { readonly prob
   >;
   if (typeof key !== 'string' || key === '')
     return { problem: 'the secret holds no key yet (docs/deploying.md#the-canary says how to store one)' };
+  // Checked before any request: a key with a stray character would otherwise fail inside fetch,
+  // whose error quotes the header value, key and all.
+  const checked = parseApiKey(key);
+  if (!checked.ok)
+    return {
+      problem: `the secret's key is not a partner API key as its reveal page showed it (${checked.reason === 'checksum' ? 'a character is wrong' : 'not its shape'}): store it again`,
+    };
   if (propertyId !== undefined && !(Number.isSafeInteger(propertyId) && (propertyId as number) > 0))
     return { problem: "the secret's propertyId is not a positive integer" };
   return propertyId === undefined ? { key } : { key, propertyId: propertyId as number };

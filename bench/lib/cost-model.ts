@@ -536,7 +536,8 @@ export function monthlyItems(template: Template, tableGb: number): MonthlyItem[]
     const runs = canaries.reduce((sum, canary) => {
       const expression = String((canary.Schedule as Json | undefined)?.Expression ?? '');
       const minutes = Number(/^rate\((\d+) minutes?\)$/.exec(expression)?.[1] ?? Number.NaN);
-      if (!Number.isFinite(minutes)) throw new Error(`A canary schedule the cost model cannot read: ${expression}`);
+      if (!Number.isFinite(minutes))
+        throw new Error(`A canary schedule the cost model cannot read: ${expression}`);
       return sum + (30 * 24 * 60) / minutes;
     }, 0);
     items.push({

@@ -169,7 +169,6 @@ export class OperationsAlarms extends Construct {
       restApi,
       authorized: restApi === props.authorizedApi,
     });
-    const stage = restApi.api.deploymentStage;
     const rate = (label: string, errors: IMetric, requests: IMetric) =>
       new MathExpression({
         label,
@@ -197,8 +196,8 @@ export class OperationsAlarms extends Construct {
         `More than ${thresholds.serverErrorRatePercent}% of ${apiName} requests counted as 5XXError by API Gateway in 5 minutes.`,
         rate(
           `${apiName} 5xx rate (%)`,
-          stage.metricServerError({ statistic: Stats.SUM, period: PERIOD }),
-          stage.metricCount({ statistic: Stats.SUM, period: PERIOD }),
+          restApi.metric('5XXError', { statistic: Stats.SUM, period: PERIOD }),
+          restApi.metric('Count', { statistic: Stats.SUM, period: PERIOD }),
         ),
       ),
       concern,
@@ -221,7 +220,7 @@ export class OperationsAlarms extends Construct {
       new Alarm(this, `${apiName}Latency`, {
         alarmName: `${props.name}-${apiName}-latency-p99`,
         alarmDescription: `The p99 latency of ${apiName} (API Gateway's Latency) was above ${latencyP99Ms} ms in 3 of the last 5 minutes.`,
-        metric: stage.metricLatency({ statistic: Stats.p(99), period: Duration.minutes(1) }),
+        metric: restApi.metric('Latency', { statistic: Stats.p(99), period: Duration.minutes(1) }),
         threshold: latencyP99Ms,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 5,

@@ -84,6 +84,9 @@ export class SafeDeployments extends Construct {
         ignoreAlarmConfiguration: props.rollbackAlarms === 'ignore',
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
       });
+      // The alias names its group only in its update policy, which CloudFormation does not order by:
+      // the group (its alarms, whether it watches them) is in place before the alias moves.
+      serviceFunction.live.node.addDependency(group);
       groups.set(name, group);
     }
     this.groups = groups;

@@ -48,8 +48,8 @@ export interface ServiceObjectivesProps {
   readonly partnerApi: ServiceRestApi;
   /** Each partner API route's function, by route id. */
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
-  readonly platformEvents: Pick<PlatformEvents, 'metricLag'>;
-  readonly outboundEvents: Pick<OutboundEvents, 'metricLag'>;
+  readonly platformEvents: Pick<PlatformEvents, 'metricLag' | 'deadLetterQueue'>;
+  readonly outboundEvents: Pick<OutboundEvents, 'metricLag' | 'deadLetterQueue'>;
   /** The stage's canary, whose runs are an objective too. */
   readonly canary: Pick<PartnerApiCanary, 'metricSuccessPercent'>;
   /** @default - the burn alarms notify no one */
@@ -174,7 +174,12 @@ export class ServiceObjectives extends Construct {
 
 /**
  * The lag of the platform's events to the API, of this service's events to the platform, and the
- * canary's runs (their `SuccessPercent`, averaged over the window, is 100 − the share that failed).
+ * canary's runs (their `SuccessPercent`, averaged over the window, is 100 − the share that failed; a
+ * window without a run counts as failed, as the canary's own alarm counts a missing run).
+ *
+ * An event that is never applied (or never delivered) has no lag to measure: what its flow's
+ * dead-letter queue was sent in the window counts as late too. A flow that stalls outright sends
+ * neither: the `events-oldest-age` and `outbound-delivery-failed` alarms watch that.
  */
 function eventObjectives(props: ServiceObjectivesProps): Objective[] {
   return [
@@ -184,7 +189,7 @@ function eventObjectives(props: ServiceObjectivesProps): Objective[] {
       target: CANARY_TARGET,
       badShare: (period) =>
         new MathExpression({
-          expression: '(100 - FILL(canary_passed, 100)) / 100',
+          expression: '(100 - FILL(canary_passed, 0)) / 100',
           usingMetrics: { canary_passed: props.canary.metricSuccessPercent().with({ period }) },
           period,
         }),
@@ -194,22 +199,28 @@ function eventObjectives(props: ServiceObjectivesProps): Objective[] {
       description: `${LAG_TARGET * 100}% of the platform's events applied within ${EVENT_LAG_SECONDS} s of their publish`,
       target: LAG_TARGET,
       badShare: (period) =>
-        shareAbove(
-          'event_lag',
-          props.platformEvents.metricLag(Stats.percentileRank(EVENT_LAG_SECONDS), period),
-          period,
-        ),
+        lateShare('event_lag', period, {
+          rank: props.platformEvents.metricLag(Stats.percentileRank(EVENT_LAG_SECONDS), period),
+          measured: props.platformEvents.metricLag(Stats.SAMPLE_COUNT, period),
+          deadLettered: props.platformEvents.deadLetterQueue.metricNumberOfMessagesSent({
+            statistic: Stats.SUM,
+            period,
+          }),
+        }),
     },
     {
       id: 'outbound-lag',
       description: `${LAG_TARGET * 100}% of this service's events on the outbound bus within ${OUTBOUND_LAG_SECONDS} s of their commit`,
       target: LAG_TARGET,
       badShare: (period) =>
-        shareAbove(
-          'outbound_lag',
-          props.outboundEvents.metricLag(Stats.percentileRank(OUTBOUND_LAG_SECONDS), period),
-          period,
-        ),
+        lateShare('outbound_lag', period, {
+          rank: props.outboundEvents.metricLag(Stats.percentileRank(OUTBOUND_LAG_SECONDS), period),
+          measured: props.outboundEvents.metricLag(Stats.SAMPLE_COUNT, period),
+          deadLettered: props.outboundEvents.deadLetterQueue.metricNumberOfMessagesSent({
+            statistic: Stats.SUM,
+            period,
+          }),
+        }),
     },
   ];
 }
@@ -223,6 +234,25 @@ function shareAbove(name: string, percentileRank: IMetric, period: Duration): IM
   return new MathExpression({
     expression: `(100 - FILL(${name}_rank, 100)) / 100`,
     usingMetrics: { [`${name}_rank`]: percentileRank },
+    period,
+  });
+}
+
+/**
+ * The share (0–1) of a flow's events that were late: those measured above the bound (100 − the
+ * percentile rank at it, of the `measured` many) and those dead-lettered, of both; 0 with none.
+ */
+function lateShare(
+  name: string,
+  period: Duration,
+  metrics: { readonly rank: IMetric; readonly measured: IMetric; readonly deadLettered: IMetric },
+): IMetric {
+  const [rank, measured, dead] = [`${name}_rank`, `${name}_measured`, `${name}_dead`];
+  const late = `(100 - FILL(${rank}, 100)) / 100 * FILL(${measured}, 0) + FILL(${dead}, 0)`;
+  const all = `FILL(${measured}, 0) + FILL(${dead}, 0)`;
+  return new MathExpression({
+    expression: `IF(${all} > 0, (${late}) / (${all}), 0)`,
+    usingMetrics: { [rank]: metrics.rank, [measured]: metrics.measured, [dead]: metrics.deadLettered },
     period,
   });
 }

@@ -11,6 +11,8 @@ import {
   SecurityPolicy,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
@@ -106,9 +108,12 @@ export class ServiceRestApi extends Construct {
   /** The custom domain in front of the stage, if it has one. */
   public readonly domain?: DomainName;
   public readonly firewall: WebFirewall;
+  /** The API's and its stage's names, as API Gateway's metrics name them. */
+  private readonly metricDimensions: { readonly ApiName: string; readonly Stage: string };
 
   constructor(scope: Construct, id: string, props: ServiceRestApiProps) {
     super(scope, id);
+    this.metricDimensions = { ApiName: props.restApiName, Stage: props.stageName };
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention,
       removalPolicy: props.logRemovalPolicy,
@@ -218,5 +223,21 @@ export class ServiceRestApi extends Construct {
     } else {
       this.baseUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
     }
+  }
+
+  /**
+   * An API Gateway metric of the stage (`AWS/ApiGateway`, by `ApiName` and `Stage`), its dimensions
+   * the names as written, not references to the API and stage: an alarm on it then depends on
+   * neither, so CodeDeploy's deployment groups can watch it while the stage's methods invoke the
+   * aliases those groups move (CloudFormation follows the Ref in an alias's update policy, and a
+   * reference back to the stage would close a circle).
+   */
+  metric(metricName: '5XXError' | 'Count' | 'Latency', options: MetricOptions): Metric {
+    return new Metric({
+      namespace: 'AWS/ApiGateway',
+      metricName,
+      dimensionsMap: this.metricDimensions,
+      ...options,
+    });
   }
 }

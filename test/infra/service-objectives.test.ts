@@ -110,29 +110,55 @@ describe('service objectives (production)', () => {
   });
 
   it('measures latency and lag as the share above their bound (100 − the percentile rank at it)', () => {
-    const statOf = (name: string) =>
-      (
-        (alarmByName().get(`${prefix}-slo-${name}-slow-burn-360m`)?.Properties.Metrics ??
-          []) as MetricDataQuery[]
-      ).find((query) => query.MetricStat)?.MetricStat;
+    const queriesOf = (name: string) =>
+      (alarmByName().get(`${prefix}-slo-${name}-slow-burn-360m`)?.Properties.Metrics ??
+        []) as MetricDataQuery[];
+    const statsOf = (name: string) =>
+      queriesOf(name).flatMap((query) => (query.MetricStat ? [query.MetricStat] : []));
     for (const route of partnerApiRoutes)
-      expect(statOf(`${route.id}-latency`)).toMatchObject({
-        Metric: { Namespace: 'AWS/Lambda', MetricName: 'Duration' },
-        Stat: `PR(:${ROUTE_LATENCY_MS[route.id]})`,
-      });
-    expect(statOf('event-lag')).toMatchObject({
-      Metric: { Namespace: prefix, MetricName: 'PlatformEventLagSeconds' },
-      Stat: `PR(:${EVENT_LAG_SECONDS})`,
-    });
-    expect(statOf('canary')).toMatchObject({
-      Metric: { Namespace: 'CloudWatchSynthetics', MetricName: 'SuccessPercent' },
-      Stat: 'Average',
-      Period: 21_600,
-    });
-    expect(statOf('outbound-lag')).toMatchObject({
-      Metric: { Namespace: prefix, MetricName: 'OutboundLagSeconds' },
-      Stat: `PR(:${OUTBOUND_LAG_SECONDS})`,
-    });
+      expect(statsOf(`${route.id}-latency`)).toEqual([
+        expect.objectContaining({
+          Metric: expect.objectContaining({ Namespace: 'AWS/Lambda', MetricName: 'Duration' }),
+          Stat: `PR(:${ROUTE_LATENCY_MS[route.id]})`,
+        }),
+      ]);
+    // A flow's late share: measured above the bound, and dead-lettered (never applied or delivered).
+    for (const [name, metricName, bound] of [
+      ['event-lag', 'PlatformEventLagSeconds', EVENT_LAG_SECONDS],
+      ['outbound-lag', 'OutboundLagSeconds', OUTBOUND_LAG_SECONDS],
+    ] as const) {
+      expect(statsOf(name)).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            Metric: expect.objectContaining({ Namespace: prefix, MetricName: metricName }),
+            Stat: `PR(:${bound})`,
+          }),
+          expect.objectContaining({
+            Metric: expect.objectContaining({ Namespace: prefix, MetricName: metricName }),
+            Stat: 'SampleCount',
+          }),
+          expect.objectContaining({
+            Metric: expect.objectContaining({ Namespace: 'AWS/SQS', MetricName: 'NumberOfMessagesSent' }),
+            Stat: 'Sum',
+          }),
+        ]),
+      );
+      const id = name.replace('-', '_');
+      expect(queriesOf(name).map((query) => query.Expression)).toContain(
+        `IF(FILL(${id}_measured, 0) + FILL(${id}_dead, 0) > 0, ((100 - FILL(${id}_rank, 100)) / 100 * FILL(${id}_measured, 0) + FILL(${id}_dead, 0)) / (FILL(${id}_measured, 0) + FILL(${id}_dead, 0)), 0)`,
+      );
+    }
+    // A window without a canary run counts as failed, as the canary's own alarm counts it.
+    expect(statsOf('canary')).toEqual([
+      expect.objectContaining({
+        Metric: expect.objectContaining({ Namespace: 'CloudWatchSynthetics', MetricName: 'SuccessPercent' }),
+        Stat: 'Average',
+        Period: 21_600,
+      }),
+    ]);
+    expect(queriesOf('canary').map((query) => query.Expression)).toContain(
+      '(100 - FILL(canary_passed, 0)) / 100',
+    );
   });
 });
 

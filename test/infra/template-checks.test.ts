@@ -76,11 +76,14 @@ const invocationUri = (target: unknown) => ({
     ],
   ],
 });
-type Invoked = 'function' | 'alias' | 'shifted alias';
+/** What an integration invokes, or a Uri written some other way than CDK's Fn::Join (`{ uri }`). */
+type Invoked = 'function' | 'alias' | 'shifted alias' | { readonly uri: unknown };
 
 /** A function, its `live` alias (shifted by CodeDeploy or not), and an API method and authorizer invoking one of them. */
 const apiInvoking = (method: Invoked, authorizer: Invoked): Resources => {
-  const target = (invoked: Invoked) =>
+  const uriOf = (invoked: Invoked) =>
+    typeof invoked === 'object' ? invoked.uri : invocationUri(target(invoked));
+  const target = (invoked: Exclude<Invoked, object>) =>
     invoked === 'function'
       ? { 'Fn::GetAtt': ['Handler', 'Arn'] }
       : { Ref: invoked === 'alias' ? 'Plain' : 'Live' };
@@ -103,7 +106,7 @@ const apiInvoking = (method: Invoked, authorizer: Invoked): Resources => {
         RestApiId: { Ref: 'Api' },
         Name: 'keys',
         Type: 'REQUEST',
-        AuthorizerUri: invocationUri(target(authorizer)),
+        AuthorizerUri: uriOf(authorizer),
       },
     },
     Method: {
@@ -114,7 +117,7 @@ const apiInvoking = (method: Invoked, authorizer: Invoked): Resources => {
         HttpMethod: 'GET',
         AuthorizationType: 'CUSTOM',
         AuthorizerId: { Ref: 'Authorizer' },
-        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST', Uri: invocationUri(target(method)) },
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST', Uri: uriOf(method) },
       },
     },
   };
@@ -314,6 +317,14 @@ const backupPlan = (stage: string, copies?: Record<string, unknown>[]): Resource
       BackupPlanTags: { service: 'partner-api', stage },
     },
   },
+});
+/** A resource of production's stack (the `stage` tag every resource of it carries), with what else is given. */
+const inProduction = (resources: Resources = {}): Resources => ({
+  Queue: {
+    type: 'AWS::SQS::Queue',
+    properties: { MessageRetentionPeriod: 345_600, Tags: [{ Key: 'stage', Value: 'production' }] },
+  },
+  ...resources,
 });
 const copyTo = (destination: unknown, days = 35) => ({
   DestinationBackupVaultArn: destination,
@@ -539,6 +550,18 @@ const cases: readonly {
     fixed: backupPlan('production', [copyTo(COPY_VAULT)]),
   },
   {
+    rule: 'backup_plan_production_copies',
+    breaks: 'a plan without the stage tag, copying nothing, in production’s template',
+    broken: inProduction(backupPlan('untagged')),
+    fixed: inProduction(backupPlan('untagged', [copyTo(COPY_VAULT)])),
+  },
+  {
+    rule: 'backup_plan_in_production',
+    breaks: 'production’s template without a backup plan',
+    broken: inProduction(),
+    fixed: inProduction(backupPlan('production', [copyTo(COPY_VAULT)])),
+  },
+  {
     rule: 'sqs_dead_letter_retention_longer',
     breaks: 'a dead-letter queue that keeps messages 14 days, as long as its source',
     broken: queueWithDeadLetters(1_209_600, 1_209_600),
@@ -566,6 +589,37 @@ const cases: readonly {
     rule: 'api_method_invokes_shifted_alias',
     breaks: 'a method that invokes an alias CodeDeploy does not shift',
     broken: apiInvoking('alias', 'shifted alias'),
+    fixed: apiInvoking('shifted alias', 'shifted alias'),
+  },
+  {
+    rule: 'api_method_invokes_shifted_alias',
+    breaks: 'a method whose Uri names the function in an Fn::Sub',
+    broken: apiInvoking(
+      {
+        uri: {
+          'Fn::Sub':
+            'arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Handler.Arn}/invocations',
+        },
+      },
+      'shifted alias',
+    ),
+    fixed: apiInvoking('shifted alias', 'shifted alias'),
+  },
+  {
+    rule: 'api_method_invokes_shifted_alias',
+    breaks: 'a method whose Uri is a literal ARN',
+    broken: apiInvoking(
+      {
+        uri: 'arn:aws:apigateway:eu-west-1:lambda:path/2015-03-31/functions/arn:aws:lambda:eu-west-1:123456789012:function:x/invocations',
+      },
+      'shifted alias',
+    ),
+    fixed: apiInvoking('shifted alias', 'shifted alias'),
+  },
+  {
+    rule: 'api_method_invokes_shifted_alias',
+    breaks: 'a method whose Fn::Join hides the function in a nested Fn::Sub',
+    broken: apiInvoking({ uri: invocationUri({ 'Fn::Sub': '${Handler.Arn}' }) }, 'shifted alias'),
     fixed: apiInvoking('shifted alias', 'shifted alias'),
   },
   {

@@ -77,14 +77,41 @@ describe('the backup check of npm run verify', () => {
   });
 
   it('allows the daily rule its start window: a point of 25 hours passes, one of 27 fails', async () => {
-    const copied = [{ DestinationBackupVaultArn: COPY_VAULT, CreationDate: hoursAgo(24) }];
-    expect((await recentCopiedBackup(probe([point(25)], copied))).outcome).toBe('PASS');
-    const stale = await recentCopiedBackup(probe([point(27)], copied));
+    const copiedFrom = (hours: number) => [
+      {
+        SourceRecoveryPointArn: point(hours).RecoveryPointArn,
+        DestinationBackupVaultArn: COPY_VAULT,
+        CreationDate: hoursAgo(24),
+      },
+    ];
+    expect((await recentCopiedBackup(probe([point(25)], copiedFrom(25)))).outcome).toBe('PASS');
+    const stale = await recentCopiedBackup(probe([point(27)], copiedFrom(27)));
     expect(stale).toMatchObject({
       outcome: 'FAIL',
       detail: expect.stringMatching(/^the newest completed recovery point is 27\.0 h old/),
     });
     expect(stale.lookAt).toContain(`aws backup list-copy-jobs --by-resource-arn ${TABLE_ARN}`);
+  });
+
+  it('wants the newest point’s own copy, but for the 2 hours its copy may still be running', async () => {
+    const olderCopy = [
+      {
+        SourceRecoveryPointArn: point(20).RecoveryPointArn,
+        DestinationBackupVaultArn: COPY_VAULT,
+        CreationDate: hoursAgo(19),
+      },
+    ];
+    // A point of 5 hours whose copy never completed: an older point's copy does not stand in for it.
+    expect(await recentCopiedBackup(probe([point(20), point(5)], olderCopy))).toMatchObject({
+      outcome: 'FAIL',
+      detail: expect.stringMatching(
+        /^the newest recovery point \(5\.0 h old, .*\) has no completed copy, though older ones do$/,
+      ),
+    });
+    // A point of an hour, its copy under way: the point before it, copied, passes.
+    expect((await recentCopiedBackup(probe([point(20), point(1)], olderCopy))).outcome).toBe('PASS');
+    // AWS Backup's AVAILABLE is a finished point too.
+    expect((await recentCopiedBackup(probe([point(20, 'AVAILABLE')], olderCopy))).outcome).toBe('PASS');
   });
 
   it('fails on a table with no completed recovery point, and on backups that were not copied', async () => {
@@ -94,7 +121,7 @@ describe('the backup check of npm run verify', () => {
     });
     expect(await recentCopiedBackup(probe([point(2)], []))).toMatchObject({
       outcome: 'FAIL',
-      detail: `no copy job of the table completed in the last ${RECOVERY_POINT_MAX_AGE_HOURS} h (newest recovery point 2.0 h old)`,
+      detail: `the newest recovery point (2.0 h old, ${point(2).RecoveryPointArn}) has no completed copy and no copy job of the table completed in the last ${RECOVERY_POINT_MAX_AGE_HOURS} h`,
     });
   });
 });

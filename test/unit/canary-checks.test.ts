@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseCanarySecret } from '../../core/canary';
+import { generateApiKey } from '../../core/domain/api-key';
 import { RATE_LIMIT, rateLimitHeaders } from '../../core/domain/rate-limit';
 import { API_BASE_PATH } from '../../core/routes';
 import type { CanaryStep } from '../../lambdas/canary/partner-api-checks';
@@ -128,6 +129,28 @@ describe('the canary’s checks', () => {
     expect(withoutKey(`a ${KEY} b`, KEY)).toBe('a svc_kkkkkkkk… b');
   });
 
+  it('hands the step runner failures with the key already replaced (Synthetics logs what a step throws)', async () => {
+    // A key with a character no header may hold: fetch refuses it, quoting the header value.
+    const badKey = `${KEY.slice(0, -1)}\u0000`;
+    const seen: string[] = [];
+    await checkPartnerApi(
+      { baseUrl, key: badKey },
+      {
+        runStep: async (_name, check) => {
+          try {
+            return await check();
+          } catch (error) {
+            seen.push(`${(error as Error).name}: ${(error as Error).message}`);
+            throw error;
+          }
+        },
+      },
+    );
+
+    expect(seen.length).toBeGreaterThan(0);
+    for (const failure of seen) expect(failure).not.toContain(badKey.slice(12, -1));
+  });
+
   it('run each check through the step runner (Synthetics’ executeStep), and record what it throws', async () => {
     const names: string[] = [];
     const steps = await checkPartnerApi(
@@ -153,11 +176,18 @@ describe('the canary’s checks', () => {
 
 describe('the canary’s secret', () => {
   it('gives the key and the optional property, or why it cannot be used, never quoting it', () => {
-    expect(parseCanarySecret(JSON.stringify({ key: KEY }))).toEqual({ key: KEY });
-    expect(parseCanarySecret(JSON.stringify({ key: KEY, propertyId: 7 }))).toEqual({
-      key: KEY,
+    const { key: realKey } = generateApiKey();
+    expect(parseCanarySecret(JSON.stringify({ key: realKey }))).toEqual({ key: realKey });
+    expect(parseCanarySecret(JSON.stringify({ key: realKey, propertyId: 7 }))).toEqual({
+      key: realKey,
       propertyId: 7,
     });
+    // Not a key as minted (a checksum that fails; a stray control character): refused before any request.
+    for (const key of [KEY, `${realKey.slice(0, -1)}\u0000`, `${realKey}\n`]) {
+      const parsed = parseCanarySecret(JSON.stringify({ key }));
+      expect(parsed, key).toHaveProperty('problem');
+      expect(JSON.stringify(parsed)).not.toContain(realKey.slice(12));
+    }
     for (const value of [
       '{"key":"","unused":"abcdefgh"}',
       '{}',
