@@ -494,6 +494,37 @@ function streamPipeItems(pipes: readonly Json[]): MonthlyItem[] {
   ];
 }
 
+/** The composite alarms (the objectives' burn alarms) and the canary's runs of a template, by month. */
+function watchItems(ofType: (type: string) => Json[]): MonthlyItem[] {
+  const items: MonthlyItem[] = [];
+  const composites = ofType('AWS::CloudWatch::CompositeAlarm');
+  if (composites.length > 0)
+    items.push({
+      resource: 'CloudWatch composite alarms',
+      quantity: `${composites.length} (the objectives' burn alarms)`,
+      dollars: composites.length * PRICES.compositeAlarm.dollars,
+      basis: `$${PRICES.compositeAlarm.dollars} each`,
+    });
+  const canaries = ofType('AWS::Synthetics::Canary');
+  if (canaries.length > 0) {
+    // `rate(<n> minutes)` (or `rate(1 minute)`): runs in a 30-day month.
+    const runs = canaries.reduce((sum, canary) => {
+      const expression = String((canary.Schedule as Json | undefined)?.Expression ?? '');
+      const minutes = Number(/^rate\((\d+) minutes?\)$/.exec(expression)?.[1] ?? Number.NaN);
+      if (!Number.isFinite(minutes))
+        throw new Error(`A canary schedule the cost model cannot read: ${expression}`);
+      return sum + (30 * 24 * 60) / minutes;
+    }, 0);
+    items.push({
+      resource: 'Synthetics canary runs',
+      quantity: `${runs} runs`,
+      dollars: runs * PRICES.canaryRun.dollars,
+      basis: `$${PRICES.canaryRun.dollars} per run (its Lambda time, artifacts and logs: cents)`,
+    });
+  }
+  return items;
+}
+
 export function monthlyItems(template: Template, tableGb: number): MonthlyItem[] {
   const entries = Object.entries(template.Resources);
   const ofType = (type: string) =>
@@ -522,31 +553,7 @@ export function monthlyItems(template: Template, tableGb: number): MonthlyItem[]
       basis: `$${PRICES.alarmMetric.dollars} per alarm metric`,
     });
   }
-  const composites = ofType('AWS::CloudWatch::CompositeAlarm');
-  if (composites.length > 0)
-    items.push({
-      resource: 'CloudWatch composite alarms',
-      quantity: `${composites.length} (the objectives' burn alarms)`,
-      dollars: composites.length * PRICES.compositeAlarm.dollars,
-      basis: `$${PRICES.compositeAlarm.dollars} each`,
-    });
-  const canaries = ofType('AWS::Synthetics::Canary');
-  if (canaries.length > 0) {
-    // `rate(<n> minutes)` (or `rate(1 minute)`): runs in a 30-day month.
-    const runs = canaries.reduce((sum, canary) => {
-      const expression = String((canary.Schedule as Json | undefined)?.Expression ?? '');
-      const minutes = Number(/^rate\((\d+) minutes?\)$/.exec(expression)?.[1] ?? Number.NaN);
-      if (!Number.isFinite(minutes))
-        throw new Error(`A canary schedule the cost model cannot read: ${expression}`);
-      return sum + (30 * 24 * 60) / minutes;
-    }, 0);
-    items.push({
-      resource: 'Synthetics canary runs',
-      quantity: `${runs} runs`,
-      dollars: runs * PRICES.canaryRun.dollars,
-      basis: `$${PRICES.canaryRun.dollars} per run (its Lambda time, artifacts and logs: cents)`,
-    });
-  }
+  items.push(...watchItems(ofType));
   const insightRules = ofType('AWS::CloudWatch::InsightRule');
   if (insightRules.length > 0)
     items.push({
