@@ -4,7 +4,7 @@ import { App } from 'aws-cdk-lib';
 import type { DeployedStage } from '../../core/stages';
 import { addServiceStacks } from '../../lib/partner-api-stack';
 import { stageConfig } from '../../lib/stage-config';
-import { TEST_ALARM_TOPIC_ARN, TEST_CUSTOM_DOMAIN } from '../infra/app-synthesis';
+import { TEST_ALARM_TOPIC_ARN, TEST_BACKUP_COPY_VAULT_ARN, TEST_CUSTOM_DOMAIN } from '../infra/app-synthesis';
 
 /**
  * The synthesized IAM policies of the functions, and what they allow, evaluated offline with
@@ -49,7 +49,9 @@ export function synthesizedTemplate(stage: DeployedStage): Template {
     stageConfig(stage, {
       mailFrom: synthesizedMailFrom(stage),
       alarmTopicArn: TEST_ALARM_TOPIC_ARN,
-      ...(stage === 'production' ? { customDomain: TEST_CUSTOM_DOMAIN } : {}),
+      ...(stage === 'production'
+        ? { customDomain: TEST_CUSTOM_DOMAIN, backupCopyVaultArn: TEST_BACKUP_COPY_VAULT_ARN }
+        : {}),
     }),
   ]);
   if (!stack) throw new Error(`no ${stage} stack`);
