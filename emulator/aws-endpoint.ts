@@ -10,6 +10,7 @@ import { tableDefinition } from '../core/contract/table-definition';
 import { emlFile, emlFileName } from '../core/domain/partner-mail';
 import { quoted } from '../core/domain/text';
 import type { ServiceQueueName } from '../core/event-delivery';
+import { jsonOrUndefined } from '../core/json';
 import type { ServiceSecretName } from '../core/service-secrets';
 import { SERVICE_SECRET_NAMES } from '../core/service-secrets';
 import type { LocalEventPipeline } from './event-pipeline';
@@ -440,12 +441,7 @@ async function answerSecretsManager(state: EndpointState, { body, target, caller
  * The request's JSON object; a body that is not one is answered with AWS's 400 and gives undefined.
  */
 function jsonBody({ body, response }: SignedRequest): Json | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(body.toString() || '{}');
-  } catch {
-    json = undefined;
-  }
+  const json = jsonOrUndefined(body.toString() || '{}');
   if (typeof json === 'object' && json !== null && !Array.isArray(json)) return json as Json;
   sendJson(response, 400, { __type: 'SerializationException', message: 'The request is not a JSON object.' });
   return undefined;

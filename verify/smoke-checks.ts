@@ -3,6 +3,7 @@ import { problemSchema, propertyListSchema, responseSchemas } from '../core/cont
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from '../core/contract/problems';
 import type { Scope } from '../core/domain/scopes';
 import { BASE_SCOPES } from '../core/domain/scopes';
+import { jsonOrUndefined } from '../core/json';
 import type { PartnerApiRoute } from '../core/routes';
 import { PROPERTY_ID, partnerApiRoute, partnerApiRoutes } from '../core/routes';
 import type { Check, CheckResult, CheckRow, Verdict } from './checks';
@@ -159,13 +160,7 @@ async function call(
     headers: { Accept: 'application/json', ...headers },
     signal: AbortSignal.timeout(run.context.timeoutMs),
   });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const json = jsonOrUndefined(await response.text());
   return {
     status: response.status,
     contentType: response.headers.get('content-type') ?? '',

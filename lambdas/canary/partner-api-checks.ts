@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { problemSchema, propertyListSchema, responseSchemas } from '../../core/contract/api-schemas';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from '../../core/contract/problems';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS, rateLimitHeaders } from '../../core/domain/rate-limit';
+import { jsonOrUndefined } from '../../core/json';
 import type { PartnerApiRoute } from '../../core/routes';
 import { PROPERTY_ID, partnerApiRoutes } from '../../core/routes';
 
@@ -149,13 +150,7 @@ async function call(target: CanaryTarget, path: string): Promise<Answer> {
     },
     signal: AbortSignal.timeout(target.timeoutMs ?? 10_000),
   });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const json = jsonOrUndefined(await response.text());
   return { status: response.status, headers: response.headers, json };
 }
 

@@ -194,34 +194,18 @@ function eventObjectives(props: ServiceObjectivesProps): Objective[] {
           period,
         }),
     },
-    {
-      id: 'event-lag',
-      description: `${LAG_TARGET * 100}% of the platform's events applied within ${EVENT_LAG_SECONDS} s of their publish`,
-      target: LAG_TARGET,
-      badShare: (period) =>
-        lateShare('event_lag', period, {
-          rank: props.platformEvents.metricLag(Stats.percentileRank(EVENT_LAG_SECONDS), period),
-          measured: props.platformEvents.metricLag(Stats.SAMPLE_COUNT, period),
-          deadLettered: props.platformEvents.deadLetterQueue.metricNumberOfMessagesSent({
-            statistic: Stats.SUM,
-            period,
-          }),
-        }),
-    },
-    {
-      id: 'outbound-lag',
-      description: `${LAG_TARGET * 100}% of this service's events on the outbound bus within ${OUTBOUND_LAG_SECONDS} s of their commit`,
-      target: LAG_TARGET,
-      badShare: (period) =>
-        lateShare('outbound_lag', period, {
-          rank: props.outboundEvents.metricLag(Stats.percentileRank(OUTBOUND_LAG_SECONDS), period),
-          measured: props.outboundEvents.metricLag(Stats.SAMPLE_COUNT, period),
-          deadLettered: props.outboundEvents.deadLetterQueue.metricNumberOfMessagesSent({
-            statistic: Stats.SUM,
-            period,
-          }),
-        }),
-    },
+    lagObjective(
+      'event-lag',
+      `the platform's events applied within ${EVENT_LAG_SECONDS} s of their publish`,
+      EVENT_LAG_SECONDS,
+      props.platformEvents,
+    ),
+    lagObjective(
+      'outbound-lag',
+      `this service's events on the outbound bus within ${OUTBOUND_LAG_SECONDS} s of their commit`,
+      OUTBOUND_LAG_SECONDS,
+      props.outboundEvents,
+    ),
   ];
 }
 
@@ -236,6 +220,26 @@ function shareAbove(name: string, percentileRank: IMetric, period: Duration): IM
     usingMetrics: { [`${name}_rank`]: percentileRank },
     period,
   });
+}
+
+/** An event flow's lag objective: its events within `boundSeconds`, the dead-lettered counted late. */
+function lagObjective(
+  id: string,
+  what: string,
+  boundSeconds: number,
+  flow: Pick<PlatformEvents | OutboundEvents, 'metricLag' | 'deadLetterQueue'>,
+): Objective {
+  return {
+    id,
+    description: `${LAG_TARGET * 100}% of ${what}`,
+    target: LAG_TARGET,
+    badShare: (period) =>
+      lateShare(id.replace(/-/g, '_'), period, {
+        rank: flow.metricLag(Stats.percentileRank(boundSeconds), period),
+        measured: flow.metricLag(Stats.SAMPLE_COUNT, period),
+        deadLettered: flow.deadLetterQueue.metricNumberOfMessagesSent({ statistic: Stats.SUM, period }),
+      }),
+  };
 }
 
 /**

