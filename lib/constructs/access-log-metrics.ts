@@ -1,13 +1,35 @@
 import { Duration } from 'aws-cdk-lib';
-import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFilterPattern } from 'aws-cdk-lib/aws-logs';
 import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { POWERTOOLS_SERVICE_NAME } from '../function-defaults';
 import type { ServiceRestApi } from './service-rest-api';
 
 /** The period of every alarm and dashboard graph of the service. */
 export const METRIC_PERIOD = Duration.minutes(5);
+
+/**
+ * A metric one of the service's functions publishes itself (Powertools' embedded metric format: the
+ * stack's namespace, the `service` dimension), e.g. the secret scanning function's leaked keys or
+ * an event flow's lag.
+ */
+export function publishedMetric(
+  namespace: string,
+  metricName: string,
+  statistic: string = Stats.SUM,
+  period: Duration = METRIC_PERIOD,
+  label?: string,
+): Metric {
+  return new Metric({
+    namespace,
+    metricName,
+    dimensionsMap: { service: POWERTOOLS_SERVICE_NAME },
+    statistic,
+    period,
+    ...(label ? { label } : {}),
+  });
+}
 
 /** What clients were answered, counted from the access log's `status` (see ACCESS_LOG_FORMAT). */
 export interface AnswerMetrics {

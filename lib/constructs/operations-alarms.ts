@@ -5,7 +5,6 @@ import {
   CfnInsightRule,
   ComparisonOperator,
   MathExpression,
-  Metric,
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -14,9 +13,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LEAK_NOTICES_FAILED_METRIC, LEAKED_KEYS_METRIC } from '../../core/contract/secret-scanning';
-import { POWERTOOLS_SERVICE_NAME } from '../function-defaults';
 import type { AlarmThresholds } from '../stage-config';
-import { AccessLogMetrics, METRIC_PERIOD } from './access-log-metrics';
+import { AccessLogMetrics, METRIC_PERIOD, publishedMetric } from './access-log-metrics';
 import { acknowledgeGuardFinding } from './nag';
 import type { OutboundEvents } from './outbound-events';
 import type { PartnerApiCanary } from './partner-api-canary';
@@ -39,17 +37,6 @@ function throttledPartnersRuleBody(logGroupName: string) {
     Contribution: { Keys: ['$.partnerId'], Filters: [{ Match: '$.status', EqualTo: 429 }] },
     AggregateOn: 'Count',
   };
-}
-
-/** A metric the secret scanning function publishes (Powertools, the stack's namespace), summed per period. */
-export function leakMetric(namespace: string, metricName: string): Metric {
-  return new Metric({
-    namespace,
-    metricName,
-    dimensionsMap: { service: POWERTOOLS_SERVICE_NAME },
-    statistic: Stats.SUM,
-    period: PERIOD,
-  });
 }
 
 /**
@@ -409,7 +396,7 @@ export class OperationsAlarms extends Construct {
         new Alarm(this, id, {
           alarmName: `${props.name}-${name}`,
           alarmDescription: description,
-          metric: leakMetric(props.name, metricName),
+          metric: publishedMetric(props.name, metricName),
           threshold: 1,
           comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
           evaluationPeriods: 1,

@@ -13,8 +13,8 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { LEAK_NOTICES_FAILED_METRIC, LEAKED_KEYS_METRIC } from '../../core/contract/secret-scanning';
 import type { AccessLogMetrics } from './access-log-metrics';
-import { METRIC_PERIOD } from './access-log-metrics';
-import { leakMetric } from './operations-alarms';
+import { METRIC_PERIOD, publishedMetric } from './access-log-metrics';
+
 import type { OutboundEvents } from './outbound-events';
 import type { PartnerApiCanary } from './partner-api-canary';
 import type { PlatformEvents } from './platform-events';
@@ -122,8 +122,8 @@ function leakedKeysWidget(namespace: string): IWidget {
   return new GraphWidget({
     title: 'Leaked keys revoked (secret scanning reports), and notices not sent',
     left: [
-      leakMetric(namespace, LEAKED_KEYS_METRIC).with({ label: 'keys revoked as leaked' }),
-      leakMetric(namespace, LEAK_NOTICES_FAILED_METRIC).with({ label: 'notices not sent' }),
+      publishedMetric(namespace, LEAKED_KEYS_METRIC).with({ label: 'keys revoked as leaked' }),
+      publishedMetric(namespace, LEAK_NOTICES_FAILED_METRIC).with({ label: 'notices not sent' }),
     ],
     width: 8,
   });

@@ -21,8 +21,7 @@ import {
   OUTBOX_RETENTION_DAYS,
 } from '../../core/outbound-delivery';
 import { OUTBOUND_ENRICHMENT } from '../../core/routes';
-import { POWERTOOLS_SERVICE_NAME } from '../function-defaults';
-import { METRIC_PERIOD } from './access-log-metrics';
+import { METRIC_PERIOD, publishedMetric } from './access-log-metrics';
 import {
   acknowledgeGuardFinding,
   acknowledgeLogGroupEncryption,
@@ -298,13 +297,6 @@ export class OutboundEvents extends Construct {
 
   /** Seconds from each event's commit to its delivery, as the enrichment publishes it. */
   metricLag(statistic: string, period: Duration = METRIC_PERIOD, label?: string): Metric {
-    return new Metric({
-      namespace: this.metricsNamespace,
-      metricName: OUTBOUND_LAG_METRIC,
-      dimensionsMap: { service: POWERTOOLS_SERVICE_NAME },
-      statistic,
-      period,
-      ...(label ? { label } : {}),
-    });
+    return publishedMetric(this.metricsNamespace, OUTBOUND_LAG_METRIC, statistic, period, label);
   }
 }

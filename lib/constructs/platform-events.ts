@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { IPrincipal } from 'aws-cdk-lib/aws-iam';
@@ -24,9 +24,8 @@ import {
   PLATFORM_EVENT_LAG_METRIC,
 } from '../../core/event-delivery';
 import { EVENT_CONSUMER } from '../../core/routes';
-import { POWERTOOLS_SERVICE_NAME } from '../function-defaults';
 import { isEventPublisher } from '../stage-config';
-import { METRIC_PERIOD } from './access-log-metrics';
+import { METRIC_PERIOD, publishedMetric } from './access-log-metrics';
 import type { AccessResources, FunctionSettings } from './service-function';
 import { ServiceFunction } from './service-function';
 
@@ -150,13 +149,6 @@ export class PlatformEvents extends Construct {
    * format, so percentiles and percentile ranks apply): the event-lag objective's measure.
    */
   metricLag(statistic: string, period: Duration = METRIC_PERIOD, label?: string): Metric {
-    return new Metric({
-      namespace: this.metricsNamespace,
-      metricName: PLATFORM_EVENT_LAG_METRIC,
-      dimensionsMap: { service: POWERTOOLS_SERVICE_NAME },
-      statistic,
-      period,
-      ...(label ? { label } : {}),
-    });
+    return publishedMetric(this.metricsNamespace, PLATFORM_EVENT_LAG_METRIC, statistic, period, label);
   }
 }
