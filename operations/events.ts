@@ -126,18 +126,23 @@ function requestsOf(entries: readonly PutEventsRequestEntry[]): PutEventsRequest
 
 /**
  * Puts entries on a bus, ten per call at most and under 256 KB in all, sending again the entries EventBridge did not accept (a
- * partial failure answers 200 with `FailedEntryCount`). Returns how many were accepted; an entry
+ * partial failure answers 200 with `FailedEntryCount`). Returns how many were accepted, and the
+ * EventBridge ids they were given (what a dead-lettered event's envelope names it by); an entry
  * still refused after the retries is an `OperatorError` that says how many got through, so nothing
  * is lost silently.
  */
-async function putOnBus(all: readonly PutEventsRequestEntry[]): Promise<{ accepted: number }> {
+async function putOnBus(
+  all: readonly PutEventsRequestEntry[],
+): Promise<{ accepted: number; eventIds: string[] }> {
   let accepted = 0;
+  const eventIds: string[] = [];
   for (const request of requestsOf(all)) {
     let entries = request;
     for (let attempt = 1; entries.length > 0; attempt++) {
       const { Entries = [] } = await eventBridge().send(new PutEventsCommand({ Entries: entries }));
       const refused = entries.filter((_, index) => Entries[index]?.EventId === undefined);
       accepted += entries.length - refused.length;
+      for (const entry of Entries) if (entry.EventId !== undefined) eventIds.push(entry.EventId);
       if (refused.length > 0 && attempt === PUT_EVENTS_ATTEMPTS) {
         const why = Entries.find((entry) => entry.ErrorCode)?.ErrorMessage ?? 'no reason given';
         throw new OperatorError(
@@ -148,11 +153,13 @@ async function putOnBus(all: readonly PutEventsRequestEntry[]): Promise<{ accept
       entries = refused;
     }
   }
-  return { accepted };
+  return { accepted, eventIds };
 }
 
 /** Sends the platform's events (or the operators' own) to the stage's bus of the platform's events. */
-export function publishPlatformEvents(events: readonly PlatformEvent[]): Promise<{ accepted: number }> {
+export function publishPlatformEvents(
+  events: readonly PlatformEvent[],
+): Promise<{ accepted: number; eventIds: string[] }> {
   const bus = eventBusName();
   return putOnBus(
     events.map((event) => ({

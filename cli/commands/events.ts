@@ -198,9 +198,7 @@ function publishCommand(events: Command, define: Define): void {
       const checked = readEventsFile('--file', text(options, 'file'));
       const wait = options.wait === true;
       return async (target) => {
-        // What waited in the dead-letter queue before: only what this file adds is its refusals.
-        const before = wait ? (await queueDepth('platformEventsDeadLetter')).waiting : 0;
-        const { accepted } = await publishEventsFile(target, checked, Date.now());
+        const { accepted, eventIds } = await publishEventsFile(target, checked, Date.now());
         const lines = [acceptedLine(accepted, checked)];
         if (!wait) {
           lines.push(
@@ -210,7 +208,12 @@ function publishCommand(events: Command, define: Define): void {
         }
         const applied = await eventsApplied(EVENTS_WAIT_SECONDS * 1000);
         const failed = (await queueDepth('platformEventsDeadLetter')).waiting;
-        const refused = Math.max(0, failed - before);
+        // This file's refusals: its events (by the ids EventBridge gave them) among the dead letters,
+        // whatever others publish meanwhile.
+        const published = new Set(eventIds);
+        const refused = (await listFailedEvents()).events.filter(
+          (event) => event.event_id !== null && published.has(event.event_id),
+        ).length;
         lines.push(
           !applied
             ? `Still delivering after ${EVENTS_WAIT_SECONDS} s; \`events failed\` lists any refused so far.`

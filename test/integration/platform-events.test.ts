@@ -170,17 +170,28 @@ describe('seats', () => {
   it('dead-letters a seat outside the agreement, with the reason, while the rest of the file applies', async () => {
     const { propertyId, hostUserId } = await sponsoredProperty(partner.id, { products: ['assistant'] });
 
-    await publish(
-      {
-        type: 'SeatActivated',
-        detail: { property_id: propertyId, product_id: 'checkin', version: 1, occurred_at: at() },
-      },
-      {
-        type: 'SeatActivated',
-        detail: { property_id: propertyId, product_id: 'upsells', version: 1, occurred_at: at() },
-      },
-    );
+    const other = await sponsoredProperty(partner.id, { products: ['assistant'] });
 
+    // Another file published at the same time, which applies whole: its refusals are its own.
+    const [result, otherResult] = await Promise.all([
+      publish(
+        {
+          type: 'SeatActivated',
+          detail: { property_id: propertyId, product_id: 'checkin', version: 1, occurred_at: at() },
+        },
+        {
+          type: 'SeatActivated',
+          detail: { property_id: propertyId, product_id: 'upsells', version: 1, occurred_at: at() },
+        },
+      ),
+      publish({
+        type: 'SeatActivated',
+        detail: { property_id: other.propertyId, product_id: 'upsells', version: 1, occurred_at: at() },
+      }),
+    ]);
+
+    expect(result.refused).toBe(1);
+    expect(otherResult.refused).toBe(0);
     expect(await seatsOfHost(partner.key, hostUserId)).toBe(2);
     const [failed, ...others] = await failedEventsAbout({ key: 'property_id', id: propertyId });
     expect(others).toEqual([]);
