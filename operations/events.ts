@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { Message } from '@aws-sdk/client-sqs';
@@ -305,6 +306,31 @@ export async function queueDepth(name: ServiceQueueName): Promise<{ waiting: num
     inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
   };
 }
+
+/**
+ * How many of `eventIds` (EventBridge's ids of events this operator put) wait in the dead-letter
+ * queue. A listing receives the messages it shows for as long as it takes, so a listing of someone
+ * else at the same moment (an `events failed`, another `publish --wait`) may hide some: while fewer
+ * are found than the queue grew by (`grewBy`, others' refusals included), it looks again a second
+ * later, three times in all, and keeps the most it found.
+ */
+export async function deadLetteredOf(eventIds: readonly string[], grewBy: number): Promise<number> {
+  const ours = new Set(eventIds);
+  let found = 0;
+  for (let attempt = 1; attempt <= DEAD_LETTER_LOOKS; attempt++) {
+    if (attempt > 1) await sleep(1_000);
+    const { events } = await listFailedEvents();
+    found = Math.max(
+      found,
+      events.filter((event) => event.event_id !== null && ours.has(event.event_id)).length,
+    );
+    if (found >= Math.min(grewBy, ours.size)) break;
+  }
+  return found;
+}
+
+/** How many times `deadLetteredOf` lists the dead letters at most. */
+const DEAD_LETTER_LOOKS = 3;
 
 /** How long `--wait` waits for the queue to empty. */
 export const EVENTS_WAIT_SECONDS = 60;

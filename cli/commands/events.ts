@@ -5,6 +5,7 @@ import { PLATFORM_EVENT_TYPES } from '../../core/contract/platform-events';
 import { quoted } from '../../core/domain/text';
 import { SERVICE_EVENT_TYPES } from '../../core/outbound-delivery';
 import {
+  deadLetteredOf,
   EVENTS_WAIT_SECONDS,
   eventsApplied,
   listFailedEvents,
@@ -198,6 +199,12 @@ function publishCommand(events: Command, define: Define): void {
       const checked = readEventsFile('--file', text(options, 'file'));
       const wait = options.wait === true;
       return async (target) => {
+        // The dead-letter queue's depth before, all of it (a message someone is listing is in flight).
+        const depth = async () => {
+          const { waiting, inFlight } = await queueDepth('platformEventsDeadLetter');
+          return waiting + inFlight;
+        };
+        const before = wait ? await depth() : 0;
         const { accepted, eventIds } = await publishEventsFile(target, checked, Date.now());
         const lines = [acceptedLine(accepted, checked)];
         if (!wait) {
@@ -207,13 +214,10 @@ function publishCommand(events: Command, define: Define): void {
           return { json: { accepted }, text: lines };
         }
         const applied = await eventsApplied(EVENTS_WAIT_SECONDS * 1000);
-        const failed = (await queueDepth('platformEventsDeadLetter')).waiting;
+        const failed = await depth();
         // This file's refusals: its events (by the ids EventBridge gave them) among the dead letters,
         // whatever others publish meanwhile.
-        const published = new Set(eventIds);
-        const refused = (await listFailedEvents()).events.filter(
-          (event) => event.event_id !== null && published.has(event.event_id),
-        ).length;
+        const refused = await deadLetteredOf(eventIds, failed - before);
         lines.push(
           !applied
             ? `Still delivering after ${EVENTS_WAIT_SECONDS} s; \`events failed\` lists any refused so far.`
