@@ -297,8 +297,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     traceSampling: 'account-default',
     // Test data of partners' integrations: nothing to restore.
     tableBackup: 'none',
-    // Fixed $31 a month and $10.72 a million calls (docs/deploying.md#what-it-costs): $50 is partners'
-    // test traffic up to about 1.8 million calls; more is a loop worth hearing about.
+    // Fixed about $36 a month, the canary included, and $10.72 a million calls (docs/deploying.md#what-it-costs):
+    // $50 is partners' test traffic up to about 1.3 million calls; more is a loop worth hearing about.
     monthlyBudgetUsd: 50,
     alarmTopicRequired: false,
     // Partners' engineers may test against the execute-api address; a custom domain is welcome.
@@ -342,8 +342,8 @@ export const stageSettings: Readonly<Record<DeployedStage, Omit<StageConfig, key
     // 1 % of requests, with no per-second reservoir that would trace nearly every call at low traffic.
     traceSampling: { fixedRate: 0.01, reservoirPerSecond: 0 },
     tableBackup: { dailyRetentionDays: 35 },
-    // Fixed $36 a month (and its backup copies), $5.86 a million calls: $250 is about 35 million calls,
-    // over three times the 10-million month docs/deploying.md#what-it-costs prices at $95.
+    // Fixed about $63 a month (the canary, the objectives' burn alarms and the backup copies included),
+    // $5.86 a million calls: $250 is about 32 million calls, three times a 10-million month.
     monthlyBudgetUsd: 250,
     alarmTopicRequired: true,
     customDomainRequired: true,
