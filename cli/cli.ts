@@ -8,6 +8,7 @@ import type { CliIo, Define } from './command';
 import { ADMIN, commandLine, text, UsageError } from './command';
 import { auditCommands } from './commands/audit';
 import { catalogCommands } from './commands/catalog';
+import { dataCommands } from './commands/data';
 import { eventCommands } from './commands/events';
 import { keyCommands } from './commands/keys';
 import { linkCommands } from './commands/links';
@@ -136,6 +137,7 @@ function buildProgram(io: CliIo, targetOf: TargetOf, failed: () => void): Comman
   reservationCommands(program, define);
   eventCommands(program, define);
   trafficCommands(program, define);
+  dataCommands(program, define);
   // A group's description ends with its commands, in the order they are defined.
   for (const group of program.commands)
     if (group.commands.length > 0)

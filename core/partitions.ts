@@ -26,6 +26,12 @@ export const AUDIT_PARTITION = 'AUDIT#';
  */
 export const OUTBOX_PARTITION = 'OUTBOX#';
 
+/**
+ * The data migrations' records, one item each (`MIGRATION#0001`): which ran, by whom, how far
+ * (docs/design/data-migrations.md). Only the operator CLI reads or writes it.
+ */
+export const MIGRATIONS_PARTITION = 'MIGRATIONS';
+
 /** Partitions of the global index (GSI1PK) that functions query. */
 export const PARTNERS_INDEX_PARTITION = 'PARTNERS';
 export const CATALOG_INDEX_PARTITION = 'PRODUCTS';

@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = [
   'events.published',
   'events.redriven',
   'events.resent',
+  'data.migrated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Product, ProductTexts, ProductTranslations } from '../../core/domain/catalog';
 import { isProductId } from '../../core/domain/catalog';
 import type { Language } from '../../core/domain/languages';
@@ -122,6 +122,73 @@ export interface ProductEdit {
   readonly name?: string;
   readonly description?: string;
   readonly goesLive?: Product['goesLive'] | null;
+}
+
+/**
+ * Where a stored default product stands with one language's default texts: `missing` (they can be
+ * added), `present` (the product has texts in that language, an operator's or the defaults'),
+ * `renamed` (an operator renamed the product: its defaults no longer describe it), `absent`.
+ */
+export type DefaultTextsState = 'missing' | 'present' | 'renamed' | 'absent';
+
+async function defaultTextsState(
+  product: Product,
+  language: Exclude<Language, 'en'>,
+): Promise<DefaultTextsState> {
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: productKey(product.id), ConsistentRead: true }),
+  );
+  if (!Item) return 'absent';
+  if (Item.name !== product.name) return 'renamed';
+  const translations = Item.translations as Record<string, unknown> | undefined;
+  return translations?.[language] === undefined ? 'missing' : 'present';
+}
+
+/**
+ * Gives a stored default product its default `texts` in `language` when it has none in that
+ * language and still bears its default name (the rule of {@link ensureCatalog}: never over an operator's
+ * texts). Returns the state found; `missing` means they were added (or, with `dryRun`, would be).
+ * Two writes, each conditioned on that state, so a second run, or one after an operator's edit,
+ * changes nothing.
+ */
+export async function addDefaultTexts(
+  product: Product,
+  language: Exclude<Language, 'en'>,
+  texts: ProductTexts,
+  dryRun: boolean,
+): Promise<DefaultTextsState> {
+  const state = await defaultTextsState(product, language);
+  if (state !== 'missing' || dryRun) return state;
+  const update = (expression: string, condition: string, values: Record<string, unknown>) =>
+    dynamoDb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: productKey(product.id),
+        UpdateExpression: expression,
+        ConditionExpression: `attribute_exists(PK) AND #name = :name${condition}`,
+        ExpressionAttributeNames: {
+          '#name': 'name',
+          '#translations': 'translations',
+          ...(expression.includes('#language') ? { '#language': language } : {}),
+        },
+        ExpressionAttributeValues: { ':name': product.name, ...values },
+      }),
+    );
+  try {
+    await update('SET #translations = if_not_exists(#translations, :empty)', '', { ':empty': {} });
+    await update(
+      'SET #translations.#language = :texts',
+      ' AND attribute_not_exists(#translations.#language)',
+      {
+        ':texts': texts,
+      },
+    );
+    return 'missing';
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    // An operator's edit came between the read and the write: report what it left.
+    return defaultTextsState(product, language);
+  }
 }
 
 /** Edits a stored product; undefined when there is no such product. */

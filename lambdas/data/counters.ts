@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_PARTITION } from '../../core/partitions';
 import { dynamoDb, tableName } from './db';
 
@@ -18,4 +18,12 @@ export async function allocateId(name: CounterName): Promise<number> {
     }),
   );
   return Number(Attributes?.lastId);
+}
+
+/** The highest id the counter gave out so far (0 before the first): every id of its entity is at most this. */
+export async function lastAllocatedId(name: CounterName): Promise<number> {
+  const { Item } = await dynamoDb().send(
+    new GetCommand({ TableName: tableName(), Key: counterKey(name), ConsistentRead: true }),
+  );
+  return Number(Item?.lastId ?? 0);
 }

@@ -1,0 +1,159 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Reservation } from '../../core/domain/reservations';
+import { storedReservation } from '../../core/domain/reservations';
+import { propertyPartition } from '../../core/partitions';
+import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
+import { dynamoDb, queryAll, type TransactItem, tableName } from './db';
+import { getPropertyAnchor, propertyNotErasedCheckItem } from './properties';
+import type { AggregateDeltas } from './reservations';
+import { aggregateDeltas } from './reservations';
+
+/*
+ * Rebuilding a property's per-day aggregates (BOOKED#, NIGHTS#) from its stored reservations: what
+ * the data migration `rebuild-reservation-aggregates` does for each property
+ * (docs/design/data-migrations.md). Operator tooling only.
+ *
+ * Safe beside the platform's events, which change a reservation and its aggregates in one
+ * transaction: the aggregates are read before the reservations, and each counter is written on
+ * condition that it still holds the value read. An event that commits between the reads changes
+ * a counter the rebuild would write, so the write is refused and the property is read again; one
+ * that commits after the write finds counters that agree with the reservations it changes.
+ */
+
+/** Counters of one aggregate item, by attribute; a counter at 0 is the same as none. */
+type Counters = Map<string, number>;
+/** Sort key of each aggregate item -> its counters. */
+type Aggregates = Map<string, Counters>;
+
+/** A counter to write: its value as read (undefined: absent) and as the reservations say. */
+interface CounterFix {
+  readonly attribute: string;
+  readonly stored: number | undefined;
+  readonly rebuilt: number;
+}
+
+/** Counters one write names at most: each costs a name, a value and a condition in its expressions (4 KB each). */
+const COUNTERS_PER_WRITE = 40;
+const ATTEMPTS = 3;
+
+/** What the aggregates of a set of reservations are: each one's contribution, summed. */
+function aggregatesOfReservations(reservations: readonly Reservation[]): AggregateDeltas {
+  const aggregates: AggregateDeltas = new Map();
+  for (const reservation of reservations) aggregateDeltas(undefined, reservation, aggregates);
+  return aggregates;
+}
+
+async function partitionItems(propertyId: number, prefix: string): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': propertyPartition(propertyId), ':prefix': prefix },
+    ConsistentRead: true,
+  });
+}
+
+/** The stored aggregate items of a property, each with its numeric counters. */
+async function storedAggregates(propertyId: number): Promise<Aggregates> {
+  const aggregates: Aggregates = new Map();
+  for (const prefix of ['BOOKED#', 'NIGHTS#'])
+    for (const item of await partitionItems(propertyId, prefix)) {
+      const counters: Counters = new Map();
+      for (const [attribute, value] of Object.entries(item))
+        if (typeof value === 'number') counters.set(attribute, value);
+      aggregates.set(String(item.SK), counters);
+    }
+  return aggregates;
+}
+
+async function storedReservations(propertyId: number): Promise<Reservation[]> {
+  return (await partitionItems(propertyId, 'RES#')).flatMap(
+    (item) => storedReservation(item.reservation) ?? [],
+  );
+}
+
+/** The counters whose stored value differs from the rebuilt one, per item. */
+function fixesOf(stored: Aggregates, rebuilt: AggregateDeltas): Map<string, CounterFix[]> {
+  const fixes = new Map<string, CounterFix[]>();
+  for (const sk of new Set([...stored.keys(), ...rebuilt.keys()])) {
+    const storedCounters = stored.get(sk) ?? new Map<string, number>();
+    const rebuiltCounters = rebuilt.get(sk) ?? new Map<string, number>();
+    const item: CounterFix[] = [];
+    for (const attribute of new Set([...storedCounters.keys(), ...rebuiltCounters.keys()])) {
+      const value = storedCounters.get(attribute);
+      const should = rebuiltCounters.get(attribute) ?? 0;
+      if ((value ?? 0) !== should) item.push({ attribute, stored: value, rebuilt: should });
+    }
+    if (item.length > 0) fixes.set(sk, item);
+  }
+  return fixes;
+}
+
+/** One write of some counters of one item, each on condition that it still holds what was read. */
+function fixItem(propertyId: number, sk: string, fixes: readonly CounterFix[]): TransactItem {
+  const names = Object.fromEntries(fixes.map((fix, index) => [`#c${index}`, fix.attribute]));
+  const values: Record<string, number> = {};
+  const conditions = fixes.map((fix, index) => {
+    values[`:v${index}`] = fix.rebuilt;
+    if (fix.stored === undefined) return `attribute_not_exists(#c${index})`;
+    values[`:s${index}`] = fix.stored;
+    return `#c${index} = :s${index}`;
+  });
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: { PK: propertyPartition(propertyId), SK: sk },
+      UpdateExpression: `SET ${fixes.map((_, index) => `#c${index} = :v${index}`).join(', ')}`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** What a rebuild found: the property's state, and each counter it changed (or would). */
+export interface AggregateRebuild {
+  readonly property: 'rebuilt' | 'absent' | 'erased';
+  readonly fixes: ReadonlyMap<string, readonly CounterFix[]>;
+}
+
+/**
+ * Rebuilds one property's aggregates from its stored reservations: reads both, and writes the
+ * counters that differ (nothing with `dryRun`). An erased or unknown property is left alone.
+ */
+export async function rebuildPropertyAggregates(
+  propertyId: number,
+  dryRun: boolean,
+): Promise<AggregateRebuild> {
+  for (let attempt = 1; ; attempt++) {
+    const anchor = await getPropertyAnchor(propertyId);
+    if (!anchor) return { property: 'absent', fixes: new Map() };
+    if (anchor.erasedAt !== undefined) return { property: 'erased', fixes: new Map() };
+    const stored = await storedAggregates(propertyId);
+    const fixes = fixesOf(stored, aggregatesOfReservations(await storedReservations(propertyId)));
+    if (dryRun || fixes.size === 0) return { property: 'rebuilt', fixes };
+    try {
+      await writeFixes(propertyId, fixes);
+      return { property: 'rebuilt', fixes };
+    } catch (error) {
+      // A counter moved since it was read (an event applied), or the property was erased: read again.
+      const refused = transactionCancellationCodes(error)?.includes('ConditionalCheckFailed');
+      if (attempt >= ATTEMPTS || !(refused || isRetryableCancellation(error))) throw error;
+    }
+  }
+}
+
+async function writeFixes(
+  propertyId: number,
+  fixes: ReadonlyMap<string, readonly CounterFix[]>,
+): Promise<void> {
+  for (const [sk, item] of fixes)
+    for (let start = 0; start < item.length; start += COUNTERS_PER_WRITE)
+      await dynamoDb().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            fixItem(propertyId, sk, item.slice(start, start + COUNTERS_PER_WRITE)),
+            propertyNotErasedCheckItem(propertyId),
+          ],
+        }),
+      );
+}

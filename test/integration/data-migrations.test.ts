@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import type { Product } from '../../core/domain/catalog';
+import { listAuditEvents } from '../../lambdas/data/audit';
+import { addProduct } from '../../lambdas/data/catalog';
+import { dynamoDb, tableName } from '../../lambdas/data/db';
+import { claimMigration, migrationRecords } from '../../lambdas/data/migrations';
+import { MIGRATION_LEASE_MS, migrateData } from '../../operations/data-migrations';
+import { catalogTextsMigration } from '../../operations/migrations/catalog-texts';
+import type { Migration, MigrationUnit } from '../../operations/migrations/migration';
+import { testTarget } from '../support/partners';
+
+/*
+ * The mechanism of `data migrate` (operations/data-migrations.ts) against the suite's DynamoDB
+ * Local, with migrations of the tests' own: ids far above the service's, so its records and these
+ * never meet. The service's migrations are tested on their data in data-migrations-*.test.ts.
+ */
+
+let nextId = 9_000 + Math.floor(Math.random() * 1_000) * 10;
+const target = testTarget();
+
+/** A migration over units `u1`…`u<count>`, each changing something when `changing(index)`; it can fail at one. */
+function countedMigration(
+  count: number,
+  options: { changing?: (index: number) => boolean; failAt?: number } = {},
+) {
+  const calls: { cursor: string | undefined; dryRun: boolean; units: string[] }[] = [];
+  const migration: Migration = {
+    id: nextId++,
+    name: 'counted-units',
+    summary: 'Units of a test',
+    async *units(cursor, dryRun) {
+      const call = { cursor, dryRun, units: [] as string[] };
+      calls.push(call);
+      for (let index = Number(cursor?.slice(1) ?? 0) + 1; index <= count; index++) {
+        if (index === options.failAt) throw new Error('power cut');
+        call.units.push(`u${index}`);
+        const unit: MigrationUnit = {
+          cursor: `u${index}`,
+          label: `unit ${index}`,
+          changes: options.changing?.(index) ? [`set ${index}`] : [],
+        };
+        yield unit;
+      }
+    },
+  };
+  return { migration, calls };
+}
+
+const recordOf = async (id: number) => (await migrationRecords()).find((record) => record.id === id);
+const auditOf = async (id: number) =>
+  (await listAuditEvents({ action: 'data.migrated', limit: 200 })).filter((event) =>
+    String(event.details?.migration).startsWith(String(id).padStart(4, '0')),
+  );
+
+describe('data migrate', () => {
+  it('on a dry run judges every unit, and changes and records nothing', async () => {
+    const { migration, calls } = countedMigration(5, { changing: (index) => index % 2 === 1 });
+    const result = await migrateData(target, { dryRun: true, migrations: [migration] });
+    expect(result.migrations).toEqual([
+      expect.objectContaining({ outcome: 'would-change', seen: 5, changed: 3, unchanged: 2 }),
+    ]);
+    expect(result.migrations[0]?.changes).toEqual(['unit 1: set 1', 'unit 3: set 3', 'unit 5: set 5']);
+    expect(calls).toEqual([{ cursor: undefined, dryRun: true, units: ['u1', 'u2', 'u3', 'u4', 'u5'] }]);
+    expect(await recordOf(migration.id)).toBeUndefined();
+    expect(await auditOf(migration.id)).toEqual([]);
+  });
+
+  it('applies a migration once, records and audits it; a second run leaves it', async () => {
+    const { migration, calls } = countedMigration(3, { changing: (index) => index === 2 });
+    const first = await migrateData(target, { dryRun: false, migrations: [migration] });
+    expect(first.migrations[0]).toMatchObject({ outcome: 'applied', seen: 3, changed: 1, unchanged: 2 });
+    expect(await recordOf(migration.id)).toMatchObject({
+      state: 'applied',
+      cursor: 'u3',
+      runs: 1,
+      seen: 3,
+      changed: 1,
+      actor: target.actor,
+    });
+    const second = await migrateData(target, { dryRun: false, migrations: [migration] });
+    expect(second.migrations[0]).toMatchObject({ outcome: 'applied-earlier', seen: 3, changed: 1 });
+    expect(calls).toHaveLength(1);
+    const audit = await auditOf(migration.id);
+    expect(audit).toHaveLength(1);
+    expect(audit[0]?.details).toMatchObject({ state: 'applied', seen: 3, changed: 1, unchanged: 2 });
+  });
+
+  it('stops at a failure, keeps what it did, and the next run resumes after the last unit done', async () => {
+    const failing = countedMigration(6, { changing: () => true, failAt: 4 });
+    const later = countedMigration(2);
+    await expect(
+      migrateData(target, { dryRun: false, migrations: [failing.migration, later.migration] }),
+    ).rejects.toThrow(
+      /stopped after u3: Error: power cut\. What it did so far is kept; run data migrate again/,
+    );
+    expect(await recordOf(failing.migration.id)).toMatchObject({ state: 'stopped', cursor: 'u3', seen: 3 });
+    // Later migrations wait for the one that stopped: they may rely on it.
+    expect(await recordOf(later.migration.id)).toBeUndefined();
+    const stoppedAudit = await auditOf(failing.migration.id);
+    expect(stoppedAudit.map((event) => event.details)).toEqual([
+      expect.objectContaining({ state: 'stopped', seen: 3, resumesAfter: 'u3', error: 'Error' }),
+    ]);
+
+    const resumed = countedMigration(6, { changing: () => true });
+    const migration = { ...resumed.migration, id: failing.migration.id };
+    const result = await migrateData(target, { dryRun: false, migrations: [migration, later.migration] });
+    expect(resumed.calls).toEqual([{ cursor: 'u3', dryRun: false, units: ['u4', 'u5', 'u6'] }]);
+    expect(result.migrations[0]).toMatchObject({
+      outcome: 'applied',
+      resumedAfter: 'u3',
+      seen: 6,
+      changed: 6,
+    });
+    expect(await recordOf(failing.migration.id)).toMatchObject({ state: 'applied', runs: 2, seen: 6 });
+    expect(await recordOf(later.migration.id)).toMatchObject({ state: 'applied' });
+  });
+
+  it('refuses a migration another run holds, and takes over once its lease ended', async () => {
+    const { migration, calls } = countedMigration(2);
+    const start = Date.now();
+    const held = await claimMigration({
+      id: migration.id,
+      name: migration.name,
+      actor: 'arn:aws:iam::123456789012:user/other-operator',
+      owner: 'another-run',
+      nowMs: start,
+      leaseMs: MIGRATION_LEASE_MS,
+    });
+    expect('claimed' in held).toBe(true);
+    await expect(
+      migrateData(target, { dryRun: false, migrations: [migration], now: () => start + 1_000 }),
+    ).rejects.toThrow(/is being run by arn:aws:iam::123456789012:user\/other-operator .*Nothing was changed/);
+    expect(calls).toHaveLength(0);
+    const later = await migrateData(target, {
+      dryRun: false,
+      migrations: [migration],
+      now: () => start + MIGRATION_LEASE_MS + 1,
+    });
+    expect(later.migrations[0]).toMatchObject({ outcome: 'applied', seen: 2 });
+    expect(await recordOf(migration.id)).toMatchObject({ state: 'applied', runs: 2, actor: target.actor });
+  });
+});
+
+describe('catalog texts migration', () => {
+  const productKey = (id: string) => ({ PK: `PRODUCT#${id}`, SK: 'PRODUCT' });
+  const stored = async (id: string) =>
+    (
+      await dynamoDb().send(
+        new GetCommand({ TableName: tableName(), Key: productKey(id), ConsistentRead: true }),
+      )
+    ).Item;
+
+  it("adds a default product's missing texts, never over an operator's name or texts", async () => {
+    const suffix = randomBytes(3).toString('hex');
+    const defaults: Product[] = ['plain', 'renamed', 'translated'].map((kind) => ({
+      id: `mig-${kind}-${suffix}`,
+      name: `Default ${kind}`,
+      description: 'A product of the migration test.',
+      translations: {
+        de: { name: `Standard ${kind}`, description: 'Ein Produkt des Tests.' },
+        fr: { name: `Défaut ${kind}` },
+      },
+    }));
+    const [plain, renamed, translated] = defaults as [Product, Product, Product];
+    // Stored as a stage stored them before their German and French texts existed.
+    for (const product of defaults) {
+      const { translations: _, ...withoutTexts } = product;
+      expect(await addProduct(withoutTexts)).toBe(true);
+    }
+    await dynamoDb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: productKey(renamed.id),
+        UpdateExpression: 'SET #name = :name',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':name': 'Renamed by an operator' },
+      }),
+    );
+    await dynamoDb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: productKey(translated.id),
+        UpdateExpression: 'SET translations = :texts',
+        ExpressionAttributeValues: { ':texts': { de: { name: 'Vom Betreiber übersetzt' } } },
+      }),
+    );
+
+    const migration = catalogTextsMigration(nextId++, ['de', 'fr'], defaults);
+    const dry = await migrateData(target, { dryRun: true, migrations: [migration] });
+    expect(dry.migrations[0]).toMatchObject({ outcome: 'would-change', seen: 3, changed: 2, unchanged: 1 });
+    expect(dry.migrations[0]?.changes).toEqual([
+      `product ${plain.id}: de texts added`,
+      `product ${plain.id}: fr texts added`,
+      `product ${translated.id}: fr texts added`,
+    ]);
+    expect((await stored(plain.id))?.translations).toBeUndefined();
+
+    await migrateData(target, { dryRun: false, migrations: [migration] });
+    expect((await stored(plain.id))?.translations).toEqual(plain.translations);
+    expect((await stored(renamed.id))?.translations).toBeUndefined();
+    expect((await stored(translated.id))?.translations).toEqual({
+      de: { name: 'Vom Betreiber übersetzt' },
+      fr: { name: 'Défaut translated' },
+    });
+
+    // The same units again (a new migration of the same kind) find nothing left to do.
+    const again = await migrateData(target, {
+      dryRun: false,
+      migrations: [catalogTextsMigration(nextId++, ['de', 'fr'], defaults)],
+    });
+    expect(again.migrations[0]).toMatchObject({ outcome: 'applied', seen: 3, changed: 0, unchanged: 3 });
+  });
+});

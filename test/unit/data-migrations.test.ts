@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { LANGUAGES } from '../../core/domain/languages';
+import { MIGRATIONS } from '../../operations/migrations';
+
+/** The list of migrations is the contract every stage's records are kept by (docs/design/data-migrations.md). */
+describe('MIGRATIONS', () => {
+  it('are numbered 1, 2, 3… in order, without gaps or repeats', () => {
+    expect(MIGRATIONS.map((migration) => migration.id)).toEqual(MIGRATIONS.map((_, index) => index + 1));
+  });
+
+  it('have kebab-case names and a one-line summary each', () => {
+    for (const migration of MIGRATIONS) {
+      expect(migration.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(migration.summary).toMatch(/^[A-Z][^\n]{10,120}$/);
+    }
+  });
+
+  it("bring every host language's default product texts to the products a stage stored before it", () => {
+    const brought = new Set(
+      MIGRATIONS.flatMap((migration) => ('languages' in migration ? migration.languages : [])),
+    );
+    const missing = LANGUAGES.filter((language) => language !== 'en' && !brought.has(language));
+    // A new language: add catalogTextsMigration(<next number>, ['<language>']) to operations/migrations/index.ts.
+    expect(missing, 'languages no catalog-texts migration brings to stored products').toEqual([]);
+  });
+});
