@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_LAMBDA_RUNTIME_OPTIONS } from '../emulator/lambda-runtime';
 import { localDirectory } from '../emulator/runtime';
 import { startLocalService } from '../emulator/service';
+import { listMigrations } from '../operations/data-migrations';
 
 const USAGE = `Usage: npm start [-- --persist] [-- --quiet] [-- --max-instances N] [-- --idle-seconds S]
   Serves the partner API and pages on HOST:PORT (default 127.0.0.1:3000) against DynamoDB Local.
@@ -125,6 +126,7 @@ try {
       `  ${metricsOnly.key}`,
     );
   }
+  lines.push(...(await pendingMigrations(options.persist || externalDynamoDb !== undefined)));
   lines.push(
     '',
     'Activation link for a new demo host (works once, for one hour; open it in a browser):',
@@ -168,4 +170,24 @@ try {
     : '';
   console.error(`Could not start the local service: ${message}${hint}`);
   process.exit(1);
+}
+
+/**
+ * On a table kept from an earlier run (`--persist`, or an external DynamoDB), the data migrations
+ * its data has not had yet (docs/design/data-migrations.md); a table made at this start has
+ * nothing older to bring along.
+ */
+async function pendingMigrations(kept: boolean): Promise<string[]> {
+  if (!kept) return [];
+  try {
+    const pending = (await listMigrations()).migrations.filter((migration) => migration.state !== 'applied');
+    if (pending.length === 0) return [];
+    return [
+      '',
+      `Data migrations not yet run on this table: ${pending.map((migration) => `${String(migration.id).padStart(4, '0')} ${migration.name}`).join(', ')}.`,
+      '  npm run admin -- data migrate --dry-run   (then without --dry-run)',
+    ];
+  } catch (error) {
+    return ['', `Data migrations: could not read their records (${(error as Error).name}).`];
+  }
 }
