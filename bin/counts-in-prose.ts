@@ -1,13 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { LANGUAGES } from '../core/domain/languages';
 import { partnerApiRoutes } from '../core/routes';
 
 /**
  * `npm run lint:counts` (part of `npm run check`): a number written next to a counted noun in the
  * repository's prose (docs, README, CONTRIBUTING, comments, test names, help texts, bench labels)
- * must be the count of its table. Prose that names no count ("each route", "every partner route")
- * never goes stale and is preferred; a count that is written must be right, so adding a route
- * to the table fails this check wherever the old count is still written.
+ * must be the count of its table: the partner routes, the host languages. Prose that names no
+ * count ("each route", "every host language") never goes stale and is preferred; a count that is
+ * written must be right, so adding a route or a language fails this check wherever the old count
+ * is still written.
  */
 
 /** What prose counts, the table it is the count of, and the words that may stand between. */
@@ -19,6 +21,16 @@ const COUNTED = [
     // "the N routes", "N endpoints", "N GETs", "N partner API routes", "N keyed GET routes"…
     nouns: ['routes', 'endpoints', 'GETs'],
     qualifiers: ['API', 'partner', 'keyed', 'GET', 'data', 'read-only', 'HTTP', 'REST', 'documented', 'live'],
+    instead: '"each route", "every partner route"',
+  },
+  {
+    what: 'host languages',
+    source: 'LANGUAGES in core/domain/languages.ts',
+    count: LANGUAGES.length,
+    // "all N languages", "the N host languages", "N message catalogues" (one per language)…
+    nouns: ['languages', 'catalogues', 'locales', 'translations'],
+    qualifiers: ['host', 'page', 'UI', 'supported', 'message', 'our', 'its', 'their'],
+    instead: '"every host language", "each language"',
   },
 ] as const;
 
@@ -63,16 +75,14 @@ for (const file of files) {
       if (numberOf(number) === counted.count) continue;
       const line = text.slice(0, match.index).split('\n').length;
       wrong.push(
-        `${file}:${line}: "${phrase.replace(/\s+/g, ' ')}" says ${numberOf(number)}; ${counted.source} has ${counted.count} ${counted.what}.`,
+        `${file}:${line}: "${phrase.replace(/\s+/g, ' ')}" says ${numberOf(number)}; ${counted.source} has ${counted.count} ${counted.what}. Write it without a count (${counted.instead}), or with the table's.`,
       );
     }
   }
 }
 
 if (wrong.length > 0) {
-  console.error(
-    `${wrong.join('\n')}\nWrite it without a count ("each route", "every partner route"), or with the table's.`,
-  );
+  console.error(wrong.join('\n'));
   process.exit(1);
 }
 console.log(

@@ -1,11 +1,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { EVENT_EXAMPLES } from '../asyncapi/examples';
 import { acceptedLine } from '../cli/commands/events';
+import { LANGUAGES } from '../core/domain/languages';
 import type { Scope } from '../core/domain/scopes';
 import { BASE_SCOPES, SCOPE_SOURCE, SCOPES } from '../core/domain/scopes';
 import { partnerApiRoutes } from '../core/routes';
+import { FIREWALL_BODY_LIMIT_BYTES, firewallThrottledPage } from '../lambdas/pages/firewall-page';
 import type { AnyWizardStep } from '../lambdas/pages/wizard-step';
 import { textFieldsOf, WIZARD_STEPS } from '../lambdas/pages/wizard-steps';
+import { stageSettings } from '../lib/stage-config';
 
 /**
  * `npm run docs` rewrites the generated blocks of the Markdown docs from the code they describe;
@@ -112,8 +115,33 @@ function scopeSentences(): string {
   return [`Every key has ${prose(BASE_SCOPES.map(code))}.`, ...others].join(' ');
 }
 
+/** The host languages by their English names (README, docs/design/host-pages.md), from `LANGUAGES`. */
+function hostLanguages(): string {
+  const names = new Intl.DisplayNames(['en'], { type: 'language' });
+  const code = (language: string) => `\`${language}\``;
+  return `${prose(LANGUAGES.map((language) => `${names.of(language)} (${code(language)})`))}.`;
+}
+
+/**
+ * The web firewall's 429 page's size (docs/design/host-pages.md): the largest of the deployed
+ * stages' bodies as `firewallThrottledPage` draws them, which the stack puts in the web ACL and
+ * `test/browser/firewall-page.test.ts` holds to `FIREWALL_BODY_LIMIT_BYTES`.
+ */
+function firewallPageSize(): string {
+  const bytes = Math.max(
+    ...Object.values(stageSettings).map((settings) =>
+      Buffer.byteLength(firewallThrottledPage(settings.firewall.pages.windowSeconds).body),
+    ),
+  );
+  const kilobytes = (bytes / 1024).toFixed(1);
+  return `The page is ${bytes.toLocaleString('en')} bytes (${kilobytes} KB), within the ${FIREWALL_BODY_LIMIT_BYTES / 1024} KB this project allows a web ACL's custom response body (\`test/browser/firewall-page.test.ts\`; the CloudFormation property itself takes 10,240 characters).`;
+}
+
 const BLOCKS: readonly GeneratedBlock[] = [
   { file: 'docs/design/host-pages.md', name: 'steps', text: wizardStepTable },
+  { file: 'docs/design/host-pages.md', name: 'languages', text: hostLanguages },
+  { file: 'docs/design/host-pages.md', name: 'firewall-page-size', text: firewallPageSize },
+  { file: 'README.md', name: 'languages', text: hostLanguages },
   { file: 'docs/partners.md', name: 'routes', text: partnerRouteTable },
   { file: 'docs/partners.md', name: 'scopes', text: scopeSentences },
   { file: 'docs/design/api-keys.md', name: 'scopes', text: scopeTable },

@@ -4,7 +4,7 @@
  * This list is what a new deployment starts with. A product id is a short lower-case name, so a
  * new product needs no code change (docs/design/activation-links.md).
  */
-import type { Language } from './languages';
+import type { Language, TranslatedLanguage } from './languages';
 
 export type ProductId = string;
 
@@ -33,7 +33,7 @@ export interface ProductTexts {
   readonly description?: string;
   readonly goesLive?: Product['goesLive'];
 }
-export type ProductTranslations = Readonly<Partial<Record<Exclude<Language, 'en'>, ProductTexts>>>;
+export type ProductTranslations = Readonly<Partial<Record<TranslatedLanguage, ProductTexts>>>;
 
 /** A product's texts as a host reading `language` sees them: its translation, else English. */
 export function productIn(product: Product, language: Language) {
@@ -46,8 +46,35 @@ export function productIn(product: Product, language: Language) {
   };
 }
 
-export const DEFAULT_CATALOG: readonly Product[] = [
-  {
+/** A default product: its texts in every host language but English, which is the product's own. */
+interface DefaultProduct extends Product {
+  readonly translations: Readonly<
+    Record<TranslatedLanguage, Required<Pick<ProductTexts, 'name' | 'description'>> & ProductTexts>
+  >;
+}
+
+/** The texts of `product` in one other language: its name, its description, and its `goesLive` exactly when it has one. */
+type TextsLike<P extends Product> = Required<Pick<ProductTexts, 'name' | 'description'>> &
+  (P extends { readonly goesLive: object }
+    ? { readonly goesLive: NonNullable<Product['goesLive']> }
+    : { readonly goesLive?: never });
+
+/**
+ * A default product as written below: the compiler refuses one without its texts in a host
+ * language (a language added to `LANGUAGE_NAMES` asks for its texts here), or with a `goesLive`
+ * in one language and not in another.
+ */
+const defaultProduct = <const P extends Product>(
+  product: P & { readonly translations: Readonly<Record<TranslatedLanguage, TextsLike<P>>> },
+): DefaultProduct => product;
+
+/**
+ * What every deployment starts with (`ensureCatalog`). The default texts of product P in language
+ * L: `DEFAULT_CATALOG.find((product) => product.id === P)?.translations[L]`; English is the
+ * product's own `name`, `description` and `goesLive`.
+ */
+export const DEFAULT_CATALOG: readonly DefaultProduct[] = [
+  defaultProduct({
     id: 'assistant',
     name: 'AI guest assistant',
     description: 'Answers guest questions day and night from your property knowledge base.',
@@ -92,8 +119,8 @@ export const DEFAULT_CATALOG: readonly Product[] = [
         },
       },
     },
-  },
-  {
+  }),
+  defaultProduct({
     id: 'upsells',
     name: 'Upsells',
     description: 'Offers early check-in, late check-out and extras to guests before and during their stay.',
@@ -119,8 +146,8 @@ export const DEFAULT_CATALOG: readonly Product[] = [
           'Propone agli ospiti check-in anticipato, check-out posticipato ed extra prima e durante il soggiorno.',
       },
     },
-  },
-  {
+  }),
+  defaultProduct({
     id: 'guidebook',
     name: 'Digital guidebook',
     description: 'A mobile guide to your property and neighbourhood, shared with every booking.',
@@ -145,8 +172,8 @@ export const DEFAULT_CATALOG: readonly Product[] = [
           'Una guida per smartphone alla sua struttura e al quartiere, condivisa con ogni prenotazione.',
       },
     },
-  },
-  {
+  }),
+  defaultProduct({
     id: 'checkin',
     name: 'Online check-in',
     description: 'Collects guest details and arrival times before the guest arrives.',
@@ -168,7 +195,7 @@ export const DEFAULT_CATALOG: readonly Product[] = [
         description: 'Raccoglie i dati degli ospiti e l’orario di arrivo prima che arrivino.',
       },
     },
-  },
+  }),
 ];
 
 export function isProductId(value: unknown): value is ProductId {

@@ -3,18 +3,28 @@
  * pages), and how a browser's `Accept-Language` picks one. The partner-facing reveal page and the
  * API stay English (docs/design/host-pages.md).
  */
-export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it'] as const;
-export type Language = (typeof LANGUAGES)[number];
-const DEFAULT_LANGUAGE: Language = 'en';
-
-/** Each language's name in itself, as the language switch shows it. */
-export const LANGUAGE_NAMES: Readonly<Record<Language, string>> = {
+/**
+ * The host languages, each with its name in itself as the language switch shows it; English
+ * first (the default, and the catalogue the others are checked against). Adding one here is what
+ * makes the compiler ask for the rest: its message catalogue (`BUILDERS` in
+ * `lambdas/pages/messages/index.ts`) and the default products' texts (`DEFAULT_CATALOG`).
+ */
+export const LANGUAGE_NAMES = {
   en: 'English',
   de: 'Deutsch',
   fr: 'Français',
   es: 'Español',
   it: 'Italiano',
-};
+} as const satisfies Readonly<Record<string, string>>;
+export type Language = keyof typeof LANGUAGE_NAMES;
+/** The languages in the order of `LANGUAGE_NAMES` (the switch's), as a tuple `z.enum` takes. */
+export const LANGUAGES = Object.keys(LANGUAGE_NAMES) as readonly Language[] as readonly [
+  Language,
+  ...Language[],
+];
+/** The languages a product's texts are translated into: English is the product's own. */
+export type TranslatedLanguage = Exclude<Language, 'en'>;
+const DEFAULT_LANGUAGE: Language = 'en';
 
 export function isLanguage(value: unknown): value is Language {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);

@@ -19,8 +19,14 @@ function waitIn(language: Language, seconds: number): string {
 }
 
 /**
+ * The most a web ACL's custom response body may hold, in bytes (AWS WAF's quota is 4 KB; the
+ * CloudFormation property takes more characters than WAF then accepts).
+ */
+export const FIREWALL_BODY_LIMIT_BYTES = 4_096;
+
+/**
  * Its own small style sheet: WAF serves the page from the web ACL, whose custom response bodies
- * are capped (docs/design/host-pages.md), and the page must carry all five languages.
+ * are capped (`FIREWALL_BODY_LIMIT_BYTES`), and the page must carry every host language.
  */
 const FIREWALL_STYLES =
   ':root{color-scheme:light dark}body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:1rem}main{max-width:40rem;margin:0 auto}h1{font-size:1.5rem;line-height:1.25}h2{font-size:1.1rem;margin:1.5rem 0 0}.notice{border-left:4px solid #b42318;padding:.5rem 1rem}';

@@ -1,91 +1,46 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mintActivationToken } from '../../core/domain/activation-token';
-import type { ProductId } from '../../core/domain/catalog';
 import { unseal } from '../../lambdas/common/secret-box';
 import { loadServiceKey } from '../../lambdas/common/service-secrets';
 import { getSealedSigningSecret } from '../../lambdas/data/partners';
 import { CATALOGUES } from '../../lambdas/pages/messages';
 import { wizardStepsFor } from '../../lambdas/pages/wizard-steps';
-import { createActivationLink } from '../../operations/links';
-import { launchChromium, screenshot } from '../support/browser';
-import type { TestPartner } from '../support/partners';
-import { apiGet, approvedPartner, testTarget } from '../support/partners';
-import { continueButton, continueFrom, stepOn, walkWizard } from '../support/wizard';
+import { screenshot } from '../support/browser';
+import { ACTIVATION_VIEWPORT, hostPages } from '../support/host-pages';
+import { apiGet, approvedPartner } from '../support/partners';
+import { continueButton, continueFrom, walkWizard } from '../support/wizard';
 
-let browser: Browser;
-let partner: TestPartner;
-let context: BrowserContext;
-const en = CATALOGUES.en;
+/**
+ * An activation link in Chromium: the happy path to a live assistant and the seats it counts,
+ * and every way a link or a form can be wrong. A second link in a browser with a setup in
+ * progress: `activation-second-link.test.ts`.
+ */
 
-beforeAll(async () => {
-  [browser, partner] = await Promise.all([
-    launchChromium(),
-    approvedPartner({ name: 'Harbour PMS', products: ['assistant', 'upsells', 'guidebook'] }),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-let sequence = 0;
-function uniqueHost() {
-  sequence += 1;
-  return { email: `host${sequence}-${Date.now()}@example.com`, pmsHotelId: `PMS-${sequence}-${Date.now()}` };
-}
-
-async function link(options: {
-  email: string;
-  name?: string;
-  pmsHotelId: string;
-  products?: ProductId[];
-  slug?: string;
-  /** When the link was minted (now unless a test needs one about to expire). */
-  mintedAt?: number;
-}) {
-  const { url } = await createActivationLink(
-    testTarget(),
-    {
-      slug: options.slug ?? partner.slug,
-      email: options.email,
-      name: options.name ?? 'Casa Verde',
-      pmsHotelId: options.pmsHotelId,
-      products: options.products ?? ['assistant', 'upsells'],
-      ttlSeconds: 3_600,
-    },
-    options.mintedAt ?? Date.now(),
-  );
-  return url;
-}
-
-async function freshPage(): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 420, height: 900 } });
-  return context.newPage();
-}
+const pages = hostPages('Harbour PMS', ['assistant', 'upsells', 'guidebook']);
 
 /** The partner's seats as GET /usage reports them (without the timestamp). */
 async function usageSeats(): Promise<{
   hosts: { host_user_id: number; active_seats: number }[];
   active_seats: number;
 }> {
-  const { hosts, active_seats } = (await apiGet('/usage', partner.key)).json as never;
+  const { hosts, active_seats } = (await apiGet('/usage', pages.partner.key)).json as never;
   return { hosts, active_seats };
 }
-
 describe('activation link in Chromium', () => {
   it('happy path: marketplace → provisioning → wizard → live, with the seats in GET /usage', async () => {
-    const page = await freshPage();
-    const host = uniqueHost();
+    const page = await pages.newPage(ACTIVATION_VIEWPORT);
     const before = await usageSeats();
 
-    const response = await page.goto(await link({ ...host, products: ['assistant', 'upsells'] }));
+    const response = await page.goto(await pages.link(['assistant', 'upsells']));
     expect(response?.status()).toBe(200);
     expect(page.url()).toMatch(/\/partner\/[^/]+\/marketplace$/);
     expect(page.url()).not.toContain('token=');
     expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
     expect(response?.headers()['referrer-policy']).toBe('no-referrer');
     expect(response?.headers()['cache-control']).toBe('no-store');
-    const cookie = (await context.cookies()).find((c) => c.name === `activation_session_${partner.slug}`);
+    const cookie = (await page.context().cookies()).find(
+      (c) => c.name === `activation_session_${pages.partner.slug}`,
+    );
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Welcome, Casa Verde');
     expect(await page.getByRole('checkbox').count()).toBe(2);
@@ -141,37 +96,38 @@ describe('activation link in Chromium', () => {
 
     const after = await usageSeats();
     expect(after.active_seats - before.active_seats).toBe(2);
-    const properties = (await apiGet('/properties', partner.key)).json.properties as {
+    const properties = (await apiGet('/properties', pages.partner.key)).json.properties as {
       id: number;
       name: string;
     }[];
     const property = properties.find((p) => p.name === 'Casa Verde by the Lake');
     expect(property).toBeDefined();
-    const signals = await apiGet(`/properties/${property?.id}/pricing-signals`, partner.key);
+    const signals = await apiGet(`/properties/${property?.id}/pricing-signals`, pages.partner.key);
     expect(signals.json.signals).toMatchObject({ total_reservations: 0, occupancy_today: 0 });
   });
 
   it('a used link ends on a clear 410 page and provisions nothing more', async () => {
-    const page = await freshPage();
-    const url = await link(uniqueHost());
+    const page = await pages.newPage(ACTIVATION_VIEWPORT);
+    const url = await pages.link(['assistant', 'upsells']);
     await page.goto(url);
     await page.getByRole('button', { name: 'Activate selected products' }).click();
     await page.waitForURL(/onboarding$/);
     const before = await usageSeats();
 
-    const second = await (await freshPage()).goto(url);
+    const secondPage = await pages.newPage(ACTIVATION_VIEWPORT);
+    const second = await secondPage.goto(url);
 
     expect(second?.status()).toBe(410);
     const text = await second?.text();
     expect(text).toContain('This link was already used');
     expect(text).toContain('ask Harbour PMS for a fresh link');
-    await screenshot(context.pages()[0] as Page, '06-used-link');
+    await screenshot(secondPage, '06-used-link');
     expect(await usageSeats()).toEqual(before);
   });
 
   it('an expired link ends on a clear 410 page', async () => {
-    const page = await freshPage();
-    const sealed = await getSealedSigningSecret(partner.id);
+    const page = await pages.newPage(ACTIVATION_VIEWPORT);
+    const sealed = await getSealedSigningSecret(pages.partner.id);
     const secret = unseal(sealed ?? '', await loadServiceKey('sealing'));
     const { token } = mintActivationToken(
       {
@@ -186,7 +142,7 @@ describe('activation link in Chromium', () => {
     );
 
     const response = await page.goto(
-      `${new URL((await link(uniqueHost())).toString()).origin}/partner/${partner.slug}/activate?token=${token}`,
+      `${new URL((await pages.link(['assistant', 'upsells'])).toString()).origin}/partner/${pages.partner.slug}/activate?token=${token}`,
     );
 
     expect(response?.status()).toBe(410);
@@ -210,8 +166,8 @@ describe('activation link in Chromium', () => {
     ['truncated', (token: string) => token.slice(0, token.length - 10), 400, 'This link is incomplete'],
     ['garbage', () => '%3Cscript%3E', 400, 'This link is incomplete'],
   ])('a %s link ends on a clear 4xx page and provisions nothing', async (name, mangle, status, title) => {
-    const page = await freshPage();
-    const url = new URL(await link(uniqueHost()));
+    const page = await pages.newPage(ACTIVATION_VIEWPORT);
+    const url = new URL(await pages.link(['assistant', 'upsells']));
     const before = await usageSeats();
 
     const response = await page.goto(
@@ -228,10 +184,10 @@ describe('activation link in Chromium', () => {
 
   it('a link of another partner, opened under this partner’s address, says so', async () => {
     const other = await approvedPartner({ products: ['assistant'] });
-    const page = await freshPage();
-    const url = new URL(await link({ ...uniqueHost(), slug: other.slug, products: ['assistant'] }));
+    const page = await pages.newPage(ACTIVATION_VIEWPORT);
+    const url = new URL(await pages.link(['assistant'], { slug: other.slug }));
 
-    const response = await page.goto(`${url.origin}/partner/${partner.slug}/activate${url.search}`);
+    const response = await page.goto(`${url.origin}/partner/${pages.partner.slug}/activate${url.search}`);
 
     expect(response?.status()).toBe(400);
     expect(await page.textContent('h1')).toBe('This link is for another platform');
@@ -243,16 +199,16 @@ describe('activation link in Chromium', () => {
       email,
       email.toLowerCase().replace('example.com', 'EXAMPLE.COM'),
     ].entries()) {
-      const page = await freshPage();
+      const page = await pages.newPage(ACTIVATION_VIEWPORT);
       await page.goto(
-        await link({ email: address, pmsHotelId: `CASE-${index}-${Date.now()}`, products: ['assistant'] }),
+        await pages.link(['assistant'], { email: address, pmsHotelId: `CASE-${index}-${Date.now()}` }),
       );
       await page.getByRole('button', { name: 'Activate selected products' }).click();
       await page.waitForURL(/onboarding$/);
     }
 
     const usage = await usageSeats();
-    const properties = (await apiGet('/properties', partner.key)).json.properties as unknown[];
+    const properties = (await apiGet('/properties', pages.partner.key)).json.properties as unknown[];
     expect(usage.hosts.filter((host) => host.active_seats === 2).length).toBeGreaterThanOrEqual(1);
     expect(properties.length).toBeGreaterThanOrEqual(2);
     const { getHostIdByEmail } = await import('../../lambdas/data/hosts');
@@ -261,9 +217,9 @@ describe('activation link in Chromium', () => {
   });
 
   it('two tabs racing and a double click provision once', async () => {
-    const page = await freshPage();
-    await page.goto(await link({ ...uniqueHost(), products: ['assistant', 'upsells'] }));
-    const second = await context.newPage();
+    const page = await pages.newPage(ACTIVATION_VIEWPORT);
+    await page.goto(await pages.link(['assistant', 'upsells']));
+    const second = await page.context().newPage();
     await second.goto(page.url());
     const before = await usageSeats();
 
@@ -283,13 +239,13 @@ describe('activation link in Chromium', () => {
   });
 
   it('whoever opened the link before the host gets no door into the host’s wizard', async () => {
-    const url = await link({ ...uniqueHost(), products: ['assistant'] });
+    const url = await pages.link(['assistant']);
     // Someone opens the link first (a forwarded mail, a scanner that keeps cookies)...
-    const early = await (await browser.newContext()).newPage();
+    const early = await pages.newPage(ACTIVATION_VIEWPORT);
     await early.goto(url);
     const earlyCsrf = await early.locator('input[name="csrf"]').getAttribute('value');
     // ...then the host opens it in their own browser and provisions.
-    const host = await freshPage();
+    const host = await pages.newPage(ACTIVATION_VIEWPORT);
     await host.goto(url);
     await host.getByRole('button', { name: 'Activate selected products' }).click();
     await host.waitForURL(/onboarding$/);
@@ -321,7 +277,7 @@ describe('activation link in Chromium', () => {
   });
 
   it('never runs script from a claim or a form', async () => {
-    const page = await freshPage();
+    const page = await pages.newPage(ACTIVATION_VIEWPORT);
     const dialogs: string[] = [];
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
@@ -329,7 +285,7 @@ describe('activation link in Chromium', () => {
     });
     const attack = '<img src=x onerror="window.__xss=1;alert(1)"><script>window.__xss=2</script>';
 
-    await page.goto(await link({ ...uniqueHost(), name: attack }));
+    await page.goto(await pages.link(['assistant', 'upsells'], { name: attack }));
 
     expect(await page.textContent('h1')).toBe(`Welcome, ${attack}`);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
@@ -347,8 +303,8 @@ describe('activation link in Chromium', () => {
   });
 
   it('refuses a form post without the session’s CSRF token', async () => {
-    const page = await freshPage();
-    await page.goto(await link(uniqueHost()));
+    const page = await pages.newPage(ACTIVATION_VIEWPORT);
+    await page.goto(await pages.link(['assistant', 'upsells']));
 
     const status = await page.evaluate(
       async () =>
@@ -364,8 +320,8 @@ describe('activation link in Chromium', () => {
   });
 
   it('a wizard answer longer than the form takes gets a 413 page naming it, and nothing is saved', async () => {
-    const page = await freshPage();
-    await page.goto(await link(uniqueHost()));
+    const page = await pages.newPage(ACTIVATION_VIEWPORT);
+    await page.goto(await pages.link(['assistant', 'upsells']));
     await page.getByRole('button', { name: 'Activate selected products' }).click();
     await page.waitForURL(/onboarding$/);
     await walkWizard(page, ['assistant', 'upsells'], { to: 'faqs' });
@@ -389,153 +345,5 @@ describe('activation link in Chromium', () => {
     );
     await page.goto(page.url().replace(/onboarding.*$/, 'onboarding?step=faqs'));
     expect(await page.locator('#question-0').inputValue()).toBe('');
-  });
-});
-
-describe('a second link in a browser with a setup in progress', () => {
-  /** A host who activated a link and is on the wizard's first step, with what they typed saved. */
-  async function hostInTheWizard(): Promise<Page> {
-    const page = await freshPage();
-    await page.goto(await link({ ...uniqueHost(), name: 'Casa Verde', products: ['assistant'] }));
-    await page.getByRole('button', { name: 'Activate selected products' }).click();
-    await page.waitForURL(/onboarding$/);
-    await page.goto(page.url().replace(/onboarding.*$/, 'onboarding?step=details'));
-    await page.getByLabel('Property name').fill('The First Host’s Place');
-    await page.getByLabel('Check-in instructions').fill('The key is under the third pot.');
-    await continueFrom(page, 'details');
-    return page;
-  }
-  const wizardOrigin = (page: Page) => new URL(page.url()).origin;
-  /** What the browser's session shows on the wizard's first step. */
-  async function propertyInSession(page: Page): Promise<string> {
-    await page.goto(page.url().replace(/onboarding.*$/, 'onboarding?step=details'));
-    return page.locator('#property_name').inputValue();
-  }
-
-  it('asks before replacing it, and keeps it until the host chooses', async () => {
-    const page = await hostInTheWizard();
-    const other = await link({ ...uniqueHost(), name: 'Someone Else', products: ['assistant'] });
-
-    const response = await page.goto(other);
-    await screenshot(page, '14-session-choice');
-
-    expect(response?.status()).toBe(200);
-    expect(await page.textContent('h1')).toBe('You have a setup in progress');
-    expect(await page.textContent('main')).toContain('Someone Else');
-    await page.getByRole('link', { name: 'Continue my setup' }).click();
-    await page.waitForURL(/onboarding/);
-    expect(await propertyInSession(page)).toBe('The First Host’s Place');
-
-    await page.goto(other);
-    await page.getByRole('button', { name: 'Start with the new link' }).click();
-    await page.waitForURL(/marketplace$/);
-    expect(await page.textContent('h1')).toBe('Welcome, Someone Else');
-  });
-
-  it('a page of another site can neither replace it with a GET nor with a POST', async () => {
-    const page = await hostInTheWizard();
-    const origin = wizardOrigin(page);
-    const other = new URL(await link({ ...uniqueHost(), name: 'Someone Else', products: ['assistant'] }));
-    await context.route('https://elsewhere.example/**', (route) =>
-      route.fulfill({
-        contentType: 'text/html',
-        body: `<!doctype html><a id="open" href="${other}">open</a>
-          <form id="post" method="post" action="${origin}${other.pathname}">
-            <input name="token" value="${other.searchParams.get('token')}"><button>post</button></form>`,
-      }),
-    );
-
-    await page.goto('https://elsewhere.example/');
-    await Promise.all([page.waitForURL(/activate/), page.click('#open')]);
-    expect(await page.textContent('h1')).toBe('You have a setup in progress');
-    await page.goto('https://elsewhere.example/');
-    const [posted] = await Promise.all([
-      page.waitForResponse((candidate) => candidate.request().method() === 'POST'),
-      page.click('#post button'),
-    ]);
-
-    expect(posted.status()).toBe(403);
-    await page.goto(`${origin}/partner/${partner.slug}/onboarding`);
-    expect(await propertyInSession(page)).toBe('The First Host’s Place');
-  });
-
-  it('reopening their own link carries the host on where they left: the next step, then Done', async () => {
-    const page = await freshPage();
-    const products: ProductId[] = ['assistant', 'upsells'];
-    const own = await link({ ...uniqueHost(), name: 'Casa Ritorno', products });
-    await page.goto(own);
-    await page.getByRole('button', { name: 'Activate selected products' }).click();
-    await page.waitForURL(/onboarding$/);
-    await walkWizard(page, products, { to: 'faqs' });
-
-    await page.goto(own);
-    const midway = await stepOn(page);
-    await walkWizard(page, products);
-    await page.goto(own);
-    const finished = await stepOn(page);
-    const other = await link({ ...uniqueHost(), name: 'Someone Else', products: ['assistant'] });
-    await page.goto(other);
-    const choice = { title: await page.textContent('h1'), text: await page.textContent('main') };
-    await page.getByRole('link', { name: en.openMySetup }).click();
-    await page.waitForURL(/onboarding\?step=done$/);
-
-    expect(midway).toBe('faqs');
-    expect(finished).toBe('done');
-    expect(await page.getByRole('link', { name: en.changeAnswers }).getAttribute('href')).toBe(
-      'onboarding?step=review',
-    );
-    expect(choice.title).toBe(en.sessionDoneTitle);
-    expect(choice.text).not.toContain('in progress');
-    expect(await stepOn(page)).toBe('done');
-  });
-
-  it('goes on with the setup when the host reopens their own link after it expired', async () => {
-    // Prepare: a link that expires seconds after the host used it; their session outlives it.
-    const page = await freshPage();
-    const expiresAt = Date.now() + 8_000;
-    const own = await link({ ...uniqueHost(), products: ['assistant'], mintedAt: expiresAt - 3_600_000 });
-    await page.goto(own);
-    await page.getByRole('button', { name: 'Activate selected products' }).click();
-    await page.waitForURL(/onboarding$/);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now() + 1_000)));
-
-    // Act
-    const reopened = await page.goto(own);
-
-    // Assess
-    expect(reopened?.status()).toBe(200);
-    // Where the host left: the first step, which they had not saved yet.
-    expect(page.url()).toMatch(/onboarding\?step=details$/);
-  });
-
-  it('asks too when the link spells the partner’s address another way', async () => {
-    // Prepare: `%2D` routes as `-`; a cookie scoped to the folder the browser saw would be another one.
-    const page = await hostInTheWizard();
-    const other = new URL(await link({ ...uniqueHost(), name: 'Someone Else', products: ['assistant'] }));
-    const respelled = other.href.replace(
-      `/partner/${partner.slug}/`,
-      `/partner/${partner.slug.replace('-', '%2D')}/`,
-    );
-    expect(respelled).not.toBe(other.href);
-
-    // Act
-    await page.goto(respelled);
-
-    // Assess
-    expect(await page.textContent('h1')).toBe('You have a setup in progress');
-  });
-
-  it('refuses a replacement posted without the session’s CSRF token', async () => {
-    const page = await hostInTheWizard();
-    const other = new URL(await link({ ...uniqueHost(), products: ['assistant'] }));
-
-    const status = await page.evaluate(
-      async ({ path, token }) =>
-        (await fetch(path, { method: 'POST', body: new URLSearchParams({ token, csrf: 'forged' }) })).status,
-      { path: other.pathname, token: other.searchParams.get('token') ?? '' },
-    );
-
-    expect(status).toBe(403);
-    expect(await propertyInSession(page)).toBe('The First Host’s Place');
   });
 });

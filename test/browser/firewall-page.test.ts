@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../../core/domain/languages';
+import { FIREWALL_BODY_LIMIT_BYTES } from '../../lambdas/pages/firewall-page';
 import { CATALOGUES } from '../../lambdas/pages/messages';
 import { stageSettings } from '../../lib/stage-config';
 import { launchChromium, screenshot, seriousAccessibilityViolations } from '../support/browser';
@@ -86,7 +87,7 @@ describe("the web firewall's 429 page in Chromium", () => {
     const page = await (await browser.newContext()).newPage();
     await page.goto(url);
 
-    expect(Buffer.byteLength(body, 'utf8')).toBeLessThanOrEqual(4_096);
+    expect(Buffer.byteLength(body, 'utf8')).toBeLessThanOrEqual(FIREWALL_BODY_LIMIT_BYTES);
     for (const language of LANGUAGES.filter((candidate) => candidate !== 'en')) {
       const section = page.locator(`section[lang=${language}]`);
       await expect(section.locator('h2').textContent()).resolves.toBe(CATALOGUES[language].firewallTitle);

@@ -104,7 +104,6 @@ describe('a host in a German browser, as the platform hears of it', () => {
     // Act: the activation, and the wizard to its end, typed as a host types.
     await activate(page, host);
     await walkWizard(page, PRODUCTS, {
-      language: 'de',
       fills: {
         details: async () => {
           await page.locator('#property_name').fill('Haus Seeblick');
@@ -178,7 +177,6 @@ describe('a host in a German browser, as the platform hears of it', () => {
     await activate(again, host);
     await walkWizard(again, PRODUCTS, {
       keepSaved: true,
-      language: 'de',
       fills: { faqs: async () => again.locator('#answer-1').fill('Ja, kleine Hunde ohne Aufpreis.') },
       look: async (step) => {
         if (step === 'review') expect(await continueButton(again).textContent()).toBe(de.saveChanges);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LOGO_BOX } from '../../core/domain/branding';
 import { productIn } from '../../core/domain/catalog';
+import { LANGUAGES } from '../../core/domain/languages';
 import { getPartnerLogo } from '../../lambdas/data/partner-logos';
 import { getPartner } from '../../lambdas/data/partners';
 import { admin, adminJson } from '../support/cli';
@@ -206,7 +207,9 @@ describe('catalog edit --lang', () => {
   it('refuses a language we do not have, and --no-goes-live for one language', async () => {
     const unknown = await admin('catalog', 'edit', 'assistant', '--lang', 'pt', '--name', 'Assistente');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('--lang must be one of de, fr, es, it');
+    expect(unknown.stderr).toContain(
+      `--lang must be one of ${LANGUAGES.filter((language) => language !== 'en').join(', ')};`,
+    );
     const perLanguage = await admin('catalog', 'edit', 'assistant', '--lang', 'de', '--no-goes-live');
     expect(perLanguage.code).toBe(2);
     const nothing = await admin('catalog', 'edit', 'assistant', '--lang', 'it');

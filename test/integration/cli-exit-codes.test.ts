@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKEN_TTL_SECONDS } from '../../core/domain/activation-token';
+import { LANGUAGES } from '../../core/domain/languages';
 import { MAX_GRACE_HOURS } from '../../operations/keys';
 import { MAX_TRAFFIC_DAYS } from '../../operations/traffic';
 import { admin } from '../support/cli';
@@ -358,7 +359,7 @@ const COMMANDS: Record<string, readonly Case[]> = {
       'an unknown language',
       ['catalog', 'edit', 'assistant', '--lang', 'xx', '--name', 'A'],
       2,
-      '--lang must be one of de, fr, es, it; got "xx".',
+      `--lang must be one of ${LANGUAGES.filter((language) => language !== 'en').join(', ')}; got "xx".`,
     ],
     ['nothing to translate', ['catalog', 'edit', 'assistant', '--lang', 'de'], 2, 'Nothing to translate'],
     [

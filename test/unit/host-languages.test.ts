@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
 import type { Language } from '../../core/domain/languages';
-import { LANGUAGES, negotiateLanguage } from '../../core/domain/languages';
+import { LANGUAGE_NAMES, LANGUAGES, negotiateLanguage } from '../../core/domain/languages';
 import { CATALOGUES, hostLocale, LANGUAGE_COOKIE } from '../../lambdas/pages/messages';
 import { formatsFor, sameAsEnglish } from '../../lambdas/pages/messages/format';
 
@@ -25,6 +25,14 @@ describe('the host pages’ language from Accept-Language', () => {
     ['x'.repeat(200), 'en'],
   ])('%j → %s', (header, language) => {
     expect(negotiateLanguage(header)).toBe(language);
+  });
+
+  it.each(LANGUAGES)('%s is a canonical language tag that Intl formats and names', (language) => {
+    expect(Intl.getCanonicalLocales(language)).toEqual([language]);
+    expect(Intl.NumberFormat.supportedLocalesOf(language)).toEqual([language]);
+    expect(new Intl.DisplayNames([language], { type: 'language' }).of(language)?.toLowerCase()).toBe(
+      LANGUAGE_NAMES[language].toLowerCase(),
+    );
   });
 
   it('reads at most 32 ranges of a long header', () => {

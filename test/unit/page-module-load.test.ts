@@ -7,7 +7,7 @@ import { lambdaContext, proxyEvent } from '../support/events';
  * A page Lambda's cold start pays for what its modules do when they load, and Lambda bills that
  * time (docs/design/README.md#cold-start-is-billed). `Intl` constructors load locale data: made for
  * every language at load, they once added 20–28 ms to each page bundle's import (bench section 2).
- * The five message catalogues were built at load too. Both are made on first use instead; this
+ * The message catalogues were built at load too. Both are made on first use instead; this
  * counts them.
  */
 const CONSTRUCTORS = ['NumberFormat', 'DateTimeFormat', 'ListFormat', 'PluralRules'] as const;

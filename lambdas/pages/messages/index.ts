@@ -34,7 +34,7 @@ function builtOnFirstUse(): Readonly<Record<Language, Messages>> {
 
 /**
  * One catalogue per language, each built on first use and kept for the instance: a request needs
- * one language, and building the five at load was load time every page's cold start paid
+ * one language, and building them all at load was load time every page's cold start paid
  * (docs/design/README.md#cold-start-is-billed). Pure, so a bundle that never reads it leaves it out.
  */
 export const CATALOGUES = /* @__PURE__ */ builtOnFirstUse();
