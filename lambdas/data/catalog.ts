@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Product, ProductTexts, ProductTranslations } from '../../core/domain/catalog';
 import { isProductId } from '../../core/domain/catalog';
-import type { Language } from '../../core/domain/languages';
+import type { Language, TranslatedLanguage } from '../../core/domain/languages';
 import { LANGUAGES } from '../../core/domain/languages';
 import { CATALOG_INDEX_PARTITION, PRODUCT_PARTITION } from '../../core/partitions';
 import { isConditionFailure } from '../common/aws-errors';
@@ -153,7 +153,7 @@ async function defaultTextsState(
  */
 export async function addDefaultTexts(
   product: Product,
-  language: Exclude<Language, 'en'>,
+  language: TranslatedLanguage,
   texts: ProductTexts,
   dryRun: boolean,
 ): Promise<DefaultTextsState> {

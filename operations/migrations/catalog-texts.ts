@@ -1,14 +1,12 @@
 import type { Product } from '../../core/domain/catalog';
 import { DEFAULT_CATALOG } from '../../core/domain/catalog';
-import type { Language } from '../../core/domain/languages';
+import type { TranslatedLanguage } from '../../core/domain/languages';
 import { addDefaultTexts } from '../../lambdas/data/catalog';
 import type { Migration, MigrationUnit } from './migration';
 
-type Translated = Exclude<Language, 'en'>;
-
 /** A migration of catalog texts, and the languages it brings along (a unit test checks every host language is). */
 export interface CatalogTextsMigration extends Migration {
-  readonly languages: readonly Translated[];
+  readonly languages: readonly TranslatedLanguage[];
 }
 
 /**
@@ -19,7 +17,7 @@ export interface CatalogTextsMigration extends Migration {
  */
 export function catalogTextsMigration(
   id: number,
-  languages: readonly Translated[],
+  languages: readonly TranslatedLanguage[],
   catalog: readonly Product[] = DEFAULT_CATALOG,
 ): CatalogTextsMigration {
   const defaults = [...catalog].sort((a, b) => a.id.localeCompare(b.id));
@@ -37,7 +35,7 @@ export function catalogTextsMigration(
 
 async function productUnit(
   product: Product,
-  languages: readonly Translated[],
+  languages: readonly TranslatedLanguage[],
   dryRun: boolean,
 ): Promise<MigrationUnit> {
   const changes: string[] = [];
