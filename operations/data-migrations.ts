@@ -53,13 +53,21 @@ export async function migrateData(
   const records = new Map((await migrationRecords()).map((record) => [record.id, record]));
   const reports: MigrationReport[] = [];
   for (const migration of migrations) {
-    const record = records.get(migration.id);
+    const record = sameRevision(migration, records.get(migration.id));
     if (record?.state === 'applied')
       reports.push({ ...reportOf(migration, record), outcome: 'applied-earlier' });
     else if (options.dryRun) reports.push(await dryRun(migration, record, options));
     else reports.push(await run(target, migration, options));
   }
   return { dryRun: options.dryRun, migrations: reports };
+}
+
+/** The record, unless it is of another revision of the migration: then the migration starts over. */
+function sameRevision(
+  migration: Migration,
+  record: MigrationRecord | undefined,
+): MigrationRecord | undefined {
+  return record && (record.revision ?? '') === (migration.revision ?? '') ? record : undefined;
 }
 
 const reportOf = (migration: Migration, counts: MigrationCounts) => ({
@@ -126,6 +134,7 @@ async function run(
   const claim = await claimMigration({
     id: migration.id,
     name: migration.name,
+    revision: migration.revision ?? '',
     actor: target.actor,
     owner,
     nowMs: now(),
@@ -212,6 +221,7 @@ export async function listMigrations(): Promise<{
     name: string;
     summary: string;
     state: 'pending' | MigrationRecord['state'];
+    revision: string | null;
     finished_at: string | null;
     actor: string | null;
     runs: number;
@@ -220,11 +230,12 @@ export async function listMigrations(): Promise<{
   const records = new Map((await migrationRecords()).map((record) => [record.id, record]));
   return {
     migrations: MIGRATIONS.map((migration) => {
-      const record = records.get(migration.id);
+      const record = sameRevision(migration, records.get(migration.id));
       return {
         id: migration.id,
         name: migration.name,
         summary: migration.summary,
+        revision: migration.revision ?? null,
         state: record?.state ?? 'pending',
         finished_at: record?.finishedAt ?? null,
         actor: record?.actor ?? null,

@@ -23,6 +23,8 @@ type MigrationState = 'running' | 'stopped' | 'applied';
 export interface MigrationRecord extends MigrationCounts {
   readonly id: number;
   readonly name: string;
+  /** What the migration followed when it ran (the languages, the counters): another revision runs it again. */
+  readonly revision?: string;
   readonly state: MigrationState;
   /** When its first run began. */
   readonly startedAt: string;
@@ -48,6 +50,7 @@ function toRecord(item: Record<string, unknown>): MigrationRecord {
   return {
     id: Number(item.id),
     name: String(item.name),
+    ...(typeof item.revision === 'string' ? { revision: item.revision } : {}),
     state: item.state as MigrationState,
     startedAt: String(item.startedAt),
     ...(typeof item.finishedAt === 'string' ? { finishedAt: item.finishedAt } : {}),
@@ -85,6 +88,8 @@ async function migrationRecord(id: number): Promise<MigrationRecord | undefined>
 export interface MigrationClaim {
   readonly id: number;
   readonly name: string;
+  /** The migration's revision in this code ('' for one without). */
+  readonly revision: string;
   readonly actor: string;
   /** This run's id: only its checkpoints and its end are accepted while it holds the lease. */
   readonly owner: string;
@@ -98,8 +103,9 @@ export type ClaimResult =
   | { readonly heldBy: MigrationRecord };
 
 /**
- * Takes a migration for this run: one not applied and held by no live run (its lease ended, or it
- * never ran). The record keeps its cursor and counts, so the run resumes where the last one stopped.
+ * Takes a migration for this run: one not applied (or applied at another revision) and held by no
+ * live run (its lease ended, or it never ran). The record keeps its cursor and counts, so the run
+ * resumes where the last one stopped, unless the revision changed: then it starts over.
  */
 export async function claimMigration(claim: MigrationClaim): Promise<ClaimResult> {
   try {
@@ -109,13 +115,15 @@ export async function claimMigration(claim: MigrationClaim): Promise<ClaimResult
         Key: recordKey(claim.id),
         UpdateExpression:
           'SET id = :id, #name = :name, #state = :running, startedAt = if_not_exists(startedAt, :now), ' +
-          'actor = :actor, leaseOwner = :owner, leaseUntil = :until ADD runs :one',
+          'actor = :actor, leaseOwner = :owner, leaseUntil = :until, revision = :revision ADD runs :one',
         ConditionExpression:
-          'attribute_not_exists(PK) OR (#state <> :applied AND (#state <> :running OR leaseUntil < :nowMs))',
+          'attribute_not_exists(PK) OR (#state = :applied AND (attribute_not_exists(revision) OR revision <> :revision)) OR ' +
+          '(#state <> :applied AND (#state <> :running OR leaseUntil < :nowMs))',
         ExpressionAttributeNames: { '#name': 'name', '#state': 'state' },
         ExpressionAttributeValues: {
           ':id': claim.id,
           ':name': claim.name,
+          ':revision': claim.revision,
           ':running': 'running',
           ':applied': 'applied',
           ':now': new Date(claim.nowMs).toISOString(),
@@ -125,16 +133,51 @@ export async function claimMigration(claim: MigrationClaim): Promise<ClaimResult
           ':until': claim.nowMs + claim.leaseMs,
           ':one': 1,
         },
-        ReturnValues: 'ALL_NEW',
+        ReturnValues: 'ALL_OLD',
       }),
     );
-    return { claimed: toRecord(Attributes ?? {}) };
+    const claimed = toRecord({
+      ...Attributes,
+      ...claimedFields(claim),
+      startedAt: Attributes?.startedAt ?? new Date(claim.nowMs).toISOString(),
+      runs: Number(Attributes?.runs ?? 0) + 1,
+    });
+    if (Attributes === undefined || Attributes.revision === claim.revision) return { claimed };
+    return { claimed: await startOver(claim, claimed) };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     const record = await migrationRecord(claim.id);
     if (!record) throw error;
     return record.state === 'applied' ? { applied: record } : { heldBy: record };
   }
+}
+
+/** What a claim wrote, over the record as it was. */
+const claimedFields = (claim: MigrationClaim) => ({
+  id: claim.id,
+  name: claim.name,
+  revision: claim.revision,
+  state: 'running',
+  actor: claim.actor,
+  leaseOwner: claim.owner,
+  leaseUntil: claim.nowMs + claim.leaseMs,
+});
+
+/** A migration claimed at a new revision begins at its first unit, its counts at 0. */
+async function startOver(claim: MigrationClaim, claimed: MigrationRecord): Promise<MigrationRecord> {
+  const owned = ownedBy(claim.owner);
+  await dynamoDb().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: recordKey(claim.id),
+      UpdateExpression: 'SET seen = :zero, changed = :zero, unchanged = :zero REMOVE #cursor, finishedAt',
+      ConditionExpression: owned.ConditionExpression,
+      ExpressionAttributeNames: { '#cursor': 'cursor', '#state': 'state' },
+      ExpressionAttributeValues: { ...owned.values, ':zero': 0 },
+    }),
+  );
+  const { cursor: _cursor, finishedAt: _finished, ...rest } = claimed;
+  return { ...rest, seen: 0, changed: 0, unchanged: 0 };
 }
 
 /** Another run took the migration over (this one outlived its lease): it must stop writing. */

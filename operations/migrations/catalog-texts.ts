@@ -1,31 +1,32 @@
 import type { Product } from '../../core/domain/catalog';
 import { DEFAULT_CATALOG } from '../../core/domain/catalog';
 import type { TranslatedLanguage } from '../../core/domain/languages';
+import { LANGUAGES } from '../../core/domain/languages';
 import { addDefaultTexts } from '../../lambdas/data/catalog';
 import type { Migration, MigrationUnit } from './migration';
 
-/** A migration of catalog texts, and the languages it brings along (a unit test checks every host language is). */
-export interface CatalogTextsMigration extends Migration {
-  readonly languages: readonly TranslatedLanguage[];
-}
+const TRANSLATED = LANGUAGES.filter((language): language is TranslatedLanguage => language !== 'en');
 
 /**
- * Brings the default products' texts in `languages` to the products a stage stored before those
- * texts existed (a new host language, most often): a default product gets them where it has none
- * in that language and still bears its default name, so no operator's text is ever replaced. Units
- * are the default products, by id (`catalog`: tests give their own).
+ * Brings the default products' texts in every host language to the products a stage stored before
+ * those texts existed: a default product gets a language's texts where it has none in that language
+ * and still bears its default name, so no operator's text is ever replaced. Units are the default
+ * products, by id. Its revision is the list of languages: a new host language runs it again on every
+ * stage, with nothing to add by hand (`languages` and `catalog`: tests give their own).
  */
 export function catalogTextsMigration(
   id: number,
-  languages: readonly TranslatedLanguage[],
-  catalog: readonly Product[] = DEFAULT_CATALOG,
-): CatalogTextsMigration {
+  {
+    languages = TRANSLATED,
+    catalog = DEFAULT_CATALOG,
+  }: { languages?: readonly TranslatedLanguage[]; catalog?: readonly Product[] } = {},
+): Migration {
   const defaults = [...catalog].sort((a, b) => a.id.localeCompare(b.id));
   return {
     id,
-    languages,
-    name: `catalog-texts-${languages.join('-')}`,
-    summary: `Give stored default products their ${languages.join(', ')} texts where they have none`,
+    name: 'catalog-texts',
+    summary: 'Give stored default products their texts in each host language they have none in',
+    revision: languages.join(','),
     async *units(cursor, dryRun) {
       for (const product of defaults.filter((candidate) => cursor === undefined || candidate.id > cursor))
         yield await productUnit(product, languages, dryRun);

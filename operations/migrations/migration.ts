@@ -12,6 +12,12 @@ export interface Migration {
   readonly name: string;
   /** One sentence for `data migrations` and the audit trail. */
   readonly summary: string;
+  /**
+   * What the migration's work follows, for one whose units bring stored items to a declaration in
+   * code (the host languages, the per-day counters): a stage that applied it at another revision
+   * runs it again, from its first unit. None for a migration that runs once and for all.
+   */
+  readonly revision?: string;
   /** The units after `cursor` (all when undefined), each done (or, with `dryRun`, judged) as it is yielded. */
   units(cursor: string | undefined, dryRun: boolean): AsyncIterable<MigrationUnit>;
 }

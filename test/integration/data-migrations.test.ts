@@ -125,6 +125,7 @@ describe('data migrate', () => {
       name: migration.name,
       actor: 'arn:aws:iam::123456789012:user/other-operator',
       owner: 'another-run',
+      revision: '',
       nowMs: start,
       leaseMs: MIGRATION_LEASE_MS,
     });
@@ -140,6 +141,38 @@ describe('data migrate', () => {
     });
     expect(later.migrations[0]).toMatchObject({ outcome: 'applied', seen: 2 });
     expect(await recordOf(migration.id)).toMatchObject({ state: 'applied', runs: 2, actor: target.actor });
+  });
+});
+
+describe('a migration that follows a declaration', () => {
+  it('runs again from its first unit when its revision changes, and only then', async () => {
+    const first = countedMigration(3, { changing: () => true });
+    const id = first.migration.id;
+    await migrateData(target, { dryRun: false, migrations: [{ ...first.migration, revision: 'de,fr' }] });
+    expect(await recordOf(id)).toMatchObject({ state: 'applied', revision: 'de,fr', seen: 3, runs: 1 });
+
+    const same = countedMigration(3);
+    const again = await migrateData(target, {
+      dryRun: false,
+      migrations: [{ ...same.migration, id, revision: 'de,fr' }],
+    });
+    expect(again.migrations[0]?.outcome).toBe('applied-earlier');
+    expect(same.calls).toEqual([]);
+
+    const next = countedMigration(3, { changing: (index) => index === 3 });
+    const revised = { ...next.migration, id, revision: 'de,fr,nl' };
+    const dry = await migrateData(target, { dryRun: true, migrations: [revised] });
+    expect(dry.migrations[0]).toMatchObject({ outcome: 'would-change', seen: 3, changed: 1 });
+    const rerun = await migrateData(target, { dryRun: false, migrations: [revised] });
+    expect(rerun.migrations[0]).toMatchObject({ outcome: 'applied', seen: 3, changed: 1, unchanged: 2 });
+    expect(next.calls.map((call) => call.cursor)).toEqual([undefined, undefined]);
+    expect(await recordOf(id)).toMatchObject({
+      state: 'applied',
+      revision: 'de,fr,nl',
+      seen: 3,
+      changed: 1,
+      runs: 2,
+    });
   });
 });
 
@@ -187,7 +220,7 @@ describe('catalog texts migration', () => {
       }),
     );
 
-    const migration = catalogTextsMigration(nextId++, ['de', 'fr'], defaults);
+    const migration = catalogTextsMigration(nextId++, { languages: ['de', 'fr'], catalog: defaults });
     const dry = await migrateData(target, { dryRun: true, migrations: [migration] });
     expect(dry.migrations[0]).toMatchObject({ outcome: 'would-change', seen: 3, changed: 2, unchanged: 1 });
     expect(dry.migrations[0]?.changes).toEqual([
@@ -208,7 +241,7 @@ describe('catalog texts migration', () => {
     // The same units again (a new migration of the same kind) find nothing left to do.
     const again = await migrateData(target, {
       dryRun: false,
-      migrations: [catalogTextsMigration(nextId++, ['de', 'fr'], defaults)],
+      migrations: [catalogTextsMigration(nextId++, { languages: ['de', 'fr'], catalog: defaults })],
     });
     expect(again.migrations[0]).toMatchObject({ outcome: 'applied', seen: 3, changed: 0, unchanged: 3 });
   });
