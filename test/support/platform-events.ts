@@ -58,16 +58,27 @@ export async function propertyIds(key: string, query = '') {
   return (json.properties as { id: number; name: string }[]).map((property) => property.id);
 }
 
+/**
+ * The dead-lettered events about a property or host, as `events failed` lists them. A listing hides
+ * the messages it reads while it reads them (SQS has no other way to look), so another file's
+ * listing at the same moment (an `events failed`, a `publish --wait`) can hide ours: while none is
+ * found, it looks again a second later, three times in all, as `publish --wait` does.
+ */
 export async function failedEventsAbout(propertyOrHost: { key: string; id: number }) {
-  const { events } = (await adminJson('events', 'failed')) as {
-    events: {
-      detail_type: string;
-      detail: Record<string, unknown>;
-      reason: string;
-      event_id: string | null;
-    }[];
-  };
-  return events.filter((event) => event.detail[propertyOrHost.key] === propertyOrHost.id);
+  let found: FailedEvent[] = [];
+  for (let look = 1; look <= 3 && found.length === 0; look++) {
+    if (look > 1) await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const { events } = (await adminJson('events', 'failed')) as { events: FailedEvent[] };
+    found = events.filter((event) => event.detail[propertyOrHost.key] === propertyOrHost.id);
+  }
+  return found;
+}
+
+interface FailedEvent {
+  detail_type: string;
+  detail: Record<string, unknown>;
+  reason: string;
+  event_id: string | null;
 }
 
 /**
