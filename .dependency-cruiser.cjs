@@ -123,11 +123,21 @@ module.exports = {
       from: { path: '^clients/typescript/' },
       to: { path: alternation(LAYERS.flat()) },
     },
+    {
+      name: 'csv-only-in-the-cli',
+      severity: 'error',
+      comment:
+        'csv-parse and csv-stringify read and write the hosts files of `links create --file`: the CLI’s ' +
+        '(and its tests’) alone, so that no Lambda bundle carries them.',
+      from: { pathNot: '^(cli|test)/' },
+      to: { path: '^node_modules/(csv-parse|csv-stringify)/' },
+    },
     { name: 'not-to-unresolvable', severity: 'error', from: {}, to: { couldNotResolve: true } },
   ],
   options: {
+    // npm packages stay in the graph as leaves, unfollowed, so that a rule can name one (csv-only-in-the-cli).
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|cdk.out|\\.local|test-artifacts)/' },
+    exclude: { path: '^(cdk.out|\\.local|test-artifacts)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -8,8 +8,8 @@ import { STACK_OUTPUTS, stackName } from '../lib/stage-config';
 import { deployedAuthorizerFailureProbe, localAuthorizerFailureProbe } from '../verify/aws-probe';
 import { backupProbeOf } from '../verify/backup-probe';
 import { reportLine, tally } from '../verify/checks';
-import type { VerifyContext } from '../verify/deploy-checks';
 import { verifyStage } from '../verify/deploy-checks';
+import type { VerifyContext } from '../verify/deploy-checks/stage-run';
 
 /**
  * `npm run verify`: the deployer's proof, right after `cdk deploy`, of what only AWS can show (the

@@ -1,4 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import { activationClaimProblems } from '../core/domain/activation-token';
 import { quoted } from '../core/domain/text';
 import type { HostRow, MintedHostLink } from '../operations/link-batch';
@@ -32,47 +34,51 @@ export class HostFileError extends UsageError {
   }
 }
 
-/** CSV records (RFC 4180: quoted fields, doubled quotes, CRLF or LF), each with its first line. */
+/** A line break as RFC 4180 has it (CRLF), or as spreadsheets also write it (LF, or CR alone). */
+const LINE_BREAKS = ['\r\n', '\n', '\r'];
+
+/** Line breaks before a byte offset of the file: the line a record starts on is one more. */
+const lineBreaksBefore = (bytes: Buffer, offset: number) =>
+  bytes
+    .subarray(0, offset)
+    .toString('utf8')
+    .match(/\r\n|\n|\r/g)?.length ?? 0;
+
+/** What an operator reads for csv-parse's refusals, by their code. */
+const CSV_MISTAKES: Readonly<Record<string, string>> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is not closed.',
+  CSV_INVALID_CLOSING_QUOTE:
+    'a quoted field goes on after its closing quote; inside quotes, write a quote as two ("").',
+};
+
+/**
+ * CSV records (RFC 4180: quoted fields, doubled quotes; CRLF, LF or CR), each with the line it starts
+ * on, read by csv-parse. The line comes from where the record starts in the file (the `bytes` of
+ * csv-parse's info after the record before it), not from its `lines`, which counts a CRLF inside a
+ * quoted field as two lines. A quote inside an unquoted field is a character of it.
+ */
 export function csvRecords(text: string): { line: number; fields: string[] }[] {
+  const bytes = Buffer.from(text, 'utf8');
   const records: { line: number; fields: string[] }[] = [];
-  let fields: string[] = [];
-  let field = '';
-  let quotedField = false;
-  let line = 1;
-  let recordLine = 1;
-  for (let index = 0; index < text.length; index++) {
-    const character = text[index];
-    if (quotedField) {
-      if (character === '"' && text[index + 1] === '"') {
-        field += '"';
-        index++;
-      } else if (character === '"') {
-        quotedField = false;
-      } else {
-        if (character === '\n') line++;
-        field += character;
-      }
-    } else if (character === '"' && field === '') {
-      quotedField = true;
-    } else if (character === ',') {
-      fields.push(field);
-      field = '';
-    } else if (character === '\n' || character === '\r') {
-      if (character === '\r' && text[index + 1] === '\n') index++;
-      fields.push(field);
-      records.push({ line: recordLine, fields });
-      fields = [];
-      field = '';
-      line++;
-      recordLine = line;
-    } else {
-      field += character;
-    }
-  }
-  if (quotedField) throw new HostFileError([`line ${recordLine}: a quoted field is not closed.`]);
-  if (field !== '' || fields.length > 0) {
-    fields.push(field);
-    records.push({ line: recordLine, fields });
+  let recordStart = 0;
+  try {
+    parse(bytes, {
+      record_delimiter: LINE_BREAKS,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: false,
+      on_record: (fields, info) => {
+        records.push({ line: lineBreaksBefore(bytes, recordStart) + 1, fields });
+        recordStart = info.bytes;
+        return null;
+      },
+    });
+  } catch (error) {
+    const line = lineBreaksBefore(bytes, recordStart) + 1;
+    const code = (error as { code?: string }).code ?? '';
+    throw new HostFileError([
+      `line ${line}: ${CSV_MISTAKES[code] ?? `not CSV (${(error as Error).message}).`}`,
+    ]);
   }
   // Blank lines (a trailing newline, spacing) are not rows.
   return records.filter((record) => record.fields.some((value) => value.trim() !== ''));
@@ -193,11 +199,16 @@ export async function readHostFile(path: string): Promise<string> {
   }
 }
 
+/** What a spreadsheet takes for the start of a formula (OWASP's CSV injection list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 /**
  * The minted links as CSV (RFC 4180), one row per host in the order of the file. A cell of the
  * operator's input that a spreadsheet would take for a formula (`=`, `+`, `-`, `@`, tab or carriage
  * return first) gets a leading apostrophe, as OWASP's CSV-injection advice says: people open the
- * file. Cells we make (URL, time, nonce) are left exactly as the link needs them.
+ * file. Cells we make (URL, time, nonce) are left exactly as the link needs them, so csv-stringify's
+ * own `escape_formulas`, which would change a nonce that starts with `-`, stays off. csv-stringify
+ * quotes a cell with a comma, a quote or a line break.
  */
 export function linksCsv(links: readonly MintedHostLink[]): string {
   const columns = [
@@ -214,8 +225,10 @@ export function linksCsv(links: readonly MintedHostLink[]): string {
   const cell = (column: string, value: string | number | readonly string[]) => {
     // Products as a hosts file takes them back: comma-separated in one quoted cell.
     const raw = typeof value === 'object' ? value.join(',') : String(value);
-    const text = typed.has(column) && /^[=+\-@\t\r]/.test(raw) ? `'${raw}` : raw;
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+    return typed.has(column) && FORMULA_START.test(raw) ? `'${raw}` : raw;
   };
-  return `${[columns.join(','), ...links.map((link) => columns.map((column) => cell(column, link[column])).join(','))].join('\n')}\n`;
+  return stringify(
+    links.map((link) => columns.map((column) => cell(column, link[column]))),
+    { header: true, columns: [...columns] },
+  );
 }

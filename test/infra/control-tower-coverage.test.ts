@@ -97,7 +97,7 @@ function evaluatedControls(templateFile: string, resourceTypes: ReadonlySet<stri
     ],
     { encoding: 'utf8' },
   );
-  // 0: all passed; 19: some failed (the synthesis acknowledges those, see partner-api-stack.test.ts).
+  // 0: all passed; 19: some failed (the synthesis acknowledges those, see partner-api-stack-checks.test.ts).
   expect([0, 19], run.stderr).toContain(run.status);
   return [...run.stdout.matchAll(/^(ct-[a-z0-9-]+)\.guard\/\w+\s+(?:PASS|FAIL)$/gm)].map(([, file]) =>
     controlId(file ?? ''),

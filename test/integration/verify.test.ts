@@ -11,16 +11,12 @@ import { API_BASE_PATH, partnerApiRoutes, publicApiRoutes, SECRET_SCANNING_PATH 
 import { COUNT_CHECK, FORCE_CHECK } from '../../verify/authorizer-failure';
 import { localAuthorizerFailureProbe } from '../../verify/aws-probe';
 import type { CheckResult } from '../../verify/checks';
-import type { VerifyContext } from '../../verify/deploy-checks';
-import {
-  BACKUP_CHECK,
-  functionsQueryingTheIndex,
-  grantsOf,
-  INDEX_QUERY_CHECKS,
-  OPERATOR_INDEX_CHECK,
-  PREREQUISITE_CHECKS,
-  verifyStage,
-} from '../../verify/deploy-checks';
+import { PREREQUISITE_CHECKS, verifyStage } from '../../verify/deploy-checks';
+import { functionsQueryingTheIndex, INDEX_QUERY_CHECKS } from '../../verify/deploy-checks/index-queries';
+import { OPERATOR_INDEX_CHECK } from '../../verify/deploy-checks/operator-index-query';
+import { BACKUP_CHECK } from '../../verify/deploy-checks/recent-copied-backup';
+import type { VerifyContext } from '../../verify/deploy-checks/stage-run';
+import { grantsOf } from '../../verify/deploy-checks/stage-run';
 import { RATE_LIMIT_HEADERS } from '../../verify/http-answers';
 import { adminJson } from '../support/cli';
 import { testTarget } from '../support/partners';

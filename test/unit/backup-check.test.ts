@@ -10,10 +10,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STACK_OUTPUTS } from '../../lib/stage-config';
 import type { BackupProbe, CopyJob, RecoveryPoint } from '../../verify/backup-probe';
 import { backupProbeOf, RECOVERY_POINT_MAX_AGE_HOURS } from '../../verify/backup-probe';
-import { recentCopiedBackup } from '../../verify/deploy-checks';
+import { recentCopiedBackup } from '../../verify/deploy-checks/recent-copied-backup';
 
 /**
- * `npm run verify`'s backup check (verify/deploy-checks.ts) on the lists AWS Backup would answer,
+ * `npm run verify`'s backup check (verify/deploy-checks/recent-copied-backup.ts) on the lists AWS Backup would answer,
  * and the two requests it makes of AWS Backup (verify/backup-probe.ts). What AWS answers on a
  * deployed stage is for the run itself to show.
  */

@@ -23,6 +23,22 @@ describe('CSV records of a hosts file (RFC 4180)', () => {
 
   it('refuses a quoted field that is never closed, naming its line', () => {
     expect(() => csvRecords('a,b\n"open,c\n')).toThrow(/line 2: a quoted field is not closed/);
+    expect(() => csvRecords('a,b\r\n"two\r\nlines",c\r\nx,"open\r\n')).toThrow(
+      /line 4: a quoted field is not closed/,
+    );
+  });
+
+  it('numbers the lines after a quoted field that spans lines, whatever the line breaks', () => {
+    for (const lineBreak of ['\n', '\r\n', '\r'])
+      expect(
+        csvRecords(['h,i', '"one', 'two', 'three",x', 'after,y', '', 'last,z'].join(lineBreak)),
+        JSON.stringify(lineBreak),
+      ).toEqual([
+        { line: 1, fields: ['h', 'i'] },
+        { line: 2, fields: [['one', 'two', 'three'].join(lineBreak), 'x'] },
+        { line: 5, fields: ['after', 'y'] },
+        { line: 7, fields: ['last', 'z'] },
+      ]);
   });
 });
 
@@ -69,6 +85,19 @@ describe('parseHostFile', () => {
     expect(problems.join('\n')).toMatch(/^line 2/);
   });
 
+  it('names the line of a row after a name that spans lines', () => {
+    for (const lineBreak of ['\n', '\r\n'])
+      expect(
+        problemsOf(
+          ['email,name,pms_hotel_id', 'ok@h.example,"Two', 'lines",P-1', 'bad,Three,P-2', ''].join(lineBreak),
+          'assistant',
+        ),
+      ).toEqual([
+        'line 2, name: name must be 1-120 characters on one line.',
+        'line 4, email: email "bad" is not an e-mail address.',
+      ]);
+  });
+
   it('refuses a file without rows, with unknown columns or with too many rows', () => {
     expect(problemsOf('')).toEqual([expect.stringMatching(/the file is empty/)]);
     expect(problemsOf('email,name\n')).toEqual([expect.stringMatching(/^line 1 must name the columns/)]);
@@ -83,6 +112,47 @@ describe('parseHostFile', () => {
 });
 
 describe('linksCsv', () => {
+  const link = {
+    line: 2,
+    email: 'a@h.example',
+    name: 'Inn',
+    pms_hotel_id: 'P-1',
+    products: ['assistant'],
+    url: 'http://x/activate?token=a.b',
+    expires_at: '2026-11-22T11:00:00.000Z',
+    nonce: `-${'n'.repeat(21)}`,
+  };
+
+  it('puts an apostrophe before what a spreadsheet would run as a formula, in the operator’s cells only', () => {
+    for (const start of ['=', '+', '-', '@', '\t', '\r']) {
+      const [, row] = csvRecords(
+        linksCsv([
+          { ...link, name: `${start}SUM(A1)`, pms_hotel_id: `${start}1`, email: `${start}a@h.example` },
+        ]),
+      );
+      expect(row?.fields, JSON.stringify(start)).toEqual([
+        '2',
+        `'${start}a@h.example`,
+        `'${start}SUM(A1)`,
+        `'${start}1`,
+        'assistant',
+        link.url,
+        link.expires_at,
+        link.nonce,
+      ]);
+    }
+    expect(csvRecords(linksCsv([link]))[1]?.fields).toEqual([
+      '2',
+      'a@h.example',
+      'Inn',
+      'P-1',
+      'assistant',
+      link.url,
+      link.expires_at,
+      link.nonce,
+    ]);
+  });
+
   it('quotes what needs quoting, so the output reads back as it was written', () => {
     const csv = linksCsv([
       {

@@ -7,6 +7,7 @@ import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../core/domain/rate-li
 const DOCUMENTS = [
   'README.md',
   'CONTRIBUTING.md',
+  'test/README.md',
   ...readdirSync('docs', { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.md'))
     .map((name) => join('docs', name))
