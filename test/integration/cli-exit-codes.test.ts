@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin } from '../support/cli';
-import { COMMANDS, listedCommands } from '../support/cli-mistakes';
+import { admin, listedCommands } from '../support/cli';
+import { COMMANDS } from '../support/cli-mistakes';
 
 let folder = '';
 let reservations = '';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { admin } from '../support/cli';
-import { COMMANDS, listedCommands } from '../support/cli-mistakes';
+import { admin, listedCommands } from '../support/cli';
+import { COMMANDS } from '../support/cli-mistakes';
 
 describe('the help of every command', () => {
   it('is in docs/operators.md, as an operator types the command', async () => {

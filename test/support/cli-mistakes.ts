@@ -2,7 +2,6 @@ import { MAX_TOKEN_TTL_SECONDS } from '../../core/domain/activation-token';
 import { LANGUAGES } from '../../core/domain/languages';
 import { MAX_GRACE_HOURS } from '../../operations/keys';
 import { MAX_TRAFFIC_DAYS } from '../../operations/traffic';
-import { admin } from './cli';
 
 /**
  * Every kind of mistake, per command, with the exit code and the message an operator sees, run
@@ -468,6 +467,8 @@ export const COMMANDS: Record<string, readonly Case[]> = {
     ],
     ['an unknown partner (refused)', ['traffic', '--partner', 'no-such-partner'], 1, NO_PARTNER],
   ],
+  'data migrate': [['an argument too many', ['data', 'migrate', 'now'], 2, 'too many arguments']],
+  'data migrations': [['an argument too many', ['data', 'migrations', 'all'], 2, 'too many arguments']],
   '(any command)': [
     ['an unknown command', ['partner', 'list'], 2, "unknown command 'partner'"],
     ['an unknown command of a group', ['keys', 'delete'], 2, "unknown command 'delete'"],
@@ -480,20 +481,3 @@ export const COMMANDS: Record<string, readonly Case[]> = {
     ['an unknown global option', ['--verbose', 'partners', 'list'], 2, "unknown option '--verbose'"],
   ],
 };
-
-/** The commands of the CLI, from its help: each group's commands, and the commands without a group. */
-export async function listedCommands(): Promise<string[]> {
-  const commandsOf = (help: string) =>
-    (help.split(/\nCommands:\n/)[1] ?? '')
-      .split('\n')
-      .map((line) => /^ {2}([a-z-]+)/.exec(line)?.[1])
-      .filter((name): name is string => name !== undefined && name !== 'help');
-  const top = await admin('--help');
-  const commands: string[] = [];
-  for (const name of commandsOf(top.stdout)) {
-    const group = await admin(name, '--help');
-    const inside = commandsOf(group.stdout);
-    commands.push(...(inside.length === 0 ? [name] : inside.map((command) => `${name} ${command}`)));
-  }
-  return commands;
-}

@@ -37,3 +37,20 @@ export function adminProcess(
     );
   });
 }
+
+/** The commands of the CLI, from its help: each group's commands, and the commands without a group. */
+export async function listedCommands(): Promise<string[]> {
+  const commandsOf = (help: string) =>
+    (help.split(/\nCommands:\n/)[1] ?? '')
+      .split('\n')
+      .map((line) => /^ {2}([a-z-]+)/.exec(line)?.[1])
+      .filter((name): name is string => name !== undefined && name !== 'help');
+  const top = await admin('--help');
+  const commands: string[] = [];
+  for (const name of commandsOf(top.stdout)) {
+    const group = await admin(name, '--help');
+    const inside = commandsOf(group.stdout);
+    commands.push(...(inside.length === 0 ? [name] : inside.map((command) => `${name} ${command}`)));
+  }
+  return commands;
+}
