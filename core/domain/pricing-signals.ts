@@ -12,16 +12,6 @@ export function emptyBookingTotals(): BookingTotals {
   return { count: 0, leadDaysSum: 0, stayNightsSum: 0, byChannel: new Map() };
 }
 
-/** Adds one day's (or one reservation's) figures into running totals. */
-export function addBookingTotals(into: BookingTotals, from: BookingTotals): void {
-  into.count += from.count;
-  into.leadDaysSum += from.leadDaysSum;
-  into.stayNightsSum += from.stayNightsSum;
-  for (const [channel, count] of from.byChannel) {
-    into.byChannel.set(channel, (into.byChannel.get(channel) ?? 0) + count);
-  }
-}
-
 /**
  * The lookback window `(now - N days, now]` split so that reads stay bounded: whole booking
  * days come from per-day aggregates, the two partial days at the edges from the reservations
