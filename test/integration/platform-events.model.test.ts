@@ -396,6 +396,7 @@ async function checkInvariants(model: Model, real: Real, { changed = true } = {}
         200,
       );
       const oracle = pricingOracle(
+        property.id,
         expectedReservations(model, property),
         Date.now(),
         90,
