@@ -14,8 +14,8 @@ import {
   aggregatesOf,
   planReservationTransactions,
 } from '../../lambdas/data/reservations/apply';
-import type { AggregateFamily } from '../../lambdas/data/reservations/layout';
-import { AGGREGATE_FAMILIES } from '../../lambdas/data/reservations/layout';
+import type { AggregateFamily, DayCounter } from '../../lambdas/data/reservations/layout';
+import { AGGREGATE_FAMILIES, DAY_COUNTERS } from '../../lambdas/data/reservations/layout';
 import { parseReservationFile, parseReservationJson } from '../../operations/reservation-file';
 import {
   DAYS_OF_A_LONGEST_MONTH,
@@ -335,6 +335,17 @@ describe('the size of an aggregate item', () => {
 });
 
 describe('aggregate deltas', () => {
+  it('gives each counter of DAY_COUNTERS one lowercase letter of its own within its family', () => {
+    const counters: readonly DayCounter[] = Object.values(DAY_COUNTERS);
+    for (const counter of counters) expect(counter.letter).toMatch(/^[a-z]$/);
+    for (const family of Object.keys(AGGREGATE_FAMILIES)) {
+      const letters = counters
+        .filter((counter) => counter.family === family)
+        .map((counter) => counter.letter);
+      expect(new Set(letters).size, family).toBe(letters.length);
+    }
+  });
+
   it('counts a confirmed reservation on its booking day and on each night it occupies', () => {
     const deltas = aggregateDeltas(undefined, base);
 
