@@ -7,7 +7,7 @@ import { seededRandom } from '../core/seeded-random';
 import type { Partner } from '../lambdas/data/partners';
 import { getPropertyOfPartner } from '../lambdas/data/properties';
 import { provisionSponsoredHost } from '../lambdas/data/provisioning';
-import { planReservationImport } from '../lambdas/data/reservations';
+import { planReservationImport } from '../lambdas/data/reservations/import-plan';
 import { publishPlatformEvents } from './events';
 import { importEvents, setImportedUnits } from './reservations';
 

@@ -47,7 +47,7 @@ const { handler: usage } = await import('../../lambdas/api/usage');
 const { handler: properties } = await import('../../lambdas/api/properties');
 const { handler: pricingSignals } = await import('../../lambdas/api/pricing-signals');
 const { dynamoDb, tableName } = await import('../../lambdas/data/db');
-const { aggregateDeltas } = await import('../../lambdas/data/reservations');
+const { aggregatesOf } = await import('../../lambdas/data/reservations/apply');
 const { generateApiKey } = await import('../../core/domain/api-key');
 const { benchReservations } = await import('../lib/datasets');
 const compilationsAtImport = compilations;
@@ -88,9 +88,7 @@ const propertyList = [
 ].map((name, index) => ({ id: index + 1, name }));
 // Ten years of history, one booking a day, as the scaling section generates it.
 const reservations = benchReservations(PROPERTY_ID, 0, 3_650, nowMs);
-const deltas = new Map<string, Map<string, number>>();
-for (const reservation of reservations) aggregateDeltas(undefined, reservation, deltas);
-const aggregateItems = [...deltas]
+const aggregateItems = [...aggregatesOf(reservations)]
   .map(([sk, attributes]) => ({ PK: `PROPERTY#${PROPERTY_ID}`, SK: sk, ...Object.fromEntries(attributes) }))
   .sort((a, b) => a.SK.localeCompare(b.SK));
 

@@ -28,8 +28,3 @@ export function isoDate(day: number): string {
 export function monthOf(day: number): string {
   return isoDate(day).slice(0, 7);
 }
-
-/** Two-digit day of month of a day. */
-export function dayOfMonth(day: number): string {
-  return isoDate(day).slice(8, 10);
-}

@@ -1,3 +1,5 @@
+import type { output } from 'zod/mini';
+import type { pricingSignalsSchema } from '../contract/api-schemas';
 import { DAY_MS, dayOfTimestamp, isoDate } from './calendar';
 
 /** Confirmed reservation figures that feed the lookback-window signals. */
@@ -10,16 +12,6 @@ export interface BookingTotals {
 
 export function emptyBookingTotals(): BookingTotals {
   return { count: 0, leadDaysSum: 0, stayNightsSum: 0, byChannel: new Map() };
-}
-
-/** Adds one day's (or one reservation's) figures into running totals. */
-export function addBookingTotals(into: BookingTotals, from: BookingTotals): void {
-  into.count += from.count;
-  into.leadDaysSum += from.leadDaysSum;
-  into.stayNightsSum += from.stayNightsSum;
-  for (const [channel, count] of from.byChannel) {
-    into.byChannel.set(channel, (into.byChannel.get(channel) ?? 0) + count);
-  }
 }
 
 /**
@@ -59,17 +51,8 @@ export function bookingWindow(nowMs: number, lookbackDays: number): BookingWindo
 
 export const OCCUPANCY_NIGHTS = 30;
 
-export interface PricingSignalsResponse {
-  property_id: number;
-  signals: {
-    occupancy_today: number;
-    avg_lead_time_days: number;
-    avg_stay_nights: number;
-    source_mix: Record<string, number>;
-    total_reservations: number;
-  };
-  occupancy_30d: Record<string, number>;
-}
+/** The response, as its schema (the OpenAPI document's source) describes it: one definition of it. */
+export type PricingSignalsResponse = output<typeof pricingSignalsSchema>;
 
 /** Rounds a reported ratio or average to 4 decimals (well inside the 0.01 contract). */
 export function roundSignal(value: number): number {

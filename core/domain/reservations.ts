@@ -83,17 +83,13 @@ export function sameReservation(a: Reservation, b: Reservation): boolean {
 
 /**
  * Distinct booking channels one property may have in one month (by `booked_at`, UTC). The
- * month's `BOOKED#<YYYY-MM>` item holds one counter per day and channel, and DynamoDB refuses an
- * item over 400 KB (409,600 bytes). Its size is the UTF-8 bytes of every attribute name plus
- * its value (a number: at most 21 bytes). Worst case for a month of 31 days:
- *   keys       PK "PROPERTY#" + 16 digits, SK "BOOKED#YYYY-MM", with their names:    43 bytes
- *   n/l/s<dd>  3 × 31 × (3-byte name + 21):                                      2,232 bytes
- *   c<dd>:<ch> per channel, 31 × (4 + 64 code units × 3 bytes + 21) = 31 × 217:  6,727 bytes
- * so the item is 2,275 + 6,727 × N bytes, and 400 KB would allow N = 60. The response sets the
- * lower bound: `source_mix` may hold at most 256 channels (the OpenAPI document), and a
- * 365-day window reads up to 13 months, so 13 × 19 = 247 ≤ 256. At 19 the worst-case item is
- * 2,275 + 127,813 = 130,088 bytes (127 KiB, a third of the limit): even three imports racing
- * past the check at once (57 channels, 385,714 bytes) stay under it.
+ * response sets it: `source_mix` may hold at most 256 channels (the OpenAPI document), and a
+ * 365-day window reads up to 13 months, so 13 × 19 = 247 ≤ 256. It also bounds the month's
+ * `BOOKED#<YYYY-MM>` item, which holds a counter per day and channel, under DynamoDB's 400 KB:
+ * the worst case is computed from the counters' declaration (`DAY_COUNTERS`,
+ * lambdas/data/reservations/layout.ts) and held to a third of the limit, so that three imports
+ * racing past the check at once still fit (test/unit/reservations.test.ts, "the size of an
+ * aggregate item").
  * A channel counts for its month once it has been stored there, also after its bookings were
  * cancelled or moved: its counters stay in the item (at 0) and still take their bytes.
  */

@@ -3,7 +3,7 @@ import { dayOfTimestamp } from '../../core/domain/calendar';
 import { bookingWindow, pricingSignals } from '../../core/domain/pricing-signals';
 import { PROPERTY_ID } from '../../core/routes';
 import { getPropertyOfPartner } from '../data/properties';
-import { readPricingInputs } from '../data/reservations';
+import { readPricingInputs } from '../data/reservations/read';
 import { partnerApiHandler } from './partner-api-handler';
 
 /** GET /properties/{propertyId}/pricing-signals: docs/design/pricing-signals.md over bounded reads. */

@@ -5,8 +5,9 @@ import { propertyPartition } from '../../core/partitions';
 import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
 import { dynamoDb, queryAll, type TransactItem, tableName } from './db';
 import { getPropertyAnchor, propertyNotErasedCheckItem } from './properties';
-import type { AggregateDeltas } from './reservations';
-import { aggregateDeltas } from './reservations';
+import { aggregatesOf } from './reservations/apply';
+import { AGGREGATE_FAMILIES, RESERVATION_SK_PREFIX } from './reservations/layout';
+import type { AggregateItems } from './reservations/stored';
 
 /*
  * Rebuilding a property's per-day aggregates (BOOKED#, NIGHTS#) from its stored reservations: what
@@ -20,11 +21,6 @@ import { aggregateDeltas } from './reservations';
  * that commits after the write finds counters that agree with the reservations it changes.
  */
 
-/** Counters of one aggregate item, by attribute; a counter at 0 is the same as none. */
-type Counters = Map<string, number>;
-/** Sort key of each aggregate item -> its counters. */
-type Aggregates = Map<string, Counters>;
-
 /** A counter to write: its value as read (undefined: absent) and as the reservations say. */
 interface CounterFix {
   readonly attribute: string;
@@ -36,13 +32,6 @@ interface CounterFix {
 const COUNTERS_PER_WRITE = 40;
 const ATTEMPTS = 3;
 
-/** What the aggregates of a set of reservations are: each one's contribution, summed. */
-function aggregatesOfReservations(reservations: readonly Reservation[]): AggregateDeltas {
-  const aggregates: AggregateDeltas = new Map();
-  for (const reservation of reservations) aggregateDeltas(undefined, reservation, aggregates);
-  return aggregates;
-}
-
 async function partitionItems(propertyId: number, prefix: string): Promise<Record<string, unknown>[]> {
   return queryAll({
     TableName: tableName(),
@@ -53,11 +42,11 @@ async function partitionItems(propertyId: number, prefix: string): Promise<Recor
 }
 
 /** The stored aggregate items of a property, each with its numeric counters. */
-async function storedAggregates(propertyId: number): Promise<Aggregates> {
-  const aggregates: Aggregates = new Map();
-  for (const prefix of ['BOOKED#', 'NIGHTS#'])
+async function storedAggregates(propertyId: number): Promise<AggregateItems> {
+  const aggregates: AggregateItems = new Map();
+  for (const { prefix } of Object.values(AGGREGATE_FAMILIES))
     for (const item of await partitionItems(propertyId, prefix)) {
-      const counters: Counters = new Map();
+      const counters = new Map<string, number>();
       for (const [attribute, value] of Object.entries(item))
         if (typeof value === 'number') counters.set(attribute, value);
       aggregates.set(String(item.SK), counters);
@@ -66,13 +55,13 @@ async function storedAggregates(propertyId: number): Promise<Aggregates> {
 }
 
 async function storedReservations(propertyId: number): Promise<Reservation[]> {
-  return (await partitionItems(propertyId, 'RES#')).flatMap(
+  return (await partitionItems(propertyId, RESERVATION_SK_PREFIX)).flatMap(
     (item) => storedReservation(item.reservation) ?? [],
   );
 }
 
 /** The counters whose stored value differs from the rebuilt one, per item. */
-function fixesOf(stored: Aggregates, rebuilt: AggregateDeltas): Map<string, CounterFix[]> {
+function fixesOf(stored: AggregateItems, rebuilt: AggregateItems): Map<string, CounterFix[]> {
   const fixes = new Map<string, CounterFix[]>();
   for (const sk of new Set([...stored.keys(), ...rebuilt.keys()])) {
     const storedCounters = stored.get(sk) ?? new Map<string, number>();
@@ -129,7 +118,7 @@ export async function rebuildPropertyAggregates(
     if (!anchor) return { property: 'absent', fixes: new Map() };
     if (anchor.erasedAt !== undefined) return { property: 'erased', fixes: new Map() };
     const stored = await storedAggregates(propertyId);
-    const fixes = fixesOf(stored, aggregatesOfReservations(await storedReservations(propertyId)));
+    const fixes = fixesOf(stored, aggregatesOf(await storedReservations(propertyId)));
     if (dryRun || fixes.size === 0) return { property: 'rebuilt', fixes };
     try {
       await writeFixes(propertyId, fixes);

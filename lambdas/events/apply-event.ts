@@ -5,8 +5,8 @@ import type { EventOutcome } from '../data/event-versions';
 import { applyOptimistically, publishedBeforeCreation, RefusedEventError } from '../data/event-versions';
 import type { PropertyAnchor } from '../data/properties';
 import { applyPropertyUpdate, getPropertyAnchor } from '../data/properties';
-import type { ReservationResult } from '../data/reservations';
-import { applyReservationChange, applyReservationChanges } from '../data/reservations';
+import type { ReservationResult } from '../data/reservations/apply';
+import { applyReservationChange, applyReservationChanges } from '../data/reservations/apply';
 import { applySeatEvent } from '../data/seats';
 import { endSponsorship } from '../data/sponsorships';
 

@@ -1,21 +1,29 @@
 import { rebuildPropertyAggregates } from '../../lambdas/data/aggregate-rebuild';
 import { lastAllocatedId } from '../../lambdas/data/counters';
+import { DAY_COUNTERS } from '../../lambdas/data/reservations/layout';
 import type { Migration, MigrationUnit } from './migration';
+
+/** The declared counters, as the revision of the rebuild: `booked.n bookings, …`. */
+const COUNTERS_REVISION = Object.entries(DAY_COUNTERS)
+  .map(([name, counter]) => `${counter.family}.${counter.letter} ${name}`)
+  .join(', ');
 
 /** Counters a change line names before it says how many more there are. */
 const NAMED_COUNTERS = 4;
 
 /**
- * Rebuilds every property's per-day aggregates from its stored reservations: what a new counter, or
- * a changed one, needs for the reservations stored before it. Units are the properties, by id, up
- * to the highest id given out when the run reaches it (properties made during the run are built
- * with today's counters anyway).
+ * Rebuilds every property's per-day aggregates from its stored reservations: what a new counter
+ * needs for the reservations stored before it. Units are the properties, by id, up to the highest
+ * id given out when the run reaches it (properties made during the run are built with today's
+ * counters anyway). Its revision is the declared counters (`DAY_COUNTERS`, by name and letter): a
+ * counter added there runs it again on every stage, with nothing to add by hand.
  */
 export function reservationAggregatesMigration(id: number): Migration {
   return {
     id,
     name: 'rebuild-reservation-aggregates',
     summary: "Rebuild each property's booking and night aggregates from its stored reservations",
+    revision: COUNTERS_REVISION,
     async *units(cursor, dryRun) {
       const last = await lastAllocatedId('property');
       for (let propertyId = Number(cursor ?? 0) + 1; propertyId <= last; propertyId++)

@@ -7,8 +7,8 @@ import { storedReservation } from '../../core/domain/reservations';
 import { propertyPartition } from '../../core/partitions';
 import { rebuildPropertyAggregates } from '../../lambdas/data/aggregate-rebuild';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
-import type { ReservationEvent } from '../../lambdas/data/reservations';
-import { aggregateDeltas, applyReservationChanges } from '../../lambdas/data/reservations';
+import type { ReservationEvent } from '../../lambdas/data/reservations/apply';
+import { aggregatesOf, applyReservationChanges } from '../../lambdas/data/reservations/apply';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner, sponsoredProperty } from '../support/partners';
 
@@ -93,17 +93,13 @@ async function storedAggregates(propertyId: number): Promise<Record<string, Reco
   return aggregates;
 }
 
-/** What the stored reservations add up to, in the same shape. */
+/** What the stored reservations add up to (`aggregatesOf`), in the same shape. */
 async function aggregatesOfStoredReservations(propertyId: number) {
   const reservations = (await partition(propertyId)).flatMap((item) =>
     String(item.SK).startsWith('RES#') ? (storedReservation(item.reservation) ?? []) : [],
   );
-  const sums = new Map<string, Map<string, number>>();
-  for (const reservation of reservations) aggregateDeltas(undefined, reservation, sums);
   return Object.fromEntries(
-    [...sums]
-      .filter(([, counters]) => counters.size > 0)
-      .map(([sk, counters]) => [sk, Object.fromEntries(counters)]),
+    [...aggregatesOf(reservations)].map(([sk, counters]) => [sk, Object.fromEntries(counters)]),
   );
 }
 

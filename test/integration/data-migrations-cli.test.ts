@@ -4,7 +4,7 @@ import { DAY_MS, isoDate } from '../../core/domain/calendar';
 import type { Reservation } from '../../core/domain/reservations';
 import { propertyPartition } from '../../core/partitions';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
-import { applyReservationChanges } from '../../lambdas/data/reservations';
+import { applyReservationChanges } from '../../lambdas/data/reservations/apply';
 import { admin, adminJson } from '../support/cli';
 import { approvedPartner, sponsoredProperty } from '../support/partners';
 

@@ -85,7 +85,7 @@ async function expectSignalsMatchOracle(
   const actual = json as unknown as PricingSignalsResponse;
   const today = Object.keys(actual.occupancy_30d)[0];
   const nowMs = isoDay(after) === today ? after : before;
-  expectSignalsClose(actual, pricingOracle(reservations, nowMs, lookbackDays, units), expect);
+  expectSignalsClose(actual, pricingOracle(propertyId, reservations, nowMs, lookbackDays, units), expect);
   return actual;
 }
 

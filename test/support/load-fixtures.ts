@@ -48,7 +48,7 @@ if (mode === 'prepare') {
   }
   process.stdout.write(JSON.stringify({ keys, metricsOnlyKeys, links }));
 } else if (mode === 'import') {
-  const { planReservationImport } = await import('../../lambdas/data/reservations');
+  const { planReservationImport } = await import('../../lambdas/data/reservations/import-plan');
   const { findPropertyById } = await import('../../lambdas/data/properties');
   const { importEvents } = await import('../../operations/reservations');
   const { publishPlatformEvents, eventsApplied } = await import('../../operations/events');

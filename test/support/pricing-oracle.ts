@@ -1,3 +1,5 @@
+import * as z from 'zod/mini';
+import { pricingSignalsSchema } from '../../core/contract/api-schemas';
 import type { PricingSignalsResponse } from '../../core/domain/pricing-signals';
 import type { Reservation } from '../../core/domain/reservations';
 
@@ -10,6 +12,7 @@ const dateDay = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY;
  * aggregate-based implementation is checked against. Unrounded.
  */
 export function pricingOracle(
+  propertyId: number,
   reservations: readonly Reservation[],
   nowMs: number,
   lookbackDays: number,
@@ -39,7 +42,7 @@ export function pricingOracle(
     occupancy30d[new Date(night * DAY).toISOString().slice(0, 10)] = occupancy(night);
   }
   return {
-    property_id: reservations[0]?.property_id ?? 0,
+    property_id: propertyId,
     signals: {
       occupancy_today: occupancy(today),
       avg_lead_time_days: mean(windowed.map((r) => dateDay(r.check_in) - dayOf(r.booked_at))),
@@ -51,21 +54,70 @@ export function pricingOracle(
   };
 }
 
-/** Asserts two signal documents agree to 0.01 on every number, with the same keys. */
+/** Vitest's `expect`, as much of it as the comparison uses. */
+type Expect = (
+  value: unknown,
+  message?: string,
+) => { toBeCloseTo(n: number, digits?: number): void; toEqual(v: unknown): void };
+
+/** The integer formats of zod: their values compare exactly, every other number to 0.01. */
+const INTEGER_FORMATS: ReadonlySet<string> = new Set(['safeint', 'int32', 'uint32']);
+
+/**
+ * Asserts that two documents of `schema` agree on every number the schema has, walked from its
+ * shape: objects on their schema's fields (and no other), records on their keys, integers exactly,
+ * other numbers to 0.01. Each failure names its field's path. A kind of schema it cannot compare
+ * throws, so a new kind of field is never skipped in silence.
+ */
+export function expectNumbersClose(
+  schema: z.core.$ZodType,
+  actual: unknown,
+  expected: unknown,
+  expect: Expect,
+  path = '',
+): void {
+  if (schema instanceof z.ZodMiniNumber) {
+    const integer = schema instanceof z.ZodMiniNumberFormat && INTEGER_FORMATS.has(schema._zod.def.format);
+    if (integer) expect(actual, path).toEqual(expected);
+    else expect(actual, path).toBeCloseTo(expected as number, 2);
+  } else if (schema instanceof z.ZodMiniObject) {
+    const shape = schema.shape as Record<string, z.core.$ZodType>;
+    expect(Object.keys(actual as object).sort(), `fields of ${path || 'the document'}`).toEqual(
+      Object.keys(shape).sort(),
+    );
+    for (const [field, fieldSchema] of Object.entries(shape))
+      expectNumbersClose(
+        fieldSchema,
+        fieldOf(actual, field),
+        fieldOf(expected, field),
+        expect,
+        join(path, field),
+      );
+  } else if (schema instanceof z.ZodMiniRecord) {
+    const keys = Object.keys(expected as object);
+    expect(Object.keys(actual as object).sort(), `keys of ${path}`).toEqual([...keys].sort());
+    for (const key of keys)
+      expectNumbersClose(
+        schema._zod.def.valueType,
+        fieldOf(actual, key),
+        fieldOf(expected, key),
+        expect,
+        join(path, key),
+      );
+  } else throw new Error(`expectNumbersClose cannot compare ${path}: a ${schema._zod.def.type}`);
+}
+
+/** An own field of an object, whatever its name (`__proto__` is a channel like any other). */
+const fieldOf = (value: unknown, field: string) =>
+  Object.getOwnPropertyDescriptor(value as object, field)?.value as unknown;
+
+const join = (path: string, field: string) => (path ? `${path}.${field}` : field);
+
+/** Asserts two signal documents agree on every number of the response's schema (`expectNumbersClose`). */
 export function expectSignalsClose(
   actual: PricingSignalsResponse,
   expected: PricingSignalsResponse,
-  expect: (value: unknown) => { toBeCloseTo(n: number, digits?: number): void; toEqual(v: unknown): void },
+  expect: Expect,
 ): void {
-  const a = actual.signals;
-  const e = expected.signals;
-  expect(a.total_reservations).toEqual(e.total_reservations);
-  for (const field of ['occupancy_today', 'avg_lead_time_days', 'avg_stay_nights'] as const)
-    expect(a[field]).toBeCloseTo(e[field], 2);
-  expect(Object.keys(a.source_mix).sort()).toEqual(Object.keys(e.source_mix).sort());
-  for (const [channel, share] of Object.entries(e.source_mix))
-    expect(a.source_mix[channel]).toBeCloseTo(share, 2);
-  expect(Object.keys(actual.occupancy_30d)).toEqual(Object.keys(expected.occupancy_30d));
-  for (const [night, ratio] of Object.entries(expected.occupancy_30d))
-    expect(actual.occupancy_30d[night]).toBeCloseTo(ratio, 2);
+  expectNumbersClose(pricingSignalsSchema, actual, expected, expect);
 }

@@ -94,6 +94,7 @@ describe('pricing signal formulas', () => {
       units: 1,
       nowMs: NOW,
       bookings: {
+        ...emptyBookingTotals(),
         count: 3,
         leadDaysSum: 31,
         stayNightsSum: 10,
@@ -160,7 +161,7 @@ describe('source_mix for any channel names (property-based)', () => {
             propertyId: 1,
             units: 1,
             nowMs: NOW,
-            bookings: { count, leadDaysSum: 0, stayNightsSum: 0, byChannel },
+            bookings: { ...emptyBookingTotals(), count, byChannel },
             occupiedUnits: () => 0,
           });
           // What a partner receives: the serialized body, parsed again.
@@ -199,9 +200,8 @@ describe('source_mix for any channel names (property-based)', () => {
       units: 1,
       nowMs: NOW,
       bookings: {
+        ...emptyBookingTotals(),
         count: 4,
-        leadDaysSum: 0,
-        stayNightsSum: 0,
         byChannel: new Map([
           ['__proto__', 2],
           ['constructor', 1],

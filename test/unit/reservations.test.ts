@@ -4,12 +4,28 @@ import type { Reservation } from '../../core/domain/reservations';
 import {
   channelCapBreaches,
   channelsBookedByMonth,
+  MAX_CHANNEL_LENGTH,
   MAX_CHANNELS_PER_MONTH,
   TooManyChannelsError,
 } from '../../core/domain/reservations';
-import type { AggregateDeltas } from '../../lambdas/data/reservations';
-import { aggregateDeltas, planReservationTransactions } from '../../lambdas/data/reservations';
+import type { AggregateDeltas } from '../../lambdas/data/reservations/apply';
+import {
+  aggregateDeltas,
+  aggregatesOf,
+  planReservationTransactions,
+} from '../../lambdas/data/reservations/apply';
+import type { AggregateFamily, DayCounter } from '../../lambdas/data/reservations/layout';
+import { AGGREGATE_FAMILIES, DAY_COUNTERS } from '../../lambdas/data/reservations/layout';
 import { parseReservationFile, parseReservationJson } from '../../operations/reservation-file';
+import {
+  DAYS_OF_A_LONGEST_MONTH,
+  itemBytes,
+  LARGEST_NUMBER,
+  longestKey,
+  MAX_ITEM_BYTES,
+  numberBytes,
+  worstCaseAggregateItem,
+} from '../support/item-size';
 
 const base: Reservation = {
   id: 'r-1',
@@ -253,35 +269,83 @@ describe('channels per property and month', () => {
       'in 2020-11, and 3 more months over the cap;',
     );
   });
+});
 
-  it('keeps the worst-case month item (31 days, longest names in 3-byte characters) far under 400 KB', () => {
-    const longest = (i: number) => `${'€'.repeat(63)}${String.fromCharCode(0x4e00 + i)}`;
-    const channels = Array.from({ length: MAX_CHANNELS_PER_MONTH }, (_, i) => longest(i));
-    const rows: Reservation[] = [];
-    for (let day = 1; day <= 31; day++)
-      for (const channel of channels)
-        rows.push({
+describe('the size of an aggregate item', () => {
+  it('counts as DynamoDB documents it: name bytes, then a string’s UTF-8 bytes or a number’s digits', () => {
+    expect(numberBytes(0)).toBe(1);
+    expect(numberBytes(7)).toBe(2);
+    expect(numberBytes(12_000)).toBe(2);
+    expect(numberBytes(123)).toBe(3);
+    expect(numberBytes(-123)).toBe(4);
+    expect(numberBytes(0.015)).toBe(2);
+    expect(numberBytes(LARGEST_NUMBER)).toBe(21);
+    expect(itemBytes({ PK: 'PROPERTY#7', n01: 12, 'c01:Zoë': 1 })).toBe(2 + 10 + 3 + 2 + 8 + 2);
+    expect(() => itemBytes({ list: [1] })).toThrow('counts strings and numbers');
+  });
+
+  it('is at most a third of 400 KB for every family in the worst case of DAY_COUNTERS, so three imports racing past the channel cap still fit', () => {
+    for (const family of Object.keys(AGGREGATE_FAMILIES) as AggregateFamily[]) {
+      const worst = itemBytes(worstCaseAggregateItem(family));
+      const raced = itemBytes(worstCaseAggregateItem(family, { racingImports: 3 }));
+
+      expect(worst, `${family}: ${worst} bytes`).toBeLessThanOrEqual(MAX_ITEM_BYTES / 3);
+      expect(raced, `${family}, three imports racing: ${raced} bytes`).toBeLessThan(MAX_ITEM_BYTES);
+    }
+  });
+
+  it('has the worst case hold every attribute that a full month of the longest channels writes', () => {
+    const channels = Array.from({ length: MAX_CHANNELS_PER_MONTH }, (_, i) =>
+      longestKey(MAX_CHANNEL_LENGTH, i),
+    );
+    const [first = 0] = DAYS_OF_A_LONGEST_MONTH;
+    const date = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+    // Booked on each day of the month on each channel, with a stay later on; and a stay of every night.
+    const rows = DAYS_OF_A_LONGEST_MONTH.flatMap((day) =>
+      channels.map(
+        (channel): Reservation => ({
           ...base,
           id: `${day}-${channel}`,
           channel,
-          booked_at: `2026-10-${String(day).padStart(2, '0')}T10:00:00.000Z`,
+          booked_at: `${date(day)}T10:00:00.000Z`,
           check_in: '2026-12-01',
           check_out: '2026-12-02',
-        });
-    const deltas: AggregateDeltas = new Map();
-    for (const row of rows) aggregateDeltas(undefined, row, deltas);
-    const attributes = deltas.get('BOOKED#2026-10') ?? new Map<string, number>();
-    // DynamoDB's item size: UTF-8 bytes of each name, plus at most 21 bytes per number, plus the keys.
-    const bytes = 43 + [...attributes.keys()].reduce((sum, name) => sum + Buffer.byteLength(name) + 21, 0);
+        }),
+      ),
+    );
+    rows.push({
+      ...base,
+      booked_at: '2026-09-01T10:00:00.000Z',
+      check_in: date(first),
+      check_out: date(first + 31),
+    });
+    const written = aggregatesOf(rows);
 
-    expect(Buffer.byteLength(longest(0))).toBe(192);
-    expect(attributes.size).toBe(31 * (3 + MAX_CHANNELS_PER_MONTH));
-    expect(bytes).toBe(2_275 + 6_727 * MAX_CHANNELS_PER_MONTH);
-    expect(bytes).toBeLessThan(400 * 1024 * 0.35);
+    expect(Buffer.byteLength(channels[0] ?? '')).toBe(3 * MAX_CHANNEL_LENGTH);
+    expect(written.get('BOOKED#2026-10')?.size).toBeGreaterThan(31 * MAX_CHANNELS_PER_MONTH);
+    for (const family of Object.keys(AGGREGATE_FAMILIES) as AggregateFamily[]) {
+      const { SK: sk, ...worst } = worstCaseAggregateItem(family);
+      const missing = [...(written.get(String(sk))?.keys() ?? [])].filter(
+        (name) => !Object.hasOwn(worst, name),
+      );
+      expect(written.has(String(sk)), family).toBe(true);
+      expect(missing, family).toEqual([]);
+    }
   });
 });
 
 describe('aggregate deltas', () => {
+  it('gives each counter of DAY_COUNTERS one lowercase letter of its own within its family', () => {
+    const counters: readonly DayCounter[] = Object.values(DAY_COUNTERS);
+    for (const counter of counters) expect(counter.letter).toMatch(/^[a-z]$/);
+    for (const family of Object.keys(AGGREGATE_FAMILIES)) {
+      const letters = counters
+        .filter((counter) => counter.family === family)
+        .map((counter) => counter.letter);
+      expect(new Set(letters).size, family).toBe(letters.length);
+    }
+  });
+
   it('counts a confirmed reservation on its booking day and on each night it occupies', () => {
     const deltas = aggregateDeltas(undefined, base);
 

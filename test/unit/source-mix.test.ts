@@ -9,8 +9,7 @@ import type { PricingSignalsResponse } from '../../core/domain/pricing-signals';
 import type { Reservation } from '../../core/domain/reservations';
 import { handler as pricingSignals } from '../../lambdas/api/pricing-signals';
 import { forgetRateWindows } from '../../lambdas/data/rate-windows';
-import type { AggregateDeltas } from '../../lambdas/data/reservations';
-import { aggregateDeltas } from '../../lambdas/data/reservations';
+import { aggregatesOf } from '../../lambdas/data/reservations/apply';
 import { channelName } from '../support/awkward-channels';
 import { lambdaContext, proxyEvent } from '../support/events';
 import { fakeRateWindowTable } from '../support/rate-window-table';
@@ -18,13 +17,11 @@ import { fakeRateWindowTable } from '../support/rate-window-table';
 const dynamo = mockClient(DynamoDBDocumentClient);
 
 /**
- * The BOOKED# items an import writes (the aggregate deltas of every row, added from nothing), as
- * DynamoDB would hand them back: through the SDK's own marshalling.
+ * The BOOKED# items an import writes (the aggregates of its rows), as DynamoDB would hand them
+ * back: through the SDK's own marshalling.
  */
 function storedBookedItems(reservations: readonly Reservation[]): Record<string, unknown>[] {
-  const deltas: AggregateDeltas = new Map();
-  for (const reservation of reservations) aggregateDeltas(undefined, reservation, deltas);
-  return [...deltas]
+  return [...aggregatesOf(reservations)]
     .filter(([sk]) => sk.startsWith('BOOKED#'))
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([sk, attributes]) =>

@@ -191,6 +191,7 @@ export async function checkInvariants(model: Model, real: Real, { changed = true
         200,
       );
       const oracle = pricingOracle(
+        property.id,
         expectedReservations(model, property),
         Date.now(),
         90,

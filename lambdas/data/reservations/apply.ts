@@ -1,53 +1,18 @@
-import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { PlatformEventDetail } from '../../core/contract/platform-events';
-import { dayOfMonth, isoDate, monthOf, parseIsoDate } from '../../core/domain/calendar';
-import type { BookingTotals, BookingWindow } from '../../core/domain/pricing-signals';
-import { addBookingTotals, emptyBookingTotals, OCCUPANCY_NIGHTS } from '../../core/domain/pricing-signals';
-import type { ChannelsByMonth, Reservation, ReservationContribution } from '../../core/domain/reservations';
-import {
-  channelCapBreaches,
-  channelsBookedByMonth,
-  contributionOf,
-  sameReservation,
-  storedReservation,
-  TooManyChannelsError,
-} from '../../core/domain/reservations';
-import type { EventSource } from '../../core/event-delivery';
-import { OPERATOR_EVENT_SOURCE, PLATFORM_EVENT_SOURCE } from '../../core/event-delivery';
-import { propertyPartition } from '../../core/partitions';
-import { dynamoDb, GSI1, MAX_TRANSACTION_ITEMS, queryAll, type TransactItem, tableName } from './db';
-import type { EventOutcome, StoredVersion } from './event-versions';
-import { RefusedEventError, storedVersionsOf, versionAttributes, versionVerdict } from './event-versions';
-import { propertyNotErasedCheckItem } from './properties';
-
-/*
- * A property's partition holds its reservations (RES#<id>) and two families of per-month
- * aggregate items, each with one counter attribute per day of the month:
- *   BOOKED#YYYY-MM  n<dd> count, l<dd> lead-days sum, s<dd> stay-nights sum, c<dd>:<channel> count,
- *                   for confirmed reservations booked on that day;
- *   NIGHTS#YYYY-MM  o<dd> reservations occupying that night.
- * Signals read at most 13 + 2 aggregate items whatever the history, plus the reservations booked
- * on the two partial days at the window's edges (through GSI1, ordered by booked_at).
- */
-const reservationKey = (propertyId: number, reservationId: string) => ({
-  PK: propertyPartition(propertyId),
-  SK: `RES#${reservationId}`,
-});
-const bookingsIndexKey = (propertyId: number) => `${propertyPartition(propertyId)}#BOOKINGS`;
-const bookedMonthSk = (day: number) => `BOOKED#${monthOf(day)}`;
-const nightsMonthSk = (day: number) => `NIGHTS#${monthOf(day)}`;
-const countAttribute = (day: number) => `n${dayOfMonth(day)}`;
-const leadAttribute = (day: number) => `l${dayOfMonth(day)}`;
-const stayAttribute = (day: number) => `s${dayOfMonth(day)}`;
-const channelAttribute = (day: number, channel: string) => `c${dayOfMonth(day)}:${channel}`;
-const nightAttributeOf = (isoDay: string) => `o${isoDay.slice(8, 10)}`;
-const nightAttribute = (night: number) => nightAttributeOf(isoDate(night));
-/**
- * An attribute of a BOOKED# item: kind, day of month and, for `c`, the channel. `[\s\S]`, not
- * `.`: a channel is any text, and `.` stops at U+2028 and U+2029.
- */
-const BOOKED_ATTRIBUTE = /^([nlsc])(\d{2})(?::([\s\S]*))?$/;
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { PlatformEventDetail } from '../../../core/contract/platform-events';
+import { monthOf } from '../../../core/domain/calendar';
+import type { ChannelsByMonth, Reservation } from '../../../core/domain/reservations';
+import { channelCapBreaches, contributionOf, TooManyChannelsError } from '../../../core/domain/reservations';
+import type { EventSource } from '../../../core/event-delivery';
+import { PLATFORM_EVENT_SOURCE } from '../../../core/event-delivery';
+import { propertyPartition } from '../../../core/partitions';
+import { dynamoDb, MAX_TRANSACTION_ITEMS, type TransactItem, tableName } from '../db';
+import type { EventOutcome, StoredVersion } from '../event-versions';
+import { RefusedEventError, storedVersionsOf, versionAttributes, versionVerdict } from '../event-versions';
+import { propertyNotErasedCheckItem } from '../properties';
+import { bookingsIndexKey, forEachCounterOf, reservationKey } from './layout';
+import type { AggregateItems, StoredReservation } from './stored';
+import { getChannelsOfMonth, getStoredReservation } from './stored';
 
 /** Changes to aggregate counters: sort key of the month item -> attribute -> delta. */
 export type AggregateDeltas = Map<string, Map<string, number>>;
@@ -65,18 +30,6 @@ function addDelta(deltas: AggregateDeltas, sk: string, attribute: string, delta:
   if (item.size === 0) deltas.delete(sk);
 }
 
-function addContribution(deltas: AggregateDeltas, contribution: ReservationContribution, sign: 1 | -1): void {
-  const { bookedDay } = contribution;
-  const bookedSk = bookedMonthSk(bookedDay);
-  addDelta(deltas, bookedSk, countAttribute(bookedDay), sign);
-  addDelta(deltas, bookedSk, leadAttribute(bookedDay), sign * contribution.leadDays);
-  addDelta(deltas, bookedSk, stayAttribute(bookedDay), sign * contribution.stayNights);
-  addDelta(deltas, bookedSk, channelAttribute(bookedDay, contribution.channel), sign);
-  for (let night = contribution.firstNight; night < contribution.endNight; night++) {
-    addDelta(deltas, nightsMonthSk(night), nightAttribute(night), sign);
-  }
-}
-
 /** What replacing `previous` by `next` does to the aggregates (either may be absent). */
 export function aggregateDeltas(
   previous: Reservation | undefined,
@@ -85,47 +38,20 @@ export function aggregateDeltas(
 ): AggregateDeltas {
   const before = previous && contributionOf(previous);
   const after = next && contributionOf(next);
-  if (before) addContribution(into, before, -1);
-  if (after) addContribution(into, after, 1);
+  if (before) forEachCounterOf(before, (sk, attribute, value) => addDelta(into, sk, attribute, -value));
+  if (after) forEachCounterOf(after, (sk, attribute, value) => addDelta(into, sk, attribute, value));
   return into;
 }
 
-interface StoredReservation {
-  readonly reservation: Reservation;
-  readonly revision: number;
-  /** The version each source last applied, in its own sequence (docs/design/events.md#versions). */
-  readonly versions: Readonly<Record<EventSource, StoredVersion>>;
-}
-
-function toStoredReservation(item: Record<string, unknown> | undefined): StoredReservation | undefined {
-  const reservation = storedReservation(item?.reservation);
-  return (
-    reservation && { reservation, revision: Number(item?.revision ?? 0), versions: storedVersionsOf(item) }
-  );
-}
-
-/** What is stored of these reservations of a property, by id (strongly consistent). */
-async function getStoredReservations(
-  propertyId: number,
-  ids: readonly string[],
-): Promise<Map<string, StoredReservation>> {
-  const stored = new Map<string, StoredReservation>();
-  for (let start = 0; start < ids.length; start += 100) {
-    let keys: Record<string, unknown>[] | undefined = ids
-      .slice(start, start + 100)
-      .map((id) => reservationKey(propertyId, id));
-    while (keys && keys.length > 0) {
-      const page: BatchGetCommandOutput = await dynamoDb().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      for (const item of page.Responses?.[tableName()] ?? []) {
-        const found = toStoredReservation(item);
-        if (found) stored.set(found.reservation.id, found);
-      }
-      keys = page.UnprocessedKeys?.[tableName()]?.Keys;
-    }
-  }
-  return stored;
+/**
+ * The aggregate items these reservations of one property make, absolute: sort key -> attribute ->
+ * value, with no attribute at 0 and no item without one. The stored items, once their counters
+ * at 0 are left out, must be exactly this (`readStoredAggregates` reads both sides).
+ */
+export function aggregatesOf(reservations: Iterable<Reservation>): AggregateItems {
+  const aggregates: AggregateDeltas = new Map();
+  for (const reservation of reservations) aggregateDeltas(undefined, reservation, aggregates);
+  return aggregates;
 }
 
 function aggregateUpdateItem(propertyId: number, sk: string, attributes: Map<string, number>): TransactItem {
@@ -139,85 +65,6 @@ function aggregateUpdateItem(propertyId: number, sk: string, attributes: Map<str
       ExpressionAttributeValues: Object.fromEntries(entries.map(([, delta], index) => [`:a${index}`, delta])),
     },
   };
-}
-
-/** The channels stored in the BOOKED# items of these months (any counter, also one at 0). */
-async function getStoredChannels(propertyId: number, months: readonly string[]): Promise<ChannelsByMonth> {
-  const channels: ChannelsByMonth = new Map();
-  for (let start = 0; start < months.length; start += 100) {
-    let keys: Record<string, unknown>[] | undefined = months
-      .slice(start, start + 100)
-      .map((month) => ({ PK: propertyPartition(propertyId), SK: `BOOKED#${month}` }));
-    while (keys && keys.length > 0) {
-      const page: BatchGetCommandOutput = await dynamoDb().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      for (const item of page.Responses?.[tableName()] ?? []) {
-        channels.set(String(item.SK).slice('BOOKED#'.length), channelsOfBookedItem(item));
-      }
-      keys = page.UnprocessedKeys?.[tableName()]?.Keys;
-    }
-  }
-  return channels;
-}
-
-function channelsOfBookedItem(item: Record<string, unknown>): Set<string> {
-  const channels = new Set<string>();
-  for (const attribute of Object.keys(item)) {
-    const channel = BOOKED_ATTRIBUTE.exec(attribute)?.[3];
-    if (channel !== undefined) channels.add(channel);
-  }
-  return channels;
-}
-
-/** A row of an import whose content differs from what is stored, and the version it gets. */
-interface ReservationImportChange {
-  readonly reservation: Reservation;
-  /**
-   * One above the version the operators' imports last applied to the reservation (1 for the first):
-   * what its event carries, in the operators' own sequence, never the platform's.
-   */
-  readonly version: number;
-}
-
-/** What an import will publish: decided from what is stored, and checked, before anything is sent. */
-export interface ReservationImportPlan {
-  readonly propertyId: number;
-  readonly changes: readonly ReservationImportChange[];
-  /** Rows identical to the stored ones. */
-  readonly unchanged: number;
-}
-
-/**
- * Reads what is stored for these rows and decides which of them change anything, each with the
- * next version of its reservation in the operators' sequence. Writes nothing. Throws
- * `TooManyChannelsError` when the rows would take a month of the property over
- * `MAX_CHANNELS_PER_MONTH` channels (counting those already stored), so an import that cannot fit
- * is refused before its first event, every time.
- * Operator tooling only: it reads with BatchGetItem, which no function may call.
- */
-export async function planReservationImport(
-  propertyId: number,
-  reservations: readonly Reservation[],
-): Promise<ReservationImportPlan> {
-  const stored = await getStoredReservations(
-    propertyId,
-    reservations.map((reservation) => reservation.id),
-  );
-  const changes: ReservationImportChange[] = [];
-  for (const next of reservations) {
-    const previous = stored.get(next.id);
-    if (!previous || !sameReservation(previous.reservation, next))
-      changes.push({
-        reservation: next,
-        version: (previous?.versions[OPERATOR_EVENT_SOURCE].version ?? 0) + 1,
-      });
-  }
-  const added = channelsBookedByMonth(changes.map((change) => change.reservation));
-  const storedChannels = await getStoredChannels(propertyId, [...added.keys()]);
-  const breaches = channelCapBreaches(storedChannels, added);
-  if (breaches.length > 0) throw new TooManyChannelsError(propertyId, breaches);
-  return { propertyId, changes, unchanged: reservations.length - changes.length };
 }
 
 /**
@@ -236,16 +83,9 @@ function rememberChannels(propertyId: number, month: string, channels: Iterable<
   knownChannels.set(key, known);
 }
 
-/** The BOOKED# month item's channels, strongly consistent (one GetItem). */
-async function getChannelsOfMonth(propertyId: number, month: string): Promise<Set<string>> {
-  const { Item } = await dynamoDb().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: { PK: propertyPartition(propertyId), SK: `BOOKED#${month}` },
-      ConsistentRead: true,
-    }),
-  );
-  const channels = Item ? channelsOfBookedItem(Item) : new Set<string>();
+/** The BOOKED# month item's channels, strongly consistent, remembered for the next change. */
+async function readChannelsOfMonth(propertyId: number, month: string): Promise<Set<string>> {
+  const channels = await getChannelsOfMonth(propertyId, month);
   rememberChannels(propertyId, month, channels);
   return channels;
 }
@@ -315,14 +155,6 @@ function reservationPutItem(propertyId: number, change: ReservationChange, nowIs
     },
   };
 }
-
-async function getStoredReservation(propertyId: number, id: string): Promise<StoredReservation | undefined> {
-  const { Item } = await dynamoDb().send(
-    new GetCommand({ TableName: tableName(), Key: reservationKey(propertyId, id), ConsistentRead: true }),
-  );
-  return toStoredReservation(Item);
-}
-
 /** One `ReservationChanged` of a property, with its fingerprint and whose sequence its version is in. */
 export interface ReservationEvent {
   readonly detail: PlatformEventDetail<'ReservationChanged'>;
@@ -478,7 +310,7 @@ async function withinChannelCap(
     ) {
       if (fresh) knownChannels.delete(`${propertyId}#${month}`);
       const stored =
-        knownChannels.get(`${propertyId}#${month}`) ?? (await getChannelsOfMonth(propertyId, month));
+        knownChannels.get(`${propertyId}#${month}`) ?? (await readChannelsOfMonth(propertyId, month));
       const adding = addedChannels.get(month) ?? new Set<string>();
       const breaches = channelCapBreaches(
         new Map([[month, new Set([...stored, ...adding])]]),
@@ -560,107 +392,4 @@ export async function applyReservationChange(
   const [result] = await applyReservationChanges([event], propertyId, nowIso, fresh);
   if (result instanceof RefusedEventError) throw result;
   return result ?? 'applied';
-}
-
-function sumBookedMonth(
-  item: Record<string, unknown>,
-  month: string,
-  firstDay: number,
-  lastDay: number,
-  into: BookingTotals,
-): void {
-  // Parsed once per month item; each attribute then only adds its day of the month.
-  const monthStart = parseIsoDate(`${month}-01`);
-  if (monthStart === undefined) return;
-  for (const [attribute, value] of Object.entries(item)) {
-    const match = BOOKED_ATTRIBUTE.exec(attribute);
-    if (!match || typeof value !== 'number') continue;
-    const day = monthStart + Number(match[2]) - 1;
-    if (day < firstDay || day > lastDay) continue;
-    if (match[1] === 'n') into.count += value;
-    else if (match[1] === 'l') into.leadDaysSum += value;
-    else if (match[1] === 's') into.stayNightsSum += value;
-    else if (match[3] !== undefined)
-      into.byChannel.set(match[3], (into.byChannel.get(match[3]) ?? 0) + value);
-  }
-}
-
-/**
- * Inputs of the pricing signals for a window: booking totals (whole days from the monthly
- * aggregates, the two partial edge days from the reservations booked on them) and the
- * occupied units of the 30 nights from today.
- */
-export async function readPricingInputs(
-  propertyId: number,
-  window: BookingWindow,
-  today: number,
-): Promise<{ bookings: BookingTotals; occupiedUnits: Map<number, number> }> {
-  const partition = propertyPartition(propertyId);
-  const wholeDays = window.firstWholeDay <= window.lastWholeDay;
-  const [bookedMonths, nightMonths, ...edges] = await Promise.all([
-    wholeDays
-      ? queryAll({
-          TableName: tableName(),
-          KeyConditionExpression: 'PK = :property AND SK BETWEEN :from AND :to',
-          ExpressionAttributeValues: {
-            ':property': partition,
-            ':from': bookedMonthSk(window.firstWholeDay),
-            ':to': bookedMonthSk(window.lastWholeDay),
-          },
-        })
-      : Promise.resolve([]),
-    queryAll({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :property AND SK BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':property': partition,
-        ':from': nightsMonthSk(today),
-        ':to': nightsMonthSk(today + OCCUPANCY_NIGHTS - 1),
-      },
-    }),
-    ...window.edges.map((edge) =>
-      queryAll({
-        TableName: tableName(),
-        IndexName: GSI1,
-        KeyConditionExpression: 'GSI1PK = :bookings AND GSI1SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':bookings': bookingsIndexKey(propertyId),
-          ':from': new Date(edge.fromMs).toISOString(),
-          ':to': `${new Date(edge.toMs).toISOString()}#\uffff`,
-        },
-        ProjectionExpression: 'reservation',
-      }),
-    ),
-  ]);
-
-  const bookings = emptyBookingTotals();
-  for (const item of bookedMonths) {
-    sumBookedMonth(
-      item,
-      String(item.SK).slice('BOOKED#'.length),
-      window.firstWholeDay,
-      window.lastWholeDay,
-      bookings,
-    );
-  }
-  for (const item of edges.flat()) {
-    const reservation = storedReservation(item.reservation);
-    const contribution = reservation ? contributionOf(reservation) : undefined;
-    if (!contribution) continue;
-    addBookingTotals(bookings, {
-      count: 1,
-      leadDaysSum: contribution.leadDays,
-      stayNightsSum: contribution.stayNights,
-      byChannel: new Map([[contribution.channel, 1]]),
-    });
-  }
-
-  const occupiedUnits = new Map<number, number>();
-  const nightsByMonth = new Map(nightMonths.map((item) => [String(item.SK).slice('NIGHTS#'.length), item]));
-  for (let night = today; night < today + OCCUPANCY_NIGHTS; night++) {
-    const date = isoDate(night); // YYYY-MM-DD, formatted once per night
-    const value = nightsByMonth.get(date.slice(0, 7))?.[nightAttributeOf(date)];
-    occupiedUnits.set(night, typeof value === 'number' ? value : 0);
-  }
-  return { bookings, occupiedUnits };
 }
