@@ -1,13 +1,11 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Reservation } from '../../core/domain/reservations';
-import { storedReservation } from '../../core/domain/reservations';
 import { propertyPartition } from '../../core/partitions';
 import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
-import { dynamoDb, queryAll, type TransactItem, tableName } from './db';
+import { dynamoDb, type TransactItem, tableName } from './db';
 import { getPropertyAnchor, propertyNotErasedCheckItem } from './properties';
 import { aggregatesOf } from './reservations/apply';
-import { AGGREGATE_FAMILIES, RESERVATION_SK_PREFIX } from './reservations/layout';
 import type { AggregateItems } from './reservations/stored';
+import { readStoredAggregates } from './reservations/stored';
 
 /*
  * Rebuilding a property's per-day aggregates (BOOKED#, NIGHTS#) from its stored reservations: what
@@ -31,34 +29,6 @@ interface CounterFix {
 /** Counters one write names at most: each costs a name, a value and a condition in its expressions (4 KB each). */
 const COUNTERS_PER_WRITE = 40;
 const ATTEMPTS = 3;
-
-async function partitionItems(propertyId: number, prefix: string): Promise<Record<string, unknown>[]> {
-  return queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': propertyPartition(propertyId), ':prefix': prefix },
-    ConsistentRead: true,
-  });
-}
-
-/** The stored aggregate items of a property, each with its numeric counters. */
-async function storedAggregates(propertyId: number): Promise<AggregateItems> {
-  const aggregates: AggregateItems = new Map();
-  for (const { prefix } of Object.values(AGGREGATE_FAMILIES))
-    for (const item of await partitionItems(propertyId, prefix)) {
-      const counters = new Map<string, number>();
-      for (const [attribute, value] of Object.entries(item))
-        if (typeof value === 'number') counters.set(attribute, value);
-      aggregates.set(String(item.SK), counters);
-    }
-  return aggregates;
-}
-
-async function storedReservations(propertyId: number): Promise<Reservation[]> {
-  return (await partitionItems(propertyId, RESERVATION_SK_PREFIX)).flatMap(
-    (item) => storedReservation(item.reservation) ?? [],
-  );
-}
 
 /** The counters whose stored value differs from the rebuilt one, per item. */
 function fixesOf(stored: AggregateItems, rebuilt: AggregateItems): Map<string, CounterFix[]> {
@@ -117,8 +87,8 @@ export async function rebuildPropertyAggregates(
     const anchor = await getPropertyAnchor(propertyId);
     if (!anchor) return { property: 'absent', fixes: new Map() };
     if (anchor.erasedAt !== undefined) return { property: 'erased', fixes: new Map() };
-    const stored = await storedAggregates(propertyId);
-    const fixes = fixesOf(stored, aggregatesOf(await storedReservations(propertyId)));
+    const { aggregates, reservations } = await readStoredAggregates(propertyId);
+    const fixes = fixesOf(aggregates, aggregatesOf(reservations));
     if (dryRun || fixes.size === 0) return { property: 'rebuilt', fixes };
     try {
       await writeFixes(propertyId, fixes);

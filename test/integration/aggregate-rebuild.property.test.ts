@@ -3,12 +3,12 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, isoDate } from '../../core/domain/calendar';
 import type { Reservation } from '../../core/domain/reservations';
-import { storedReservation } from '../../core/domain/reservations';
 import { propertyPartition } from '../../core/partitions';
 import { rebuildPropertyAggregates } from '../../lambdas/data/aggregate-rebuild';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import type { ReservationEvent } from '../../lambdas/data/reservations/apply';
-import { aggregatesOf, applyReservationChanges } from '../../lambdas/data/reservations/apply';
+import { applyReservationChanges } from '../../lambdas/data/reservations/apply';
+import { aggregatesOfProperty } from '../support/aggregates';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner, sponsoredProperty } from '../support/partners';
 
@@ -81,27 +81,9 @@ async function partition(propertyId: number): Promise<Record<string, unknown>[]>
 
 const isAggregate = (item: Record<string, unknown>) => /^(BOOKED|NIGHTS)#/.test(String(item.SK));
 
-/** Stored aggregates as sort key -> counter -> value, counters at 0 left out (they read as none). */
-async function storedAggregates(propertyId: number): Promise<Record<string, Record<string, number>>> {
-  const items = (await partition(propertyId)).filter(isAggregate);
-  const aggregates: Record<string, Record<string, number>> = {};
-  for (const item of items) {
-    const counters = Object.entries(item).filter(([, value]) => typeof value === 'number' && value !== 0);
-    if (counters.length > 0)
-      aggregates[String(item.SK)] = Object.fromEntries(counters) as Record<string, number>;
-  }
-  return aggregates;
-}
-
-/** What the stored reservations add up to (`aggregatesOf`), in the same shape. */
-async function aggregatesOfStoredReservations(propertyId: number) {
-  const reservations = (await partition(propertyId)).flatMap((item) =>
-    String(item.SK).startsWith('RES#') ? (storedReservation(item.reservation) ?? []) : [],
-  );
-  return Object.fromEntries(
-    [...aggregatesOf(reservations)].map(([sk, counters]) => [sk, Object.fromEntries(counters)]),
-  );
-}
+const storedAggregates = async (propertyId: number) => (await aggregatesOfProperty(propertyId)).stored;
+const aggregatesOfStoredReservations = async (propertyId: number) =>
+  (await aggregatesOfProperty(propertyId)).ofReservations;
 
 async function applyInBatches(
   propertyId: number,

@@ -1,10 +1,11 @@
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, isoDate } from '../../core/domain/calendar';
 import type { Reservation } from '../../core/domain/reservations';
 import { propertyPartition } from '../../core/partitions';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { applyReservationChanges } from '../../lambdas/data/reservations/apply';
+import { aggregatesOfProperty } from '../support/aggregates';
 import { admin, adminJson } from '../support/cli';
 import { approvedPartner, sponsoredProperty } from '../support/partners';
 
@@ -17,25 +18,8 @@ import { approvedPartner, sponsoredProperty } from '../support/partners';
 
 let propertyId: number;
 
-/** The property's aggregate items, without their keys and without counters at 0 (the same as none). */
-async function aggregates(): Promise<Record<string, Record<string, number>>> {
-  const { Items = [] } = await dynamoDb().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': propertyPartition(propertyId) },
-      ConsistentRead: true,
-    }),
-  );
-  return Object.fromEntries(
-    Items.filter((item) => /^(BOOKED|NIGHTS)#/.test(String(item.SK))).map((item) => [
-      String(item.SK),
-      Object.fromEntries(
-        Object.entries(item).filter(([, value]) => typeof value === 'number' && value !== 0),
-      ),
-    ]),
-  );
-}
+/** The property's aggregate items, without counters at 0 (the same as none). */
+const aggregates = async () => (await aggregatesOfProperty(propertyId)).stored;
 
 function reservation(index: number, bookedDaysAgo: number, nights: number, channel: string): Reservation {
   const booked = Date.now() - bookedDaysAgo * DAY_MS;

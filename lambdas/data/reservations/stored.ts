@@ -7,7 +7,6 @@ import { propertyPartition } from '../../../core/partitions';
 import { dynamoDb, queryAll, tableName } from '../db';
 import type { StoredVersion } from '../event-versions';
 import { storedVersionsOf } from '../event-versions';
-import type { AggregateFamily } from './layout';
 import { AGGREGATE_FAMILIES, DAY_COUNTERS, keysIn, RESERVATION_SK_PREFIX, reservationKey } from './layout';
 
 /** What is stored of a reservation: it, the revision writes are conditioned on, each source's version. */
@@ -103,40 +102,41 @@ export async function getChannelsOfMonth(propertyId: number, month: string): Pro
 /** Aggregate items by sort key (`BOOKED#2026-10`), each its counters by attribute (`n01`, `c01:Airbnb`). */
 export type AggregateItems = Map<string, Map<string, number>>;
 
-/** The family of an aggregate item's sort key, or undefined for any other item of the partition. */
-function familyOf(sk: string): AggregateFamily | undefined {
-  return (Object.keys(AGGREGATE_FAMILIES) as AggregateFamily[]).find((family) =>
-    sk.startsWith(AGGREGATE_FAMILIES[family].prefix),
-  );
+/** Every item of a property's partition whose sort key begins with `prefix`, strongly consistent. */
+async function itemsOf(propertyId: number, prefix: string): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :property AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':property': propertyPartition(propertyId), ':prefix': prefix },
+    ConsistentRead: true,
+  });
 }
 
 /**
- * Everything stored of a property's reservations: the reservations, and the aggregate items as
- * stored, every attribute but the keys (counters at 0 included: a channel's stay in its month).
- * One strongly consistent Query of the partition, page by page: its cost grows with the history,
- * so it is for operators' tooling (a rebuild of the aggregates from the reservations), never a
- * request's path. What `aggregatesOf(reservations)` returns is what the aggregates should hold.
+ * Everything stored of a property's reservations: the aggregate items as stored (every counter,
+ * those at 0 included: a channel's stay in its month), then the reservations. Strongly consistent
+ * Queries, page by page: their cost grows with the history, so they are for operators' tooling (the
+ * aggregates rebuild, lambdas/data/aggregate-rebuild.ts), never a request's path. The aggregates
+ * are read first, so a change committed between the two reads shows in the reservations and not in
+ * the counters read: the rebuild's conditional writes rely on that order.
+ * What `aggregatesOf(reservations)` returns is what the aggregates should hold.
  */
 export async function readStoredAggregates(
   propertyId: number,
 ): Promise<{ reservations: Reservation[]; aggregates: AggregateItems }> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'PK = :property',
-    ExpressionAttributeValues: { ':property': propertyPartition(propertyId) },
-    ConsistentRead: true,
-  });
-  const reservations: Reservation[] = [];
   const aggregates: AggregateItems = new Map();
-  for (const { PK: _pk, SK: sk, ...attributes } of items) {
-    if (String(sk).startsWith(RESERVATION_SK_PREFIX)) {
-      const reservation = storedReservation(attributes.reservation);
-      if (reservation) reservations.push(reservation);
-    } else if (familyOf(String(sk)))
+  for (const { prefix } of Object.values(AGGREGATE_FAMILIES))
+    for (const { PK: _pk, SK: sk, ...attributes } of await itemsOf(propertyId, prefix))
       aggregates.set(
         String(sk),
-        new Map(Object.entries(attributes).map(([attribute, value]) => [attribute, Number(value)])),
+        new Map(
+          Object.entries(attributes).flatMap(([attribute, value]) =>
+            typeof value === 'number' ? [[attribute, value] as const] : [],
+          ),
+        ),
       );
-  }
+  const reservations = (await itemsOf(propertyId, RESERVATION_SK_PREFIX)).flatMap(
+    (item) => storedReservation(item.reservation) ?? [],
+  );
   return { reservations, aggregates };
 }
