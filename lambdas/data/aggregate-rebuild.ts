@@ -2,7 +2,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { propertyPartition } from '../../core/partitions';
 import { isRetryableCancellation, transactionCancellationCodes } from '../common/aws-errors';
 import { dynamoDb, type TransactItem, tableName } from './db';
-import { getPropertyAnchor, propertyNotErasedCheckItem } from './properties';
+import { getPropertyAnchor, propertyReservationsUnchangedCheckItem } from './properties';
 import { aggregatesOf } from './reservations/apply';
 import type { AggregateItems } from './reservations/stored';
 import { readStoredAggregates } from './reservations/stored';
@@ -13,10 +13,13 @@ import { readStoredAggregates } from './reservations/stored';
  * (docs/design/data-migrations.md). Operator tooling only.
  *
  * Safe beside the platform's events, which change a reservation and its aggregates in one
- * transaction: the aggregates are read before the reservations, and each counter is written on
- * condition that it still holds the value read. An event that commits between the reads changes
- * a counter the rebuild would write, so the write is refused and the property is read again; one
- * that commits after the write finds counters that agree with the reservations it changes.
+ * transaction that also counts the change on the property's own item
+ * (`propertyReservationsChangedItem`): the rebuild reads that count first, then the aggregates and
+ * the reservations, and writes on condition that the count did not move (and each counter still
+ * holds the value read). A change committed anywhere between the first read and the write refuses
+ * the write, and the property is read again; one committed after the write finds counters that
+ * agree with the reservations it changes. (Conditions on the counters alone would let a change and
+ * its undo, a booking and its cancellation, pass unseen between the reads.)
  */
 
 /** A counter to write: its value as read (undefined: absent) and as the reservations say. */
@@ -28,7 +31,9 @@ interface CounterFix {
 
 /** Counters one write names at most: each costs a name, a value and a condition in its expressions (4 KB each). */
 const COUNTERS_PER_WRITE = 40;
-const ATTEMPTS = 3;
+/** Attempts at a property whose reservations keep changing, each after a longer pause (0.2, 0.4, 0.8, 1.6 s, jittered). */
+const ATTEMPTS = 5;
+const BACKOFF_MS = 100;
 
 /** The counters whose stored value differs from the rebuilt one, per item. */
 function fixesOf(stored: AggregateItems, rebuilt: AggregateItems): Map<string, CounterFix[]> {
@@ -91,19 +96,33 @@ export async function rebuildPropertyAggregates(
     const fixes = fixesOf(aggregates, aggregatesOf(reservations));
     if (dryRun || fixes.size === 0) return { property: 'rebuilt', fixes };
     try {
-      await writeFixes(propertyId, fixes);
+      await writeFixes(propertyId, fixes, anchor.reservationChanges);
       return { property: 'rebuilt', fixes };
     } catch (error) {
-      // A counter moved since it was read (an event applied), or the property was erased: read again.
+      // Its reservations changed since the count was read (an event applied), or it was erased: read again.
       const refused = transactionCancellationCodes(error)?.includes('ConditionalCheckFailed');
-      if (attempt >= ATTEMPTS || !(refused || isRetryableCancellation(error))) throw error;
+      if (!(refused || isRetryableCancellation(error))) throw error;
+      if (attempt >= ATTEMPTS) throw new PropertyBusyError(propertyId);
+      await new Promise((resolve) => setTimeout(resolve, BACKOFF_MS * 2 ** attempt * (0.5 + Math.random())));
     }
+  }
+}
+
+/** A property whose reservations changed during every attempt: the migration stops there, to be run again. */
+export class PropertyBusyError extends Error {
+  constructor(propertyId: number) {
+    super(
+      `Property ${propertyId}'s reservations changed during each of ${ATTEMPTS} attempts to rebuild its aggregates; ` +
+        'it is busy: run again in a few minutes.',
+    );
+    this.name = 'PropertyBusyError';
   }
 }
 
 async function writeFixes(
   propertyId: number,
   fixes: ReadonlyMap<string, readonly CounterFix[]>,
+  reservationChanges: number | undefined,
 ): Promise<void> {
   for (const [sk, item] of fixes)
     for (let start = 0; start < item.length; start += COUNTERS_PER_WRITE)
@@ -111,7 +130,7 @@ async function writeFixes(
         new TransactWriteCommand({
           TransactItems: [
             fixItem(propertyId, sk, item.slice(start, start + COUNTERS_PER_WRITE)),
-            propertyNotErasedCheckItem(propertyId),
+            propertyReservationsUnchangedCheckItem(propertyId, reservationChanges),
           ],
         }),
       );

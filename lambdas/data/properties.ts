@@ -51,6 +51,8 @@ export interface PropertyAnchor {
   readonly createdAt?: string;
   /** Set when its host was erased: nothing of the property is left but this item. */
   readonly erasedAt?: string;
+  /** How many transactions changed its reservations (`propertyReservationsChangedItem`); none before the first. */
+  readonly reservationChanges?: number;
 }
 
 /**
@@ -81,6 +83,7 @@ export async function getPropertyAnchor(
     hostUserId: Number(Item.hostUserId),
     ...(typeof Item.createdAt === 'string' ? { createdAt: Item.createdAt } : {}),
     ...(typeof Item.erasedAt === 'string' ? { erasedAt: Item.erasedAt } : {}),
+    ...(typeof Item.reservationChanges === 'number' ? { reservationChanges: Item.reservationChanges } : {}),
   };
   if (anchor.erasedAt === undefined) {
     if (rememberedAnchors.size >= MAX_REMEMBERED_ANCHORS) rememberedAnchors.clear();
@@ -96,6 +99,41 @@ export function propertyNotErasedCheckItem(propertyId: number): TransactItem {
       TableName: tableName(),
       Key: propertyAnchorKey(propertyId),
       ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(erasedAt)',
+    },
+  };
+}
+
+/**
+ * In the transaction that changes any of the property's reservations (and so its aggregates): the
+ * check that the property exists and was not erased, and one more change counted on its own item.
+ * The aggregates rebuild reads that count first and writes on condition that it did not move, so
+ * no change of reservations can slip between its reads and its write (docs/design/data-migrations.md).
+ */
+export function propertyReservationsChangedItem(propertyId: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: propertyAnchorKey(propertyId),
+      UpdateExpression: 'ADD reservationChanges :one',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(erasedAt)',
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  };
+}
+
+/**
+ * Asserts, inside a transaction, that the property exists, was not erased, and its reservations
+ * changed as many times as `changes` says (undefined: never): what the rebuild read is still so.
+ */
+export function propertyReservationsUnchangedCheckItem(propertyId: number, changes: number | undefined): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: propertyAnchorKey(propertyId),
+      ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(erasedAt) AND ${
+        changes === undefined ? 'attribute_not_exists(reservationChanges)' : 'reservationChanges = :changes'
+      }`,
+      ...(changes === undefined ? {} : { ExpressionAttributeValues: { ':changes': changes } }),
     },
   };
 }

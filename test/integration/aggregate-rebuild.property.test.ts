@@ -189,3 +189,61 @@ describe('rebuilding the aggregates from the stored reservations', () => {
     );
   });
 });
+
+describe('a booking and its cancellation between the rebuild’s reads', () => {
+  it('cannot slip past the rebuild: its write is refused and the property read again', async () => {
+    const { propertyId } = await sponsoredProperty(partner.id);
+    const booking = (version: number, cancelled: boolean) =>
+      eventOf(
+        propertyId,
+        { reservation: 1, version, bookedDaysAgo: 2, leadDays: 5, nights: 3, channel: 'Direct', cancelled },
+        version,
+      );
+    // A busy property: the day's counters exist already, so the undo leaves them as they were read.
+    await applyReservationChanges(
+      [
+        eventOf(
+          propertyId,
+          {
+            reservation: 2,
+            version: 1,
+            bookedDaysAgo: 2,
+            leadDays: 5,
+            nights: 3,
+            channel: 'Direct',
+            cancelled: false,
+          },
+          0,
+        ),
+      ],
+      propertyId,
+      new Date().toISOString(),
+    );
+    await damageAggregates(propertyId, [{ kind: 'stray', pick: 0, day: 28 }]);
+    // Between the aggregates' read and the reservations' read, a booking; between that read and the
+    // write, its cancellation: the counters are back to what was read, the reservations are not.
+    const client = dynamoDb();
+    const send = client.send.bind(client);
+    let step = 0;
+    client.send = (async (command: { input?: { ExpressionAttributeValues?: Record<string, unknown> } }) => {
+      const prefix = command.input?.ExpressionAttributeValues?.[':prefix'];
+      const result = await send(command as never);
+      if (prefix === 'NIGHTS#' && step === 0) {
+        step = 1;
+        await applyReservationChanges([booking(1, false)], propertyId, new Date().toISOString());
+      } else if (prefix === 'RES#' && step === 1) {
+        step = 2;
+        await applyReservationChanges([booking(2, true)], propertyId, new Date().toISOString());
+      }
+      return result;
+    }) as typeof client.send;
+    try {
+      await rebuildPropertyAggregates(propertyId, false);
+    } finally {
+      client.send = send;
+    }
+    expect(step).toBe(2);
+    const { stored, ofReservations } = await aggregatesOfProperty(propertyId);
+    expect(stored).toEqual(ofReservations);
+  });
+});

@@ -9,7 +9,7 @@ import { propertyPartition } from '../../../core/partitions';
 import { dynamoDb, MAX_TRANSACTION_ITEMS, type TransactItem, tableName } from '../db';
 import type { EventOutcome, StoredVersion } from '../event-versions';
 import { RefusedEventError, storedVersionsOf, versionAttributes, versionVerdict } from '../event-versions';
-import { propertyNotErasedCheckItem } from '../properties';
+import { propertyReservationsChangedItem } from '../properties';
 import { bookingsIndexKey, forEachCounterOf, reservationKey } from './layout';
 import type { AggregateItems, StoredReservation } from './stored';
 import { getChannelsOfMonth, getStoredReservation } from './stored';
@@ -345,7 +345,7 @@ async function writeReservationChanges(
         TransactItems: [
           ...transaction.map((change) => reservationPutItem(propertyId, change, nowIso)),
           ...[...deltas].map(([sk, attributes]) => aggregateUpdateItem(propertyId, sk, attributes)),
-          propertyNotErasedCheckItem(propertyId),
+          propertyReservationsChangedItem(propertyId),
         ],
       }),
     );
