@@ -125,7 +125,10 @@ export function propertyReservationsChangedItem(propertyId: number): TransactIte
  * Asserts, inside a transaction, that the property exists, was not erased, and its reservations
  * changed as many times as `changes` says (undefined: never): what the rebuild read is still so.
  */
-export function propertyReservationsUnchangedCheckItem(propertyId: number, changes: number | undefined): TransactItem {
+export function propertyReservationsUnchangedCheckItem(
+  propertyId: number,
+  changes: number | undefined,
+): TransactItem {
   return {
     ConditionCheck: {
       TableName: tableName(),
