@@ -1,8 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { mintActivationToken } from '../../core/domain/activation-token';
-import { unseal } from '../../lambdas/common/secret-box';
-import { loadServiceKey } from '../../lambdas/common/service-secrets';
-import { getSealedSigningSecret } from '../../lambdas/data/partners';
 import { CATALOGUES } from '../../lambdas/pages/messages';
 import { wizardStepsFor } from '../../lambdas/pages/wizard-steps';
 import { screenshot } from '../support/browser';
@@ -127,23 +123,7 @@ describe('activation link in Chromium', () => {
 
   it('an expired link ends on a clear 410 page', async () => {
     const page = await pages.newPage(ACTIVATION_VIEWPORT);
-    const sealed = await getSealedSigningSecret(pages.partner.id);
-    const secret = unseal(sealed ?? '', await loadServiceKey('sealing'));
-    const { token } = mintActivationToken(
-      {
-        contact_email: 'late@example.com',
-        contact_name: 'Late Host',
-        pms_hotel_id: 'LATE-1',
-        requested_product_ids: ['assistant'],
-      },
-      secret,
-      Date.now() - 2 * 3_600_000,
-      3_600,
-    );
-
-    const response = await page.goto(
-      `${new URL((await pages.link(['assistant', 'upsells'])).toString()).origin}/partner/${pages.partner.slug}/activate?token=${token}`,
-    );
+    const response = await page.goto(await pages.expiredLink(Date.now() - 3_600_000));
 
     expect(response?.status()).toBe(410);
     expect(await page.textContent('h1')).toBe('This link has expired');

@@ -1,26 +1,20 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { gatewayResponses } from '../../core/contract/gateway-responses';
 import { PROBLEM_CONTENT_TYPE, problemTypeUri } from '../../core/contract/problems';
 import { API_BASE_PATH, pageRoutes, SECRET_SCANNING_PATH } from '../../core/routes';
-import { DEPLOYED_STAGES } from '../../core/stages';
-import { stageConfig } from '../../lib/stage-config';
+import { regionalArn } from '../support/cfn-arns';
 import {
   type CfnResource,
-  loadSynthesizedApp,
+  describeEachStack,
   only,
   pagePaths,
   partnerPaths,
   resources,
   template,
 } from '../support/stack-template';
-import { TEST_DEPLOYMENT } from './synthesized-app';
 
-loadSynthesizedApp();
-
-describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
-  const config = stageConfig(stage, TEST_DEPLOYMENT[stage]);
-
+describeEachStack((stage, config) => {
   it('throttles each key in the usage plan at 2 per second with a bucket of 120', () => {
     template(stage).hasResourceProperties('AWS::ApiGateway::UsagePlan', {
       UsagePlanName: `partner-api-${stage}`,
@@ -127,20 +121,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
           // Account-wide rules: this one matches this API's stage only, by name and by ARN.
           ServiceName: `${apiName}/${stage}`,
           ServiceType: 'AWS::ApiGateway::Stage',
-          ResourceARN: {
-            'Fn::Join': [
-              '',
-              [
-                'arn:',
-                { Ref: 'AWS::Partition' },
-                ':apigateway:',
-                { Ref: 'AWS::Region' },
-                '::/restapis/',
-                { Ref: restApiId },
-                `/stages/${stage}`,
-              ],
-            ],
-          },
+          ResourceARN: regionalArn('apigateway', '::/restapis/', { Ref: restApiId }, `/stages/${stage}`),
           Host: '*',
           HTTPMethod: '*',
           URLPath: '*',

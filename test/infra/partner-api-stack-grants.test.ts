@@ -5,26 +5,19 @@ import { problemTypeUri } from '../../core/contract/problems';
 import { createTableInput, tableDefinition } from '../../core/contract/table-definition';
 import { RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS } from '../../core/domain/rate-limit';
 import { EVENT_CONSUMER, serviceFunctions } from '../../core/routes';
-import { DEPLOYED_STAGES } from '../../core/stages';
 import { MANAGED_RULE_GROUPS } from '../../lib/constructs/web-firewall';
-import { stageConfig } from '../../lib/stage-config';
 import {
   actionsOf,
   type CfnResource,
-  loadSynthesizedApp,
+  describeEachStack,
   only,
   resources,
   type Statement,
   statementsOf,
   template,
 } from '../support/stack-template';
-import { TEST_DEPLOYMENT } from './synthesized-app';
 
-loadSynthesizedApp();
-
-describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
-  const config = stageConfig(stage, TEST_DEPLOYMENT[stage]);
-
+describeEachStack((stage, config) => {
   it.each(serviceFunctions)('grants $name exactly the table actions and secrets of its route', (spec) => {
     const statements = statementsOf(stage, spec.name);
     const secretArns = Object.fromEntries(

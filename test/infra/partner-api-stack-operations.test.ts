@@ -11,27 +11,22 @@ import {
   partnerApiRoutes,
   serviceFunctions,
 } from '../../core/routes';
-import { DEPLOYED_STAGES } from '../../core/stages';
 import { matchesPattern } from '../../emulator/event-patterns';
-import { STACK_OUTPUTS, stageConfig } from '../../lib/stage-config';
+import { STACK_OUTPUTS } from '../../lib/stage-config';
 import { partnerApiDocument } from '../../openapi/document';
 import {
   AUTHORIZER,
+  configOf,
+  describeEachStack,
   FUNCTION_COUNT,
   functionId,
   functionIdOf,
-  loadSynthesizedApp,
   only,
   resources,
   template,
 } from '../support/stack-template';
-import { TEST_DEPLOYMENT } from './synthesized-app';
 
-loadSynthesizedApp();
-
-describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
-  const config = stageConfig(stage, TEST_DEPLOYMENT[stage]);
-
+describeEachStack((stage, config) => {
   it('raises alarms on 5xx rate, 429s, authorizer failures and errors of each function but the authorizer', () => {
     // The authorizer's 401s are Lambda errors ("Unauthorized"): its failures alarm from the access log.
     const functions = FUNCTION_COUNT - 1;
@@ -229,7 +224,7 @@ describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
 });
 
 describe('production, watched', () => {
-  const config = stageConfig('production', TEST_DEPLOYMENT.production);
+  const config = configOf('production');
 
   it('sends every alarm’s ALARM and OK to the alarm topic the deployment gives', () => {
     // But the windows of the objectives' burn alarms: their composite notifies (service-objectives.test.ts).
@@ -383,7 +378,7 @@ describe('concurrency', () => {
   const UNRESERVED_MINIMUM = 100;
 
   it('caps the pages, the event consumer and the enrichment in production, so the partner API keeps the pool', () => {
-    const config = stageConfig('production', TEST_DEPLOYMENT.production);
+    const config = configOf('production');
     if (config.concurrency === 'account-pool') throw new Error('production reserves concurrency');
     const functions = resources('production', 'AWS::Lambda::Function');
     const reservedOf = (name: string) =>

@@ -1,5 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { EVENT_CONSUMER_TIMEOUT_SECONDS } from '../../core/event-delivery';
 import {
   API_BASE_PATH,
@@ -11,17 +11,16 @@ import {
 } from '../../core/routes';
 import { runtimeEnvironment, runtimeSettingsOf } from '../../core/runtime-settings';
 import { SERVICE_SECRET_NAMES } from '../../core/service-secrets';
-import { DEPLOYED_STAGES } from '../../core/stages';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../lib/function-defaults';
-import { senderAddress, stageConfig } from '../../lib/stage-config';
+import { senderAddress } from '../../lib/stage-config';
 import {
   AUTHORIZER,
+  describeEachStack,
   FUNCTION_COUNT,
   functionId,
   functionIdOf,
   getRouteDescription,
   liveAliasId,
-  loadSynthesizedApp,
   only,
   pageDescription,
   pagePaths,
@@ -29,13 +28,8 @@ import {
   resources,
   template,
 } from '../support/stack-template';
-import { TEST_DEPLOYMENT } from './synthesized-app';
 
-loadSynthesizedApp();
-
-describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
-  const config = stageConfig(stage, TEST_DEPLOYMENT[stage]);
-
+describeEachStack((stage, config) => {
   it('creates one function per route, the authorizer, one per page, the event consumer and the outbound enrichment', () => {
     const assess = template(stage);
 

@@ -20,13 +20,6 @@ import {
 } from '../support/platform-events';
 import { scanAll } from '../support/scan';
 
-/*
- * The platform's events through `npm run admin -- events publish` on the suite's local server, as
- * docs/design/events.md has them: each row of the contract changes the API as stated, duplicates
- * and older versions change nothing, and an event that cannot apply is listed by `events failed`
- * with its reason while the rest of its file applies.
- */
-
 preparePlatformEvents();
 
 describe('erasure', () => {

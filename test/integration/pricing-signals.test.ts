@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -9,62 +8,35 @@ import { pricingSignalsSchema } from '../../core/contract/api-schemas';
 import type { PricingSignalsResponse } from '../../core/domain/pricing-signals';
 import type { Reservation } from '../../core/domain/reservations';
 import { isOneLine } from '../../core/domain/text';
+import { admin } from '../support/cli';
 import type { TestPartner } from '../support/partners';
 import { apiGet, approvedPartner, sponsoredProperty } from '../support/partners';
 import { NO_RESERVATION_SIGNALS } from '../support/pricing-fixtures';
 import { expectSignalsClose, pricingOracle } from '../support/pricing-oracle';
+import { importArguments, importFolder, importInProcess } from '../support/reservation-import';
 
 const DAY = 86_400_000;
 let partner: TestPartner;
-let folder: string;
+const { folder, writeRows } = importFolder();
 
 beforeAll(async () => {
   partner = await approvedPartner();
-  folder = await mkdtemp(join(tmpdir(), 'reservations-'));
 });
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** `reservations import` of a file as it is, without --json; its exit code and what it printed. */
-async function runImport(propertyId: number, file: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(['reservations', 'import', '--property', String(propertyId), '--file', file], {
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-  });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
+const runImport = (propertyId: number, file: string) => admin(...importArguments(propertyId, file));
 
 async function importFile(propertyId: number, rows: unknown, ...extra: string[]) {
-  const file = join(folder, `${propertyId}-${Math.random().toString(36).slice(2)}.json`);
-  await writeFile(file, JSON.stringify(rows));
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(
-    [
-      'reservations',
-      'import',
-      '--property',
-      String(propertyId),
-      '--file',
-      file,
-      '--json',
-      '--wait',
-      ...extra,
-    ],
-    {
-      out: (text) => out.push(text),
-      err: (text) => err.push(text),
-    },
-  );
+  const { code, stdout, stderr } = await importInProcess(propertyId, await writeRows(rows), ...extra);
   return {
     code,
     result:
       code === 0
-        ? (JSON.parse(out.join('')) as { published: number; unchanged: number; applied: boolean })
+        ? (JSON.parse(stdout) as { published: number; unchanged: number; applied: boolean })
         : undefined,
-    stderr: err.join('\n'),
+    stderr,
   };
 }
 
@@ -294,10 +266,10 @@ describe('reservations import and pricing signals', () => {
   it('refuses an unknown property and a file that is not JSON', async () => {
     const missing = await importFile(99_999_999, []);
     const { propertyId } = await sponsoredProperty(partner.id);
-    const file = join(folder, 'broken.json');
+    const file = join(folder(), 'broken.json');
     await writeFile(file, '[{"id": ');
     const err: string[] = [];
-    const code = await runCli(['reservations', 'import', '--property', String(propertyId), '--file', file], {
+    const code = await runCli(importArguments(propertyId, file), {
       out: () => undefined,
       err: (t) => err.push(t),
     });
@@ -397,7 +369,7 @@ describe('reservations import and pricing signals', () => {
 
   it('keeps what a file holds off the operator’s terminal: escape sequences in a syntax error or an id', async () => {
     const { propertyId } = await sponsoredProperty(partner.id);
-    const file = join(folder, 'hostile.json');
+    const file = join(folder(), 'hostile.json');
     const escapes = '\u001b]0;owned\u0007\u001b[2J\u001b[31m';
     // The parser quotes the text around a syntax error, escapes included.
     await writeFile(file, `[{"id": "r-1"}, ${escapes}]`);

@@ -6,7 +6,7 @@ import { DAY_MS, isoDate } from '../../core/domain/calendar';
 import type { Reservation } from '../../core/domain/reservations';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner, sponsoredProperty } from '../support/partners';
-import { importFolder, importInProcess, storedItemsOf } from '../support/reservation-import';
+import { importArguments, importFolder, importInProcess, storedItemsOf } from '../support/reservation-import';
 
 let partner: TestPartner;
 const { folder, writeRows } = importFolder();
@@ -73,18 +73,10 @@ describe('files named on the command line', () => {
     const out: string[] = [];
     const err: string[] = [];
     try {
-      const code = await runCli(
-        [
-          'reservations',
-          'import',
-          '--property',
-          String(propertyId),
-          '--file',
-          'from-my-folder.json',
-          '--json',
-        ],
-        { out: (text) => out.push(text), err: (text) => err.push(text) },
-      );
+      const code = await runCli(importArguments(propertyId, 'from-my-folder.json', '--json'), {
+        out: (text) => out.push(text),
+        err: (text) => err.push(text),
+      });
 
       expect(code, err.join('\n')).toBe(0);
       expect(JSON.parse(out.join(''))).toMatchObject({ published: 1 });

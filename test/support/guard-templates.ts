@@ -1,6 +1,7 @@
 import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { App, CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { GUARD_RULES_DIRECTORY } from '../../lib/template-checks';
+import { regionalArn } from './cfn-arns';
 
 /**
  * Templates of raw CloudFormation resources for our Guard rules (lib/guard-rules/), and their synthesis
@@ -61,20 +62,8 @@ export const queueWithDeadLetters = (
 });
 
 /** `arn:…:apigateway:…:lambda:path/2015-03-31/functions/<target>/invocations`, as CDK writes it. */
-export const invocationUri = (target: unknown) => ({
-  'Fn::Join': [
-    '',
-    [
-      'arn:',
-      { Ref: 'AWS::Partition' },
-      ':apigateway:',
-      { Ref: 'AWS::Region' },
-      ':lambda:path/2015-03-31/functions/',
-      target,
-      '/invocations',
-    ],
-  ],
-});
+export const invocationUri = (target: unknown) =>
+  regionalArn('apigateway', ':lambda:path/2015-03-31/functions/', target, '/invocations');
 /** CloudFormation's Fn::Sub of a function's ARN (its `${…}` is CloudFormation's, not a template literal's). */
 export const SUB_OF_FUNCTION_ARN = ['$', '{Handler.Arn}'].join('');
 

@@ -8,6 +8,14 @@ import { admin, adminJson } from './cli';
 import type { TestPartner } from './partners';
 import { apiGet, approvedPartner } from './partners';
 
+/*
+ * The files of test/integration/platform-events-*.test.ts test the platform's events through
+ * `npm run admin -- events publish` on the suite's local server, as docs/design/events.md has them:
+ * each row of the contract changes the API as stated, duplicates and older versions change nothing,
+ * and an event that cannot apply is listed by `events failed` with its reason while the rest of its
+ * file applies.
+ */
+
 /**
  * What the files of test/integration/platform-events-*.test.ts share: a partner with three products
  * whose properties their events are about, a folder for the event files they publish (both made
@@ -16,7 +24,7 @@ import { apiGet, approvedPartner } from './partners';
 export let partner: TestPartner;
 export let folder: string;
 
-/** Registers the making and removing of `partner` and `folder` for the calling test file. */
+/** Registers the making and removing of `partner` and `folder` for the calling file (one of those above). */
 export function preparePlatformEvents(): void {
   beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), 'platform-events-'));

@@ -37,23 +37,23 @@ async function writeRowsIn(folder: string, rows: unknown, prefix = ''): Promise<
   return file;
 }
 
+/** The arguments of `reservations import` of `file` into a property, then `extra`. */
+export const importArguments = (propertyId: number, file: string, ...extra: string[]) => [
+  'reservations',
+  'import',
+  '--property',
+  String(propertyId),
+  '--file',
+  file,
+  ...extra,
+];
+
 /** `npm run admin -- reservations import … --json --wait` as a real process. */
 export async function importAsProcess(propertyId: number, file: string, ...extra: string[]) {
   try {
     const { stdout, stderr } = await promisify(execFile)(
       join('node_modules', '.bin', 'tsx'),
-      [
-        'bin/admin.ts',
-        'reservations',
-        'import',
-        '--property',
-        String(propertyId),
-        '--file',
-        file,
-        '--json',
-        '--wait',
-        ...extra,
-      ],
+      ['bin/admin.ts', ...importArguments(propertyId, file, '--json', '--wait', ...extra)],
       {
         env: { ...process.env, PARTNER_API_LOCAL_DIR: inject('localDirectory') },
         maxBuffer: 16 * 1024 * 1024,
@@ -70,20 +70,10 @@ export async function importAsProcess(propertyId: number, file: string, ...extra
 export async function importInProcess(propertyId: number, file: string, ...extra: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(
-    [
-      'reservations',
-      'import',
-      '--property',
-      String(propertyId),
-      '--file',
-      file,
-      '--json',
-      '--wait',
-      ...extra,
-    ],
-    { out: (text) => out.push(text), err: (text) => err.push(text) },
-  );
+  const code = await runCli(importArguments(propertyId, file, '--json', '--wait', ...extra), {
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+  });
   return { code, stdout: out.join(''), stderr: err.join('\n') };
 }
 

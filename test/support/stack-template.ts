@@ -1,9 +1,11 @@
 import type { Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, expect } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { API_BASE_PATH, pageRoutes, partnerApiRoutes, publicApiRoutes } from '../../core/routes';
 import type { DeployedStage } from '../../core/stages';
+import { DEPLOYED_STAGES } from '../../core/stages';
+import { type StageConfig, stageConfig } from '../../lib/stage-config';
 import type { SynthesizedApp } from '../infra/synthesized-app';
-import { synthesizedApp } from '../infra/synthesized-app';
+import { synthesizedApp, TEST_DEPLOYMENT } from '../infra/synthesized-app';
 
 /** What the files of test/infra/partner-api-stack*.test.ts read the synthesized templates with. */
 export interface Statement {
@@ -25,6 +27,21 @@ export let synthesized: SynthesizedApp;
 export function loadSynthesizedApp(): void {
   beforeAll(() => {
     synthesized = synthesizedApp();
+  });
+}
+
+/** A stage's configuration as the synthesized app has it (the test deployment's settings). */
+export const configOf = (stage: DeployedStage): StageConfig => stageConfig(stage, TEST_DEPLOYMENT[stage]);
+
+/**
+ * Registers the loading of the synthesized app for the calling test file (its other describe blocks
+ * read it too), then describes the stack of each deployed stage, `stack PartnerApi-<stage>`, with
+ * `tests` given the stage and its configuration.
+ */
+export function describeEachStack(tests: (stage: DeployedStage, config: StageConfig) => void): void {
+  loadSynthesizedApp();
+  describe.each(DEPLOYED_STAGES)('stack PartnerApi-%s', (stage) => {
+    tests(stage, configOf(stage));
   });
 }
 
