@@ -109,7 +109,7 @@ export async function rebuildPropertyAggregates(
 }
 
 /** A property whose reservations changed during every attempt: the migration stops there, to be run again. */
-export class PropertyBusyError extends Error {
+class PropertyBusyError extends Error {
   constructor(propertyId: number) {
     super(
       `Property ${propertyId}'s reservations changed during each of ${ATTEMPTS} attempts to rebuild its aggregates; ` +
