@@ -139,7 +139,7 @@ async function provisioned(model: Model, property: ModelProperty, productsChosen
     const Items = await scanAll({
       TableName: MODEL_TABLE,
       FilterExpression: 'pmsHotelId = :pms AND begins_with(SK, :property)',
-      ExpressionAttributeValues: { ':pms': property.pmsHotelId, ':property': 'PROPERTY#' },
+      ExpressionAttributeValues: { ':pms': { S: property.pmsHotelId }, ':property': { S: 'PROPERTY#' } },
     });
     property.id = Number(Items[0]?.id);
   }
