@@ -184,7 +184,7 @@ async function pendingMigrations(kept: boolean): Promise<string[]> {
     if (pending.length === 0) return [];
     return [
       '',
-      `Data migrations not yet run on this table: ${pending.map((migration) => `${String(migration.id).padStart(4, '0')} ${migration.name}`).join(', ')}.`,
+      `Data migrations pending on this table (new, or what they follow changed since they ran): ${pending.map((migration) => `${String(migration.id).padStart(4, '0')} ${migration.name}`).join(', ')}.`,
       '  npm run admin -- data migrate --dry-run   (then without --dry-run)',
     ];
   } catch (error) {

@@ -53,21 +53,54 @@ export async function migrateData(
   const records = new Map((await migrationRecords()).map((record) => [record.id, record]));
   const reports: MigrationReport[] = [];
   for (const migration of migrations) {
-    const record = sameRevision(migration, records.get(migration.id));
+    const stored = records.get(migration.id);
+    const verdict = revisionVerdict(stored, migration);
+    if (verdict === 'older-here') throw newerElsewhere(migration, stored);
+    const record = verdict === 'same' ? stored : undefined;
     if (record?.state === 'applied')
       reports.push({ ...reportOf(migration, record), outcome: 'applied-earlier' });
     else if (options.dryRun) reports.push(await dryRun(migration, record, options));
-    else reports.push(await run(target, migration, options));
+    else reports.push(await run(target, migration, options, record !== undefined));
   }
   return { dryRun: options.dryRun, migrations: reports };
 }
 
-/** The record, unless it is of another revision of the migration: then the migration starts over. */
-function sameRevision(
-  migration: Migration,
+/**
+ * How this code's revision of a migration stands to the one a stage recorded. A revision is a list
+ * of items (`de`, `booked.l:leadDays@2`), each at a version (1 unless `@n`); it only grows. This
+ * code is newer when it has every recorded item at its version or later; it is older when the
+ * record names an item it lacks or a later version (a checkout behind the stage's data: running
+ * it would undo what newer code brought).
+ */
+function revisionVerdict(
   record: MigrationRecord | undefined,
-): MigrationRecord | undefined {
-  return record && (record.revision ?? '') === (migration.revision ?? '') ? record : undefined;
+  migration: Migration,
+): 'same' | 'newer-here' | 'older-here' {
+  if (!record) return 'newer-here';
+  const stored = record.revision ?? '';
+  const here = migration.revision ?? '';
+  if (stored === here) return 'same';
+  const items = (revision: string) =>
+    new Map(
+      revision
+        .split(',')
+        .filter((item) => item !== '')
+        .map((item) => {
+          const [key = '', version = '1'] = item.split('@');
+          return [key, Number(version)] as const;
+        }),
+    );
+  const ours = items(here);
+  for (const [key, version] of items(stored)) if ((ours.get(key) ?? 0) < version) return 'older-here';
+  return 'newer-here';
+}
+
+function newerElsewhere(migration: Migration, record: MigrationRecord | undefined): OperatorError {
+  return new OperatorError(
+    `Migration ${migrationNumber(migration.id)} (${migration.name}) was applied on this stage by newer code ` +
+      `(${record?.actor ?? 'unknown'}, revision "${record?.revision ?? ''}"; this checkout has "${migration.revision ?? ''}"). ` +
+      'Running it from here would undo what that code brought: update this checkout first. Nothing was changed.',
+  );
 }
 
 const reportOf = (migration: Migration, counts: MigrationCounts) => ({
@@ -121,13 +154,15 @@ class Tally implements MigrationCounts {
 }
 
 /**
- * One run of a migration: claimed (or refused while another run holds it), resumed at its cursor,
- * a checkpoint after every unit, and an end (applied, or stopped on a failure) with its audit event.
+ * One run of a migration: claimed (or refused while another run holds it), resumed at its cursor
+ * (`resume`: the record read holds this revision), a checkpoint after every unit, and an end
+ * (applied, or stopped on a failure) with its audit event.
  */
 async function run(
   target: Pick<OperatorTarget, 'actor'>,
   migration: Migration,
   options: MigrateOptions,
+  resume: boolean,
 ): Promise<MigrationReport> {
   const now = options.now ?? Date.now;
   const owner = randomUUID();
@@ -135,6 +170,7 @@ async function run(
     id: migration.id,
     name: migration.name,
     revision: migration.revision ?? '',
+    resume,
     actor: target.actor,
     owner,
     nowMs: now(),
@@ -144,7 +180,7 @@ async function run(
   if ('applied' in claim) return { ...reportOf(migration, claim.applied), outcome: 'applied-earlier' };
   const record = claim.claimed;
   const tally = new Tally(migration, options, record);
-  const end = async (state: 'applied' | 'stopped', details: Record<string, string | number>) =>
+  const end = (state: 'applied' | 'stopped', details: Record<string, string | number>) =>
     endMigrationRun(
       migration.id,
       owner,
@@ -152,44 +188,76 @@ async function run(
       operatorEventItem(
         target,
         'data.migrated',
-        {
-          details: {
-            migration: `${migrationNumber(migration.id)}-${migration.name}`,
-            state,
-            ...countsOf(tally),
-            ...details,
-          },
-        },
+        { details: auditDetails(migration, state, tally, details) },
         now(),
       ),
     );
-  let last = record.cursor;
-  try {
-    for await (const unit of migration.units(record.cursor, false)) {
-      tally.add(unit);
-      last = unit.cursor;
-      await saveMigrationProgress(
-        migration.id,
-        owner,
-        { ...countsOf(tally), cursor: unit.cursor },
-        now() + MIGRATION_LEASE_MS,
-      );
-    }
-  } catch (error) {
-    if (error instanceof MigrationLeaseLostError) throw new OperatorError(error.message);
-    await end('stopped', {
-      error: (error as Error).name,
-      ...(last !== undefined ? { resumesAfter: last } : {}),
-    });
-    throw stopped(migration, last, error as Error);
-  }
-  await end('applied', {});
+  await walk(migration, { owner, tally, now, start: record.cursor, end });
+  await end('applied', {}).catch((error: unknown) => {
+    throw leaseLost(migration, error);
+  });
   return {
     ...reportOf(migration, tally),
     outcome: 'applied',
     ...(record.cursor !== undefined ? { resumedAfter: record.cursor } : {}),
     changes: tally.changes,
   };
+}
+
+type EndRun = (state: 'applied' | 'stopped', details: Record<string, string | number>) => Promise<void>;
+
+/**
+ * Walks the units after `start`, a checkpoint after each. A unit that fails ends the run as
+ * `stopped` (where it resumes, audited) and throws what the operator reads.
+ */
+async function walk(
+  migration: Migration,
+  run: { owner: string; tally: Tally; now: () => number; start: string | undefined; end: EndRun },
+): Promise<void> {
+  let last = run.start;
+  try {
+    for await (const unit of migration.units(run.start, false)) {
+      run.tally.add(unit);
+      last = unit.cursor;
+      await saveMigrationProgress(
+        migration.id,
+        run.owner,
+        { ...countsOf(run.tally), cursor: unit.cursor },
+        run.now() + MIGRATION_LEASE_MS,
+      );
+    }
+  } catch (error) {
+    if (error instanceof MigrationLeaseLostError) throw leaseLost(migration, error);
+    await run
+      .end('stopped', { error: (error as Error).name, ...(last !== undefined ? { resumesAfter: last } : {}) })
+      .catch((endError: unknown) => {
+        // The stop could not be recorded (the lease was lost meanwhile): the unit's failure is still what to read.
+        if (!(endError instanceof MigrationLeaseLostError)) throw endError;
+      });
+    throw stopped(migration, last, error as Error);
+  }
+}
+
+const auditDetails = (
+  migration: Migration,
+  state: 'applied' | 'stopped',
+  counts: MigrationCounts,
+  details: Record<string, string | number>,
+) => ({
+  migration: `${migrationNumber(migration.id)}-${migration.name}`,
+  ...(migration.revision ? { revision: migration.revision } : {}),
+  state,
+  ...countsOf(counts),
+  ...details,
+});
+
+/** This run outlived its lease and another took the migration over: it stopped writing. */
+function leaseLost(migration: Migration, error: unknown): unknown {
+  if (!(error instanceof MigrationLeaseLostError)) return error;
+  return new OperatorError(
+    `Migration ${migrationNumber(migration.id)} (${migration.name}): this run stalled past its lease and another run ` +
+      'took the migration over; this one stopped writing. See where it stands with: npm run admin -- data migrations',
+  );
 }
 
 const countsOf = (counts: MigrationCounts): MigrationCounts => ({
@@ -214,34 +282,53 @@ function stopped(migration: Migration, last: string | undefined, error: Error): 
   );
 }
 
-/** `data migrations`: each migration with its state on this stage. */
-export async function listMigrations(): Promise<{
-  migrations: (MigrationCounts & {
-    id: number;
-    name: string;
-    summary: string;
-    state: 'pending' | MigrationRecord['state'];
-    revision: string | null;
-    finished_at: string | null;
-    actor: string | null;
-    runs: number;
-  })[];
-}> {
+/** What `data migrations` shows of one migration on this stage. */
+interface MigrationListing extends MigrationCounts {
+  id: number;
+  name: string;
+  summary: string;
+  /** `pending` also when it was applied at an earlier revision (`applied_revision` says which). */
+  state: 'pending' | 'interrupted' | 'newer-elsewhere' | MigrationRecord['state'];
+  revision: string | null;
+  applied_revision: string | null;
+  finished_at: string | null;
+  actor: string | null;
+  runs: number;
+  /** Where a stopped or interrupted run resumes. */
+  cursor: string | null;
+  /** While running: until when its run holds it, unless it checks in. */
+  lease_until: string | null;
+}
+
+/** `data migrations`: each migration with its state on this stage, as its record says. */
+export async function listMigrations(nowMs = Date.now()): Promise<{ migrations: MigrationListing[] }> {
   const records = new Map((await migrationRecords()).map((record) => [record.id, record]));
+  return { migrations: MIGRATIONS.map((migration) => listing(migration, records.get(migration.id), nowMs)) };
+}
+
+function listing(migration: Migration, record: MigrationRecord | undefined, nowMs: number): MigrationListing {
+  const verdict = revisionVerdict(record, migration);
+  const live = record?.state === 'running' && (record.leaseUntil ?? 0) >= nowMs;
+  const state =
+    !record || (verdict === 'newer-here' && record.state === 'applied')
+      ? 'pending'
+      : verdict === 'older-here'
+        ? 'newer-elsewhere'
+        : record.state === 'running' && !live
+          ? 'interrupted'
+          : record.state;
   return {
-    migrations: MIGRATIONS.map((migration) => {
-      const record = sameRevision(migration, records.get(migration.id));
-      return {
-        id: migration.id,
-        name: migration.name,
-        summary: migration.summary,
-        revision: migration.revision ?? null,
-        state: record?.state ?? 'pending',
-        finished_at: record?.finishedAt ?? null,
-        actor: record?.actor ?? null,
-        runs: record?.runs ?? 0,
-        ...countsOf(record ?? { seen: 0, changed: 0, unchanged: 0 }),
-      };
-    }),
+    id: migration.id,
+    name: migration.name,
+    summary: migration.summary,
+    state,
+    revision: migration.revision ?? null,
+    applied_revision: record?.state === 'applied' ? (record.revision ?? '') : null,
+    finished_at: record?.finishedAt ?? null,
+    actor: record?.actor ?? null,
+    runs: record?.runs ?? 0,
+    cursor: record?.cursor ?? null,
+    lease_until: live && record?.leaseUntil ? new Date(record.leaseUntil).toISOString() : null,
+    ...countsOf(record ?? { seen: 0, changed: 0, unchanged: 0 }),
   };
 }

@@ -20,18 +20,21 @@ export function dataCommands(program: Command, define: Define): void {
       const result = await listMigrations();
       return {
         json: result,
-        text: table(
-          ['ID', 'NAME', 'STATE', 'FINISHED', 'SEEN', 'CHANGED', 'BY'],
-          result.migrations.map((migration) => [
-            migrationNumber(migration.id),
-            migration.name,
-            migration.state,
-            migration.finished_at ?? '-',
-            String(migration.seen),
-            String(migration.changed),
-            migration.actor ?? '-',
-          ]),
-        ),
+        text: [
+          ...table(
+            ['ID', 'NAME', 'STATE', 'FINISHED', 'SEEN', 'CHANGED', 'BY'],
+            result.migrations.map((migration) => [
+              migrationNumber(migration.id),
+              migration.name,
+              migration.state,
+              migration.finished_at ?? '-',
+              String(migration.seen),
+              String(migration.changed),
+              migration.actor ?? '-',
+            ]),
+          ),
+          ...result.migrations.flatMap(stateNote),
+        ],
       };
     },
   });
@@ -45,7 +48,7 @@ function migrateCommand(data: Command, define: Define): void {
       const dryRun = options.dryRun === true;
       const result = await migrateData(target, { dryRun, onProgress: progressPrinter(io, dryRun) });
       const lines = result.migrations.flatMap((migration) => [
-        `${migrationNumber(migration.id)} ${migration.name}: ${OUTCOME[migration.outcome]} (${counted(migration)})` +
+        `${migrationNumber(migration.id)} ${migration.name}: ${OUTCOME[migration.outcome]} (${migration.outcome === 'applied-earlier' ? 'when it ran: ' : ''}${counted(migration)})` +
           (migration.resumedAfter !== undefined ? `, resumed after ${migration.resumedAfter}` : ''),
         ...migration.changes.map((change) => `  ${change}`),
         ...(migration.changed > migration.changes.length && migration.outcome !== 'applied-earlier'
@@ -59,9 +62,27 @@ function migrateCommand(data: Command, define: Define): void {
   }).option('--dry-run', 'report what each pending migration would change; change and record nothing');
 }
 
+/** What a migration's state means for the operator, when the table's one word is not enough. */
+function stateNote(migration: Awaited<ReturnType<typeof listMigrations>>['migrations'][number]): string[] {
+  const id = migrationNumber(migration.id);
+  if (migration.state === 'running')
+    return [`${id}: running, held by ${migration.actor} until ${migration.lease_until} unless it checks in.`];
+  if (migration.state === 'interrupted' || migration.state === 'stopped')
+    return [
+      `${id}: ${migration.state} after ${migration.cursor ?? 'no unit'}; data migrate resumes it there.`,
+    ];
+  if (migration.state === 'pending' && migration.applied_revision !== null)
+    return [
+      `${id}: applied by ${migration.actor} at an earlier revision; what it follows grew since, so data migrate runs it again.`,
+    ];
+  if (migration.state === 'newer-elsewhere')
+    return [`${id}: applied by newer code (${migration.actor}); update this checkout before data migrate.`];
+  return [];
+}
+
 const OUTCOME = {
   applied: 'applied',
-  'applied-earlier': 'applied earlier',
+  'applied-earlier': 'applied earlier, nothing to do',
   'would-change': 'would change',
   'nothing-to-change': 'nothing to change',
 } as const;

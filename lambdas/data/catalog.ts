@@ -127,29 +127,32 @@ export interface ProductEdit {
 /**
  * Where a stored default product stands with one language's default texts: `missing` (they can be
  * added), `present` (the product has texts in that language, an operator's or the defaults'),
- * `renamed` (an operator renamed the product: its defaults no longer describe it), `absent`.
+ * `edited` (an operator changed its English name or description: the defaults may no longer say
+ * what it is), `absent`.
  */
-export type DefaultTextsState = 'missing' | 'present' | 'renamed' | 'absent';
+export type DefaultTextsState = 'missing' | 'present' | 'edited' | 'absent';
 
-async function defaultTextsState(
+async function storedDefault(
   product: Product,
-  language: Exclude<Language, 'en'>,
-): Promise<DefaultTextsState> {
+  language: TranslatedLanguage,
+): Promise<{ state: DefaultTextsState; goesLive: boolean }> {
   const { Item } = await dynamoDb().send(
     new GetCommand({ TableName: tableName(), Key: productKey(product.id), ConsistentRead: true }),
   );
-  if (!Item) return 'absent';
-  if (Item.name !== product.name) return 'renamed';
+  if (!Item) return { state: 'absent', goesLive: false };
+  const goesLive = typeof Item.goesLive === 'object' && Item.goesLive !== null;
+  if (Item.name !== product.name || Item.description !== product.description)
+    return { state: 'edited', goesLive };
   const translations = Item.translations as Record<string, unknown> | undefined;
-  return translations?.[language] === undefined ? 'missing' : 'present';
+  return { state: translations?.[language] === undefined ? 'missing' : 'present', goesLive };
 }
 
 /**
  * Gives a stored default product its default `texts` in `language` when it has none in that
- * language and still bears its default name (the rule of {@link ensureCatalog}: never over an operator's
- * texts). Returns the state found; `missing` means they were added (or, with `dryRun`, would be).
- * Two writes, each conditioned on that state, so a second run, or one after an operator's edit,
- * changes nothing.
+ * language and still bears its default English name and description (never over an operator's
+ * texts); without the last button's texts when an operator removed that button. Returns the state
+ * found; `missing` means they were added (or, with `dryRun`, would be). Two writes, each
+ * conditioned on that state, so a second run, or one after an operator's edit, changes nothing.
  */
 export async function addDefaultTexts(
   product: Product,
@@ -157,21 +160,22 @@ export async function addDefaultTexts(
   texts: ProductTexts,
   dryRun: boolean,
 ): Promise<DefaultTextsState> {
-  const state = await defaultTextsState(product, language);
+  const { state, goesLive } = await storedDefault(product, language);
   if (state !== 'missing' || dryRun) return state;
+  const { goesLive: lastButton, ...words } = texts;
   const update = (expression: string, condition: string, values: Record<string, unknown>) =>
     dynamoDb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: productKey(product.id),
         UpdateExpression: expression,
-        ConditionExpression: `attribute_exists(PK) AND #name = :name${condition}`,
+        ConditionExpression: `attribute_exists(PK) AND #name = :name AND description = :description${condition}`,
         ExpressionAttributeNames: {
           '#name': 'name',
           '#translations': 'translations',
           ...(expression.includes('#language') ? { '#language': language } : {}),
         },
-        ExpressionAttributeValues: { ':name': product.name, ...values },
+        ExpressionAttributeValues: { ':name': product.name, ':description': product.description, ...values },
       }),
     );
   try {
@@ -180,14 +184,14 @@ export async function addDefaultTexts(
       'SET #translations.#language = :texts',
       ' AND attribute_not_exists(#translations.#language)',
       {
-        ':texts': texts,
+        ':texts': goesLive && lastButton ? { ...words, goesLive: lastButton } : words,
       },
     );
     return 'missing';
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     // An operator's edit came between the read and the write: report what it left.
-    return defaultTextsState(product, language);
+    return (await storedDefault(product, language)).state;
   }
 }
 

@@ -90,6 +90,12 @@ export interface MigrationClaim {
   readonly name: string;
   /** The migration's revision in this code ('' for one without). */
   readonly revision: string;
+  /**
+   * Whether the record read holds this revision: the run resumes at its cursor with its counts;
+   * otherwise it starts over at the first unit, counts at 0 (the same write, so a run that dies
+   * right after its claim leaves no cursor of another revision behind).
+   */
+  readonly resume: boolean;
   readonly actor: string;
   /** This run's id: only its checkpoints and its end are accepted while it holds the lease. */
   readonly owner: string;
@@ -102,12 +108,15 @@ export type ClaimResult =
   | { readonly applied: MigrationRecord }
   | { readonly heldBy: MigrationRecord };
 
+/** Held by no live run: never claimed, stopped, or running under a lease that ended. */
+const FREE = '(#state <> :running OR leaseUntil < :nowMs)';
+
 /**
- * Takes a migration for this run: one not applied (or applied at another revision) and held by no
- * live run (its lease ended, or it never ran). The record keeps its cursor and counts, so the run
- * resumes where the last one stopped, unless the revision changed: then it starts over.
+ * Takes a migration for this run, in one conditional write: one not applied at this revision and
+ * held by no live run (its lease ended, or it never ran). See `MigrationClaim.resume`.
  */
 export async function claimMigration(claim: MigrationClaim): Promise<ClaimResult> {
+  const startOver = claim.resume ? '' : ', seen = :zero, changed = :zero, unchanged = :zero';
   try {
     const { Attributes } = await dynamoDb().send(
       new UpdateCommand({
@@ -115,17 +124,22 @@ export async function claimMigration(claim: MigrationClaim): Promise<ClaimResult
         Key: recordKey(claim.id),
         UpdateExpression:
           'SET id = :id, #name = :name, #state = :running, startedAt = if_not_exists(startedAt, :now), ' +
-          'actor = :actor, leaseOwner = :owner, leaseUntil = :until, revision = :revision ADD runs :one',
-        ConditionExpression:
-          'attribute_not_exists(PK) OR (#state = :applied AND (attribute_not_exists(revision) OR revision <> :revision)) OR ' +
-          '(#state <> :applied AND (#state <> :running OR leaseUntil < :nowMs))',
-        ExpressionAttributeNames: { '#name': 'name', '#state': 'state' },
+          `actor = :actor, leaseOwner = :owner, leaseUntil = :until, revision = :revision${startOver} ` +
+          `ADD runs :one${claim.resume ? '' : ' REMOVE #cursor, finishedAt'}`,
+        ConditionExpression: claim.resume
+          ? `revision = :revision AND #state <> :applied AND ${FREE}`
+          : `attribute_not_exists(PK) OR ((attribute_not_exists(revision) OR revision <> :revision) AND ${FREE})`,
+        ExpressionAttributeNames: {
+          '#name': 'name',
+          '#state': 'state',
+          ...(claim.resume ? {} : { '#cursor': 'cursor' }),
+        },
         ExpressionAttributeValues: {
           ':id': claim.id,
           ':name': claim.name,
           ':revision': claim.revision,
           ':running': 'running',
-          ':applied': 'applied',
+          ...(claim.resume ? { ':applied': 'applied' } : { ':zero': 0 }),
           ':now': new Date(claim.nowMs).toISOString(),
           ':nowMs': claim.nowMs,
           ':actor': claim.actor,
@@ -133,51 +147,18 @@ export async function claimMigration(claim: MigrationClaim): Promise<ClaimResult
           ':until': claim.nowMs + claim.leaseMs,
           ':one': 1,
         },
-        ReturnValues: 'ALL_OLD',
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    const claimed = toRecord({
-      ...Attributes,
-      ...claimedFields(claim),
-      startedAt: Attributes?.startedAt ?? new Date(claim.nowMs).toISOString(),
-      runs: Number(Attributes?.runs ?? 0) + 1,
-    });
-    if (Attributes === undefined || Attributes.revision === claim.revision) return { claimed };
-    return { claimed: await startOver(claim, claimed) };
+    return { claimed: toRecord(Attributes ?? {}) };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     const record = await migrationRecord(claim.id);
     if (!record) throw error;
-    return record.state === 'applied' ? { applied: record } : { heldBy: record };
+    return record.state === 'applied' && record.revision === claim.revision
+      ? { applied: record }
+      : { heldBy: record };
   }
-}
-
-/** What a claim wrote, over the record as it was. */
-const claimedFields = (claim: MigrationClaim) => ({
-  id: claim.id,
-  name: claim.name,
-  revision: claim.revision,
-  state: 'running',
-  actor: claim.actor,
-  leaseOwner: claim.owner,
-  leaseUntil: claim.nowMs + claim.leaseMs,
-});
-
-/** A migration claimed at a new revision begins at its first unit, its counts at 0. */
-async function startOver(claim: MigrationClaim, claimed: MigrationRecord): Promise<MigrationRecord> {
-  const owned = ownedBy(claim.owner);
-  await dynamoDb().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: recordKey(claim.id),
-      UpdateExpression: 'SET seen = :zero, changed = :zero, unchanged = :zero REMOVE #cursor, finishedAt',
-      ConditionExpression: owned.ConditionExpression,
-      ExpressionAttributeNames: { '#cursor': 'cursor', '#state': 'state' },
-      ExpressionAttributeValues: { ...owned.values, ':zero': 0 },
-    }),
-  );
-  const { cursor: _cursor, finishedAt: _finished, ...rest } = claimed;
-  return { ...rest, seen: 0, changed: 0, unchanged: 0 };
 }
 
 /** Another run took the migration over (this one outlived its lease): it must stop writing. */

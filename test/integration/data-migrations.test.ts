@@ -3,7 +3,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { Product } from '../../core/domain/catalog';
 import { listAuditEvents } from '../../lambdas/data/audit';
-import { addProduct } from '../../lambdas/data/catalog';
+import { addProduct, editProduct } from '../../lambdas/data/catalog';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { claimMigration, migrationRecords } from '../../lambdas/data/migrations';
 import { MIGRATION_LEASE_MS, migrateData } from '../../operations/data-migrations';
@@ -126,6 +126,7 @@ describe('data migrate', () => {
       actor: 'arn:aws:iam::123456789012:user/other-operator',
       owner: 'another-run',
       revision: '',
+      resume: false,
       nowMs: start,
       leaseMs: MIGRATION_LEASE_MS,
     });
@@ -176,6 +177,92 @@ describe('a migration that follows a declaration', () => {
   });
 });
 
+describe('a run meeting other code or another run', () => {
+  it('refuses a migration newer code applied, changing nothing', async () => {
+    const newer = countedMigration(2, { changing: () => true });
+    await migrateData(target, { dryRun: false, migrations: [{ ...newer.migration, revision: 'de,fr,nl' }] });
+    const older = countedMigration(2, { changing: () => true });
+    const behind = { ...older.migration, id: newer.migration.id, revision: 'de,fr' };
+    for (const dryRun of [true, false])
+      await expect(migrateData(target, { dryRun, migrations: [behind] })).rejects.toThrow(
+        /was applied on this stage by newer code .*update this checkout first\. Nothing was changed\./,
+      );
+    expect(older.calls).toEqual([]);
+    expect(await recordOf(newer.migration.id)).toMatchObject({
+      state: 'applied',
+      revision: 'de,fr,nl',
+      runs: 1,
+    });
+    // A later version of one item is newer too; an earlier one is behind.
+    const bumped = countedMigration(2);
+    await migrateData(target, {
+      dryRun: false,
+      migrations: [{ ...bumped.migration, id: newer.migration.id, revision: 'de,fr@2,nl' }],
+    });
+    expect(bumped.calls).toHaveLength(1);
+    await expect(
+      migrateData(target, {
+        dryRun: true,
+        migrations: [{ ...bumped.migration, id: newer.migration.id, revision: 'de,fr,nl' }],
+      }),
+    ).rejects.toThrow(/newer code/);
+  });
+
+  it('starts a new revision over in the claim itself: a run that dies right after leaves no old cursor', async () => {
+    const first = countedMigration(4, { changing: () => true });
+    await migrateData(target, { dryRun: false, migrations: [{ ...first.migration, revision: 'de' }] });
+    const start = Date.now();
+    const claimed = await claimMigration({
+      id: first.migration.id,
+      name: first.migration.name,
+      revision: 'de,fr',
+      resume: false,
+      actor: 'a run that dies next',
+      owner: 'dies',
+      nowMs: start,
+      leaseMs: MIGRATION_LEASE_MS,
+    });
+    expect(claimed).toMatchObject({ claimed: { state: 'running', revision: 'de,fr', seen: 0, changed: 0 } });
+    expect(await recordOf(first.migration.id)).not.toHaveProperty('cursor');
+    const next = countedMigration(4);
+    const later = await migrateData(target, {
+      dryRun: false,
+      migrations: [{ ...next.migration, id: first.migration.id, revision: 'de,fr' }],
+      now: () => start + MIGRATION_LEASE_MS + 1,
+    });
+    expect(next.calls.map((call) => call.cursor)).toEqual([undefined]);
+    expect(later.migrations[0]).toMatchObject({ outcome: 'applied', seen: 4 });
+  });
+
+  it('stops writing, and says so, when it stalled past its lease and another run took over', async () => {
+    const id = nextId++;
+    const stalling: Migration = {
+      id,
+      name: 'stalls',
+      summary: 'Stalls at its second unit',
+      async *units() {
+        yield { cursor: 'u1', label: 'unit 1', changes: [] };
+        // Another run finds the lease ended (its clock is past it) and takes over.
+        await claimMigration({
+          id,
+          name: 'stalls',
+          revision: '',
+          resume: true,
+          actor: 'the other run',
+          owner: 'other',
+          nowMs: Date.now() + 2 * MIGRATION_LEASE_MS,
+          leaseMs: MIGRATION_LEASE_MS,
+        });
+        yield { cursor: 'u2', label: 'unit 2', changes: ['set 2'] };
+      },
+    };
+    await expect(migrateData(target, { dryRun: false, migrations: [stalling] })).rejects.toThrow(
+      /stalled past its lease and another run took the migration over; this one stopped writing/,
+    );
+    expect(await recordOf(id)).toMatchObject({ state: 'running', actor: 'the other run', cursor: 'u1' });
+  });
+});
+
 describe('catalog texts migration', () => {
   const productKey = (id: string) => ({ PK: `PRODUCT#${id}`, SK: 'PRODUCT' });
   const stored = async (id: string) =>
@@ -187,16 +274,28 @@ describe('catalog texts migration', () => {
 
   it("adds a default product's missing texts, never over an operator's name or texts", async () => {
     const suffix = randomBytes(3).toString('hex');
-    const defaults: Product[] = ['plain', 'renamed', 'translated'].map((kind) => ({
+    const button = { submitLabel: 'Go live', liveMessage: 'It is live.' };
+    const defaults: Product[] = ['plain', 'renamed', 'translated', 'described', 'buttonless'].map((kind) => ({
       id: `mig-${kind}-${suffix}`,
       name: `Default ${kind}`,
       description: 'A product of the migration test.',
+      goesLive: button,
       translations: {
-        de: { name: `Standard ${kind}`, description: 'Ein Produkt des Tests.' },
+        de: {
+          name: `Standard ${kind}`,
+          description: 'Ein Produkt des Tests.',
+          goesLive: { submitLabel: 'Live schalten', liveMessage: 'Es ist live.' },
+        },
         fr: { name: `Défaut ${kind}` },
       },
     }));
-    const [plain, renamed, translated] = defaults as [Product, Product, Product];
+    const [plain, renamed, translated, described, buttonless] = defaults as [
+      Product,
+      Product,
+      Product,
+      Product,
+      Product,
+    ];
     // Stored as a stage stored them before their German and French texts existed.
     for (const product of defaults) {
       const { translations: _, ...withoutTexts } = product;
@@ -211,6 +310,10 @@ describe('catalog texts migration', () => {
         ExpressionAttributeValues: { ':name': 'Renamed by an operator' },
       }),
     );
+    // An operator's description no longer says what the default texts say: the product is left alone.
+    await editProduct(described.id, { description: 'By e-mail only, in office hours.' });
+    // An operator removed the last button: its texts in other languages are not added either.
+    await editProduct(buttonless.id, { goesLive: null });
     await dynamoDb().send(
       new UpdateCommand({
         TableName: tableName(),
@@ -222,8 +325,10 @@ describe('catalog texts migration', () => {
 
     const migration = catalogTextsMigration(nextId++, { languages: ['de', 'fr'], catalog: defaults });
     const dry = await migrateData(target, { dryRun: true, migrations: [migration] });
-    expect(dry.migrations[0]).toMatchObject({ outcome: 'would-change', seen: 3, changed: 2, unchanged: 1 });
+    expect(dry.migrations[0]).toMatchObject({ outcome: 'would-change', seen: 5, changed: 3, unchanged: 2 });
     expect(dry.migrations[0]?.changes).toEqual([
+      `product ${buttonless.id}: de texts added`,
+      `product ${buttonless.id}: fr texts added`,
       `product ${plain.id}: de texts added`,
       `product ${plain.id}: fr texts added`,
       `product ${translated.id}: fr texts added`,
@@ -233,6 +338,11 @@ describe('catalog texts migration', () => {
     await migrateData(target, { dryRun: false, migrations: [migration] });
     expect((await stored(plain.id))?.translations).toEqual(plain.translations);
     expect((await stored(renamed.id))?.translations).toBeUndefined();
+    expect((await stored(described.id))?.translations).toBeUndefined();
+    expect((await stored(buttonless.id))?.translations).toEqual({
+      de: { name: 'Standard buttonless', description: 'Ein Produkt des Tests.' },
+      fr: { name: 'Défaut buttonless' },
+    });
     expect((await stored(translated.id))?.translations).toEqual({
       de: { name: 'Vom Betreiber übersetzt' },
       fr: { name: 'Défaut translated' },
@@ -243,6 +353,6 @@ describe('catalog texts migration', () => {
       dryRun: false,
       migrations: [catalogTextsMigration(nextId++, { languages: ['de', 'fr'], catalog: defaults })],
     });
-    expect(again.migrations[0]).toMatchObject({ outcome: 'applied', seen: 3, changed: 0, unchanged: 3 });
+    expect(again.migrations[0]).toMatchObject({ outcome: 'applied', seen: 5, changed: 0, unchanged: 5 });
   });
 });

@@ -68,6 +68,11 @@ interface Counter {
   readonly letter: string;
   /** What one confirmed reservation adds on each of its family's days. */
   readonly value: (contribution: ReservationContribution) => number;
+  /**
+   * Raised (2, 3…) when what the counter adds changes for reservations already counted: the stored
+   * aggregates are then rebuilt on every stage by `data migrate` (docs/design/data-migrations.md).
+   */
+  readonly revision?: number;
 }
 
 /**
