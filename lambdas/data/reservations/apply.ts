@@ -70,7 +70,8 @@ function aggregateUpdateItem(propertyId: number, sk: string, attributes: Map<str
 /**
  * Channels this instance knows are stored in a property's month (`<property>#<YYYY-MM>`): a channel,
  * once stored in a month, stays there (its counters stay, at 0, when its bookings go), so what is
- * known can only be too little, never wrong. A booking of a known channel needs no read for the cap.
+ * known can only be too little, never wrong. A booking of a known channel needs no read for the cap;
+ * one of a channel not known here reads the month, since other instances may have stored more.
  */
 const knownChannels = new Map<string, Set<string>>();
 const MAX_KNOWN_MONTHS = 10_000;
@@ -289,7 +290,7 @@ async function withinChannelCap(
   batch: ReservationBatch,
   changes: readonly JudgedChange[],
 ): Promise<{ applicable: JudgedChange[]; refusedByCap: OverCap[] }> {
-  const { propertyId, fresh } = batch;
+  const { propertyId } = batch;
   const applicable: JudgedChange[] = [];
   const refusedByCap: OverCap[] = [];
   const addedChannels: ChannelsByMonth = new Map();
@@ -308,9 +309,10 @@ async function withinChannelCap(
       !sameMonthAndChannel &&
       !knownChannels.get(`${propertyId}#${month}`)?.has(added.channel)
     ) {
-      if (fresh) knownChannels.delete(`${propertyId}#${month}`);
-      const stored =
-        knownChannels.get(`${propertyId}#${month}`) ?? (await readChannelsOfMonth(propertyId, month));
+      // A channel this instance has not seen in the month: what it knows may be only part of what
+      // is stored (other instances applied the month's other bookings), so the cap is judged on a
+      // strongly consistent read, never on the remembered part.
+      const stored = await readChannelsOfMonth(propertyId, month);
       const adding = addedChannels.get(month) ?? new Set<string>();
       const breaches = channelCapBreaches(
         new Map([[month, new Set([...stored, ...adding])]]),
