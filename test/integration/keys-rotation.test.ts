@@ -11,14 +11,44 @@ async function keysOf(slug: string): Promise<Map<string, Record<string, string |
   return new Map(listed.keys.map((key) => [String(key.key_prefix), key]));
 }
 
-/** Polls until the API answers `status` for a key, returning the seconds it took. */
-async function secondsUntil(key: string, status: number, limitSeconds: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if ((await apiGet('/usage', key)).status === status) return (Date.now() - started) / 1000;
-    if (Date.now() - started > limitSeconds * 1000) throw new Error(`No ${status} within ${limitSeconds} s`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+/** What the API answers for a key once every authorizer instance has let go of what it cached. */
+type Settled = { readonly firstSeconds: number; readonly answers: { status: number; type: unknown }[] };
+
+/**
+ * Polls until the API answers `status` for a key, then waits until `limitSeconds` after `sinceMs`
+ * and asks again, four times side by side. The first answer can come from an instance whose cache
+ * has just expired while another still holds the key (each caches for 25 s), so the claim "within
+ * 30 s" is checked on every answer given once the 30 s are over, not only on the first.
+ */
+async function settledAnswers(
+  key: string,
+  status: number,
+  sinceMs: number,
+  limitSeconds: number,
+): Promise<Settled> {
+  const deadline = sinceMs + limitSeconds * 1000;
+  let firstSeconds: number | undefined;
+  while (firstSeconds === undefined) {
+    if ((await apiGet('/usage', key)).status === status) firstSeconds = (Date.now() - sinceMs) / 1000;
+    else if (Date.now() > deadline) throw new Error(`No ${status} within ${limitSeconds} s`);
+    else await new Promise((resolve) => setTimeout(resolve, 500));
   }
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())));
+  const answers = await Promise.all(
+    [1, 2, 3, 4].map(async () => {
+      const answer = await apiGet('/usage', key);
+      return { status: answer.status, type: answer.json.type };
+    }),
+  );
+  return { firstSeconds, answers };
+}
+
+/** Asserts a key is refused with a problem of `type`, by every answer once the 30 s are over. */
+function expectRefusedEverywhere(settled: Settled, type: string): void {
+  expect(settled.firstSeconds).toBeLessThanOrEqual(30);
+  expect(settled.answers).toEqual(
+    settled.answers.map(() => ({ status: 401, type: expect.stringContaining(type) })),
+  );
 }
 
 // The three tests that wait out the authorizer's cache (up to 30 s each) run side by side: each has
@@ -61,13 +91,14 @@ describe('rotation and revocation', () => {
         .stdout,
     ) as { key_prefix: string; reveal_url: string; retiring: string[]; superseded: string[] };
     const stillWorking = await apiGet('/usage', partner.key);
+    const revealedAt = Date.now();
     const newKey = await revealKey(second.reveal_url);
 
     expect(second).toMatchObject({ retiring: [partner.keyPrefix], superseded: [first.key_prefix] });
     expect(stillWorking.status).toBe(200);
     expect((await keysOf(partner.slug)).get(first.key_prefix)?.state).toBe('superseded');
     expect((await apiGet('/usage', newKey)).status).toBe(200);
-    expect(await secondsUntil(partner.key, 401, 30)).toBeLessThanOrEqual(30);
+    expectRefusedEverywhere(await settledAnswers(partner.key, 401, revealedAt, 30), 'expired-api-key');
   });
 
   it.concurrent('rotation with no grace: the old key expires (401 expired) within 30 s of the new key being revealed', async () => {
@@ -77,10 +108,10 @@ describe('rotation and revocation', () => {
     const rotated = JSON.parse(
       (await admin('keys', 'rotate', '--partner', partner.slug, '--grace-hours', '0', '--json')).stdout,
     ) as Record<string, string>;
+    const revealedAt = Date.now();
     const newKey = await revealKey(rotated.reveal_url ?? '');
 
-    expect(await secondsUntil(partner.key, 401, 30)).toBeLessThanOrEqual(30);
-    expect((await apiGet('/usage', partner.key)).json.type).toContain('expired-api-key');
+    expectRefusedEverywhere(await settledAnswers(partner.key, 401, revealedAt, 30), 'expired-api-key');
     expect((await apiGet('/usage', newKey)).status).toBe(200);
   });
 
@@ -88,14 +119,14 @@ describe('rotation and revocation', () => {
     const partner = await approvedPartner();
     expect((await apiGet('/usage', partner.key)).status).toBe(200);
 
+    const revokedAt = Date.now();
     const revoked = await admin('keys', 'revoke', '--prefix', partner.keyPrefix, '--json');
 
     expect(JSON.parse(revoked.stdout)).toMatchObject({
       key_prefix: partner.keyPrefix,
       revoked_at: expect.any(String),
     });
-    expect(await secondsUntil(partner.key, 401, 30)).toBeLessThanOrEqual(30);
-    expect((await apiGet('/usage', partner.key)).json.type).toContain('revoked-api-key');
+    expectRefusedEverywhere(await settledAnswers(partner.key, 401, revokedAt, 30), 'revoked-api-key');
     const listed = JSON.parse((await admin('keys', 'list', '--partner', partner.slug, '--json')).stdout) as {
       keys: Record<string, string>[];
     };
