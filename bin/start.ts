@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_LAMBDA_RUNTIME_OPTIONS } from '../emulator/lambda-runtime';
 import { localDirectory } from '../emulator/runtime';
 import { startLocalService } from '../emulator/service';
-import { listMigrations } from '../operations/data-migrations';
+import { pendingMigrationLines } from '../operations/data-migrations';
 
 const USAGE = `Usage: npm start [-- --persist] [-- --quiet] [-- --max-instances N] [-- --idle-seconds S]
   Serves the partner API and pages on HOST:PORT (default 127.0.0.1:3000) against DynamoDB Local.
@@ -178,16 +178,6 @@ try {
  * nothing older to bring along.
  */
 async function pendingMigrations(kept: boolean): Promise<string[]> {
-  if (!kept) return [];
-  try {
-    const pending = (await listMigrations()).migrations.filter((migration) => migration.state !== 'applied');
-    if (pending.length === 0) return [];
-    return [
-      '',
-      `Data migrations pending on this table (new, or what they follow changed since they ran): ${pending.map((migration) => `${String(migration.id).padStart(4, '0')} ${migration.name}`).join(', ')}.`,
-      '  npm run admin -- data migrate --dry-run   (then without --dry-run)',
-    ];
-  } catch (error) {
-    return ['', `Data migrations: could not read their records (${(error as Error).name}).`];
-  }
+  const lines = kept ? await pendingMigrationLines() : [];
+  return lines.length > 0 ? ['', ...lines] : [];
 }

@@ -5,6 +5,7 @@ import { deployedTarget } from '../cli/deployed-target';
 import { localTarget } from '../cli/local-target';
 import { liveRuntimes, localDirectory } from '../emulator/runtime';
 import { STACK_OUTPUTS, stackName } from '../lib/stage-config';
+import { pendingMigrationLines } from '../operations/data-migrations';
 import { deployedAuthorizerFailureProbe, localAuthorizerFailureProbe } from '../verify/aws-probe';
 import { backupProbeOf } from '../verify/backup-probe';
 import { reportLine, tally } from '../verify/checks';
@@ -189,6 +190,9 @@ try {
   console.log(
     `Verification of ${options.stage}: ${count.PASS} checks passed, ${count.FAIL} failed, ${count.SKIP} skipped.`,
   );
+  // A reminder, not a check: deploy, then migrate, then verify (docs/deploying.md).
+  for (const line of await pendingMigrationLines(options.stage === 'local' ? undefined : options.stage))
+    console.log(line);
   process.exitCode = count.FAIL === 0 ? 0 : 1;
 } catch (error) {
   const { name, message } = error as Error;

@@ -301,9 +301,38 @@ interface MigrationListing extends MigrationCounts {
 }
 
 /** `data migrations`: each migration with its state on this stage, as its record says. */
-export async function listMigrations(nowMs = Date.now()): Promise<{ migrations: MigrationListing[] }> {
+export async function listMigrations(
+  nowMs = Date.now(),
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<{ migrations: MigrationListing[] }> {
   const records = new Map((await migrationRecords()).map((record) => [record.id, record]));
-  return { migrations: MIGRATIONS.map((migration) => listing(migration, records.get(migration.id), nowMs)) };
+  return { migrations: migrations.map((migration) => listing(migration, records.get(migration.id), nowMs)) };
+}
+
+/**
+ * What `npm start` (on a kept table) and `npm run verify` say after their own lines: the migrations
+ * this table has not had at this code's revisions, each with its state, and the command that runs
+ * them (`stage`: the CLI's `--stage`, none for the local server); nothing when all are applied.
+ */
+export async function pendingMigrationLines(
+  stage?: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<string[]> {
+  try {
+    const waiting = (await listMigrations(Date.now(), migrations)).migrations.filter(
+      (migration) => migration.state !== 'applied',
+    );
+    if (waiting.length === 0) return [];
+    const names = waiting.map(
+      (migration) => `${migrationNumber(migration.id)} ${migration.name} (${migration.state})`,
+    );
+    return [
+      `Data migrations this table has not had (new, or what they follow changed since they ran): ${names.join(', ')}.`,
+      `  npm run admin -- data migrate${stage ? ` --stage ${stage}` : ''} --dry-run   (then without --dry-run; docs/operators.md#stored-data-migrations)`,
+    ];
+  } catch (error) {
+    return [`Data migrations: could not read their records (${(error as Error).name}).`];
+  }
 }
 
 function listing(migration: Migration, record: MigrationRecord | undefined, nowMs: number): MigrationListing {

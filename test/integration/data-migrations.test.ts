@@ -6,7 +6,7 @@ import { listAuditEvents } from '../../lambdas/data/audit';
 import { addProduct, editProduct } from '../../lambdas/data/catalog';
 import { dynamoDb, tableName } from '../../lambdas/data/db';
 import { claimMigration, migrationRecords } from '../../lambdas/data/migrations';
-import { MIGRATION_LEASE_MS, migrateData } from '../../operations/data-migrations';
+import { MIGRATION_LEASE_MS, migrateData, pendingMigrationLines } from '../../operations/data-migrations';
 import { catalogTextsMigration } from '../../operations/migrations/catalog-texts';
 import type { Migration, MigrationUnit } from '../../operations/migrations/migration';
 import { testTarget } from '../support/partners';
@@ -85,6 +85,29 @@ describe('data migrate', () => {
     const audit = await auditOf(migration.id);
     expect(audit).toHaveLength(1);
     expect(audit[0]?.details).toMatchObject({ state: 'applied', seen: 3, changed: 1, unchanged: 2 });
+  });
+
+  it('is named, with its state and the command, by what npm start and npm run verify say until it is applied', async () => {
+    const failing = countedMigration(2, { failAt: 2 });
+    const fine = countedMigration(1);
+    const both = [failing.migration, fine.migration];
+    const number = (id: number) => String(id).padStart(4, '0');
+
+    const before = await pendingMigrationLines('production', both);
+    await migrateData(target, { dryRun: false, migrations: both }).catch(() => undefined);
+    const stopped = await pendingMigrationLines(undefined, both);
+    const mended = { ...countedMigration(2).migration, id: failing.migration.id };
+    await migrateData(target, { dryRun: false, migrations: [mended, fine.migration] });
+
+    expect(before).toEqual([
+      `Data migrations this table has not had (new, or what they follow changed since they ran): ${number(failing.migration.id)} counted-units (pending), ${number(fine.migration.id)} counted-units (pending).`,
+      '  npm run admin -- data migrate --stage production --dry-run   (then without --dry-run; docs/operators.md#stored-data-migrations)',
+    ]);
+    expect(stopped[0]).toContain(
+      `${number(failing.migration.id)} counted-units (stopped), ${number(fine.migration.id)} counted-units (pending).`,
+    );
+    expect(stopped[1]).toMatch(/^ {2}npm run admin -- data migrate --dry-run/);
+    expect(await pendingMigrationLines('production', [mended, fine.migration])).toEqual([]);
   });
 
   it('stops at a failure, keeps what it did, and the next run resumes after the last unit done', async () => {

@@ -5,12 +5,11 @@ import { DAY_MS, isoDate } from '../../core/domain/calendar';
 import type { Reservation } from '../../core/domain/reservations';
 import { TooManyChannelsError } from '../../core/domain/reservations';
 import { RefusedEventError } from '../../lambdas/data/event-versions';
-import { aggregatesOf } from '../../lambdas/data/reservations/apply';
 import { planReservationImport } from '../../lambdas/data/reservations/import-plan';
-import type { AggregateItems } from '../../lambdas/data/reservations/stored';
 import { readStoredAggregates } from '../../lambdas/data/reservations/stored';
 import { applyPlatformEvent, applyReservationEvents } from '../../lambdas/events/apply-event';
 import { importEvents } from '../../operations/reservations';
+import { aggregatesOfProperty } from '../support/aggregates';
 import type { TestPartner } from '../support/partners';
 import { approvedPartner, sponsoredProperty } from '../support/partners';
 
@@ -206,22 +205,9 @@ async function deliver(
     );
 }
 
-/** Aggregate items as plain objects, sorted, with the counters at 0 and items left empty taken out. */
-function comparable(items: AggregateItems): Record<string, Record<string, number>> {
-  return Object.fromEntries(
-    [...items]
-      .map(
-        ([sk, attributes]) =>
-          [sk, Object.fromEntries([...attributes].filter(([, value]) => value !== 0).sort())] as const,
-      )
-      .filter(([, attributes]) => Object.keys(attributes).length > 0)
-      .sort(([a], [b]) => (a < b ? -1 : 1)),
-  );
-}
-
 async function expectAggregatesOfStoredReservations(propertyId: number, after: string): Promise<void> {
-  const { reservations, aggregates } = await readStoredAggregates(propertyId);
-  expect(comparable(aggregates), after).toEqual(comparable(aggregatesOf(reservations)));
+  const { stored, ofReservations } = await aggregatesOfProperty(propertyId);
+  expect(stored, after).toEqual(ofReservations);
 }
 
 let partner: TestPartner;
