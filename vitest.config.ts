@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/support/sequencer';
 
 /**
  * Four suites, one command (`npm test`):
@@ -13,6 +14,8 @@ export default defineConfig({
     // which on CI's two cores runs every file alone, while the integration and browser files mostly
     // wait on servers, DynamoDB Local and Chromium. Each file makes its own partners, keys and hosts.
     maxWorkers: 2,
+    // Longest files first and infra last, across the four suites (test/support/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {
@@ -41,7 +44,6 @@ export default defineConfig({
           setupFiles: ['test/support/integration-environment.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
         },
       },
       {

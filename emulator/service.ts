@@ -235,6 +235,8 @@ async function synthesizedFunctions(cdkOut: string, aws: LocalAwsSettings): Prom
       'AWS_ENDPOINT_URL_SQS',
       'AWS_ENDPOINT_URL_SESV2',
       'MAIL_FROM',
+      // The address that names that sender (the template's is the sandbox's).
+      'CONTACT_EMAIL',
       'SECRET_SCANNING_KEYS_URL',
       'DYNAMODB_ENDPOINT',
       'POWERTOOLS_METRICS_DISABLED',

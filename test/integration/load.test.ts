@@ -57,9 +57,8 @@ async function activate(link: string): Promise<number> {
  * ends first. What the test asserts (no 5xx, nothing lost, memory stable) holds for however many
  * fit, so a slow or busy machine sends fewer and still passes; throughput is the bench's to
  * measure (`npm run bench`, section 1). The local server answers about 110 a second on 2 cores
- * beside the rest of the suite, so `npm test` sends about 10,000. `npm run test:deployed` runs the
- * same test on the bundles with fewer (LOAD_REQUESTS), since the source run loaded the server
- * minutes before; LOAD_REQUESTS=20000 LOAD_SECONDS=300 for a longer run.
+ * beside the rest of the suite, so `npm test` sends about 10,000 (on the synthesized bundles in
+ * CI's `npm run test:deployed`); LOAD_REQUESTS=20000 LOAD_SECONDS=300 for a longer run.
  */
 const REQUESTS = Number(process.env.LOAD_REQUESTS ?? 10_000);
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 90);

@@ -19,7 +19,7 @@ let server: ServerProcess;
 let partnerKey: string;
 
 beforeAll(async () => {
-  server = await startServerProcess();
+  server = await startServerProcess({}, { fromSources: true });
   ({ key: partnerKey } = await server.approvedPartner('aws-endpoint'));
 }, 120_000);
 

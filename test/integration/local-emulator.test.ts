@@ -74,7 +74,7 @@ describe('the local API Gateway emulation with names objects already have', () =
   });
 
   it('logs paths, never query strings: an activation token stays out of the access log', async () => {
-    const server = await startServerProcess({}, { accessLog: true });
+    const server = await startServerProcess({}, { accessLog: true, fromSources: true });
     try {
       const token = 'TOKEN-THAT-MUST-NOT-BE-LOGGED';
       await fetch(`${server.runtime.activationBaseUrl}/partner/demo-pms/activate?token=${token}`);
@@ -95,7 +95,7 @@ describe('the local API Gateway emulation with names objects already have', () =
   });
 
   it('prints a banner whose every address answers: API, reference docs, OpenAPI document, pages root', async () => {
-    const server = await startServerProcess({});
+    const server = await startServerProcess({}, { fromSources: true });
     try {
       const banner = server.output();
       const addresses = [

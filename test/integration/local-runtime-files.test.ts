@@ -84,7 +84,10 @@ async function expectTheRealServer(directory = folder) {
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'partner-api-runtime-files-'));
   dynamoDb = await startDynamoDbLocal({ port: await freePort() });
-  server = await startServerProcess({ DYNAMODB_ENDPOINT: dynamoDb.endpoint }, { sharedDirectory: folder });
+  server = await startServerProcess(
+    { DYNAMODB_ENDPOINT: dynamoDb.endpoint },
+    { sharedDirectory: folder, fromSources: true },
+  );
   fake = createServer((request, response) => {
     fakeRequests.push(`${request.method} ${request.url}`);
     response.writeHead(200, { 'content-type': 'application/json' }).end('{}');

@@ -43,7 +43,7 @@ const cli = (...args: string[]) => adminProcess(folder, args, 60_000);
 async function startWithOwnDynamoDb(
   args: string[] = [],
 ): Promise<{ server: ServerProcess; dynamoDbPid: number }> {
-  const server = await startServerProcess({}, { sharedDirectory: folder, args });
+  const server = await startServerProcess({}, { sharedDirectory: folder, args, fromSources: true });
   servers.push(server);
   const dynamoDbPid = server.runtime.dynamoDbPid ?? 0;
   expect(await readFile(`/proc/${dynamoDbPid}/cmdline`, 'utf8')).toContain('DynamoDBLocal.jar');
@@ -153,7 +153,7 @@ describe('local state it cannot keep private', () => {
     const linked = await mkdtemp(join(tmpdir(), 'partner-api-linked-outbox-'));
     await symlink(elsewhere, join(linked, 'outbox'));
 
-    const start = startServerProcess({}, { sharedDirectory: linked });
+    const start = startServerProcess({}, { sharedDirectory: linked, fromSources: true });
 
     await expect(start).rejects.toThrow(
       `Could not start the local service: ${join(linked, 'outbox')} cannot hold the local state: it is a symbolic link.`,

@@ -41,7 +41,7 @@ describe('three local servers started at once on one DynamoDB', () => {
       [0, 1, 2].map(async () => {
         const server = await startServerProcess(
           { DYNAMODB_ENDPOINT: dynamoDb?.endpoint ?? '' },
-          { sharedDirectory: folder, startupTimeoutMs: 240_000 },
+          { sharedDirectory: folder, startupTimeoutMs: 240_000, fromSources: true },
         );
         servers.push(server);
         return server;

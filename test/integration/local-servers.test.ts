@@ -48,7 +48,10 @@ beforeAll(async () => {
   // One after another, as three terminals would: the first one writes the folder's secrets.
   for (let index = 0; index < 3; index++)
     servers.push(
-      await startServerProcess({ DYNAMODB_ENDPOINT: dynamoDb.endpoint }, { sharedDirectory: folder }),
+      await startServerProcess(
+        { DYNAMODB_ENDPOINT: dynamoDb.endpoint },
+        { sharedDirectory: folder, fromSources: true },
+      ),
     );
 }, 300_000);
 

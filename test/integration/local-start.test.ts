@@ -16,7 +16,7 @@ let server: ServerProcess | undefined;
 let occupant: Server | undefined;
 
 beforeAll(async () => {
-  server = await startServerProcess({}, { startupTimeoutMs: 180_000 });
+  server = await startServerProcess({}, { startupTimeoutMs: 180_000, fromSources: true });
 }, 200_000);
 
 afterAll(async () => {
@@ -93,7 +93,7 @@ describe('npm start', () => {
     occupant.listen(port, '127.0.0.1');
     await once(occupant, 'listening');
 
-    const start = startServerProcess({ PORT: String(port) });
+    const start = startServerProcess({ PORT: String(port) }, { fromSources: true });
 
     const refusal = await start.then(
       () => 'started',

@@ -36,6 +36,8 @@ export interface ServerProcess {
  * stops), optionally against a given DynamoDB; with `accessLog`, its output keeps the access log
  * (cold starts and instances per request). A second server on the same DynamoDB needs the first
  * one's service secret (`sameSecretAs`, or the same folder). `args` go to `npm start` (`--persist`).
+ * It runs the bundles the suite runs (`PARTNER_API_BUNDLES`: the ones `cdk synth` built, in CI),
+ * except `fromSources`: the local runtime's own tests build from the sources, as `npm start` does.
  */
 export async function startServerProcess(
   environment: Record<string, string> = {},
@@ -45,6 +47,7 @@ export async function startServerProcess(
     sharedDirectory,
     args = [],
     startupTimeoutMs = 60_000,
+    fromSources = false,
   }: {
     accessLog?: boolean;
     sameSecretAs?: ServerProcess;
@@ -52,6 +55,7 @@ export async function startServerProcess(
     args?: string[];
     /** How long the start may take (several servers starting at once share the machine). */
     startupTimeoutMs?: number;
+    fromSources?: boolean;
   } = {},
 ): Promise<ServerProcess> {
   const directory = sharedDirectory ?? (await mkdtemp(join(tmpdir(), 'partner-api-server-')));
@@ -67,6 +71,7 @@ export async function startServerProcess(
     }),
   ))
     delete inherited[name];
+  if (fromSources) delete inherited.PARTNER_API_BUNDLES;
   const env = {
     ...inherited,
     ...QUIET,
