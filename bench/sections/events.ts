@@ -423,6 +423,17 @@ async function historyCosts(partnerId: number, nowMs: number): Promise<HistoryRo
     const applied = await applyReservations(propertyId, benchReservations(propertyId, 0, size, nowMs), nowMs);
     if (applied !== size) throw new Error(`Applied ${applied} of ${size} reservations`);
     const buildSeconds = (performance.now() - started) / 1000;
+    // As in any month a channel already sells in: each sample's channel booked once in its month. A
+    // channel new to a month the consumer instance has not seen costs one read more (the cap's count
+    // of the month's channels, docs/design/pricing-signals.md), measured on its own below.
+    await applyReservations(
+      propertyId,
+      costSamples((index) => ({
+        ...booking(`history-seen-${index}`, index, nowMs),
+        property_id: propertyId,
+      })),
+      nowMs,
+    );
     const row = await costOf(
       `ReservationChanged, a new booking (history ${formatNumber(size, 0)})`,
       costSamples((index) => [reservationChanged(propertyId, 1, booking(`history-${index}`, index, nowMs))]),
@@ -437,7 +448,20 @@ async function historyCosts(partnerId: number, nowMs: number): Promise<HistoryRo
         }),
       ]),
     );
-    history.push({ ...row, history: size, buildSeconds }, { ...moved, history: size, buildSeconds });
+    const newChannel = await costOf(
+      `ReservationChanged, a channel new to its month (history ${formatNumber(size, 0)})`,
+      costSamples((index) => [
+        reservationChanged(propertyId, 1, {
+          ...booking(`history-new-channel-${index}`, index, nowMs),
+          channel: `Bench channel ${index}`,
+        }),
+      ]),
+    );
+    history.push(
+      { ...row, history: size, buildSeconds },
+      { ...moved, history: size, buildSeconds },
+      { ...newChannel, history: size, buildSeconds },
+    );
   }
   return history;
 }
@@ -662,6 +686,7 @@ function report(rates: readonly RateRow[], costs: Costs, visibility: Visibility)
       `Publishing ${formatNumber(HOT_EVENTS + OTHER_PROPERTIES, 0)} events took ${formatNumber(withHot.publishSeconds, 1)} s (PutEvents, ten entries per call, one call after another).`,
       'The lag includes the batching window of the event source mapping (1 s): the consumer waits up to a second for a fuller batch. On AWS the queue and the poller add their own latency, typically tens of milliseconds.',
       'DynamoDB Local is far slower per request than DynamoDB; the ratios to the bare transaction rate carry over, the absolute rates do not.',
+      "A booking of a channel this consumer instance has not seen in the booking's month reads that month's BOOKED# item, strongly consistent, to judge the channel cap (\"a channel new to its month\" rows): one request more, and read units by the item's size, which grows with the month's bookings, not with the history, up to the cap's bound (130,088 B, 32 read units). Once per channel, month and instance; the other rows are measured with each sample's channel already booked in its month.",
     ],
     data: { rates, costs, lags: visibility.lags, control: visibility.control, withHot },
   };
