@@ -75,6 +75,12 @@ async function onStep(
 
 const stepsOf = (products: ProductId[]) => wizardStepsFor(products).map((step) => step.id);
 const rows = (page: Page) => page.locator('form fieldset').count();
+/**
+ * The focused element's id. The pages focus with `autofocus`, which a browser applies at the first
+ * rendering after the page loads (HTML's "flush autofocus candidates",
+ * https://html.spec.whatwg.org/multipage/interaction.html#flush-autofocus-candidates), not at `load`: the
+ * tests poll it, or a busy machine reads the body.
+ */
 const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
 
 describe('a refused save', () => {
@@ -101,7 +107,7 @@ describe('a refused save', () => {
     expect(await price.getAttribute('aria-invalid')).toBe('true');
     expect(await price.evaluate((input) => getComputedStyle(input).borderTopColor)).toBe('rgb(180, 35, 24)');
     expect(await page.locator('#price-1').getAttribute('aria-invalid')).toBeNull();
-    expect(await focusedId(page)).toBe('form-errors');
+    await expect.poll(() => focusedId(page)).toBe('form-errors');
     const summaryLink = page.locator('#form-errors a');
     expect(await summaryLink.getAttribute('href')).toBe('#price-0');
     expect(await summaryLink.textContent()).toBe(en.errorOfferPrice(1, ['25', '19.90']));
@@ -121,7 +127,7 @@ describe('a refused save', () => {
     await page.getByRole('button', { name: en.activateSelected }).click();
     await page.waitForLoadState();
 
-    expect(await focusedId(page)).toBe('form-errors');
+    await expect.poll(() => focusedId(page)).toBe('form-errors');
     const summaryLink = page.locator('#form-errors a');
     expect(await summaryLink.textContent()).toBe(en.chooseAtLeastOne);
     expect(await summaryLink.getAttribute('href')).toBe('#product-assistant');
@@ -138,7 +144,7 @@ describe('a refused save', () => {
     expect(await rows(page)).toBe(shown);
     expect(await page.locator('#answer-1').getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#form-errors a').getAttribute('href')).toBe('#answer-1');
-    expect(await focusedId(page)).toBe('form-errors');
+    await expect.poll(() => focusedId(page)).toBe('form-errors');
   });
 });
 
@@ -160,7 +166,7 @@ describe('Add another', () => {
     expect(new URL(page.url()).searchParams.get('step')).toBe('faqs');
     expect(await rows(page)).toBe(3);
     expect(await page.locator('#question-1').inputValue()).toBe('Can I bring my dog?');
-    expect(await focusedId(page)).toBe('question-2');
+    await expect.poll(() => focusedId(page)).toBe('question-2');
     await page.locator('#question-2').fill('Is there a cot?');
     await page.locator('#answer-2').fill('Yes, on request.');
     await page.getByRole('button', { name: en.addAnotherQuestion }).click();
@@ -211,7 +217,7 @@ describe('Add another', () => {
     await page.waitForLoadState();
     expect(await rows(page)).toBe(shown + 1);
     // The first row after the saved offer takes the focus.
-    expect(await focusedId(page)).toBe('title-1');
+    await expect.poll(() => focusedId(page)).toBe('title-1');
     await page.locator('#title-1').fill('Late check-out');
     await page.locator('#price-1').fill('25');
     const next = stepsOf(['upsells'])[stepsOf(['upsells']).indexOf('upsells') + 1];
